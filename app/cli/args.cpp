@@ -1,0 +1,51 @@
+#include <algorithm>
+#include <stdexcept>
+
+#include "app/cli/command.h"
+
+namespace ws::cli {
+
+Args::Args(const std::vector<std::string>& args, const std::vector<std::string>& valued, const std::vector<std::string>& flags) {
+  auto known = [](const std::vector<std::string>& v, const std::string& k) { return std::find(v.begin(), v.end(), k) != v.end(); };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() > 2 && a.rfind("--", 0) == 0) {
+      std::string key = a.substr(2), value;
+      bool inlineValue = false;
+      if (auto eq = key.find('='); eq != std::string::npos) {
+        value = key.substr(eq + 1);
+        key = key.substr(0, eq);
+        inlineValue = true;
+      }
+      if (known(valued, key)) {
+        if (!inlineValue) {
+          if (i + 1 >= args.size()) throw std::invalid_argument("option --" + key + " needs a value");
+          value = args[++i];
+        }
+        values_[key] = value;
+      } else if (known(flags, key) && !inlineValue) {
+        values_[key] = "1";
+      } else {
+        throw std::invalid_argument("unknown option --" + key);
+      }
+    } else {
+      positional_.push_back(a);
+    }
+  }
+}
+
+long long Args::getInt(const std::string& key, long long fallback) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(it->second, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != it->second.size() || it->second.empty()) throw std::invalid_argument("--" + key + " expects an integer, got '" + it->second + "'");
+  return v;
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,60 @@
+// The CLI is a registry of small commands, each owning its options (the RenderDoc renderdoccmd
+// pattern). Exit codes: 0 success, 1 the command ran and found problems, 2 could not run.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ws::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFindings = 1;
+constexpr int kExitCannotRun = 2;
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual std::string name() const = 0;
+  virtual std::string summary() const = 0;
+  virtual std::string usage() const = 0;  // full help text
+  virtual int run(const std::vector<std::string>& args) = 0;
+};
+
+class CommandRegistry {
+ public:
+  void add(std::unique_ptr<Command> c) { commands_[c->name()] = std::move(c); }
+  Command* find(const std::string& name) const {
+    auto it = commands_.find(name);
+    return it == commands_.end() ? nullptr : it->second.get();
+  }
+  const std::map<std::string, std::unique_ptr<Command>>& all() const { return commands_; }
+
+ private:
+  std::map<std::string, std::unique_ptr<Command>> commands_;
+};
+
+// Parsed arguments: --flag, --key value / --key=value, and positionals.
+class Args {
+ public:
+  // `valued` lists the options that take a value; anything else starting with -- is a flag.
+  // Throws std::invalid_argument with a message on an unknown option or a missing value.
+  Args(const std::vector<std::string>& args, const std::vector<std::string>& valued, const std::vector<std::string>& flags);
+  bool has(const std::string& key) const { return values_.count(key) > 0; }
+  std::string get(const std::string& key, const std::string& fallback = {}) const {
+    auto it = values_.find(key);
+    return it == values_.end() ? fallback : it->second;
+  }
+  long long getInt(const std::string& key, long long fallback) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+};
+
+void registerInspect(CommandRegistry& r);
+void registerSynth(CommandRegistry& r);
+
+}  // namespace ws::cli

@@ -1,0 +1,51 @@
+// weightscope inspect PATH [--json] [--flat] [--filter GLOB]
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.h"
+#include "core/formats/open_checkpoint.h"
+#include "core/report/inspect_report.h"
+
+namespace ws::cli {
+
+namespace {
+
+class InspectCommand : public Command {
+ public:
+  std::string name() const override { return "inspect"; }
+  std::string summary() const override { return "show what a checkpoint holds: model, layers, experts, schemes, tensors"; }
+  std::string usage() const override {
+    return "usage: weightscope inspect PATH [--json] [--flat] [--filter GLOB]\n"
+           "  PATH        a .safetensors file, a folder with model.safetensors.index.json,\n"
+           "              a .gguf file (a split set is found from any of its parts), or a\n"
+           "              KTransformers expert folder\n"
+           "  --json      write the weightscope.inspect/1 document (docs/inspect-schema.md)\n"
+           "  --flat      one line per tensor instead of the grouped tree\n"
+           "  --filter G  only tensors whose name matches the shell glob G\n";
+  }
+  int run(const std::vector<std::string>& argv) override {
+    Args a(argv, {"filter"}, {"json", "flat"});
+    if (a.positional().size() != 1) {
+      std::cerr << usage();
+      return kExitCannotRun;
+    }
+    auto opened = openCheckpoint(a.positional()[0]);
+    if (!opened) {
+      std::cerr << "weightscope: " << opened.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    InspectOptions opt;
+    opt.filter = a.get("filter");
+    opt.flat = a.has("flat");
+    if (a.has("json")) std::cout << inspectJson(*opened.value(), opt).dump(1) << "\n";
+    else std::cout << inspectText(*opened.value(), opt);
+    return kExitOk;
+  }
+};
+
+}  // namespace
+
+void registerInspect(CommandRegistry& r) { r.add(std::make_unique<InspectCommand>()); }
+
+}  // namespace ws::cli

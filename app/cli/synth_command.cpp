@@ -1,0 +1,2 @@
+#include "app/cli/command.h"
+namespace ws::cli { void registerSynth(CommandRegistry&) {} }

@@ -1,0 +1,68 @@
+// weightscope: the headless CLI, and the desktop GUI when built with Qt and a display exists.
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+
+#include "app/cli/command.h"
+
+#ifdef WEIGHTSCOPE_HAVE_GUI
+#include "ui/gui_main.h"
+#endif
+
+namespace {
+
+constexpr const char* kVersion = WEIGHTSCOPE_VERSION;
+
+void printHelp(const ws::cli::CommandRegistry& reg) {
+  std::cout << "weightscope " << kVersion << " - explore and validate LLM checkpoints\n\n"
+            << "usage: weightscope COMMAND [options]   (weightscope COMMAND --help for details)\n"
+#ifdef WEIGHTSCOPE_HAVE_GUI
+            << "       weightscope [PATH]               open the desktop GUI\n"
+#endif
+            << "\ncommands:\n";
+  for (const auto& [name, cmd] : reg.all()) std::cout << "  " << name << std::string(10 - std::min<size_t>(9, name.size()), ' ') << cmd->summary() << "\n";
+  std::cout << "\nexit codes: 0 success, 1 problems found, 2 could not run (bad usage, unreadable input)\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ws::cli::CommandRegistry reg;
+  ws::cli::registerInspect(reg);
+  ws::cli::registerSynth(reg);
+
+  if (argc >= 2 && (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V"))) {
+    std::cout << "weightscope " << kVersion << "\n";
+    return 0;
+  }
+  if (argc >= 2 && (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help"))) {
+    printHelp(reg);
+    return 0;
+  }
+  if (argc >= 2) {
+    if (ws::cli::Command* cmd = reg.find(argv[1])) {
+      std::vector<std::string> args(argv + 2, argv + argc);
+      for (const auto& a : args)
+        if (a == "--help" || a == "-h") {
+          std::cout << cmd->usage();
+          return 0;
+        }
+      try {
+        return cmd->run(args);
+      } catch (const std::invalid_argument& e) {
+        std::cerr << "weightscope " << cmd->name() << ": " << e.what() << "\n" << cmd->usage();
+        return ws::cli::kExitCannotRun;
+      } catch (const std::exception& e) {
+        std::cerr << "weightscope " << cmd->name() << ": " << e.what() << "\n";
+        return ws::cli::kExitCannotRun;
+      }
+    }
+  }
+#ifdef WEIGHTSCOPE_HAVE_GUI
+  if (argc <= 2 || argv[1][0] != '-') return ws::ui::guiMain(argc, argv);
+#endif
+  if (argc >= 2) std::cerr << "weightscope: unknown command '" << argv[1] << "'\n\n";
+  printHelp(reg);
+  return argc >= 2 ? ws::cli::kExitCannotRun : 0;
+}

@@ -1,0 +1,39 @@
+#include "core/formats/gguf_model.h"
+
+#include "core/formats/hf_config.h"
+
+namespace ws {
+
+ModelDescription modelFromGgufKv(const GgufFile& g) {
+  ModelDescription m;
+  m.source = "gguf";
+  if (const GgufKv* a = g.find("general.architecture"))
+    if (auto s = a->asString()) m.architecture = *s;
+  auto num = [&](const char* key, int64_t fallback = -1) -> int64_t {
+    const GgufKv* kv = g.find(m.architecture + "." + key);
+    if (!kv) return fallback;
+    if (auto v = kv->asInt()) return *v;
+    return fallback;
+  };
+  int64_t blocks = num("block_count");
+  int64_t nextn = num("nextn_predict_layers", 0);
+  m.numLayers = blocks >= 0 ? blocks - std::max<int64_t>(0, nextn) : -1;
+  m.hiddenSize = num("embedding_length");
+  m.intermediateSize = num("feed_forward_length");
+  m.numExperts = std::max<int64_t>(0, num("expert_count", 0));
+  m.numSharedExperts = std::max<int64_t>(0, num("expert_shared_count", 0));
+  m.expertsPerToken = num("expert_used_count");
+  m.expertIntermediateSize = num("expert_feed_forward_length");
+  if (m.expertIntermediateSize < 0 && m.numExperts > 0) m.expertIntermediateSize = m.intermediateSize;
+  m.vocabSize = num("vocab_size");
+  if (m.numLayers >= 0) {
+    int64_t leadingDense = num("leading_dense_block_count");
+    applyLayerPattern(m, leadingDense, -1, {}, -1, num("interleave_moe_layer_step"), {});
+    for (int64_t i = 0; i < nextn; ++i) m.mtpLayers.push_back(int(m.numLayers + i));
+  }
+  m.quant.method = "gguf";
+  m.quant.source = "general.file_type";
+  return m;
+}
+
+}  // namespace ws

@@ -1,0 +1,158 @@
+#include "core/formats/hf_config.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/util/error.h"
+
+namespace ws {
+
+namespace {
+
+using nlohmann::json;
+
+// First integer among `keys` in object j, or -1.
+int64_t intKey(const json& j, std::initializer_list<const char*> keys, int64_t fallback = -1) {
+  for (const char* k : keys) {
+    auto it = j.find(k);
+    if (it != j.end() && it->is_number_integer()) return it->get<int64_t>();
+  }
+  return fallback;
+}
+
+std::vector<int> intList(const json& j, const char* key) {
+  std::vector<int> v;
+  auto it = j.find(key);
+  if (it != j.end() && it->is_array())
+    for (const auto& e : *it)
+      if (e.is_number_integer()) v.push_back(e.get<int>());
+  return v;
+}
+
+std::string strKey(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+void readQuantConfig(const json& q, QuantConfig& out, const std::string& source) {
+  out.source = source;
+  out.method = strKey(q, "quant_method");
+  out.algo = strKey(q, "quant_algo");
+  out.format = strKey(q, "format");
+  if (auto it = q.find("weight_block_size"); it != q.end() && it->is_array())
+    for (const auto& e : *it)
+      if (e.is_number_integer()) out.blockSize.push_back(e.get<int64_t>());
+  out.groupSize = intKey(q, {"group_size"});
+  out.bits = intKey(q, {"bits", "num_bits"});
+  // compressed-tensors: the first config group's weight scheme
+  if (auto g = q.find("config_groups"); g != q.end() && g->is_object()) {
+    for (const auto& [name, grp] : g->items()) {
+      auto w = grp.find("weights");
+      if (w == grp.end() || !w->is_object()) continue;
+      out.bits = intKey(*w, {"num_bits"}, out.bits);
+      out.groupSize = intKey(*w, {"group_size"}, out.groupSize);
+      if (auto s = w->find("symmetric"); s != w->end() && s->is_boolean()) out.symmetric = s->get<bool>();
+      out.strategy = strKey(*w, "strategy");
+      if (out.format.empty()) out.format = strKey(grp, "format");
+      break;
+    }
+  }
+  // MLX keeps {"group_size": 64, "bits": 4} under "quantization"
+  if (out.method.empty() && out.bits > 0 && q.contains("group_size")) out.method = "mlx";
+}
+
+}  // namespace
+
+void applyLayerPattern(ModelDescription& m, int64_t firstKDense, int64_t sparseStep, const std::vector<int>& mlpOnly,
+                       int64_t moeLayerFreq, int64_t interleaveStep, const std::vector<int>& explicitMoe) {
+  m.moeLayers.clear();
+  m.denseLayers.clear();
+  for (int n = 0; n < m.numLayers; ++n) {
+    bool moe = m.numExperts > 0;
+    if (!explicitMoe.empty()) moe = std::find(explicitMoe.begin(), explicitMoe.end(), n) != explicitMoe.end();
+    if (firstKDense >= 0 && n < firstKDense) moe = false;
+    if (moeLayerFreq > 1 && n % moeLayerFreq != 0) moe = false;
+    if (sparseStep > 1 && (n + 1) % sparseStep != 0) moe = false;
+    if (interleaveStep > 1 && explicitMoe.empty() && (n + 1) % interleaveStep != 0) moe = false;
+    if (std::find(mlpOnly.begin(), mlpOnly.end(), n) != mlpOnly.end()) moe = false;
+    (moe ? m.moeLayers : m.denseLayers).push_back(n);
+  }
+}
+
+ModelDescription parseHfConfigText(const std::string& text, const std::string& path) {
+  json root = json::parse(text, nullptr, false);
+  if (root.is_discarded() || !root.is_object()) fail(ErrorCode::InvalidHeaderJson, "not a JSON object", path);
+  ModelDescription m;
+  m.source = "config.json";
+  m.architecture = strKey(root, "model_type");
+  m.transformersVersion = strKey(root, "transformers_version");
+  // Multimodal configs keep the language model under text_config (Qwen3-VL-MoE, Llama 4, Kimi-VL).
+  const json& t = root.contains("text_config") && root["text_config"].is_object() ? root["text_config"] : root;
+  if (m.architecture.empty()) m.architecture = strKey(t, "model_type");
+
+  m.numLayers = intKey(t, {"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
+  m.hiddenSize = intKey(t, {"hidden_size", "n_embd", "d_model", "dim"});
+  m.vocabSize = intKey(t, {"vocab_size"});
+  m.numExperts = std::max<int64_t>(0, intKey(t, {"num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"}, 0));
+  m.numSharedExperts = std::max<int64_t>(0, intKey(t, {"n_shared_experts", "num_shared_experts", "shared_expert_count"}, 0));
+  if (m.numSharedExperts == 0 && intKey(t, {"shared_expert_intermediate_size"}, 0) > 0) m.numSharedExperts = 1;
+  m.expertsPerToken = intKey(t, {"num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token"});
+  m.intermediateSize = intKey(t, {"intermediate_size", "ffn_hidden_size"});
+  m.expertIntermediateSize = intKey(t, {"moe_intermediate_size", "expert_intermediate_size"});
+  // Mixtral, gpt-oss and Llama 4 size their experts with intermediate_size itself.
+  if (m.expertIntermediateSize < 0 && m.numExperts > 0) {
+    m.expertIntermediateSize = m.intermediateSize;
+    int64_t dense = intKey(t, {"intermediate_size_mlp"});
+    if (dense > 0) m.intermediateSize = dense;
+  }
+
+  std::vector<int> explicitMoe = intList(t, "moe_layers");
+  applyLayerPattern(m, intKey(t, {"first_k_dense_replace"}), intKey(t, {"decoder_sparse_step"}), intList(t, "mlp_only_layers"),
+                    intKey(t, {"moe_layer_freq"}), intKey(t, {"interleave_moe_layer_step"}), explicitMoe);
+
+  int64_t nextn = intKey(t, {"num_nextn_predict_layers"}, 0);
+  int64_t mtpHidden = intKey(t, {"mtp_num_hidden_layers", "num_mtp_layers"}, 0);
+  if (nextn > 0 && m.numLayers >= 0)
+    for (int64_t i = 0; i < nextn; ++i) m.mtpLayers.push_back(int(m.numLayers + i));
+  else if (mtpHidden > 0) {
+    m.mtpUnderLayers = false;
+    for (int64_t i = 0; i < mtpHidden; ++i) m.mtpLayers.push_back(int(i));
+  }
+
+  const json* q = nullptr;
+  if (root.contains("quantization_config")) q = &root["quantization_config"];
+  else if (t.contains("quantization_config")) q = &t["quantization_config"];
+  else if (root.contains("quantization")) q = &root["quantization"];
+  if (q && q->is_object()) readQuantConfig(*q, m.quant, path);
+  return m;
+}
+
+bool readHfConfig(const std::string& dir, ModelDescription& out) {
+  namespace fs = std::filesystem;
+  fs::path cfg = fs::path(dir) / "config.json";
+  if (!fs::is_regular_file(cfg)) return false;
+  std::ifstream in(cfg, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  out = parseHfConfigText(ss.str(), cfg.string());
+  fs::path hq = fs::path(dir) / "hf_quant_config.json";
+  if (fs::is_regular_file(hq)) {
+    std::ifstream qin(hq, std::ios::binary);
+    json j = json::parse(qin, nullptr, false);
+    if (j.is_discarded()) fail(ErrorCode::InvalidHeaderJson, "not valid JSON", hq.string());
+    if (j.contains("quantization") && j["quantization"].is_object()) {
+      const json& qq = j["quantization"];
+      out.quant.source = hq.string();
+      out.quant.method = "modelopt";
+      out.quant.algo = strKey(qq, "quant_algo");
+      out.quant.groupSize = intKey(qq, {"group_size"}, out.quant.groupSize);
+    }
+  }
+  return true;
+}
+
+}  // namespace ws

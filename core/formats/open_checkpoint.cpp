@@ -1,0 +1,293 @@
+#include "core/formats/open_checkpoint.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "core/formats/gguf.h"
+#include "core/formats/gguf_model.h"
+#include "core/formats/hf_config.h"
+#include "core/formats/safetensors.h"
+#include "core/model/naming.h"
+#include "core/model/structure.h"
+
+namespace ws {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs fn(i) for i in [0, n) on all cores; the first exception is rethrown after all finish.
+template <class F>
+void parallelFor(size_t n, F&& fn) {
+  size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  if (workers <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr firstError;
+  std::mutex errMutex;
+  std::vector<std::thread> threads;
+  for (size_t w = 0; w < workers; ++w)
+    threads.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) {
+        try {
+          fn(i);
+        } catch (...) {
+          std::lock_guard lock(errMutex);
+          if (!firstError) firstError = std::current_exception();
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+  if (firstError) std::rethrow_exception(firstError);
+}
+
+std::vector<std::string> listWithSuffix(const fs::path& dir, const std::string& suffix) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string n = e.path().filename().string();
+    if (e.is_regular_file() && n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
+  return out;
+}
+
+std::string readText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) fail(ErrorCode::Io, "cannot open", p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct IndexFile {
+  std::vector<std::string> shards;                       // in first-mention order
+  std::unordered_map<std::string, std::string> weightMap;  // tensor -> shard file name
+  std::optional<uint64_t> totalSize;
+};
+
+// model.safetensors.index.json: weight_map required; metadata optional, its fields of any type.
+IndexFile readIndex(const fs::path& p) {
+  using nlohmann::json;
+  json j = json::parse(readText(p), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) fail(ErrorCode::InvalidHeaderJson, "index is not a JSON object", p.string());
+  auto wm = j.find("weight_map");
+  if (wm == j.end() || !wm->is_object()) fail(ErrorCode::InvalidHeaderJson, "index has no 'weight_map' object", p.string());
+  IndexFile idx;
+  std::set<std::string> seen;
+  for (const auto& [k, v] : wm->items()) {
+    if (!v.is_string()) fail(ErrorCode::InvalidHeaderJson, "weight_map value for '" + k + "' is not a file name", p.string());
+    std::string f = v.get<std::string>();
+    idx.weightMap.emplace(k, f);
+    if (seen.insert(f).second) idx.shards.push_back(f);
+  }
+  std::sort(idx.shards.begin(), idx.shards.end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
+  if (auto md = j.find("metadata"); md != j.end() && md->is_object())
+    if (auto ts = md->find("total_size"); ts != md->end() && ts->is_number_unsigned()) idx.totalSize = ts->get<uint64_t>();
+  return idx;
+}
+
+// "name-00001-of-00003.gguf" -> every file of the set, in split order; a lone file -> itself.
+std::vector<std::string> ggufSplitSet(const std::string& path) {
+  static const std::regex re(R"((.*)-(\d{5})-of-(\d{5})\.gguf$)");
+  std::smatch m;
+  if (!std::regex_match(path, m, re)) return {path};
+  int count = std::stoi(m[3].str());
+  std::vector<std::string> files;
+  char buf[32];
+  for (int k = 1; k <= count; ++k) {
+    std::snprintf(buf, sizeof buf, "-%05d-of-%05d.gguf", k, count);
+    std::string f = m[1].str() + buf;
+    if (!fs::exists(f)) fail(ErrorCode::MissingShard, "split " + std::to_string(k) + " of " + std::to_string(count) + " is missing", f);
+    files.push_back(f);
+  }
+  return files;
+}
+
+void addSafetensors(Checkpoint& c, const std::vector<std::string>& paths) {
+  std::vector<SafetensorsHeader> headers(paths.size());
+  c.files.resize(paths.size());
+  parallelFor(paths.size(), [&](size_t i) {
+    auto map = MappedFile::open(paths[i]);
+    headers[i] = parseSafetensors(map->bytes(), paths[i]);
+    c.files[i] = SourceFile{paths[i], "safetensors", map->size(), headers[i].dataStart, map};
+  });
+  size_t total = 0;
+  for (const auto& h : headers) total += h.tensors.size();
+  c.tensors.reserve(total);
+  for (size_t i = 0; i < headers.size(); ++i) {
+    for (auto& t : headers[i].tensors) {
+      TensorRecord r;
+      r.name = std::move(t.name);
+      r.file = uint32_t(i);
+      r.offset = headers[i].dataStart + t.begin;
+      r.bytes = t.end - t.begin;
+      r.dtype = t.dtype;
+      r.shape = std::move(t.shape);
+      c.tensors.push_back(std::move(r));
+    }
+    for (auto& [k, v] : headers[i].metadata) c.metadata.emplace(k, v);
+  }
+}
+
+void addGguf(Checkpoint& c, const std::vector<std::string>& paths) {
+  std::vector<GgufFile> parsed(paths.size());
+  c.files.resize(paths.size());
+  parallelFor(paths.size(), [&](size_t i) {
+    auto map = MappedFile::open(paths[i]);
+    parsed[i] = parseGguf(map->bytes(), paths[i]);
+    c.files[i] = SourceFile{paths[i], "gguf", map->size(), parsed[i].dataStart, map};
+  });
+  if (paths.size() > 1) {
+    int64_t declared = -1, sum = 0;
+    for (size_t i = 0; i < parsed.size(); ++i) {
+      const GgufKv* no = parsed[i].find("split.no");
+      const GgufKv* count = parsed[i].find("split.count");
+      const GgufKv* tc = parsed[i].find("split.tensors.count");
+      if (!no || !count || !no->asInt() || !count->asInt())
+        fail(ErrorCode::InconsistentSplit, "split file lacks split.no / split.count", paths[i]);
+      if (*no->asInt() != int64_t(i))
+        fail(ErrorCode::InconsistentSplit, "split.no is " + std::to_string(*no->asInt()) + ", expected " + std::to_string(i), paths[i], no->offset);
+      if (*count->asInt() != int64_t(paths.size()))
+        fail(ErrorCode::InconsistentSplit, "split.count is " + std::to_string(*count->asInt()) + " but the set has " + std::to_string(paths.size()) + " files",
+             paths[i], count->offset);
+      if (tc && tc->asInt()) declared = *tc->asInt();
+      sum += int64_t(parsed[i].tensors.size());
+    }
+    if (declared >= 0 && declared != sum)
+      fail(ErrorCode::InconsistentSplit, "split.tensors.count says " + std::to_string(declared) + " tensors but the splits hold " + std::to_string(sum), paths[0]);
+  }
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    for (auto& t : parsed[i].tensors) {
+      TensorRecord r;
+      r.name = std::move(t.name);
+      r.file = uint32_t(i);
+      r.offset = parsed[i].dataStart + t.relOffset;
+      r.bytes = t.bytes;
+      r.dtype = t.dtype;
+      r.ggmlOrder = true;
+      for (auto it = t.ne.rbegin(); it != t.ne.rend(); ++it) r.shape.push_back(uint64_t(*it));
+      c.tensors.push_back(std::move(r));
+    }
+    for (auto& n : parsed[i].notes) c.notes.push_back(paths[i] + ": " + n);
+  }
+  // Model KV pairs live in the first split only.
+  c.model = modelFromGgufKv(parsed[0]);
+  for (const char* k : {"general.name", "general.architecture", "general.file_type", "general.quantization_version"})
+    if (const GgufKv* kv = parsed[0].find(k)) {
+      if (auto s = kv->asString()) c.metadata[k] = *s;
+      else if (auto v = kv->asInt()) c.metadata[k] = std::to_string(*v);
+    }
+}
+
+void checkIndexAgainstShards(Checkpoint& c, const IndexFile& idx, const fs::path& indexPath) {
+  std::unordered_map<std::string, std::string> actual;
+  for (const auto& t : c.tensors) actual.emplace(t.name, fs::path(c.files[t.file].path).filename().string());
+  size_t missing = 0, unlisted = 0, moved = 0;
+  for (const auto& [name, shard] : idx.weightMap) {
+    auto it = actual.find(name);
+    if (it == actual.end()) ++missing;
+    else if (it->second != shard) ++moved;
+  }
+  for (const auto& [name, shard] : actual)
+    if (!idx.weightMap.count(name)) ++unlisted;
+  std::string ip = indexPath.string();
+  if (missing) c.notes.push_back(ip + ": " + std::to_string(missing) + " tensors in weight_map are absent from their shard");
+  if (moved) c.notes.push_back(ip + ": " + std::to_string(moved) + " tensors sit in a different shard than weight_map says");
+  if (unlisted) c.notes.push_back(ip + ": " + std::to_string(unlisted) + " shard tensors are not in weight_map");
+  if (idx.totalSize && *idx.totalSize != c.totalBytes())
+    c.notes.push_back(ip + ": metadata.total_size is " + std::to_string(*idx.totalSize) + " but the tensors hold " + std::to_string(c.totalBytes()) +
+                      " bytes");
+}
+
+void sortAndDeduplicate(Checkpoint& c) {
+  std::stable_sort(c.tensors.begin(), c.tensors.end(), [](const TensorRecord& a, const TensorRecord& b) { return naturalLess(a.name, b.name); });
+  auto dup = std::adjacent_find(c.tensors.begin(), c.tensors.end(), [](const TensorRecord& a, const TensorRecord& b) { return a.name == b.name; });
+  if (dup != c.tensors.end())
+    fail(ErrorCode::DuplicateTensor, "tensor is stored in two files: " + c.files[dup->file].path + " and " + c.files[(dup + 1)->file].path,
+         c.files[(dup + 1)->file].path, (dup + 1)->offset, dup->name);
+}
+
+std::shared_ptr<const Checkpoint> openImpl(const std::string& path) {
+  auto c = std::make_shared<Checkpoint>();
+  c->root = path;
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) fail(ErrorCode::Io, "no such file or directory", path);
+
+  fs::path dir = fs::is_directory(st) ? fs::path(path) : fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::optional<IndexFile> index;
+  fs::path indexPath;
+  bool gguf = false;
+  std::vector<std::string> files;
+
+  if (fs::is_directory(st)) {
+    auto indexes = listWithSuffix(dir, ".safetensors.index.json");
+    auto st_files = listWithSuffix(dir, ".safetensors");
+    auto gguf_files = listWithSuffix(dir, ".gguf");
+    if (!indexes.empty()) {
+      indexPath = indexes.front();
+    } else if (!st_files.empty()) {
+      files = st_files;
+    } else if (!gguf_files.empty()) {
+      gguf = true;
+      files = ggufSplitSet(gguf_files.front());
+      if (files.size() == 1 && gguf_files.size() > 1)
+        fail(ErrorCode::NotACheckpoint, "folder holds " + std::to_string(gguf_files.size()) + " unrelated GGUF files; open one of them", path);
+    } else {
+      fail(ErrorCode::NotACheckpoint, "folder holds no .safetensors, .safetensors.index.json or .gguf file", path);
+    }
+  } else if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
+    indexPath = path;
+  } else {
+    auto map = MappedFile::open(path);  // sniff the magic, not the extension
+    gguf = looksLikeGguf(map->bytes());
+    files = gguf ? ggufSplitSet(path) : std::vector<std::string>{path};
+  }
+
+  if (!indexPath.empty()) {
+    index = readIndex(indexPath);
+    for (const auto& s : index->shards) {
+      fs::path f = dir / s;
+      if (!fs::exists(f))
+        fail(ErrorCode::MissingShard, "index names shard '" + s + "' which does not exist", indexPath.string());
+      files.push_back(f.string());
+    }
+    if (files.empty()) fail(ErrorCode::NotACheckpoint, "index names no shards", indexPath.string());
+  }
+
+  if (gguf) {
+    addGguf(*c, files);
+    c->format = "gguf";
+  } else {
+    readHfConfig(dir.string(), c->model);
+    addSafetensors(*c, files);
+    c->format = "safetensors";
+  }
+  sortAndDeduplicate(*c);
+  if (index) checkIndexAgainstShards(*c, *index, indexPath);
+  recognizeStructure(*c);
+  if (std::any_of(c->tensors.begin(), c->tensors.end(), [](const TensorRecord& t) { return t.numaNode >= 0; })) c->format = "ktransformers";
+  return c;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Checkpoint>> openCheckpoint(const std::string& path) {
+  return capture([&]() -> std::shared_ptr<const Checkpoint> { return openImpl(path); });
+}
+
+}  // namespace ws

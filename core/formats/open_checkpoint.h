@@ -1,0 +1,16 @@
+// Opens whatever the user points at - a safetensors file, a sharded folder with
+// model.safetensors.index.json, a GGUF file or split set, a KTransformers expert folder - and
+// builds the catalog with structure recognised.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/model/checkpoint.h"
+#include "core/util/error.h"
+
+namespace ws {
+
+Result<std::shared_ptr<const Checkpoint>> openCheckpoint(const std::string& path);
+
+}  // namespace ws

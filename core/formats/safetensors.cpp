@@ -1,0 +1,257 @@
+#include "core/formats/safetensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/formats/utf8.h"
+#include "core/util/checked.h"
+#include "core/util/error.h"
+
+namespace ws {
+
+namespace {
+
+// A SAX handler that builds tensor entries straight from the token stream: no DOM, duplicate
+// names detected (the spec forbids them; a DOM would silently keep the last one), structure
+// depth bounded by construction.
+class HeaderSax {
+ public:
+  HeaderSax(const std::string& path, SafetensorsHeader& out) : path_(path), out_(out) {}
+
+  std::string problem;  // set when the handler stopped the parse
+
+  bool null() { return scalar("null"); }
+  bool boolean(bool) { return scalar("a boolean"); }
+  bool number_integer(int64_t v) {
+    if (skip_) return true;
+    if (v < 0) return stop("negative number in '" + field_ + "'");
+    return number_unsigned(static_cast<uint64_t>(v));
+  }
+  bool number_unsigned(uint64_t v) {
+    if (skip_) return true;
+    if (state_ == State::InShape) { cur_.shape.push_back(v); return true; }
+    if (state_ == State::InOffsets) {
+      if (offsetCount_ == 0) cur_.begin = v;
+      else if (offsetCount_ == 1) cur_.end = v;
+      ++offsetCount_;
+      return true;
+    }
+    return scalar("a number");
+  }
+  bool number_float(double, const std::string&) {
+    if (skip_) return true;
+    return stop("non-integer number in '" + field_ + "'");
+  }
+  bool string(std::string& s) {
+    if (skip_) return true;
+    if (state_ == State::InMetadata) {
+      out_.metadata[metaKey_] = s;
+      return true;
+    }
+    if (state_ == State::InTensor && field_ == "dtype") {
+      cur_.dtype = dtypeFromSafetensors(s);
+      if (!cur_.dtype) {
+        unknownDtype_ = s;
+        return stop("unknown dtype '" + s + "'");
+      }
+      haveDtype_ = true;
+      return true;
+    }
+    return scalar("a string");
+  }
+  bool binary(nlohmann::json::binary_t&) { return stop("binary value"); }
+
+  bool start_object(std::size_t) {
+    if (skip_) { ++skip_; return true; }
+    switch (state_) {
+      case State::Start: state_ = State::Top; return true;
+      case State::ExpectTensor:
+        cur_ = SafetensorsTensor{};
+        cur_.name = name_;
+        haveDtype_ = haveShape_ = haveOffsets_ = false;
+        fieldsSeen_.clear();
+        state_ = State::InTensor;
+        return true;
+      case State::ExpectMetadata: state_ = State::InMetadata; return true;
+      case State::InTensor:  // an unknown field whose value is an object: ignored, like serde does
+        if (!knownField()) { skip_ = 1; return true; }
+        return stop("'" + field_ + "' must not be an object");
+      default: return stop("unexpected object");
+    }
+  }
+  bool end_object() {
+    if (skip_) { --skip_; return true; }
+    switch (state_) {
+      case State::InTensor:
+        if (!haveDtype_ || !haveShape_ || !haveOffsets_)
+          return stop(std::string("missing field '") + (!haveDtype_ ? "dtype" : !haveShape_ ? "shape" : "data_offsets") + "'");
+        out_.tensors.push_back(std::move(cur_));
+        state_ = State::Top;
+        return true;
+      case State::InMetadata: state_ = State::Top; return true;
+      case State::Top: state_ = State::Done; return true;
+      default: return stop("unexpected end of object");
+    }
+  }
+  bool key(std::string& k) {
+    if (skip_) return true;
+    if (state_ == State::Top) {
+      if (k == "__metadata__") {
+        if (sawMetadata_) return stop("duplicate '__metadata__'");
+        sawMetadata_ = true;
+        state_ = State::ExpectMetadata;
+        return true;
+      }
+      if (!names_.insert(k).second) {
+        duplicate_ = k;
+        return stop("tensor name appears twice");
+      }
+      name_ = k;
+      state_ = State::ExpectTensor;
+      return true;
+    }
+    if (state_ == State::InTensor) {
+      if (!fieldsSeen_.insert(k).second) return stop("field '" + k + "' appears twice");
+      field_ = k;
+      return true;
+    }
+    if (state_ == State::InMetadata) {
+      if (out_.metadata.count(k)) return stop("__metadata__ key '" + k + "' appears twice");
+      metaKey_ = k;
+      return true;
+    }
+    return stop("unexpected key");
+  }
+  bool start_array(std::size_t) {
+    if (skip_) { ++skip_; return true; }
+    if (state_ == State::InTensor && field_ == "shape") { state_ = State::InShape; return true; }
+    if (state_ == State::InTensor && field_ == "data_offsets") {
+      offsetCount_ = 0;
+      state_ = State::InOffsets;
+      return true;
+    }
+    if (state_ == State::InTensor && !knownField()) { skip_ = 1; return true; }
+    return stop("unexpected array");
+  }
+  bool end_array() {
+    if (skip_) { --skip_; return true; }
+    if (state_ == State::InShape) { haveShape_ = true; state_ = State::InTensor; return true; }
+    if (state_ == State::InOffsets) {
+      if (offsetCount_ != 2) return stop("data_offsets must hold exactly two numbers");
+      haveOffsets_ = true;
+      state_ = State::InTensor;
+      return true;
+    }
+    return stop("unexpected end of array");
+  }
+  bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) {
+    if (problem.empty()) problem = ex.what();
+    errorPos_ = pos;
+    return false;
+  }
+
+  const std::string& culprit() const { return cur_.name; }
+  bool inTensor() const { return state_ == State::InTensor || state_ == State::InShape || state_ == State::InOffsets || state_ == State::ExpectTensor; }
+  const std::string& duplicate() const { return duplicate_; }
+  const std::string& unknownDtype() const { return unknownDtype_; }
+  const std::string& pendingName() const { return name_; }
+
+ private:
+  enum class State { Start, Top, ExpectTensor, InTensor, InShape, InOffsets, ExpectMetadata, InMetadata, Done };
+
+  bool knownField() const { return field_ == "dtype" || field_ == "shape" || field_ == "data_offsets"; }
+  bool scalar(const char* what) {
+    if (skip_) return true;
+    if (state_ == State::InTensor && !knownField()) return true;  // unknown scalar field: ignored
+    if (state_ == State::InMetadata) return stop("__metadata__ value for '" + metaKey_ + "' is not a string");
+    return stop(std::string("unexpected ") + what + (field_.empty() ? "" : " in '" + field_ + "'"));
+  }
+  bool stop(std::string why) {
+    problem = std::move(why);
+    return false;
+  }
+
+  const std::string& path_;
+  SafetensorsHeader& out_;
+  State state_ = State::Start;
+  SafetensorsTensor cur_;
+  std::string name_, field_, metaKey_, duplicate_, unknownDtype_;
+  std::unordered_set<std::string> names_, fieldsSeen_;
+  bool haveDtype_ = false, haveShape_ = false, haveOffsets_ = false, sawMetadata_ = false;
+  int offsetCount_ = 0;
+  int skip_ = 0;
+  std::size_t errorPos_ = 0;
+};
+
+}  // namespace
+
+SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path) {
+  SafetensorsHeader h;
+  if (file.size() < 8)
+    fail(ErrorCode::HeaderTooSmall, "file is " + std::to_string(file.size()) + " bytes, shorter than the 8-byte header length",
+         path, 0);
+  uint64_t n;
+  std::memcpy(&n, file.data(), 8);
+  if (n > kSafetensorsMaxHeader)
+    fail(ErrorCode::HeaderTooLarge, "header length " + std::to_string(n) + " exceeds the 100 MB limit", path, 0);
+  if (n + 8 > file.size())
+    fail(ErrorCode::InvalidHeaderLength,
+         "header length " + std::to_string(n) + " runs past the end of the " + std::to_string(file.size()) + "-byte file", path, 0);
+  h.headerLength = n;
+  h.dataStart = 8 + n;
+
+  const char* json = reinterpret_cast<const char*>(file.data() + 8);
+  if (!isValidUtf8(std::string_view(json, n)))
+    fail(ErrorCode::InvalidHeaderUtf8, "header is not valid UTF-8", path, 8 + firstInvalidUtf8(std::string_view(json, n)));
+
+  HeaderSax sax(path, h);
+  bool ok = nlohmann::json::sax_parse(json, json + n, &sax, nlohmann::json::input_format_t::json, true);
+  if (!ok) {
+    if (!sax.duplicate().empty())
+      fail(ErrorCode::DuplicateTensor, "tensor name appears twice in the header", path, std::nullopt, sax.duplicate());
+    if (!sax.unknownDtype().empty())
+      fail(ErrorCode::UnknownDtype, "unknown dtype '" + sax.unknownDtype() + "'", path, std::nullopt, sax.pendingName());
+    fail(ErrorCode::InvalidHeaderJson, "header is not a valid safetensors header: " + sax.problem, path, 8,
+         sax.inTensor() ? sax.pendingName() : std::string{});
+  }
+
+  // The reference reader validates in offset order, so key order in the JSON does not matter.
+  std::stable_sort(h.tensors.begin(), h.tensors.end(), [](const SafetensorsTensor& a, const SafetensorsTensor& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  uint64_t start = 0;
+  for (const auto& t : h.tensors) {
+    if (t.begin != start || t.end < t.begin)
+      fail(ErrorCode::InvalidOffset,
+           "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] do not start where the previous tensor ends (" +
+               std::to_string(start) + ")",
+           path, h.dataStart + t.begin, t.name);
+    auto elements = checkedProduct(t.shape);
+    if (!elements) fail(ErrorCode::ValidationOverflow, "shape product overflows 64 bits", path, std::nullopt, t.name);
+    auto bits = checkedMul(*elements, uint64_t(t.dtype->blockBytes) * 8);
+    if (!bits) fail(ErrorCode::ValidationOverflow, "bit size overflows 64 bits", path, std::nullopt, t.name);
+    auto bytes = t.dtype->bytesFor(*elements);
+    if (!bytes)
+      fail(ErrorCode::MisalignedSlice,
+           std::to_string(*elements) + " elements of " + std::string(t.dtype->name) + " are not a whole number of bytes", path,
+           std::nullopt, t.name);
+    if (t.end - t.begin != *bytes)
+      fail(ErrorCode::TensorInvalidInfo,
+           "holds " + std::to_string(t.end - t.begin) + " bytes but " + std::to_string(*elements) + " elements of " +
+               std::string(t.dtype->name) + " need " + std::to_string(*bytes),
+           path, h.dataStart + t.begin, t.name);
+    start = t.end;
+  }
+  auto expected = checkedAdd(start, h.dataStart);
+  if (!expected || *expected != file.size())
+    fail(ErrorCode::MetadataIncompleteBuffer,
+         "tensors end at byte " + std::to_string(start + h.dataStart) + " but the file has " + std::to_string(file.size()) +
+             " bytes" + (file.size() > start + h.dataStart ? " (trailing bytes)" : " (truncated)"),
+         path, start + h.dataStart);
+  return h;
+}
+
+}  // namespace ws

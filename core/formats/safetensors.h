@@ -1,0 +1,35 @@
+// safetensors header parsing with the reference reader's checks (formats.md 1.2), in its order,
+// over a read-only mapping. Nothing is copied but names and shapes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/model/dtype.h"
+
+namespace ws {
+
+struct SafetensorsTensor {
+  std::string name;
+  const DType* dtype = nullptr;
+  std::vector<uint64_t> shape;
+  uint64_t begin = 0;  // relative to the data section
+  uint64_t end = 0;
+};
+
+struct SafetensorsHeader {
+  uint64_t headerLength = 0;          // N, the JSON length
+  uint64_t dataStart = 0;             // 8 + N: absolute offset of the data section
+  std::vector<SafetensorsTensor> tensors;  // in file (offset) order
+  std::map<std::string, std::string> metadata;
+};
+
+constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
+
+// Throws CoreError with the file name, and the tensor or offset at fault.
+SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path);
+
+}  // namespace ws

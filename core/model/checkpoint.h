@@ -1,0 +1,51 @@
+// The open checkpoint: its files, every stored tensor, the logical tensors they form, and the
+// model description. Built once by openCheckpoint() and then read-only; share it by shared_ptr.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/io/mapped_file.h"
+#include "core/model/model_description.h"
+#include "core/model/tensor_record.h"
+
+namespace ws {
+
+struct SourceFile {
+  std::string path;
+  std::string format;        // "safetensors" or "gguf"
+  uint64_t size = 0;
+  uint64_t dataStart = 0;    // absolute offset of the data section
+  std::shared_ptr<const MappedFile> map;
+};
+
+// A weight with its companions (scales, global scale, zero points, packed shape, bias).
+struct LogicalTensor {
+  std::string name;
+  std::string scheme;              // "bf16", "fp8-block", "nvfp4", "gguf-q4_k", ...
+  int32_t weight = -1;             // index of the Weight member in Checkpoint::tensors, -1 if none
+  std::vector<uint32_t> members;   // every stored tensor of this logical tensor
+  uint64_t parameters = 0;         // logical elements of weight and bias (packed codes unpacked)
+  uint64_t bytes = 0;              // bytes of all members
+  uint64_t scaleBytes = 0;         // bytes of the scale-like members
+};
+
+struct Checkpoint {
+  std::string root;                // the path the user opened
+  std::string format;              // "safetensors", "gguf", "ktransformers"
+  std::vector<SourceFile> files;
+  std::vector<TensorRecord> tensors;   // natural name order
+  std::vector<LogicalTensor> logical;
+  ModelDescription model;
+  std::map<std::string, std::string> metadata;  // safetensors __metadata__ / selected GGUF KV
+  std::vector<std::string> notes;               // things worth knowing that are not errors
+
+  uint64_t totalBytes() const;
+  uint64_t totalParameters() const;
+  const TensorRecord* find(const std::string& name) const;
+};
+
+}  // namespace ws

@@ -1,0 +1,42 @@
+// What the model is, from config.json / hf_quant_config.json or GGUF KV pairs, completed from the
+// tensors where the config is silent.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+struct QuantConfig {
+  std::string method;               // "fp8", "compressed-tensors", "modelopt", "mxfp4", "mlx", ... ("" = none)
+  std::string algo;                 // ModelOpt quant_algo (NVFP4, FP8, ...)
+  std::string format;               // compressed-tensors format (pack-quantized, ...)
+  std::vector<int64_t> blockSize;   // FP8 weight_block_size
+  int64_t groupSize = -1;
+  int64_t bits = -1;
+  bool symmetric = true;
+  std::string strategy;             // group, channel, tensor
+  std::string source;               // which file said so
+};
+
+struct ModelDescription {
+  std::string architecture;         // model_type, or general.architecture in GGUF
+  std::string source;               // "config.json", "gguf", or "tensors" when inferred
+  std::string transformersVersion;
+  int64_t numLayers = -1;
+  int64_t hiddenSize = -1;
+  int64_t intermediateSize = -1;    // dense MLP
+  int64_t expertIntermediateSize = -1;
+  int64_t numExperts = 0;
+  int64_t numSharedExperts = 0;
+  int64_t expertsPerToken = -1;
+  int64_t vocabSize = -1;
+  std::vector<int> moeLayers;
+  std::vector<int> denseLayers;
+  std::vector<int> mtpLayers;       // layer indices of multi-token-prediction layers
+  bool mtpUnderLayers = true;       // DeepSeek/GLM keep MTP at model.layers.(L+i); Qwen3-Next under "mtp."
+  QuantConfig quant;
+};
+
+}  // namespace ws

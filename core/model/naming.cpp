@@ -1,0 +1,257 @@
+#include "core/model/naming.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <vector>
+
+namespace ws {
+
+namespace {
+
+bool isDigits(std::string_view s) {
+  return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+int toInt(std::string_view s) {
+  int v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+struct SuffixRule {
+  std::string_view suffix;
+  Component component;
+};
+
+// Longest match first: ".weight_scale_2" before ".weight_scale" before ".weight".
+constexpr std::array kSuffixes = {
+    SuffixRule{".weight_scale_inv", Component::Scale},      // DeepSeek / FineGrainedFP8 block scales
+    SuffixRule{".weight_scale_2", Component::GlobalScale},  // ModelOpt NVFP4 per-tensor scale
+    SuffixRule{".weight_global_scale", Component::GlobalScale},
+    SuffixRule{".weight_zero_point", Component::ZeroPoint},
+    SuffixRule{".input_global_scale", Component::InputScale},
+    SuffixRule{".weight_scale", Component::Scale},
+    SuffixRule{".weight_g_idx", Component::GIdx},
+    SuffixRule{".weight_shape", Component::Shape},
+    SuffixRule{".weight_packed", Component::Weight},        // compressed-tensors, RAWINT4
+    SuffixRule{".input_scale", Component::InputScale},
+    SuffixRule{".weight", Component::Weight},
+    SuffixRule{".biases", Component::ZeroPoint},            // MLX affine offset
+    SuffixRule{".scales", Component::Scale},                // MLX
+    SuffixRule{".bias", Component::Bias},
+    SuffixRule{".scale", Component::Scale},                 // KTransformers NUMA scale
+    SuffixRule{"_scale_inv", Component::Scale},             // transformers 5 fused FP8 (gate_up_proj_scale_inv)
+    SuffixRule{"_blocks", Component::Weight},               // gpt-oss MXFP4
+    SuffixRule{"_scales", Component::Scale},                // gpt-oss MXFP4 (E8M0)
+    SuffixRule{"_bias", Component::Bias},                   // gpt-oss expert biases
+};
+
+Projection projectionOf(std::string_view tok) {
+  if (tok == "gate_proj" || tok == "w1" || tok == "ffn_gate" || tok == "ffn_gate_exps" || tok == "ffn_gate_shexp" ||
+      tok == "ffn_gate_bwd_exps")
+    return Projection::Gate;
+  if (tok == "up_proj" || tok == "w3" || tok == "ffn_up" || tok == "ffn_up_exps" || tok == "ffn_up_shexp" || tok == "ffn_up_bwd_exps")
+    return Projection::Up;
+  if (tok == "down_proj" || tok == "w2" || tok == "ffn_down" || tok == "ffn_down_exps" || tok == "ffn_down_shexp" ||
+      tok == "ffn_down_bwd_exps" || tok == "mlp2_weight" || tok == "mlp2")
+    return Projection::Down;
+  if (tok == "gate_up_proj" || tok == "ffn_gate_up_exps" || tok == "mlp1_weight" || tok == "mlp1" || tok == "gate_up")
+    return Projection::GateUp;
+  return Projection::None;
+}
+
+bool isVisionToken(std::string_view t) {
+  return t == "visual" || t == "vision_tower" || t == "vision_model" || t == "multi_modal_projector" || t == "mm_projector" ||
+         t == "vision_encoder" || t == "vision" || t == "audio_tower" || t == "v" /* GGUF mmproj */;
+}
+
+bool isNormToken(std::string_view t) {
+  return contains(t, "norm") || t == "ln_f" || t == "ln_1" || t == "ln_2" || t == "enorm" || t == "hnorm";
+}
+
+std::vector<std::string_view> split(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    out.push_back(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return out;
+}
+
+// Role of the part of a name that follows "layers.N." / "blk.N." (HF and GGUF spellings).
+void classifyLayerPart(const std::vector<std::string_view>& t, size_t from, NameParts& p) {
+  for (size_t i = from; i < t.size(); ++i) {
+    std::string_view tok = t[i];
+    // GGUF: one token says it all.
+    if (endsWith(tok, "_exps")) {
+      p.role = Role::RoutedExpert;
+      p.projection = projectionOf(tok);
+      if (i + 1 < t.size() && isDigits(t[i + 1])) {  // KTransformers: blk.L.ffn_up_exps.E.numa.N
+        p.expert = toInt(t[i + 1]);
+        if (i + 3 < t.size() && t[i + 2] == "numa" && isDigits(t[i + 3])) p.numaNode = toInt(t[i + 3]);
+      } else {
+        p.stacked = true;
+      }
+      return;
+    }
+    if (endsWith(tok, "_shexp")) {
+      p.role = Role::SharedExpert;
+      p.projection = projectionOf(tok);
+      return;
+    }
+    if (tok == "ffn_gate_inp" || tok == "exp_probs_b") { p.role = Role::Router; return; }
+    if (tok == "nextn") { p.role = Role::Mtp; return; }
+    if (tok == "ffn_gate" || tok == "ffn_up" || tok == "ffn_down") {
+      p.role = Role::DenseMlp;
+      p.projection = projectionOf(tok);
+      return;
+    }
+    if (tok.substr(0, 5) == "attn_") { p.role = isNormToken(tok) ? Role::Norm : Role::Attention; return; }
+
+    // HF spellings.
+    if (tok == "shared_experts" || tok == "shared_expert" || tok == "shared_mlp" || tok == "shared_expert_gate") {
+      p.role = Role::SharedExpert;
+      if (i + 1 < t.size()) p.projection = projectionOf(t[i + 1]);
+      return;
+    }
+    if (tok == "experts" || tok == "switch_mlp") {
+      p.role = Role::RoutedExpert;
+      if (i + 1 < t.size() && isDigits(t[i + 1])) {
+        p.expert = toInt(t[i + 1]);
+        if (i + 2 < t.size()) p.projection = projectionOf(t[i + 2]);
+      } else if (i + 1 < t.size()) {
+        p.fused = true;
+        p.projection = projectionOf(t[i + 1]);
+      }
+      return;
+    }
+    if (tok == "router" || tok == "gate" || tok == "e_score_correction") {
+      // "mlp.gate" (no _proj) is the MoE router; a trailing "gate" elsewhere is not ours to guess.
+      if (tok != "gate" || (i > from && (t[i - 1] == "mlp" || t[i - 1] == "block_sparse_moe" || t[i - 1] == "feed_forward" ||
+                                         t[i - 1] == "moe"))) {
+        p.role = Role::Router;
+        return;
+      }
+    }
+    if (isNormToken(tok)) { p.role = Role::Norm; return; }
+    if (tok == "self_attn" || tok == "attention" || tok == "attn" || tok == "self_attention" || tok == "linear_attn") {
+      p.role = Role::Attention;
+      // Per-head norms live under the attention module but are norms.
+      for (size_t k = i + 1; k < t.size(); ++k)
+        if (isNormToken(t[k])) p.role = Role::Norm;
+      return;
+    }
+    if (tok == "mlp" || tok == "feed_forward" || tok == "ffn" || tok == "block_sparse_moe") {
+      if (i + 1 < t.size()) {
+        Projection pr = projectionOf(t[i + 1]);
+        if (pr != Projection::None || t[i + 1] == "fc1" || t[i + 1] == "fc2" || t[i + 1] == "c_fc" || t[i + 1] == "c_proj") {
+          p.role = Role::DenseMlp;
+          p.projection = pr;
+          return;
+        }
+      }
+      continue;  // look at the next token (experts, gate, shared_experts, ...)
+    }
+    // DeepSeek MTP layer pieces.
+    if (tok == "eh_proj" || tok == "shared_head" || tok == "embed_tokens") { p.role = Role::Mtp; return; }
+  }
+}
+
+void classifyTopLevel(std::string_view tok, NameParts& p) {
+  if (tok == "embed_tokens" || tok == "wte" || tok == "tok_embeddings" || tok == "word_embeddings" || tok == "token_embd" ||
+      tok == "embeddings" || tok == "embedding")
+    p.role = Role::Embedding;
+  else if (tok == "lm_head" || tok == "output" || tok == "embed_out")
+    p.role = Role::LmHead;
+  else if (isNormToken(tok))
+    p.role = Role::Norm;
+}
+
+}  // namespace
+
+bool naturalLess(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    bool da = a[i] >= '0' && a[i] <= '9', db = b[j] >= '0' && b[j] <= '9';
+    if (da && db) {
+      size_t i2 = i, j2 = j;
+      while (i2 < a.size() && a[i2] == '0') ++i2;
+      while (j2 < b.size() && b[j2] == '0') ++j2;
+      size_t ie = i2, je = j2;
+      while (ie < a.size() && a[ie] >= '0' && a[ie] <= '9') ++ie;
+      while (je < b.size() && b[je] >= '0' && b[je] <= '9') ++je;
+      if (ie - i2 != je - j2) return ie - i2 < je - j2;
+      int c = a.substr(i2, ie - i2).compare(b.substr(j2, je - j2));
+      if (c != 0) return c < 0;
+      if (ie - i != je - j) return ie - i < je - j;  // fewer leading zeros first
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+NameParts parseTensorName(std::string_view name, const ModelDescription& model) {
+  NameParts p;
+  std::string_view base = name;
+  p.component = Component::Weight;
+  for (const auto& rule : kSuffixes) {
+    if (endsWith(name, rule.suffix) && name.size() > rule.suffix.size()) {
+      base = name.substr(0, name.size() - rule.suffix.size());
+      p.component = rule.component;
+      break;
+    }
+  }
+  auto t = split(base);
+
+  // Locate the layer index: "layers.N", "h.N", "blocks.N" (HF) or "blk.N" (GGUF, KTransformers).
+  size_t layerTok = t.size();
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if ((t[i] == "layers" || t[i] == "blk" || t[i] == "h" || t[i] == "blocks" || t[i] == "layer") && isDigits(t[i + 1])) {
+      layerTok = i;
+      break;
+    }
+  }
+  bool vision = std::any_of(t.begin(), t.end(), [](std::string_view x) { return isVisionToken(x); });
+  bool mtpPrefix = std::find(t.begin(), t.end(), std::string_view("mtp")) != t.end();
+
+  if (layerTok < t.size()) {
+    p.layer = toInt(t[layerTok + 1]);
+    classifyLayerPart(t, layerTok + 2, p);
+  } else if (!t.empty()) {
+    // Top level: the first token after any of the usual prefixes.
+    size_t i = 0;
+    while (i + 1 < t.size() && (t[i] == "model" || t[i] == "language_model" || t[i] == "transformer")) ++i;
+    classifyTopLevel(t[i], p);
+  }
+
+  if (vision) p.role = Role::Vision;
+  else if (mtpPrefix) p.role = Role::Mtp;
+  else if (p.layer >= 0 && model.numLayers > 0 && model.mtpUnderLayers && p.layer >= model.numLayers) p.role = Role::Mtp;
+  if (p.role == Role::Vision) p.layer = -1;
+
+  // The logical name: base without the KTransformers NUMA shard.
+  if (p.numaNode >= 0) {
+    size_t at = base.rfind(".numa.");
+    p.logical = std::string(base.substr(0, at));
+  } else {
+    p.logical = std::string(base);
+  }
+  return p;
+}
+
+}  // namespace ws

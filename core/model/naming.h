@@ -1,0 +1,31 @@
+// Tensor-name conventions: natural ordering, the component suffix, and the role / layer /
+// expert / projection a name encodes, across HF, GGUF and KTransformers naming families.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/model/model_description.h"
+#include "core/model/tensor_record.h"
+
+namespace ws {
+
+// "experts.2" < "experts.10": runs of digits compare by value.
+bool naturalLess(std::string_view a, std::string_view b);
+
+struct NameParts {
+  std::string logical;     // the name with the component suffix (and any KT ".numa.N") removed
+  Component component = Component::Weight;
+  Role role = Role::Other;
+  int32_t layer = -1;
+  int32_t expert = -1;
+  int32_t numaNode = -1;
+  Projection projection = Projection::None;
+  bool fused = false;      // an experts tensor that holds every expert (HF fused, MLX switch_mlp)
+  bool stacked = false;    // GGUF *_exps
+};
+
+// Classifies one name. `model` supplies the layer count (to tell MTP layers) and MTP style.
+NameParts parseTensorName(std::string_view name, const ModelDescription& model);
+
+}  // namespace ws

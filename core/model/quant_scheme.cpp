@@ -1,0 +1,181 @@
+#include "core/model/quant_scheme.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+namespace ws {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& ch : r) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return r;
+}
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool isFp8(const DType* d) {
+  return d->name == "F8_E4M3" || d->name == "F8_E5M2" || d->name == "F8_E4M3FNUZ" || d->name == "F8_E5M2FNUZ";
+}
+
+// Reads a small integer tensor (compressed-tensors weight_shape) from the mapping.
+std::vector<int64_t> readSmallInts(const Checkpoint& c, const TensorRecord& t) {
+  std::vector<int64_t> v;
+  const auto& f = c.files[t.file];
+  if (!f.map || t.elements() > 8 || t.offset + t.bytes > f.map->size()) return v;
+  const uint8_t* p = f.map->bytes().data() + t.offset;
+  for (uint64_t i = 0; i < t.elements(); ++i) {
+    if (t.dtype->name == "I64") { int64_t x; std::memcpy(&x, p + 8 * i, 8); v.push_back(x); }
+    else if (t.dtype->name == "I32") { int32_t x; std::memcpy(&x, p + 4 * i, 4); v.push_back(x); }
+    else return {};
+  }
+  return v;
+}
+
+struct Members {
+  const TensorRecord* weight = nullptr;
+  const TensorRecord* scale = nullptr;
+  const TensorRecord* globalScale = nullptr;
+  const TensorRecord* zeroPoint = nullptr;
+  const TensorRecord* shape = nullptr;
+  uint64_t weightBytes = 0;  // all weight shards (KTransformers NUMA parts)
+  int weightParts = 0;
+};
+
+// Elements of one projection of one expert, from the model description (for KT NUMA blobs).
+uint64_t expertProjectionElements(const ModelDescription& m, Projection p) {
+  if (m.hiddenSize <= 0 || m.expertIntermediateSize <= 0) return 0;
+  uint64_t e = uint64_t(m.hiddenSize) * uint64_t(m.expertIntermediateSize);
+  return p == Projection::GateUp ? 2 * e : e;
+}
+
+std::string schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params) {
+  const TensorRecord* w = mb.weight;
+  const ModelDescription& model = c.model;
+  params = w->elements();
+  const std::string_view dn = w->dtype->name;
+  if (w->ggmlOrder) {
+    return w->dtype->isBlockQuant() ? "gguf-" + lower(dn) : lower(dn);
+  }
+  if (w->numaNode >= 0) {  // KTransformers NUMA shards: INT8 holds one byte a weight, INT4 half
+    uint64_t want = expertProjectionElements(model, w->projection);
+    if (want && mb.weightBytes * 2 == want) { params = want; return "kt-int4"; }
+    params = want ? want : mb.weightBytes;
+    return "kt-int8";
+  }
+  if (endsWith(w->name, "_blocks")) {  // gpt-oss MXFP4: [..., 16] bytes = 32 codes
+    params = w->elements() * 2;
+    return "mxfp4";
+  }
+  if (endsWith(w->name, ".weight_packed")) {
+    if (dn == "U8" || dn == "I8") { params = w->elements() * 2; return "rawint4"; }
+    int64_t bits = model.quant.bits > 0 ? model.quant.bits : 4;
+    if (mb.shape) {
+      // weight_shape holds the unpacked shape; the packed last dimension says how many codes
+      // share an int32 (8 for int4, 4 for int8).
+      auto s = readSmallInts(c, *mb.shape);
+      if (!s.empty() && std::all_of(s.begin(), s.end(), [](int64_t v) { return v > 0; })) {
+        params = 1;
+        for (auto v : s) params *= uint64_t(v);
+        if (!w->shape.empty() && w->shape.back() > 0) {
+          uint64_t perWord = (uint64_t(s.back()) + w->shape.back() - 1) / w->shape.back();
+          if (perWord == 8) bits = 4;
+          else if (perWord == 4) bits = 8;
+        }
+      }
+    } else {
+      params = w->elements() * uint64_t(32 / bits);
+    }
+    return bits == 8 ? "int8-ct" : "int4-ct";
+  }
+  if (isFp8(w->dtype)) {
+    if (!mb.scale) return "fp8";
+    if (endsWith(mb.scale->name, "_scale_inv")) return "fp8-block";
+    uint64_t n = mb.scale->elements();
+    if (n == 1) return "fp8-tensor";
+    if (mb.scale->shape.size() == 2 && mb.scale->shape[1] > 1) return "fp8-block";
+    return "fp8-channel";
+  }
+  if ((dn == "U8" || dn == "F4") && mb.scale) {
+    if (dn == "U8") params = w->elements() * 2;
+    const std::string_view sn = mb.scale->dtype->name;
+    if (sn == "F8_E4M3") return "nvfp4";
+    if (sn == "U8" || sn == "F8_E8M0") return "mxfp4";
+  }
+  if ((dn == "U32") && mb.scale && mb.zeroPoint) {  // MLX affine: codes packed in u32 words
+    int64_t group = model.quant.groupSize > 0 ? model.quant.groupSize : 64;
+    if (w->shape.size() >= 2 && mb.scale->shape.size() >= 2) {
+      uint64_t in = mb.scale->shape.back() * uint64_t(group);
+      uint64_t words = w->shape.back();
+      uint64_t bits = in ? (words * 32) / in : 0;
+      if (bits) {
+        params = w->elements() * (32 / bits);
+        return "mlx-affine" + std::to_string(bits);
+      }
+    }
+    return "mlx-affine";
+  }
+  return lower(dn);
+}
+
+}  // namespace
+
+bool isScaleComponent(Component c) {
+  return c == Component::Scale || c == Component::GlobalScale || c == Component::InputScale || c == Component::ZeroPoint;
+}
+
+void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNames) {
+  c.logical.clear();
+  std::unordered_map<std::string, uint32_t> index;
+  index.reserve(c.tensors.size());
+  for (uint32_t i = 0; i < c.tensors.size(); ++i) {
+    auto& t = c.tensors[i];
+    const std::string& key = logicalNames[i];
+    auto [it, inserted] = index.emplace(key, uint32_t(c.logical.size()));
+    if (inserted) {
+      LogicalTensor l;
+      l.name = key;
+      c.logical.push_back(std::move(l));
+    }
+    LogicalTensor& l = c.logical[it->second];
+    t.logical = it->second;
+    l.members.push_back(i);
+    l.bytes += t.bytes;
+    if (isScaleComponent(t.component)) l.scaleBytes += t.bytes;
+    if (t.component == Component::Weight && l.weight < 0) l.weight = int32_t(i);
+  }
+  for (auto& l : c.logical) {
+    Members mb;
+    uint64_t biasParams = 0;
+    for (uint32_t i : l.members) {
+      const auto& t = c.tensors[i];
+      switch (t.component) {
+        case Component::Weight: if (!mb.weight) mb.weight = &t; mb.weightBytes += t.bytes; ++mb.weightParts; break;
+        case Component::Scale: if (!mb.scale) mb.scale = &t; break;
+        case Component::GlobalScale: mb.globalScale = &t; break;
+        case Component::ZeroPoint: mb.zeroPoint = &t; break;
+        case Component::Shape: mb.shape = &t; break;
+        case Component::Bias: biasParams += t.elements(); break;
+        default: break;
+      }
+    }
+    uint64_t params = 0;
+    if (mb.weight) {
+      l.scheme = schemeFor(c, mb, params);
+    } else {
+      // A lone bias or buffer (e.g. e_score_correction_bias): plain storage.
+      l.scheme = lower(c.tensors[l.members.front()].dtype->name);
+      if (c.tensors[l.members.front()].ggmlOrder && c.tensors[l.members.front()].dtype->isBlockQuant()) l.scheme = "gguf-" + l.scheme;
+    }
+    // DeepSeek's e_score_correction_bias is a registered buffer, not a parameter: transformers
+    // leaves it out of total_parameters, and so do we.
+    bool buffer = l.name.size() >= 18 && l.name.compare(l.name.size() - 18, 18, "e_score_correction") == 0;
+    l.parameters = buffer ? 0 : params + biasParams;
+  }
+}
+
+}  // namespace ws

@@ -1,0 +1,123 @@
+#include "core/model/structure.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/model/naming.h"
+#include "core/model/quant_scheme.h"
+
+namespace ws {
+
+namespace {
+
+struct FusedDims {
+  uint64_t experts = 0, a = 0, b = 0;  // [E, a, b] in stored order, packed codes unpacked
+  bool known = false;
+};
+
+// The [E, a, b] a fused expert tensor stands for. gpt-oss MXFP4 blocks are [E, rows, in/32, 16].
+FusedDims fusedDims(const TensorRecord& t) {
+  FusedDims d;
+  if (t.shape.size() == 3) {
+    d = {t.shape[0], t.shape[1], t.shape[2], true};
+  } else if (t.shape.size() == 4 && t.shape[3] == 16) {
+    d = {t.shape[0], t.shape[1], t.shape[2] * 32, true};
+  }
+  return d;
+}
+
+bool versionAtLeast5(const std::string& v) { return !v.empty() && v[0] >= '5' && v[0] <= '9'; }
+
+// Orientation of the fused experts of one layer, from which dimension is the hidden size.
+// Returns FusedOutIn, FusedInOut, or None when the dimensions cannot tell.
+Layout orientationFromDims(const FusedDims& d, Projection proj, int64_t hidden, int64_t inter) {
+  if (!d.known || hidden <= 0) return Layout::None;
+  uint64_t H = uint64_t(hidden);
+  uint64_t out = proj == Projection::GateUp && inter > 0 ? uint64_t(2 * inter) : (proj == Projection::Down ? H : 0);
+  if (proj == Projection::Down) {
+    if (inter > 0 && uint64_t(inter) != H) {
+      if (d.a == H && d.b == uint64_t(inter)) return Layout::FusedOutIn;
+      if (d.a == uint64_t(inter) && d.b == H) return Layout::FusedInOut;
+    }
+    return Layout::None;
+  }
+  if (d.a == d.b) return Layout::None;  // 2I == H: the shape alone cannot tell
+  if (d.b == H && (out == 0 || d.a == out)) return Layout::FusedOutIn;
+  if (d.a == H && (out == 0 || d.b == out)) return Layout::FusedInOut;
+  return Layout::None;
+}
+
+void completeModelFromTensors(Checkpoint& c) {
+  ModelDescription& m = c.model;
+  int maxLayer = -1, maxExpert = -1;
+  std::set<int> layersWithExperts;
+  bool shared = false;
+  for (const auto& t : c.tensors) {
+    if (t.role == Role::Vision || t.role == Role::Mtp) continue;
+    maxLayer = std::max(maxLayer, t.layer);
+    if (t.role == Role::RoutedExpert) {
+      layersWithExperts.insert(t.layer);
+      maxExpert = std::max(maxExpert, t.expert);
+      if ((t.layout != Layout::None || t.shape.size() >= 3) && t.component == Component::Weight && !t.shape.empty())
+        maxExpert = std::max<int>(maxExpert, int(t.shape[0]) - 1);
+    }
+    if (t.role == Role::SharedExpert) shared = true;
+    if (m.hiddenSize < 0 && t.role == Role::Embedding && t.shape.size() == 2) m.hiddenSize = int64_t(t.shape[1]);
+  }
+  if (m.source.empty()) m.source = "tensors";
+  if (m.numLayers < 0) m.numLayers = maxLayer + 1;
+  if (m.numExperts <= 0 && maxExpert >= 0) m.numExperts = maxExpert + 1;
+  if (m.numSharedExperts == 0 && shared) m.numSharedExperts = 1;
+  if (m.moeLayers.empty() && m.denseLayers.empty()) {
+    for (int n = 0; n < m.numLayers; ++n) (layersWithExperts.count(n) ? m.moeLayers : m.denseLayers).push_back(n);
+  }
+}
+
+void decideFusedLayouts(Checkpoint& c) {
+  const ModelDescription& m = c.model;
+  bool gptOss = m.architecture == "gpt_oss";
+  // First pass: what the shapes say, per layer.
+  std::map<int, Layout> layerLayout;
+  for (const auto& t : c.tensors) {
+    if (t.layout != Layout::FusedOutIn || t.component != Component::Weight) continue;  // provisional marker
+    Layout l = orientationFromDims(fusedDims(t), t.projection, m.hiddenSize, m.expertIntermediateSize);
+    if (t.shape.size() == 4) l = Layout::FusedOutIn;  // MXFP4 blocks are always stored out-rows first
+    if (l != Layout::None && !layerLayout.count(t.layer)) layerLayout[t.layer] = l;
+  }
+  // When the shapes cannot tell (2I == H and I == H), fall back to the family and writer:
+  // transformers 5 holds [E, 2I, H] / [E, H, I]; gpt-oss and the original Qwen3-VL-MoE and
+  // Llama 4 checkpoints hold [E, H, 2I] / [E, I, H].
+  Layout familyDefault = (!gptOss && versionAtLeast5(m.transformersVersion)) ? Layout::FusedOutIn : Layout::FusedInOut;
+  for (auto& t : c.tensors) {
+    if (t.layout != Layout::FusedOutIn) continue;
+    // Companions (scales, biases) follow the orientation found for their layer.
+    auto it = layerLayout.find(t.layer);
+    t.layout = t.shape.size() == 4 ? Layout::FusedOutIn : (it != layerLayout.end() ? it->second : familyDefault);
+    t.interleaved = gptOss && t.projection == Projection::GateUp;
+  }
+}
+
+}  // namespace
+
+void recognizeStructure(Checkpoint& c) {
+  std::vector<std::string> logicalNames;
+  logicalNames.reserve(c.tensors.size());
+  for (auto& t : c.tensors) {
+    NameParts p = parseTensorName(t.name, c.model);
+    logicalNames.push_back(std::move(p.logical));
+    t.role = p.role;
+    t.layer = p.layer;
+    t.expert = p.expert;
+    t.numaNode = p.numaNode;
+    t.projection = p.projection;
+    t.component = p.component;
+    t.layout = p.stacked ? Layout::Stacked : (p.fused ? Layout::FusedOutIn /* provisional */ : Layout::None);
+    t.interleaved = false;
+  }
+  completeModelFromTensors(c);
+  decideFusedLayouts(c);
+  assignQuantSchemes(c, logicalNames);
+}
+
+}  // namespace ws

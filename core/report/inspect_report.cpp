@@ -1,0 +1,193 @@
+#include "core/report/inspect_report.h"
+
+#include <filesystem>
+#include <fnmatch.h>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/report/format_bytes.h"
+
+namespace ws {
+
+namespace {
+
+using nlohmann::json;
+
+json nullableInt(int64_t v) { return v < 0 ? json(nullptr) : json(v); }
+
+json intList(const std::vector<int>& v) { return json(v); }
+
+std::string ranges(const std::vector<int>& v) {
+  if (v.empty()) return "none";
+  std::string s;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(v[i]);
+    if (j > i) s += "-" + std::to_string(v[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
+bool selected(const TensorRecord& t, const InspectOptions& opt) { return opt.filter.empty() || globMatch(opt.filter, t.name); }
+
+}  // namespace
+
+bool globMatch(const std::string& pattern, const std::string& name) { return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0; }
+
+json inspectJson(const Checkpoint& c, const InspectOptions& opt) {
+  const ModelDescription& m = c.model;
+  json doc;
+  doc["schema"] = "weightscope.inspect/1";
+  doc["path"] = c.root;
+  doc["format"] = c.format;
+  doc["model"] = {
+      {"architecture", m.architecture},
+      {"source", m.source},
+      {"num_layers", m.numLayers},
+      {"hidden_size", nullableInt(m.hiddenSize)},
+      {"moe_layers", intList(m.moeLayers)},
+      {"dense_layers", intList(m.denseLayers)},
+      {"num_experts", m.numExperts},
+      {"num_shared_experts", m.numSharedExperts},
+      {"experts_per_token", nullableInt(m.expertsPerToken)},
+      {"expert_intermediate_size", nullableInt(m.expertIntermediateSize)},
+      {"intermediate_size", nullableInt(m.intermediateSize)},
+      {"mtp_layers", intList(m.mtpLayers)},
+      {"quantization", {{"method", m.quant.method}, {"algo", m.quant.algo}, {"format", m.quant.format},
+                        {"block_size", m.quant.blockSize}, {"group_size", nullableInt(m.quant.groupSize)},
+                        {"bits", nullableInt(m.quant.bits)}}},
+  };
+  json files = json::array();
+  for (const auto& f : c.files)
+    files.push_back({{"path", f.path}, {"format", f.format}, {"size", f.size}, {"data_offset", f.dataStart}, {"data_bytes", f.size - f.dataStart}});
+  doc["files"] = std::move(files);
+
+  json tensors = json::array();
+  uint64_t bytes = 0, count = 0;
+  std::set<uint32_t> logicalSeen;
+  uint64_t params = 0;
+  std::map<std::string, uint64_t> byRole, byDtype, bySchemeBytes;
+  for (const auto& t : c.tensors) {
+    if (!selected(t, opt)) continue;
+    const LogicalTensor& l = c.logical[t.logical];
+    json e = {
+        {"name", t.name},
+        {"file", t.file},
+        {"offset", t.offset},
+        {"bytes", t.bytes},
+        {"dtype", t.dtype->name},
+        {"shape", t.shape},
+        {"role", roleName(t.role)},
+        {"layer", nullableInt(t.layer)},
+        {"expert", nullableInt(t.expert)},
+        {"projection", t.projection == Projection::None ? json(nullptr) : json(projectionName(t.projection))},
+        {"component", componentName(t.component)},
+        {"scheme", l.scheme},
+        {"logical", l.name},
+    };
+    if (t.layout != Layout::None) {
+      e["layout"] = layoutName(t.layout);
+      e["interleaved"] = t.interleaved;
+    }
+    if (t.ggmlOrder) e["ggml_ne"] = std::vector<uint64_t>(t.shape.rbegin(), t.shape.rend());
+    if (t.numaNode >= 0) e["numa_node"] = t.numaNode;
+    tensors.push_back(std::move(e));
+    bytes += t.bytes;
+    ++count;
+    if (logicalSeen.insert(t.logical).second) params += l.parameters;
+    byRole[std::string(roleName(t.role))] += t.bytes;
+    byDtype[std::string(t.dtype->name)] += t.bytes;
+    bySchemeBytes[l.scheme] += t.bytes;
+  }
+  doc["totals"] = {{"tensors", count}, {"logical_tensors", logicalSeen.size()}, {"bytes", bytes}, {"parameters", params},
+                   {"bytes_by_role", byRole}, {"bytes_by_dtype", byDtype}, {"bytes_by_scheme", bySchemeBytes}};
+  doc["tensors"] = std::move(tensors);
+  doc["notes"] = c.notes;
+  return doc;
+}
+
+std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
+  const ModelDescription& m = c.model;
+  std::ostringstream o;
+  json j = inspectJson(c, opt);  // one place computes the totals
+  const json& tot = j["totals"];
+  o << "checkpoint   " << c.root << "  (" << c.format << ", " << c.files.size() << (c.files.size() == 1 ? " file" : " files") << ")\n";
+  o << "model        " << (m.architecture.empty() ? "unknown" : m.architecture) << "  (from " << m.source << ")\n";
+  o << "layers       " << m.numLayers << ": dense " << ranges(m.denseLayers) << "; MoE " << ranges(m.moeLayers);
+  if (!m.mtpLayers.empty()) o << "; MTP " << ranges(m.mtpLayers);
+  o << "\n";
+  if (m.numExperts > 0)
+    o << "experts      " << m.numExperts << " routed (top-" << m.expertsPerToken << "), " << m.numSharedExperts << " shared, expert intermediate "
+      << m.expertIntermediateSize << ", hidden " << m.hiddenSize << "\n";
+  else
+    o << "hidden       " << m.hiddenSize << "\n";
+  o << "tensors      " << formatCount(tot["tensors"].get<uint64_t>()) << " stored, " << formatCount(tot["logical_tensors"].get<uint64_t>())
+    << " logical\n";
+  o << "bytes        " << formatBytes(tot["bytes"].get<uint64_t>()) << " (" << formatCount(tot["bytes"].get<uint64_t>()) << ")\n";
+  o << "parameters   " << formatCount(tot["parameters"].get<uint64_t>()) << "\n";
+  auto table = [&](const char* title, const json& obj) {
+    o << title << "\n";
+    for (const auto& [k, v] : obj.items()) o << "  " << k << std::string(k.size() < 16 ? 16 - k.size() : 1, ' ') << formatBytes(v.get<uint64_t>()) << "\n";
+  };
+  table("bytes by role", tot["bytes_by_role"]);
+  table("bytes by dtype", tot["bytes_by_dtype"]);
+  table("bytes by scheme", tot["bytes_by_scheme"]);
+  for (const auto& n : c.notes) o << "note: " << n << "\n";
+  o << "\n";
+
+  auto line = [&](const TensorRecord& t, const char* indent) {
+    o << indent << t.name << "  " << t.dtype->name << " " << formatShape(t.shape) << "  " << formatBytes(t.bytes) << "  "
+      << c.logical[t.logical].scheme;
+    if (t.layout != Layout::None) o << "  " << layoutName(t.layout) << (t.interleaved ? " interleaved" : "");
+    o << "\n";
+  };
+  if (opt.flat) {
+    for (const auto& t : c.tensors)
+      if (selected(t, opt)) line(t, "");
+    return o.str();
+  }
+  // Tree: top-level tensors, then per layer its tensors, with per-expert tensors summarised.
+  std::map<int, std::vector<const TensorRecord*>> byLayer;
+  for (const auto& t : c.tensors)
+    if (selected(t, opt)) byLayer[t.layer].push_back(&t);
+  for (const auto& [layer, ts] : byLayer) {
+    uint64_t layerBytes = 0;
+    for (auto* t : ts) layerBytes += t->bytes;
+    if (layer < 0) o << "(outside layers)  " << formatBytes(layerBytes) << "\n";
+    else {
+      bool moe = std::find(m.moeLayers.begin(), m.moeLayers.end(), layer) != m.moeLayers.end();
+      bool mtp = std::find(m.mtpLayers.begin(), m.mtpLayers.end(), layer) != m.mtpLayers.end();
+      o << "layer " << layer << (mtp ? " (MTP)" : moe ? " (MoE)" : " (dense)") << "  " << formatBytes(layerBytes) << "\n";
+    }
+    std::map<int, uint64_t> expertBytes;
+    std::set<std::string> expertSchemes;
+    size_t expertTensors = 0;
+    for (auto* t : ts) {
+      if (t->expert >= 0) {
+        expertBytes[t->expert] += t->bytes;
+        expertSchemes.insert(c.logical[t->logical].scheme);
+        ++expertTensors;
+      } else {
+        line(*t, "  ");
+      }
+    }
+    if (!expertBytes.empty()) {
+      uint64_t total = 0, lo = UINT64_MAX, hi = 0;
+      for (auto& [e, b] : expertBytes) total += b, lo = std::min(lo, b), hi = std::max(hi, b);
+      o << "  routed experts: " << expertBytes.size() << " experts (" << expertBytes.begin()->first << "-" << expertBytes.rbegin()->first << "), "
+        << expertTensors << " tensors, " << formatBytes(total) << " (" << formatBytes(lo) << (lo != hi ? " to " + formatBytes(hi) : std::string())
+        << " each), scheme";
+      for (auto& s : expertSchemes) o << " " << s;
+      o << "\n";
+    }
+  }
+  return o.str();
+}
+
+}  // namespace ws
