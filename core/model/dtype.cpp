@@ -91,6 +91,7 @@ const DType* dtypeFromSafetensors(std::string_view name) {
 }
 
 const DType* dtypeFromGgml(int64_t id) {
+  if (id < 0) return nullptr;
   for (const auto& t : kTypes)
     if (t.ggmlId == id) return &t;
   return nullptr;

@@ -30,21 +30,16 @@ FusedDims fusedDims(const TensorRecord& t) {
 bool versionAtLeast5(const std::string& v) { return !v.empty() && v[0] >= '5' && v[0] <= '9'; }
 
 // Orientation of the fused experts of one layer, from which dimension is the hidden size.
-// Returns FusedOutIn, FusedInOut, or None when the dimensions cannot tell.
-Layout orientationFromDims(const FusedDims& d, Projection proj, int64_t hidden, int64_t inter) {
-  if (!d.known || hidden <= 0) return Layout::None;
-  uint64_t H = uint64_t(hidden);
-  uint64_t out = proj == Projection::GateUp && inter > 0 ? uint64_t(2 * inter) : (proj == Projection::Down ? H : 0);
-  if (proj == Projection::Down) {
-    if (inter > 0 && uint64_t(inter) != H) {
-      if (d.a == H && d.b == uint64_t(inter)) return Layout::FusedOutIn;
-      if (d.a == uint64_t(inter) && d.b == H) return Layout::FusedInOut;
-    }
-    return Layout::None;
-  }
-  if (d.a == d.b) return Layout::None;  // 2I == H: the shape alone cannot tell
-  if (d.b == H && (out == 0 || d.a == out)) return Layout::FusedOutIn;
-  if (d.a == H && (out == 0 || d.b == out)) return Layout::FusedInOut;
+// When the last dimension holds packed codes (NVFP4 bytes, int4 words), only the middle
+// dimension is compared. Returns FusedOutIn, FusedInOut, or None when the dims cannot tell.
+Layout orientationFromDims(const FusedDims& d, Projection proj, int64_t hidden, int64_t inter, bool lastPacked) {
+  if (!d.known || hidden <= 0 || inter <= 0) return Layout::None;
+  const uint64_t H = uint64_t(hidden), I = uint64_t(inter);
+  const uint64_t out = proj == Projection::GateUp ? 2 * I : proj == Projection::Down ? H : 0;
+  const uint64_t in = proj == Projection::GateUp ? H : proj == Projection::Down ? I : 0;
+  if (out == 0 || out == in) return Layout::None;  // not a projection we know, or 2I == H
+  if (d.a == out && (lastPacked || d.b == in)) return Layout::FusedOutIn;
+  if (d.a == in && (lastPacked || d.b == out)) return Layout::FusedInOut;
   return Layout::None;
 }
 
@@ -81,7 +76,8 @@ void decideFusedLayouts(Checkpoint& c) {
   std::map<int, Layout> layerLayout;
   for (const auto& t : c.tensors) {
     if (t.layout != Layout::FusedOutIn || t.component != Component::Weight) continue;  // provisional marker
-    Layout l = orientationFromDims(fusedDims(t), t.projection, m.hiddenSize, m.expertIntermediateSize);
+    bool packed = t.dtype->family == DTypeFamily::Int;
+    Layout l = orientationFromDims(fusedDims(t), t.projection, m.hiddenSize, m.expertIntermediateSize, packed);
     if (t.shape.size() == 4) l = Layout::FusedOutIn;  // MXFP4 blocks are always stored out-rows first
     if (l != Layout::None && !layerLayout.count(t.layer)) layerLayout[t.layer] = l;
   }

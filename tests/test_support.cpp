@@ -1,0 +1,64 @@
+#include "test_support.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+
+namespace wstest {
+
+namespace fs = std::filesystem;
+
+std::string fixtures() {
+  if (const char* env = std::getenv("WEIGHTSCOPE_FIXTURES")) return env;
+  return WS_FIXTURES_DEFAULT;
+}
+
+std::string fixture(const std::string& rel) { return fixtures() + "/" + rel; }
+
+TempDir::TempDir() {
+  std::random_device rd;
+  for (int i = 0; i < 100; ++i) {
+    fs::path p = fs::temp_directory_path() / ("wstest-" + std::to_string(rd()));
+    if (fs::create_directory(p)) {
+      path_ = p.string();
+      return;
+    }
+  }
+  throw std::runtime_error("cannot create a temporary folder");
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+void writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+uint64_t fileSize(const std::string& path) { return fs::file_size(path); }
+
+std::vector<uint8_t> safetensorsBytes(const std::string& header, uint64_t dataBytes) {
+  std::vector<uint8_t> b(8);
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) b[size_t(i)] = uint8_t(n >> (8 * i));
+  b.insert(b.end(), header.begin(), header.end());
+  b.resize(b.size() + dataBytes, 0);
+  return b;
+}
+
+std::shared_ptr<const ws::Checkpoint> openOrFail(const std::string& path) {
+  auto r = ws::openCheckpoint(path);
+  if (!r) throw std::runtime_error("cannot open " + path + ": " + r.error().describe());
+  return r.value();
+}
+
+}  // namespace wstest

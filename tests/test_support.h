@@ -1,0 +1,41 @@
+// Helpers shared by the core test suites: where the fixtures are, temporary folders, and
+// small builders of hand-made checkpoint bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/formats/open_checkpoint.h"
+
+namespace wstest {
+
+// ../shared/fixtures, or $WEIGHTSCOPE_FIXTURES.
+std::string fixtures();
+std::string fixture(const std::string& rel);
+
+// A fresh folder under the system temp dir, removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void writeFile(const std::string& path, const std::vector<uint8_t>& bytes);
+void writeFile(const std::string& path, const std::string& text);
+uint64_t fileSize(const std::string& path);
+
+// A safetensors file: 8-byte length, header text as given, then `dataBytes` zero bytes.
+std::vector<uint8_t> safetensorsBytes(const std::string& header, uint64_t dataBytes);
+
+// Opens or fails the test with the error text.
+std::shared_ptr<const ws::Checkpoint> openOrFail(const std::string& path);
+
+}  // namespace wstest

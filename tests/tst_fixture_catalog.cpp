@@ -1,0 +1,232 @@
+// The catalog over the real checkpoints in ../shared/fixtures: model description, roles,
+// layouts, schemes and byte totals, and split GGUF == single GGUF.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/model/quant_scheme.h"
+#include "test_support.h"
+
+using namespace ws;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Sum over the checkpoint's files of (file size - data section start), computed from the raw
+// 8-byte header length, independently of the parser.
+uint64_t dataSectionBytes(const Checkpoint& c) {
+  uint64_t total = 0;
+  for (const auto& f : c.files) {
+    std::ifstream in(f.path, std::ios::binary);
+    uint64_t n = 0;
+    in.read(reinterpret_cast<char*>(&n), 8);
+    total += fs::file_size(f.path) - 8 - n;
+  }
+  return total;
+}
+
+uint64_t indexTotalParameters(const std::string& dir) {
+  std::ifstream in(dir + "/model.safetensors.index.json");
+  auto j = nlohmann::json::parse(in);
+  return j["metadata"]["total_parameters"].get<uint64_t>();
+}
+
+const TensorRecord& get(const Checkpoint& c, const std::string& name) {
+  const TensorRecord* t = c.find(name);
+  if (!t) throw std::runtime_error("missing tensor " + name);
+  return *t;
+}
+
+std::string scheme(const Checkpoint& c, const std::string& name) { return c.logical[get(c, name).logical].scheme; }
+
+}  // namespace
+
+class TstFixtureCatalog : public QObject {
+  Q_OBJECT
+ private slots:
+  void qwen3Moe() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
+    QCOMPARE(c->files.size(), size_t(4));
+    QCOMPARE(c->model.numLayers, int64_t(3));
+    QCOMPARE(c->model.moeLayers, (std::vector<int>{1, 2}));
+    QCOMPARE(c->model.denseLayers, (std::vector<int>{0}));
+    QCOMPARE(c->model.numExperts, int64_t(8));
+    QCOMPARE(c->model.numSharedExperts, int64_t(0));
+    QCOMPARE(c->model.expertIntermediateSize, int64_t(128));
+    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+    QCOMPARE(c->totalParameters(), indexTotalParameters(wstest::fixture("hf/qwen3_moe")));
+    QVERIFY(c->notes.empty());  // index and shards agree
+    for (const auto& l : c->logical) QCOMPARE(l.scheme, std::string("bf16"));
+    int experts = 0;
+    for (const auto& t : c->tensors)
+      if (t.role == Role::RoutedExpert) {
+        ++experts;
+        QVERIFY(t.layer == 1 || t.layer == 2);
+        QVERIFY(t.expert >= 0 && t.expert < 8);
+        QVERIFY(t.projection != Projection::None);
+      }
+    QCOMPARE(experts, 2 * 8 * 3);
+    // numeric-aware order: expert 2 before expert 10 is checked in tst_naming; here 0..7 ascend
+    QVERIFY(c->find("model.layers.1.mlp.experts.7.up_proj.weight") > c->find("model.layers.1.mlp.experts.1.up_proj.weight"));
+  }
+
+  void qwen3MoeFp8() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe_fp8"));
+    QCOMPARE(c->model.quant.method, std::string("fp8"));
+    QCOMPARE(c->model.quant.blockSize, (std::vector<int64_t>{128, 128}));
+    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+    int fp8 = 0, squeezed = 0;
+    for (const auto& l : c->logical) {
+      const TensorRecord& w = c->tensors[size_t(l.weight)];
+      if (w.dtype->name == "F8_E4M3") {
+        ++fp8;
+        QCOMPARE(l.scheme, std::string("fp8-block"));
+        QCOMPARE(l.members.size(), size_t(2));  // the weight and its weight_scale_inv
+        for (uint32_t m : l.members)
+          if (c->tensors[m].component == Component::Scale && c->tensors[m].shape.size() == 1) ++squeezed;
+      } else {
+        QCOMPARE(l.scheme, std::string("bf16"));
+      }
+    }
+    QCOMPARE(fp8, 7 + 2 * (8 * 3 + 4));  // layer 0: 4 attn + 3 dense; layers 1-2: 24 experts + 4 attn each
+    QVERIFY(squeezed > 0);                 // transformers 5 writes per-expert scales as 1-D
+    QCOMPARE(get(*c, "model.layers.1.mlp.experts.3.up_proj.weight_scale_inv").shape, (std::vector<uint64_t>{2}));
+    // Same model before quantization: the same parameter count.
+    auto bf16 = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
+    QCOMPARE(c->totalParameters(), bf16->totalParameters());
+    QCOMPARE(c->logical.size(), bf16->logical.size());
+  }
+
+  void deepseekV3() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/deepseek_v3"));
+    QCOMPARE(c->model.numExperts, int64_t(16));
+    QCOMPARE(c->model.numSharedExperts, int64_t(1));
+    QCOMPARE(c->model.moeLayers, (std::vector<int>{1, 2}));
+    QCOMPARE(c->model.mtpLayers, (std::vector<int>{3}));  // declared by config; transformers does not save it
+    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+    QCOMPARE(c->totalParameters(), indexTotalParameters(wstest::fixture("hf/deepseek_v3")));
+    QCOMPARE(get(*c, "model.layers.1.mlp.gate.e_score_correction_bias").role, Role::Router);
+    QCOMPARE(get(*c, "model.layers.2.mlp.shared_experts.down_proj.weight").role, Role::SharedExpert);
+    QCOMPARE(get(*c, "model.layers.0.self_attn.kv_a_proj_with_mqa.weight").role, Role::Attention);
+    QCOMPARE(get(*c, "model.layers.0.self_attn.kv_a_layernorm.weight").role, Role::Norm);
+  }
+
+  void mixtral() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/mixtral"));
+    QCOMPARE(c->files.size(), size_t(1));
+    QCOMPARE(c->model.moeLayers, (std::vector<int>{0, 1}));
+    QCOMPARE(c->model.expertIntermediateSize, int64_t(256));  // Mixtral sizes experts with intermediate_size
+    QCOMPARE(get(*c, "model.layers.0.block_sparse_moe.experts.3.w2.weight").projection, Projection::Down);
+    QCOMPARE(get(*c, "model.layers.0.block_sparse_moe.gate.weight").role, Role::Router);
+    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+  }
+
+  void qwen3VlMoeFusedOrientation() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_vl_moe"));
+    QCOMPARE(c->model.hiddenSize, int64_t(256));
+    QCOMPARE(c->model.numLayers, int64_t(2));
+    const auto& gu = get(*c, "model.language_model.layers.0.mlp.experts.gate_up_proj");
+    const auto& down = get(*c, "model.language_model.layers.0.mlp.experts.down_proj");
+    // 2I == H, so gate_up's shape [8,256,256] cannot tell; down_proj [8,256,128] = [E,H,I] can.
+    QCOMPARE(gu.layout, Layout::FusedOutIn);
+    QCOMPARE(down.layout, Layout::FusedOutIn);
+    QVERIFY(!gu.interleaved);
+    QCOMPARE(gu.expert, -1);
+    int vision = 0;
+    for (const auto& t : c->tensors) vision += t.role == Role::Vision;
+    QCOMPARE(vision, 27);
+    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+  }
+
+  void ggufSingle() {
+    auto c = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));
+    QCOMPARE(c->format, std::string("gguf"));
+    QCOMPARE(c->model.architecture, std::string("qwen3moe"));
+    QCOMPARE(c->model.numLayers, int64_t(2));
+    QCOMPARE(c->model.numExperts, int64_t(8));
+    QCOMPARE(c->model.expertsPerToken, int64_t(2));
+    const auto& gate = get(*c, "blk.0.ffn_gate_exps.weight");
+    QCOMPARE(gate.shape, (std::vector<uint64_t>{8, 256, 256}));
+    QCOMPARE(gate.layout, Layout::Stacked);
+    QCOMPARE(scheme(*c, "blk.0.ffn_gate_exps.weight"), std::string("gguf-q2_k"));
+    QCOMPARE(scheme(*c, "blk.1.ffn_gate_exps.weight"), std::string("gguf-mxfp4"));
+    QCOMPARE(scheme(*c, "blk.1.attn_q.weight"), std::string("f16"));
+    QCOMPARE(scheme(*c, "output_norm.weight"), std::string("f32"));
+    QCOMPARE(get(*c, "token_embd.weight").shape, (std::vector<uint64_t>{1024, 256}));  // ggml ne [256, 1024]
+    // totals: every tensor's bytes lie inside the file's data section
+    uint64_t sum = 0;
+    for (const auto& t : c->tensors) {
+      sum += t.bytes;
+      QVERIFY(t.offset + t.bytes <= c->files[t.file].size);
+      QCOMPARE(t.offset % 32, uint64_t(0));
+    }
+    QCOMPARE(sum, c->totalBytes());
+  }
+
+  void splitGgufEqualsSingle() {
+    auto single = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));
+    // Any part of the set opens the whole set.
+    for (const char* part : {"gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf", "gguf/tiny-qwen3moe-kquants-00002-of-00002.gguf"}) {
+      auto split = wstest::openOrFail(wstest::fixture(part));
+      QCOMPARE(split->files.size(), size_t(2));
+      QCOMPARE(split->tensors.size(), single->tensors.size());
+      QCOMPARE(split->model.architecture, single->model.architecture);
+      QCOMPARE(split->model.numLayers, single->model.numLayers);
+      QCOMPARE(split->model.moeLayers, single->model.moeLayers);
+      QCOMPARE(split->model.numExperts, single->model.numExperts);
+      QCOMPARE(split->totalBytes(), single->totalBytes());
+      QCOMPARE(split->totalParameters(), single->totalParameters());
+      for (size_t i = 0; i < single->tensors.size(); ++i) {
+        const auto& a = single->tensors[i];
+        const auto& b = split->tensors[i];
+        QCOMPARE(b.name, a.name);
+        QCOMPARE(b.dtype, a.dtype);
+        QCOMPARE(b.shape, a.shape);
+        QCOMPARE(b.bytes, a.bytes);
+        QCOMPARE(b.role, a.role);
+        QCOMPARE(b.layout, a.layout);
+        QCOMPARE(split->logical[b.logical].scheme, single->logical[a.logical].scheme);
+        // The bytes are not compared: ggml wrote the split set from its own random weights
+        // (gguf-py shows every tensor's data differs from the single file), so only the catalog
+        // is the same.
+      }
+      // blk.1 lives in the second split, everything else in the first (gguf-split's layout here).
+      for (const auto& t : split->tensors) QCOMPARE(t.file, t.name.rfind("blk.1.", 0) == 0 ? 1u : 0u);
+    }
+  }
+
+  void missingShardIsNamed() {
+    wstest::TempDir d;
+    fs::copy(wstest::fixture("hf/qwen3_moe"), d.path(), fs::copy_options::recursive);
+    for (auto& e : fs::directory_iterator(d.path())) fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+    fs::remove(d.file("model-00003-of-00004.safetensors"));
+    auto r = openCheckpoint(d.path());
+    QVERIFY(!r);
+    QCOMPARE(r.error().code, ErrorCode::MissingShard);
+    QVERIFY(QString::fromStdString(r.error().describe()).contains("model-00003-of-00004.safetensors"));
+  }
+
+  void missingSplitIsNamed() {
+    wstest::TempDir d;
+    fs::copy(wstest::fixture("gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf"), d.file("m-00001-of-00002.gguf"));
+    auto r = openCheckpoint(d.file("m-00001-of-00002.gguf"));
+    QVERIFY(!r);
+    QCOMPARE(r.error().code, ErrorCode::MissingShard);
+    QVERIFY(QString::fromStdString(r.error().describe()).contains("m-00002-of-00002.gguf"));
+  }
+
+  void notACheckpoint() {
+    wstest::TempDir d;
+    auto r = openCheckpoint(d.path());
+    QVERIFY(!r);
+    QCOMPARE(r.error().code, ErrorCode::NotACheckpoint);
+    auto r2 = openCheckpoint(d.file("nothing-here"));
+    QVERIFY(!r2);
+    QCOMPARE(r2.error().code, ErrorCode::Io);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstFixtureCatalog)
+#include "tst_fixture_catalog.moc"

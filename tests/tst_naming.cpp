@@ -1,0 +1,105 @@
+// Name classification across naming families, and natural ordering.
+#include <QtTest>
+
+#include "core/model/naming.h"
+
+using namespace ws;
+
+Q_DECLARE_METATYPE(Role)
+Q_DECLARE_METATYPE(Projection)
+Q_DECLARE_METATYPE(Component)
+
+class TstNaming : public QObject {
+  Q_OBJECT
+ private slots:
+  void naturalOrder() {
+    QVERIFY(naturalLess("experts.2.w1", "experts.10.w1"));
+    QVERIFY(!naturalLess("experts.10.w1", "experts.2.w1"));
+    QVERIFY(naturalLess("layers.9", "layers.10"));
+    QVERIFY(naturalLess("a", "b"));
+    QVERIFY(naturalLess("x.1", "x.1.weight"));
+    QVERIFY(!naturalLess("x", "x"));
+  }
+
+  void classify_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<Role>("role");
+    QTest::addColumn<int>("layer");
+    QTest::addColumn<int>("expert");
+    QTest::addColumn<Projection>("projection");
+    QTest::addColumn<Component>("component");
+    QTest::addColumn<QString>("logical");
+    auto row = [](const char* n, Role r, int l, int e, Projection p, Component c, const char* logical) {
+      QTest::newRow(n) << QString(n) << r << l << e << p << c << QString(logical);
+    };
+    using R = Role; using P = Projection; using C = Component;
+    row("model.layers.3.mlp.experts.10.gate_proj.weight", R::RoutedExpert, 3, 10, P::Gate, C::Weight, "model.layers.3.mlp.experts.10.gate_proj");
+    row("model.layers.3.mlp.experts.10.down_proj.weight_scale_inv", R::RoutedExpert, 3, 10, P::Down, C::Scale, "model.layers.3.mlp.experts.10.down_proj");
+    row("model.layers.1.mlp.shared_experts.up_proj.weight", R::SharedExpert, 1, -1, P::Up, C::Weight, "model.layers.1.mlp.shared_experts.up_proj");
+    row("model.layers.1.mlp.gate.weight", R::Router, 1, -1, P::None, C::Weight, "model.layers.1.mlp.gate");
+    row("model.layers.1.mlp.gate.e_score_correction_bias", R::Router, 1, -1, P::None, C::Bias, "model.layers.1.mlp.gate.e_score_correction");
+    row("model.layers.0.mlp.gate_proj.weight", R::DenseMlp, 0, -1, P::Gate, C::Weight, "model.layers.0.mlp.gate_proj");
+    row("model.layers.0.self_attn.q_proj.weight", R::Attention, 0, -1, P::None, C::Weight, "model.layers.0.self_attn.q_proj");
+    row("model.layers.0.self_attn.q_norm.weight", R::Norm, 0, -1, P::None, C::Weight, "model.layers.0.self_attn.q_norm");
+    row("model.layers.0.self_attn.kv_a_layernorm.weight", R::Norm, 0, -1, P::None, C::Weight, "model.layers.0.self_attn.kv_a_layernorm");
+    row("model.layers.0.input_layernorm.weight", R::Norm, 0, -1, P::None, C::Weight, "model.layers.0.input_layernorm");
+    row("model.layers.1.block_sparse_moe.experts.5.w1.weight", R::RoutedExpert, 1, 5, P::Gate, C::Weight, "model.layers.1.block_sparse_moe.experts.5.w1");
+    row("model.layers.1.block_sparse_moe.experts.5.w3.weight", R::RoutedExpert, 1, 5, P::Up, C::Weight, "model.layers.1.block_sparse_moe.experts.5.w3");
+    row("model.layers.1.block_sparse_moe.gate.weight", R::Router, 1, -1, P::None, C::Weight, "model.layers.1.block_sparse_moe.gate");
+    row("model.language_model.layers.1.mlp.experts.gate_up_proj", R::RoutedExpert, 1, -1, P::GateUp, C::Weight, "model.language_model.layers.1.mlp.experts.gate_up_proj");
+    row("model.layers.2.mlp.experts.gate_up_proj_blocks", R::RoutedExpert, 2, -1, P::GateUp, C::Weight, "model.layers.2.mlp.experts.gate_up_proj");
+    row("model.layers.2.mlp.experts.gate_up_proj_scales", R::RoutedExpert, 2, -1, P::GateUp, C::Scale, "model.layers.2.mlp.experts.gate_up_proj");
+    row("model.layers.2.mlp.experts.down_proj_bias", R::RoutedExpert, 2, -1, P::Down, C::Bias, "model.layers.2.mlp.experts.down_proj");
+    row("model.layers.2.mlp.experts.gate_up_proj_scale_inv", R::RoutedExpert, 2, -1, P::GateUp, C::Scale, "model.layers.2.mlp.experts.gate_up_proj");
+    row("model.layers.2.mlp.router.weight", R::Router, 2, -1, P::None, C::Weight, "model.layers.2.mlp.router");
+    row("model.layers.4.mlp.experts.0.up_proj.weight_packed", R::RoutedExpert, 4, 0, P::Up, C::Weight, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.weight_shape", R::RoutedExpert, 4, 0, P::Up, C::Shape, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.weight_zero_point", R::RoutedExpert, 4, 0, P::Up, C::ZeroPoint, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.weight_g_idx", R::RoutedExpert, 4, 0, P::Up, C::GIdx, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.weight_scale_2", R::RoutedExpert, 4, 0, P::Up, C::GlobalScale, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.input_scale", R::RoutedExpert, 4, 0, P::Up, C::InputScale, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.5.mlp.switch_mlp.down_proj.biases", R::RoutedExpert, 5, -1, P::Down, C::ZeroPoint, "model.layers.5.mlp.switch_mlp.down_proj");
+    row("blk.0.ffn_gate_exps.weight", R::RoutedExpert, 0, -1, P::Gate, C::Weight, "blk.0.ffn_gate_exps");
+    row("blk.0.ffn_down_shexp.weight", R::SharedExpert, 0, -1, P::Down, C::Weight, "blk.0.ffn_down_shexp");
+    row("blk.0.ffn_gate_inp.weight", R::Router, 0, -1, P::None, C::Weight, "blk.0.ffn_gate_inp");
+    row("blk.0.exp_probs_b.bias", R::Router, 0, -1, P::None, C::Bias, "blk.0.exp_probs_b");
+    row("blk.0.attn_q.weight", R::Attention, 0, -1, P::None, C::Weight, "blk.0.attn_q");
+    row("blk.0.attn_k_norm.weight", R::Norm, 0, -1, P::None, C::Weight, "blk.0.attn_k_norm");
+    row("blk.0.ffn_up.weight", R::DenseMlp, 0, -1, P::Up, C::Weight, "blk.0.ffn_up");
+    row("token_embd.weight", R::Embedding, -1, -1, P::None, C::Weight, "token_embd");
+    row("output.weight", R::LmHead, -1, -1, P::None, C::Weight, "output");
+    row("output_norm.weight", R::Norm, -1, -1, P::None, C::Weight, "output_norm");
+    row("blk.7.ffn_up_exps.12.numa.1.weight", R::RoutedExpert, 7, 12, P::Up, C::Weight, "blk.7.ffn_up_exps.12");
+    row("blk.7.ffn_down_exps.12.numa.0.scale", R::RoutedExpert, 7, 12, P::Down, C::Scale, "blk.7.ffn_down_exps.12");
+    row("model.embed_tokens.weight", R::Embedding, -1, -1, P::None, C::Weight, "model.embed_tokens");
+    row("model.language_model.embed_tokens.weight", R::Embedding, -1, -1, P::None, C::Weight, "model.language_model.embed_tokens");
+    row("lm_head.weight", R::LmHead, -1, -1, P::None, C::Weight, "lm_head");
+    row("model.norm.weight", R::Norm, -1, -1, P::None, C::Weight, "model.norm");
+    row("model.visual.blocks.0.attn.qkv.weight", R::Vision, -1, -1, P::None, C::Weight, "model.visual.blocks.0.attn.qkv");
+    row("model.layers.61.eh_proj.weight", R::Mtp, 61, -1, P::None, C::Weight, "model.layers.61.eh_proj");
+    row("model.layers.61.mlp.experts.3.up_proj.weight", R::Mtp, 61, 3, P::Up, C::Weight, "model.layers.61.mlp.experts.3.up_proj");
+    row("mtp.layers.0.mlp.experts.1.up_proj.weight", R::Mtp, 0, 1, P::Up, C::Weight, "mtp.layers.0.mlp.experts.1.up_proj");
+  }
+
+  void classify() {
+    QFETCH(QString, name);
+    QFETCH(Role, role);
+    QFETCH(int, layer);
+    QFETCH(int, expert);
+    QFETCH(Projection, projection);
+    QFETCH(Component, component);
+    QFETCH(QString, logical);
+    ModelDescription m;
+    m.numLayers = 61;  // so that layer 61 is an MTP layer, as in DeepSeek-V3
+    NameParts p = parseTensorName(name.toStdString(), m);
+    QCOMPARE(std::string(roleName(p.role)), std::string(roleName(role)));
+    QCOMPARE(p.layer, layer);
+    QCOMPARE(p.expert, expert);
+    QCOMPARE(std::string(projectionName(p.projection)), std::string(projectionName(projection)));
+    QCOMPARE(std::string(componentName(p.component)), std::string(componentName(component)));
+    QCOMPARE(QString::fromStdString(p.logical), logical);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstNaming)
+#include "tst_naming.moc"

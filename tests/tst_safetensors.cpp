@@ -1,0 +1,118 @@
+// safetensors header checks in the reference reader's order, each with its error code and a
+// message that names the file and the tensor or offset.
+#include <QtTest>
+
+#include <cstring>
+
+#include "core/formats/safetensors.h"
+#include "core/io/mapped_file.h"
+#include "test_support.h"
+
+using namespace ws;
+
+namespace {
+
+Error parseError(const std::vector<uint8_t>& bytes) {
+  try {
+    parseSafetensors(bytes, "t.safetensors");
+  } catch (const CoreError& e) {
+    return e.error();
+  }
+  return Error{ErrorCode::Usage, "no error", {}, std::nullopt, {}};
+}
+
+std::string tensor(const char* name, const char* dtype, const char* shape, uint64_t b, uint64_t e) {
+  return "\"" + std::string(name) + "\":{\"dtype\":\"" + dtype + "\",\"shape\":" + shape + ",\"data_offsets\":[" + std::to_string(b) + "," +
+         std::to_string(e) + "]}";
+}
+
+}  // namespace
+
+class TstSafetensors : public QObject {
+  Q_OBJECT
+ private slots:
+  void validFileParses() {
+    std::string h = "{\"__metadata__\":{\"format\":\"pt\"}," + tensor("b", "F32", "[2]", 16, 24) + "," + tensor("a", "BF16", "[2,4]", 0, 16) +
+                    "," + tensor("s", "F32", "[]", 24, 28) + "," + tensor("e", "F4", "[0]", 28, 28) + "}";
+    auto bytes = wstest::safetensorsBytes(h, 28);
+    auto hdr = parseSafetensors(bytes, "t.safetensors");
+    QCOMPARE(hdr.tensors.size(), size_t(4));
+    QCOMPARE(hdr.tensors[0].name, std::string("a"));  // offset order, not key order
+    QCOMPARE(hdr.dataStart, uint64_t(8 + h.size()));
+    QCOMPARE(hdr.metadata.at("format"), std::string("pt"));
+    QCOMPARE(hdr.tensors[2].shape.size(), size_t(0));  // scalar
+  }
+
+  void extraTensorFieldsAreIgnoredLikeTheReference() {
+    std::string h = "{" + std::string("\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2],\"extra\":{\"x\":[1,2]}}") + "}";
+    QCOMPARE(parseSafetensors(wstest::safetensorsBytes(h, 2), "t").tensors.size(), size_t(1));
+  }
+
+  void errors_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("mustMention");
+    auto add = [](const char* tag, const std::vector<uint8_t>& b, ErrorCode c, const char* mention) {
+      QTest::newRow(tag) << QByteArray(reinterpret_cast<const char*>(b.data()), qsizetype(b.size())) << int(c) << QString(mention);
+    };
+    add("shorter than 8 bytes", {1, 2, 3}, ErrorCode::HeaderTooSmall, "shorter");
+    std::vector<uint8_t> huge(16, 0);
+    uint64_t n = 100'000'001;
+    std::memcpy(huge.data(), &n, 8);
+    add("header over 100 MB", huge, ErrorCode::HeaderTooLarge, "100 MB");
+    std::vector<uint8_t> past(16, 0);
+    n = 64;
+    std::memcpy(past.data(), &n, 8);
+    add("header past end", past, ErrorCode::InvalidHeaderLength, "past the end");
+    add("not utf8", wstest::safetensorsBytes("{\"\xff\":1}", 0), ErrorCode::InvalidHeaderUtf8, "UTF-8");
+    add("not json", wstest::safetensorsBytes("{\"a\":", 0), ErrorCode::InvalidHeaderJson, "not a valid");
+    add("deep nesting", wstest::safetensorsBytes(std::string(200, '[') + std::string(200, ']'), 0), ErrorCode::InvalidHeaderJson, "");
+    add("duplicate name", wstest::safetensorsBytes("{" + tensor("a", "U8", "[1]", 0, 1) + "," + tensor("a", "U8", "[1]", 1, 2) + "}", 2),
+        ErrorCode::DuplicateTensor, "'a'");
+    add("unknown dtype", wstest::safetensorsBytes("{" + tensor("w", "F7", "[1]", 0, 1) + "}", 1), ErrorCode::UnknownDtype, "'w'");
+    add("gap", wstest::safetensorsBytes("{" + tensor("a", "U8", "[1]", 0, 1) + "," + tensor("b", "U8", "[1]", 2, 3) + "}", 3),
+        ErrorCode::InvalidOffset, "'b'");
+    add("overlap", wstest::safetensorsBytes("{" + tensor("a", "U8", "[2]", 0, 2) + "," + tensor("b", "U8", "[2]", 1, 3) + "}", 3),
+        ErrorCode::InvalidOffset, "'b'");
+    add("end before begin", wstest::safetensorsBytes("{" + tensor("a", "U8", "[0]", 0, 0) + "," + tensor("b", "U8", "[0]", 0, 0) + "," +
+                                                         tensor("c", "U8", "[1]", 1, 0) + "}", 1),
+        ErrorCode::InvalidOffset, "");
+    add("shape overflow", wstest::safetensorsBytes("{" + tensor("a", "U8", "[4294967296,4294967296,2]", 0, 1) + "}", 1),
+        ErrorCode::ValidationOverflow, "'a'");
+    add("odd F4 count", wstest::safetensorsBytes("{" + tensor("a", "F4", "[3]", 0, 2) + "}", 2), ErrorCode::MisalignedSlice, "'a'");
+    add("length mismatch", wstest::safetensorsBytes("{" + tensor("a", "F32", "[2]", 0, 4) + "}", 4), ErrorCode::TensorInvalidInfo, "'a'");
+    add("trailing bytes", wstest::safetensorsBytes("{" + tensor("a", "U8", "[2]", 0, 2) + "}", 5), ErrorCode::MetadataIncompleteBuffer,
+        "trailing");
+    add("truncated data", wstest::safetensorsBytes("{" + tensor("a", "U8", "[8]", 0, 8) + "}", 5), ErrorCode::MetadataIncompleteBuffer,
+        "truncated");
+    add("metadata not string", wstest::safetensorsBytes("{\"__metadata__\":{\"k\":1}}", 0), ErrorCode::InvalidHeaderJson, "__metadata__");
+    add("negative dim", wstest::safetensorsBytes("{" + tensor("a", "U8", "[-1]", 0, 0) + "}", 0), ErrorCode::InvalidHeaderJson, "'a'");
+    add("missing offsets", wstest::safetensorsBytes("{\"a\":{\"dtype\":\"U8\",\"shape\":[1]}}", 0), ErrorCode::InvalidHeaderJson, "data_offsets");
+  }
+
+  void errors() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, code);
+    QFETCH(QString, mustMention);
+    std::vector<uint8_t> b(bytes.begin(), bytes.end());
+    Error e = parseError(b);
+    QCOMPARE(errorCodeName(e.code), errorCodeName(ErrorCode(code)));
+    QString text = QString::fromStdString(e.describe());
+    QVERIFY2(text.contains("t.safetensors"), qPrintable(text));
+    QVERIFY2(text.contains(mustMention), qPrintable(text));
+  }
+
+  void mappedFileIsReadOnlyAndNamesMissingFiles() {
+    bool threw = false;
+    try {
+      MappedFile::open("/nonexistent/weights.safetensors");
+    } catch (const CoreError& e) {
+      threw = true;
+      QVERIFY(QString::fromStdString(e.error().describe()).contains("/nonexistent/weights.safetensors"));
+    }
+    QVERIFY(threw);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstSafetensors)
+#include "tst_safetensors.moc"
