@@ -1,0 +1,70 @@
+// The tensor tree model passes Qt's model checker on every fixture and groups tensors by layer,
+// module and expert with bytes that add up.
+#include <QAbstractItemModelTester>
+#include <QtTest>
+
+#include "test_support.h"
+#include "ui/tensor_tree_model.h"
+
+using namespace ws;
+
+namespace {
+
+uint64_t bytesOf(const QAbstractItemModel& m, const QModelIndex& idx) {
+  return m.data(idx, ui::TensorTreeModel::BytesRole).toULongLong();
+}
+
+}  // namespace
+
+class TstTensorTreeModel : public QObject {
+  Q_OBJECT
+ private slots:
+  void modelChecker_data() {
+    QTest::addColumn<QString>("path");
+    for (const char* p : {"hf/qwen3_moe", "hf/qwen3_moe_fp8", "hf/deepseek_v3", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf",
+                          "gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf"})
+      QTest::newRow(p) << QString::fromStdString(wstest::fixture(p));
+  }
+
+  void modelChecker() {
+    QFETCH(QString, path);
+    ui::TensorTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto ckpt = wstest::openOrFail(path.toStdString());
+    model.setCheckpoint(ckpt);
+    QVERIFY(model.rowCount() > 0);
+    // Top-level bytes add up to the checkpoint; every tensor has exactly one leaf.
+    uint64_t sum = 0;
+    for (int r = 0; r < model.rowCount(); ++r) sum += bytesOf(model, model.index(r, 0));
+    QCOMPARE(sum, ckpt->totalBytes());
+    for (uint32_t i = 0; i < ckpt->tensors.size(); ++i) {
+      QModelIndex leaf = model.indexOfTensor(i);
+      QVERIFY(leaf.isValid());
+      QCOMPARE(leaf.data().toString().toStdString(), ckpt->tensors[i].name);
+      QCOMPARE(leaf.data(ui::TensorTreeModel::TensorIndexRole).toUInt(), i);
+      QCOMPARE(model.rowCount(leaf), 0);
+    }
+    model.setCheckpoint(nullptr);  // reset to empty is legal too
+    QCOMPARE(model.rowCount(), 0);
+  }
+
+  void expertsAreGroupedPerExpert() {
+    ui::TensorTreeModel model;
+    auto ckpt = wstest::openOrFail(wstest::fixture("hf/deepseek_v3"));
+    model.setCheckpoint(ckpt);
+    uint32_t idx = uint32_t(ckpt->find("model.layers.2.mlp.experts.10.gate_proj.weight") - ckpt->tensors.data());
+    QModelIndex leaf = model.indexOfTensor(idx);
+    QModelIndex expert = leaf.parent();
+    QModelIndex module = expert.parent();
+    QModelIndex layer = module.parent();
+    QCOMPARE(expert.data().toString(), QString("expert 10"));
+    QCOMPARE(module.data().toString(), QString("routed experts"));
+    QCOMPARE(layer.data().toString(), QString("layer 2 (MoE)"));
+    QCOMPARE(model.rowCount(module), 16);
+    QCOMPARE(model.rowCount(expert), 3);
+    QVERIFY(!layer.parent().isValid());
+  }
+};
+
+QTEST_MAIN(TstTensorTreeModel)
+#include "tst_tensor_tree_model.moc"

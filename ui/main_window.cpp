@@ -1,0 +1,244 @@
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStatusBar>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "core/formats/open_checkpoint.h"
+#include "core/report/format_bytes.h"
+#include "ui/tensor_tree_model.h"
+
+namespace ws::ui {
+
+namespace {
+
+// Sorts the Bytes column by value, not by its text.
+class TreeSortProxy : public QSortFilterProxyModel {
+ public:
+  using QSortFilterProxyModel::QSortFilterProxyModel;
+
+ protected:
+  bool lessThan(const QModelIndex& a, const QModelIndex& b) const override {
+    if (a.column() == TensorTreeModel::Bytes)
+      return a.data(TensorTreeModel::BytesRole).toULongLong() < b.data(TensorTreeModel::BytesRole).toULongLong();
+    return QSortFilterProxyModel::lessThan(a, b);
+  }
+};
+
+QString summaryText(const Checkpoint& c) {
+  const auto& m = c.model;
+  QString s = QString::fromStdString(m.architecture.empty() ? "unknown model" : m.architecture);
+  s += QObject::tr("  |  %1 layers (%2 MoE)").arg(m.numLayers).arg(m.moeLayers.size());
+  if (m.numExperts > 0) s += QObject::tr("  |  %1 experts + %2 shared, top-%3").arg(m.numExperts).arg(m.numSharedExperts).arg(m.expertsPerToken);
+  s += QObject::tr("  |  %1 tensors  |  %2  |  %3 parameters")
+           .arg(QString::fromStdString(formatCount(c.tensors.size())))
+           .arg(QString::fromStdString(formatBytes(c.totalBytes())))
+           .arg(QString::fromStdString(formatCount(c.totalParameters())));
+  return s;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      watcher_(new QFutureWatcher<OpenResult>(this)),
+      model_(new TensorTreeModel(this)),
+      proxy_(new TreeSortProxy(this)),
+      tree_(new QTreeView),
+      filter_(new QLineEdit),
+      details_(new QTextBrowser),
+      summary_(new QLabel) {
+  setWindowTitle(tr("Weightscope"));
+  setAcceptDrops(true);
+  proxy_->setSourceModel(model_);
+  proxy_->setRecursiveFilteringEnabled(true);
+  proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  proxy_->setFilterKeyColumn(TensorTreeModel::Name);
+
+  filter_->setPlaceholderText(tr("Filter tensors (substring)   Ctrl+F"));
+  filter_->setClearButtonEnabled(true);
+  connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+
+  tree_->setModel(proxy_);
+  tree_->setSortingEnabled(true);
+  tree_->sortByColumn(-1, Qt::AscendingOrder);  // keep the natural order until the user sorts
+  tree_->setUniformRowHeights(true);
+  tree_->setAlternatingRowColors(true);
+  tree_->header()->setStretchLastSection(false);
+  tree_->header()->setSectionResizeMode(TensorTreeModel::Name, QHeaderView::Stretch);
+  connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& cur) { showDetails(cur); });
+
+  auto* central = new QWidget;
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(filter_);
+  layout->addWidget(tree_);
+  setCentralWidget(central);
+
+  auto* dock = new QDockWidget(tr("Details"), this);
+  dock->setObjectName("details");
+  dock->setWidget(details_);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  statusBar()->addWidget(summary_, 1);
+  summary_->setText(tr("Open a checkpoint: File > Open, or drop a file or folder here."));
+
+  buildMenus();
+  connect(watcher_, &QFutureWatcher<OpenResult>::finished, this, &MainWindow::onOpened);
+
+  QSettings settings;
+  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1200, 760);
+  restoreState(settings.value("window/state").toByteArray());
+}
+
+MainWindow::~MainWindow() { watcher_->waitForFinished(); }
+
+const Checkpoint* MainWindow::checkpoint() const { return model_->checkpoint(); }
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* openFile = file->addAction(tr("&Open File..."), this, [this] {
+    QString p = QFileDialog::getOpenFileName(this, tr("Open checkpoint"), {}, tr("Checkpoints (*.safetensors *.gguf *.json);;All files (*)"));
+    if (!p.isEmpty()) openPath(p);
+  });
+  openFile->setShortcut(QKeySequence::Open);
+  QAction* openDir = file->addAction(tr("Open &Folder..."), this, [this] {
+    QString p = QFileDialog::getExistingDirectory(this, tr("Open checkpoint folder"));
+    if (!p.isEmpty()) openPath(p);
+  });
+  openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  refreshRecentMenu();
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* find = edit->addAction(tr("&Find"), this, [this] {
+    filter_->setFocus();
+    filter_->selectAll();
+  });
+  find->setShortcut(QKeySequence::Find);
+  QAction* copy = edit->addAction(tr("&Copy Tensor Name"), this, &MainWindow::copySelectedName);
+  copy->setShortcut(QKeySequence::Copy);
+  copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  tree_->addAction(copy);
+  tree_->setContextMenuPolicy(Qt::ActionsContextMenu);
+}
+
+void MainWindow::openPath(const QString& path) {
+  if (watcher_->isRunning()) return;
+  pendingPath_ = path;
+  summary_->setText(tr("Opening %1 ...").arg(path));
+  std::string p = path.toStdString();
+  watcher_->setFuture(QtConcurrent::run([p] { return openCheckpoint(p); }));
+}
+
+void MainWindow::onOpened() {
+  OpenResult r = watcher_->result();
+  if (!r) {
+    QString msg = QString::fromStdString(r.error().describe());
+    summary_->setText(tr("Could not open: %1").arg(msg));
+    emit openFailed(msg);
+    if (!qEnvironmentVariableIsSet("WEIGHTSCOPE_NO_DIALOGS")) QMessageBox::warning(this, tr("Could not open checkpoint"), msg);
+    return;
+  }
+  model_->setCheckpoint(r.value());
+  tree_->expandToDepth(0);
+  for (int c = 1; c < TensorTreeModel::ColumnCount; ++c) tree_->resizeColumnToContents(c);
+  summary_->setText(summaryText(*r.value()));
+  setWindowTitle(tr("Weightscope - %1").arg(QFileInfo(pendingPath_).fileName()));
+  rememberRecent(pendingPath_);
+  emit checkpointOpened();
+}
+
+void MainWindow::showDetails(const QModelIndex& proxyIndex) {
+  const Checkpoint* c = checkpoint();
+  QModelIndex src = proxy_->mapToSource(proxyIndex.siblingAtColumn(0));
+  QVariant ti = src.data(TensorTreeModel::TensorIndexRole);
+  if (!c || !ti.isValid()) {
+    details_->setPlainText(src.isValid() ? src.data().toString() + "\n" + src.siblingAtColumn(TensorTreeModel::Bytes).data().toString() : QString());
+    return;
+  }
+  const TensorRecord& t = c->tensors[size_t(ti.toInt())];
+  const LogicalTensor& l = c->logical[t.logical];
+  QString html = QStringLiteral("<h3>%1</h3><table>").arg(QString::fromStdString(t.name).toHtmlEscaped());
+  auto row = [&html](const QString& k, const QString& v) { html += "<tr><td><b>" + k + "</b></td><td>" + v.toHtmlEscaped() + "</td></tr>"; };
+  row(tr("dtype"), QString::fromLatin1(t.dtype->name.data(), qsizetype(t.dtype->name.size())));
+  row(tr("shape"), QString::fromStdString(formatShape(t.shape)));
+  row(tr("bytes"), QString::fromStdString(formatBytes(t.bytes) + " (" + formatCount(t.bytes) + ")"));
+  row(tr("file"), QString::fromStdString(c->files[t.file].path));
+  row(tr("offset"), QString::number(t.offset));
+  row(tr("role"), QString::fromLatin1(roleName(t.role).data()));
+  if (t.layer >= 0) row(tr("layer"), QString::number(t.layer));
+  if (t.expert >= 0) row(tr("expert"), QString::number(t.expert));
+  if (t.projection != Projection::None) row(tr("projection"), QString::fromLatin1(projectionName(t.projection).data()));
+  row(tr("component"), QString::fromLatin1(componentName(t.component).data()));
+  if (t.layout != Layout::None) row(tr("layout"), QString::fromLatin1(layoutName(t.layout).data()) + (t.interleaved ? tr(", gate/up interleaved") : QString()));
+  row(tr("scheme"), QString::fromStdString(l.scheme));
+  row(tr("logical tensor"), QString::fromStdString(l.name));
+  row(tr("parameters"), QString::fromStdString(formatCount(l.parameters)));
+  html += "</table><p><b>" + tr("Companions") + "</b></p><ul>";
+  for (uint32_t m : l.members)
+    html += "<li>" + QString::fromStdString(c->tensors[m].name).toHtmlEscaped() + " <i>(" +
+            QString::fromLatin1(componentName(c->tensors[m].component).data()) + ")</i></li>";
+  html += "</ul>";
+  details_->setHtml(html);
+}
+
+void MainWindow::copySelectedName() {
+  QModelIndex cur = tree_->currentIndex();
+  if (!cur.isValid()) return;
+  QGuiApplication::clipboard()->setText(proxy_->mapToSource(cur.siblingAtColumn(0)).data().toString());
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+  QSettings s;
+  QStringList recent = s.value("recent").toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > 10) recent.removeLast();
+  s.setValue("recent", recent);
+  refreshRecentMenu();
+}
+
+void MainWindow::refreshRecentMenu() {
+  recentMenu_->clear();
+  const QStringList recent = QSettings().value("recent").toStringList();
+  for (const QString& p : recent) recentMenu_->addAction(p, this, [this, p] { openPath(p); });
+  recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  const auto urls = e->mimeData()->urls();
+  if (!urls.isEmpty() && urls.first().isLocalFile()) openPath(urls.first().toLocalFile());
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  QSettings s;
+  s.setValue("window/geometry", saveGeometry());
+  s.setValue("window/state", saveState());
+  QMainWindow::closeEvent(e);
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,65 @@
+// The desktop main window: open a checkpoint (dialog, drag and drop, command line, recent files),
+// browse its tensor tree with a filter, see the facts of the selected tensor.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <memory>
+
+#include "core/model/checkpoint.h"
+#include "core/util/error.h"
+
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QSortFilterProxyModel;
+class QTextBrowser;
+class QTreeView;
+
+namespace ws::ui {
+
+class TensorTreeModel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Opens off the GUI thread; checkpointOpened or openFailed follows.
+  void openPath(const QString& path);
+  const Checkpoint* checkpoint() const;
+  TensorTreeModel* treeModel() const { return model_; }
+  QTreeView* treeView() const { return tree_; }
+  QLineEdit* filterEdit() const { return filter_; }
+
+ signals:
+  void checkpointOpened();
+  void openFailed(const QString& message);
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
+  void closeEvent(QCloseEvent* e) override;
+
+ private:
+  void buildMenus();
+  void onOpened();
+  void showDetails(const QModelIndex& proxyIndex);
+  void copySelectedName();
+  void rememberRecent(const QString& path);
+  void refreshRecentMenu();
+
+  using OpenResult = Result<std::shared_ptr<const Checkpoint>>;
+  QFutureWatcher<OpenResult>* watcher_;
+  TensorTreeModel* model_;
+  QSortFilterProxyModel* proxy_;
+  QTreeView* tree_;
+  QLineEdit* filter_;
+  QTextBrowser* details_;
+  QLabel* summary_;
+  QMenu* recentMenu_ = nullptr;
+  QString pendingPath_;
+};
+
+}  // namespace ws::ui
