@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     }
   }
 #ifdef WEIGHTSCOPE_HAVE_GUI
-  if (argc <= 2 || argv[1][0] != '-') return ws::ui::guiMain(argc, argv);
+  if (argc < 2 || argv[1][0] != '-' || !std::strcmp(argv[1], "--screenshot")) return ws::ui::guiMain(argc, argv);
 #endif
   if (argc >= 2) std::cerr << "weightscope: unknown command '" << argv[1] << "'\n\n";
   printHelp(reg);

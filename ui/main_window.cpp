@@ -71,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent)
   proxy_->setRecursiveFilteringEnabled(true);
   proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
   proxy_->setFilterKeyColumn(TensorTreeModel::Name);
+  proxy_->setFilterRole(TensorTreeModel::FullNameRole);
 
   filter_->setPlaceholderText(tr("Filter tensors (substring)   Ctrl+F"));
   filter_->setClearButtonEnabled(true);
@@ -81,8 +82,7 @@ MainWindow::MainWindow(QWidget* parent)
   tree_->sortByColumn(-1, Qt::AscendingOrder);  // keep the natural order until the user sorts
   tree_->setUniformRowHeights(true);
   tree_->setAlternatingRowColors(true);
-  tree_->header()->setStretchLastSection(false);
-  tree_->header()->setSectionResizeMode(TensorTreeModel::Name, QHeaderView::Stretch);
+  tree_->header()->setStretchLastSection(true);
   connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& cur) { showDetails(cur); });
 
   auto* central = new QWidget;
@@ -103,7 +103,7 @@ MainWindow::MainWindow(QWidget* parent)
   connect(watcher_, &QFutureWatcher<OpenResult>::finished, this, &MainWindow::onOpened);
 
   QSettings settings;
-  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1200, 760);
+  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1440, 860);
   restoreState(settings.value("window/state").toByteArray());
 }
 
@@ -161,8 +161,19 @@ void MainWindow::onOpened() {
   }
   model_->setCheckpoint(r.value());
   tree_->expandToDepth(0);
-  for (int c = 1; c < TensorTreeModel::ColumnCount; ++c) tree_->resizeColumnToContents(c);
+  // Size columns for their widest likely text rather than measuring 200k rows.
+  const QFontMetrics fm = tree_->fontMetrics();
+  const int pad = 24;
+  tree_->setColumnWidth(TensorTreeModel::Name, fm.horizontalAdvance("self_attn.kv_a_proj_with_mqa.weight_scale_inv") + 4 * tree_->indentation());
+  tree_->setColumnWidth(TensorTreeModel::DType, fm.horizontalAdvance("F8_E4M3FNUZ") + pad);
+  tree_->setColumnWidth(TensorTreeModel::Shape, fm.horizontalAdvance("[256, 7168, 2048]") + pad);
+  tree_->setColumnWidth(TensorTreeModel::Bytes, fm.horizontalAdvance("1023.99 MiB") + pad);
+  tree_->setColumnWidth(TensorTreeModel::Scheme, fm.horizontalAdvance("mlx-affine4") + pad);
   summary_->setText(summaryText(*r.value()));
+  if (!r.value()->tensors.empty()) {  // show the details of the first tensor straight away
+    QModelIndex first = proxy_->mapFromSource(model_->indexOfTensor(0));
+    tree_->setCurrentIndex(first);
+  }
   setWindowTitle(tr("Weightscope - %1").arg(QFileInfo(pendingPath_).fileName()));
   rememberRecent(pendingPath_);
   emit checkpointOpened();
@@ -205,7 +216,7 @@ void MainWindow::showDetails(const QModelIndex& proxyIndex) {
 void MainWindow::copySelectedName() {
   QModelIndex cur = tree_->currentIndex();
   if (!cur.isValid()) return;
-  QGuiApplication::clipboard()->setText(proxy_->mapToSource(cur.siblingAtColumn(0)).data().toString());
+  QGuiApplication::clipboard()->setText(proxy_->mapToSource(cur.siblingAtColumn(0)).data(TensorTreeModel::FullNameRole).toString());
 }
 
 void MainWindow::rememberRecent(const QString& path) {

@@ -26,6 +26,24 @@ QString moduleLabel(const TensorRecord& t) {
   return QStringLiteral("other");
 }
 
+// The part of a name below its group: "self_attn.q_proj.weight" under "layer 3 > attention",
+// "down_proj.weight" under "expert 7". The full name stays in FullNameRole and tooltips.
+QString shortLabel(const TensorRecord& t) {
+  const std::string& n = t.name;
+  size_t pos = 0;
+  if (t.layer >= 0) {
+    const std::string layerTok = "." + std::to_string(t.layer) + ".";
+    size_t at = n.find(layerTok);
+    if (at != std::string::npos) pos = at + layerTok.size();
+    if (t.expert >= 0) {
+      const std::string expertTok = "." + std::to_string(t.expert) + ".";
+      size_t e = n.find(expertTok, pos ? pos - 1 : 0);
+      if (e != std::string::npos) pos = e + expertTok.size();
+    }
+  }
+  return QString::fromStdString(n.substr(pos));
+}
+
 }  // namespace
 
 TensorTreeModel::TensorTreeModel(QObject* parent) : QAbstractItemModel(parent), root_(std::make_unique<Node>()) {}
@@ -80,7 +98,7 @@ void TensorTreeModel::build() {
         auto eit = experts.find(ek);
         parent = eit != experts.end() ? eit->second : (experts[ek] = child(parent, tr("expert %1").arg(t.expert)));
       }
-      Node* leaf = child(parent, QString::fromStdString(t.name));
+      Node* leaf = child(parent, shortLabel(t));
       leaf->tensor = int32_t(i);
       leafOfTensor_[i] = leaf;
       for (Node* n = leaf; n; n = n->parent) n->bytes += t.bytes;
@@ -122,6 +140,7 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
   const TensorRecord* t = n->tensor >= 0 ? &ckpt_->tensors[size_t(n->tensor)] : nullptr;
   if (role == TensorIndexRole) return t ? QVariant(n->tensor) : QVariant();
   if (role == BytesRole) return QVariant::fromValue<qulonglong>(n->bytes);
+  if (role == FullNameRole) return t ? QString::fromStdString(t->name) : n->label;
   if (role == Qt::TextAlignmentRole && index.column() == Bytes) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ToolTipRole && t)
     return QString::fromStdString(t->name + "\noffset " + std::to_string(t->offset) + " in " + ckpt_->files[t->file].path);

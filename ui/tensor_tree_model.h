@@ -15,7 +15,7 @@ class TensorTreeModel : public QAbstractItemModel {
   Q_OBJECT
  public:
   enum Column { Name, DType, Shape, Bytes, Scheme, File, ColumnCount };
-  enum Roles { TensorIndexRole = Qt::UserRole + 1, BytesRole };
+  enum Roles { TensorIndexRole = Qt::UserRole + 1, BytesRole, FullNameRole };
 
   explicit TensorTreeModel(QObject* parent = nullptr);
   ~TensorTreeModel() override;

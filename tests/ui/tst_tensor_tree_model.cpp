@@ -40,7 +40,8 @@ class TstTensorTreeModel : public QObject {
     for (uint32_t i = 0; i < ckpt->tensors.size(); ++i) {
       QModelIndex leaf = model.indexOfTensor(i);
       QVERIFY(leaf.isValid());
-      QCOMPARE(leaf.data().toString().toStdString(), ckpt->tensors[i].name);
+      QCOMPARE(leaf.data(ui::TensorTreeModel::FullNameRole).toString().toStdString(), ckpt->tensors[i].name);
+      QVERIFY(QString::fromStdString(ckpt->tensors[i].name).endsWith(leaf.data().toString()));
       QCOMPARE(leaf.data(ui::TensorTreeModel::TensorIndexRole).toUInt(), i);
       QCOMPARE(model.rowCount(leaf), 0);
     }
@@ -57,6 +58,7 @@ class TstTensorTreeModel : public QObject {
     QModelIndex expert = leaf.parent();
     QModelIndex module = expert.parent();
     QModelIndex layer = module.parent();
+    QCOMPARE(leaf.data().toString(), QString("gate_proj.weight"));
     QCOMPARE(expert.data().toString(), QString("expert 10"));
     QCOMPARE(module.data().toString(), QString("routed experts"));
     QCOMPARE(layer.data().toString(), QString("layer 2 (MoE)"));

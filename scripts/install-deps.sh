@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what building and testing Weightscope needs on a fresh Debian machine: the toolchain,
+# Qt 6, QCustomPlot, nlohmann/json and Xvfb from Debian. Skips apt entirely when all are present.
+set -euo pipefail
+packages=(cmake ninja-build g++ qt6-base-dev libqcustomplot-dev nlohmann-json3-dev xvfb xauth
+          libgl1-mesa-dev python3-venv)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

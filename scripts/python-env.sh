@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Creates .venv with the reference packages the tests and benchmarks compare against (never used
+# by the product at run time). Prints the venv's python path on the last line.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+venv="$root/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv" >&2
+fi
+if ! "$venv/bin/python" -c "import numpy, safetensors, gguf, ml_dtypes" 2>/dev/null; then
+  "$venv/bin/pip" install -q --disable-pip-version-check numpy safetensors gguf ml_dtypes >&2
+fi
+echo "$venv/bin/python"
