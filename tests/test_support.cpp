@@ -4,7 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <cstring>
 #include <stdexcept>
+
+#include "core/model/dtype.h"
+#include "core/util/checked.h"
 
 namespace wstest {
 
@@ -52,6 +56,38 @@ std::vector<uint8_t> safetensorsBytes(const std::string& header, uint64_t dataBy
   for (int i = 0; i < 8; ++i) b[size_t(i)] = uint8_t(n >> (8 * i));
   b.insert(b.end(), header.begin(), header.end());
   b.resize(b.size() + dataBytes, 0);
+  return b;
+}
+
+SafetensorsBuilder& SafetensorsBuilder::add(const std::string& name, const std::string& dtype, const std::vector<uint64_t>& shape,
+                                            std::vector<uint8_t> data) {
+  const ws::DType* d = ws::dtypeFromSafetensors(dtype);
+  if (!d) throw std::runtime_error("unknown dtype " + dtype);
+  uint64_t bytes = *d->bytesFor(*ws::checkedProduct(shape));
+  data.resize(bytes, 0);
+  entries_.push_back({name, dtype, shape, std::move(data)});
+  return *this;
+}
+
+void SafetensorsBuilder::write(const std::string& path) const {
+  std::string h = "{";
+  uint64_t off = 0;
+  for (const auto& e : entries_) {
+    if (h.size() > 1) h += ",";
+    h += "\"" + e.name + "\":{\"dtype\":\"" + e.dtype + "\",\"shape\":[";
+    for (size_t i = 0; i < e.shape.size(); ++i) h += (i ? "," : "") + std::to_string(e.shape[i]);
+    h += "],\"data_offsets\":[" + std::to_string(off) + "," + std::to_string(off + e.data.size()) + "]}";
+    off += e.data.size();
+  }
+  h += "}";
+  std::vector<uint8_t> out = safetensorsBytes(h, 0);
+  for (const auto& e : entries_) out.insert(out.end(), e.data.begin(), e.data.end());
+  writeFile(path, out);
+}
+
+std::vector<uint8_t> int64Bytes(const std::vector<int64_t>& v) {
+  std::vector<uint8_t> b(v.size() * 8);
+  std::memcpy(b.data(), v.data(), b.size());
   return b;
 }
 

@@ -35,6 +35,24 @@ uint64_t fileSize(const std::string& path);
 // A safetensors file: 8-byte length, header text as given, then `dataBytes` zero bytes.
 std::vector<uint8_t> safetensorsBytes(const std::string& header, uint64_t dataBytes);
 
+// Builds a valid safetensors file tensor by tensor (data zero unless given).
+class SafetensorsBuilder {
+ public:
+  SafetensorsBuilder& add(const std::string& name, const std::string& dtype, const std::vector<uint64_t>& shape,
+                          std::vector<uint8_t> data = {});
+  void write(const std::string& path) const;
+
+ private:
+  struct Entry {
+    std::string name, dtype;
+    std::vector<uint64_t> shape;
+    std::vector<uint8_t> data;
+  };
+  std::vector<Entry> entries_;
+};
+
+std::vector<uint8_t> int64Bytes(const std::vector<int64_t>& v);
+
 // Opens or fails the test with the error text.
 std::shared_ptr<const ws::Checkpoint> openOrFail(const std::string& path);
 

@@ -78,6 +78,21 @@ class TstNaming : public QObject {
     row("model.visual.blocks.0.attn.qkv.weight", R::Vision, -1, -1, P::None, C::Weight, "model.visual.blocks.0.attn.qkv");
     row("model.layers.61.eh_proj.weight", R::Mtp, 61, -1, P::None, C::Weight, "model.layers.61.eh_proj");
     row("model.layers.61.mlp.experts.3.up_proj.weight", R::Mtp, 61, 3, P::Up, C::Weight, "model.layers.61.mlp.experts.3.up_proj");
+    // Llama 4 as first published: language_model.model. prefix, feed_forward modules
+    row("language_model.model.layers.1.feed_forward.experts.gate_up_proj", R::RoutedExpert, 1, -1, P::GateUp, C::Weight, "language_model.model.layers.1.feed_forward.experts.gate_up_proj");
+    row("language_model.model.layers.1.feed_forward.router.weight", R::Router, 1, -1, P::None, C::Weight, "language_model.model.layers.1.feed_forward.router");
+    row("language_model.model.layers.1.feed_forward.shared_expert.down_proj.weight", R::SharedExpert, 1, -1, P::Down, C::Weight, "language_model.model.layers.1.feed_forward.shared_expert.down_proj");
+    row("language_model.model.layers.0.feed_forward.up_proj.weight", R::DenseMlp, 0, -1, P::Up, C::Weight, "language_model.model.layers.0.feed_forward.up_proj");
+    row("language_model.model.embed_tokens.weight", R::Embedding, -1, -1, P::None, C::Weight, "language_model.model.embed_tokens");
+    // Qwen2-MoE style shared expert gate; gpt-oss original checkpoint names
+    row("model.layers.3.mlp.shared_expert_gate.weight", R::SharedExpert, 3, -1, P::None, C::Weight, "model.layers.3.mlp.shared_expert_gate");
+    row("block.4.mlp.mlp1_weight.blocks", R::RoutedExpert, 4, -1, P::GateUp, C::Weight, "block.4.mlp.mlp1");
+    row("block.4.mlp.mlp1_weight.scales", R::RoutedExpert, 4, -1, P::GateUp, C::Scale, "block.4.mlp.mlp1");
+    row("block.4.mlp.mlp1_bias", R::RoutedExpert, 4, -1, P::GateUp, C::Bias, "block.4.mlp.mlp1");
+    row("block.4.mlp.mlp2_weight.blocks", R::RoutedExpert, 4, -1, P::Down, C::Weight, "block.4.mlp.mlp2");
+    row("block.4.mlp.gate.weight", R::Router, 4, -1, P::None, C::Weight, "block.4.mlp.gate");
+    row("block.4.attn.norm.scale", R::Norm, 4, -1, P::None, C::Weight, "block.4.attn.norm");
+    row("unembedding.weight", R::LmHead, -1, -1, P::None, C::Weight, "unembedding");
     row("mtp.layers.0.mlp.experts.1.up_proj.weight", R::Mtp, 0, 1, P::Up, C::Weight, "mtp.layers.0.mlp.experts.1.up_proj");
   }
 

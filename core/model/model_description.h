@@ -35,6 +35,7 @@ struct ModelDescription {
   std::vector<int> moeLayers;
   std::vector<int> denseLayers;
   std::vector<int> mtpLayers;       // layer indices of multi-token-prediction layers
+  int64_t numaNodes = 0;            // KTransformers NUMA shards per expert (0: not a KT folder)
   bool mtpUnderLayers = true;       // DeepSeek/GLM keep MTP at model.layers.(L+i); Qwen3-Next under "mtp."
   QuantConfig quant;
 };

@@ -42,6 +42,8 @@ constexpr std::array kSuffixes = {
     SuffixRule{".weight_shape", Component::Shape},
     SuffixRule{".weight_packed", Component::Weight},        // compressed-tensors, RAWINT4
     SuffixRule{".input_scale", Component::InputScale},
+    SuffixRule{"_weight.blocks", Component::Weight},        // gpt-oss original: block.N.mlp.mlp1_weight.blocks
+    SuffixRule{"_weight.scales", Component::Scale},
     SuffixRule{".weight", Component::Weight},
     SuffixRule{".biases", Component::ZeroPoint},            // MLX affine offset
     SuffixRule{".scales", Component::Scale},                // MLX
@@ -131,6 +133,7 @@ void classifyLayerPart(const std::vector<std::string_view>& t, size_t from, Name
         if (i + 2 < t.size()) p.projection = projectionOf(t[i + 2]);
       } else if (i + 1 < t.size()) {
         p.fused = true;
+        p.alwaysOutIn = tok == "switch_mlp";
         p.projection = projectionOf(t[i + 1]);
       }
       return;
@@ -152,6 +155,12 @@ void classifyLayerPart(const std::vector<std::string_view>& t, size_t from, Name
       return;
     }
     if (tok == "mlp" || tok == "feed_forward" || tok == "ffn" || tok == "block_sparse_moe") {
+      if (i + 1 < t.size() && (t[i + 1] == "mlp1" || t[i + 1] == "mlp2")) {  // gpt-oss original fused experts
+        p.role = Role::RoutedExpert;
+        p.fused = true;
+        p.projection = projectionOf(t[i + 1]);
+        return;
+      }
       if (i + 1 < t.size()) {
         Projection pr = projectionOf(t[i + 1]);
         if (pr != Projection::None || t[i + 1] == "fc1" || t[i + 1] == "fc2" || t[i + 1] == "c_fc" || t[i + 1] == "c_proj") {
@@ -171,7 +180,7 @@ void classifyTopLevel(std::string_view tok, NameParts& p) {
   if (tok == "embed_tokens" || tok == "wte" || tok == "tok_embeddings" || tok == "word_embeddings" || tok == "token_embd" ||
       tok == "embeddings" || tok == "embedding")
     p.role = Role::Embedding;
-  else if (tok == "lm_head" || tok == "output" || tok == "embed_out")
+  else if (tok == "lm_head" || tok == "output" || tok == "embed_out" || tok == "unembedding")
     p.role = Role::LmHead;
   else if (isNormToken(tok))
     p.role = Role::Norm;
@@ -221,7 +230,7 @@ NameParts parseTensorName(std::string_view name, const ModelDescription& model) 
   // Locate the layer index: "layers.N", "h.N", "blocks.N" (HF) or "blk.N" (GGUF, KTransformers).
   size_t layerTok = t.size();
   for (size_t i = 0; i + 1 < t.size(); ++i) {
-    if ((t[i] == "layers" || t[i] == "blk" || t[i] == "h" || t[i] == "blocks" || t[i] == "layer") && isDigits(t[i + 1])) {
+    if ((t[i] == "layers" || t[i] == "blk" || t[i] == "h" || t[i] == "blocks" || t[i] == "block" || t[i] == "layer") && isDigits(t[i + 1])) {
       layerTok = i;
       break;
     }
@@ -239,6 +248,8 @@ NameParts parseTensorName(std::string_view name, const ModelDescription& model) 
     classifyTopLevel(t[i], p);
   }
 
+  // A norm's own parameter is sometimes called "scale" (gpt-oss original): it is the weight.
+  if (p.role == Role::Norm && p.component == Component::Scale) p.component = Component::Weight;
   if (vision) p.role = Role::Vision;
   else if (mtpPrefix) p.role = Role::Mtp;
   else if (p.layer >= 0 && model.numLayers > 0 && model.mtpUnderLayers && p.layer >= model.numLayers) p.role = Role::Mtp;

@@ -23,6 +23,7 @@ struct NameParts {
   Projection projection = Projection::None;
   bool fused = false;      // an experts tensor that holds every expert (HF fused, MLX switch_mlp)
   bool stacked = false;    // GGUF *_exps
+  bool alwaysOutIn = false;  // MLX SwitchLinear stacks are [E, out, in] by construction
 };
 
 // Classifies one name. `model` supplies the layer count (to tell MTP layers) and MTP style.

@@ -49,6 +49,7 @@ void completeModelFromTensors(Checkpoint& c) {
   std::set<int> layersWithExperts;
   bool shared = false;
   for (const auto& t : c.tensors) {
+    if (t.numaNode >= 0) m.numaNodes = std::max<int64_t>(m.numaNodes, t.numaNode + 1);
     if (t.role == Role::Vision || t.role == Role::Mtp) continue;
     maxLayer = std::max(maxLayer, t.layer);
     if (t.role == Role::RoutedExpert) {
@@ -69,7 +70,7 @@ void completeModelFromTensors(Checkpoint& c) {
   }
 }
 
-void decideFusedLayouts(Checkpoint& c) {
+void decideFusedLayouts(Checkpoint& c, const std::vector<bool>& alwaysOutIn) {
   const ModelDescription& m = c.model;
   bool gptOss = m.architecture == "gpt_oss";
   // First pass: what the shapes say, per layer.
@@ -85,8 +86,9 @@ void decideFusedLayouts(Checkpoint& c) {
   // transformers 5 holds [E, 2I, H] / [E, H, I]; gpt-oss and the original Qwen3-VL-MoE and
   // Llama 4 checkpoints hold [E, H, 2I] / [E, I, H].
   Layout familyDefault = (!gptOss && versionAtLeast5(m.transformersVersion)) ? Layout::FusedOutIn : Layout::FusedInOut;
-  for (auto& t : c.tensors) {
-    if (t.layout != Layout::FusedOutIn) continue;
+  for (size_t i = 0; i < c.tensors.size(); ++i) {
+    TensorRecord& t = c.tensors[i];
+    if (t.layout != Layout::FusedOutIn || alwaysOutIn[i]) continue;
     // Companions (scales, biases) follow the orientation found for their layer.
     auto it = layerLayout.find(t.layer);
     t.layout = t.shape.size() == 4 ? Layout::FusedOutIn : (it != layerLayout.end() ? it->second : familyDefault);
@@ -99,9 +101,12 @@ void decideFusedLayouts(Checkpoint& c) {
 void recognizeStructure(Checkpoint& c) {
   std::vector<std::string> logicalNames;
   logicalNames.reserve(c.tensors.size());
+  std::vector<bool> alwaysOutIn;
+  alwaysOutIn.reserve(c.tensors.size());
   for (auto& t : c.tensors) {
     NameParts p = parseTensorName(t.name, c.model);
     logicalNames.push_back(std::move(p.logical));
+    alwaysOutIn.push_back(p.alwaysOutIn);
     t.role = p.role;
     t.layer = p.layer;
     t.expert = p.expert;
@@ -112,7 +117,7 @@ void recognizeStructure(Checkpoint& c) {
     t.interleaved = false;
   }
   completeModelFromTensors(c);
-  decideFusedLayouts(c);
+  decideFusedLayouts(c, alwaysOutIn);
   assignQuantSchemes(c, logicalNames);
 }
 

@@ -67,6 +67,7 @@ json inspectJson(const Checkpoint& c, const InspectOptions& opt) {
   for (const auto& f : c.files)
     files.push_back({{"path", f.path}, {"format", f.format}, {"size", f.size}, {"data_offset", f.dataStart}, {"data_bytes", f.size - f.dataStart}});
   doc["files"] = std::move(files);
+  if (m.numaNodes > 0) doc["model"]["numa_nodes"] = m.numaNodes;
 
   json tensors = json::array();
   uint64_t bytes = 0, count = 0;

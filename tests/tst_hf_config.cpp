@@ -1,0 +1,83 @@
+// config.json readings: key aliases, nested text_config, dense/MoE layer rules, MTP, quant configs.
+#include <QtTest>
+
+#include "core/formats/hf_config.h"
+#include "test_support.h"
+
+using namespace ws;
+
+class TstHfConfig : public QObject {
+  Q_OBJECT
+ private slots:
+  void deepseekRules() {
+    auto m = parseHfConfigText(R"({"model_type":"deepseek_v3","num_hidden_layers":6,"n_routed_experts":64,"n_shared_experts":2,
+      "first_k_dense_replace":2,"moe_layer_freq":2,"num_nextn_predict_layers":1,"moe_intermediate_size":96,"intermediate_size":512})", "c");
+    QCOMPARE(m.moeLayers, (std::vector<int>{2, 4}));  // >= 2 and even
+    QCOMPARE(m.denseLayers, (std::vector<int>{0, 1, 3, 5}));
+    QCOMPARE(m.mtpLayers, (std::vector<int>{6}));
+    QCOMPARE(m.numSharedExperts, int64_t(2));
+    QCOMPARE(m.expertIntermediateSize, int64_t(96));
+  }
+
+  void qwenRules() {
+    auto m = parseHfConfigText(R"({"model_type":"qwen3_moe","num_hidden_layers":6,"num_experts":8,"decoder_sparse_step":2,
+      "mlp_only_layers":[3]})", "c");
+    QCOMPARE(m.moeLayers, (std::vector<int>{1, 5}));  // (N+1) % 2 == 0, minus 3
+  }
+
+  void llama4Interleave() {
+    auto m = parseHfConfigText(R"({"model_type":"llama4","text_config":{"num_hidden_layers":4,"num_local_experts":16,
+      "interleave_moe_layer_step":2,"intermediate_size":8192,"intermediate_size_mlp":16384,"num_experts_per_tok":1,"hidden_size":5120}})", "c");
+    QCOMPARE(m.architecture, std::string("llama4"));
+    QCOMPARE(m.moeLayers, (std::vector<int>{1, 3}));
+    QCOMPARE(m.expertIntermediateSize, int64_t(8192));  // experts use intermediate_size
+    QCOMPARE(m.intermediateSize, int64_t(16384));       // dense layers use intermediate_size_mlp
+    QCOMPARE(m.hiddenSize, int64_t(5120));
+  }
+
+  void explicitMoeLayers() {
+    auto m = parseHfConfigText(R"({"model_type":"x","num_hidden_layers":4,"num_experts":4,"moe_layers":[0,2]})", "c");
+    QCOMPARE(m.moeLayers, (std::vector<int>{0, 2}));
+  }
+
+  void aliasesAndQuant() {
+    auto m = parseHfConfigText(R"({"model_type":"kimi_k25","text_config":{"model_type":"kimi_k2","num_hidden_layers":2,
+      "num_local_experts":4,"experts_per_token":2,"quantization_config":{"quant_method":"compressed-tensors","format":"pack-quantized",
+      "config_groups":{"group_0":{"weights":{"num_bits":4,"group_size":32,"symmetric":true,"strategy":"group"}}}}}})", "c");
+    QCOMPARE(m.numExperts, int64_t(4));
+    QCOMPARE(m.expertsPerToken, int64_t(2));
+    QCOMPARE(m.quant.method, std::string("compressed-tensors"));
+    QCOMPARE(m.quant.bits, int64_t(4));
+    QCOMPARE(m.quant.groupSize, int64_t(32));
+    QCOMPARE(m.quant.strategy, std::string("group"));
+  }
+
+  void hfQuantConfigFile() {
+    wstest::TempDir d;
+    wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","num_hidden_layers":1})"));
+    wstest::writeFile(d.file("hf_quant_config.json"),
+                      std::string(R"({"producer":{"name":"modelopt"},"quantization":{"quant_algo":"NVFP4","group_size":16}})"));
+    ModelDescription m;
+    QVERIFY(readHfConfig(d.path(), m));
+    QCOMPARE(m.quant.method, std::string("modelopt"));
+    QCOMPARE(m.quant.algo, std::string("NVFP4"));
+    QCOMPARE(m.quant.groupSize, int64_t(16));
+  }
+
+  void badJsonNamesTheFile() {
+    wstest::TempDir d;
+    wstest::writeFile(d.file("config.json"), std::string("{not json"));
+    ModelDescription m;
+    bool threw = false;
+    try {
+      readHfConfig(d.path(), m);
+    } catch (const CoreError& e) {
+      threw = true;
+      QVERIFY(QString::fromStdString(e.error().describe()).contains("config.json"));
+    }
+    QVERIFY(threw);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstHfConfig)
+#include "tst_hf_config.moc"

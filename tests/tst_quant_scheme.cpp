@@ -1,0 +1,95 @@
+// Companion pairing and scheme naming for schemes the fixtures do not cover, on hand-built files.
+#include <QtTest>
+
+#include "test_support.h"
+
+using namespace ws;
+
+namespace {
+
+const LogicalTensor& logicalOf(const Checkpoint& c, const std::string& tensor) {
+  const TensorRecord* t = c.find(tensor);
+  if (!t) throw std::runtime_error("missing " + tensor);
+  return c.logical[t->logical];
+}
+
+}  // namespace
+
+class TstQuantScheme : public QObject {
+  Q_OBJECT
+ private slots:
+  void schemes() {
+    wstest::TempDir d;
+    const std::string p = "model.layers.0.mlp.";
+    wstest::SafetensorsBuilder()
+        // FP8 per-tensor, per-channel, unscaled
+        .add(p + "experts.0.gate_proj.weight", "F8_E4M3", {64, 32})
+        .add(p + "experts.0.gate_proj.weight_scale", "F32", {})
+        .add(p + "experts.0.up_proj.weight", "F8_E4M3", {64, 32})
+        .add(p + "experts.0.up_proj.weight_scale", "F32", {64, 1})
+        .add(p + "experts.0.down_proj.weight", "F8_E5M2", {32, 64})
+        // RAWINT4: U8-packed codes, BF16 group scales, weight_shape
+        .add(p + "experts.1.gate_proj.weight_packed", "U8", {64, 16})
+        .add(p + "experts.1.gate_proj.weight_scale", "BF16", {64, 1})
+        .add(p + "experts.1.gate_proj.weight_shape", "I64", {2}, wstest::int64Bytes({64, 32}))
+        // compressed-tensors int8 asymmetric with zero points and g_idx
+        .add(p + "experts.1.up_proj.weight_packed", "I32", {64, 8})
+        .add(p + "experts.1.up_proj.weight_scale", "BF16", {64, 1})
+        .add(p + "experts.1.up_proj.weight_zero_point", "I32", {8, 1})
+        .add(p + "experts.1.up_proj.weight_g_idx", "I32", {32})
+        .add(p + "experts.1.up_proj.weight_shape", "I64", {2}, wstest::int64Bytes({64, 32}))
+        // NVFP4 stored with the F4 dtype itself
+        .add(p + "experts.1.down_proj.weight", "F4", {32, 64})
+        .add(p + "experts.1.down_proj.weight_scale", "F8_E4M3", {32, 4})
+        .add(p + "experts.1.down_proj.weight_scale_2", "F32", {})
+        // MLX affine 4-bit: u32 words, scales and biases per group of 64
+        .add(p + "switch_mlp.gate_proj.weight", "U32", {4, 64, 16})
+        .add(p + "switch_mlp.gate_proj.scales", "BF16", {4, 64, 2})
+        .add(p + "switch_mlp.gate_proj.biases", "BF16", {4, 64, 2})
+        .write(d.file("model.safetensors"));
+    auto c = wstest::openOrFail(d.path());
+    auto scheme = [&](const std::string& n) { return logicalOf(*c, n).scheme; };
+    QCOMPARE(scheme(p + "experts.0.gate_proj.weight"), std::string("fp8-tensor"));
+    QCOMPARE(scheme(p + "experts.0.up_proj.weight_scale"), std::string("fp8-channel"));
+    QCOMPARE(scheme(p + "experts.0.down_proj.weight"), std::string("fp8"));
+    QCOMPARE(scheme(p + "experts.1.gate_proj.weight_packed"), std::string("rawint4"));
+    QCOMPARE(scheme(p + "experts.1.up_proj.weight_g_idx"), std::string("int8-ct"));
+    QCOMPARE(scheme(p + "experts.1.down_proj.weight"), std::string("nvfp4"));
+    QCOMPARE(scheme(p + "switch_mlp.gate_proj.biases"), std::string("mlx-affine4"));
+    // Members and packed parameter counts.
+    QCOMPARE(logicalOf(*c, p + "experts.1.up_proj.weight_packed").members.size(), size_t(5));
+    QCOMPARE(logicalOf(*c, p + "experts.1.up_proj.weight_packed").parameters, uint64_t(64 * 32));
+    QCOMPARE(logicalOf(*c, p + "experts.1.gate_proj.weight_packed").parameters, uint64_t(64 * 32));
+    QCOMPARE(logicalOf(*c, p + "experts.1.down_proj.weight").parameters, uint64_t(32 * 64));
+    QCOMPARE(logicalOf(*c, p + "switch_mlp.gate_proj.weight").parameters, uint64_t(4 * 64 * 128));
+    QCOMPARE(c->find(p + "switch_mlp.gate_proj.weight")->layout, Layout::FusedOutIn);
+    QCOMPARE(c->find(p + "experts.1.up_proj.weight_zero_point")->component, Component::ZeroPoint);
+    QCOMPARE(logicalOf(*c, p + "experts.1.up_proj.weight_zero_point").scaleBytes, uint64_t(64 * 2 + 8 * 4));
+  }
+
+  void ktInt4FromBytes() {
+    // Two NUMA halves of a [128, 64] projection hold 64*64/2 bytes each: INT4.
+    wstest::TempDir d;
+    wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","hidden_size":64,"moe_intermediate_size":128,
+      "n_routed_experts":1,"num_hidden_layers":1})"));
+    wstest::SafetensorsBuilder b;
+    for (const char* proj : {"gate", "up", "down"})
+      for (int n = 0; n < 2; ++n) {
+        std::string base = std::string("blk.0.ffn_") + proj + "_exps.0.numa." + std::to_string(n);
+        b.add(base + ".weight", "U8", {64 * 64 / 2}).add(base + ".scale", "F32", {64});
+      }
+    b.write(d.file("kt.safetensors"));
+    auto c = wstest::openOrFail(d.path());
+    QCOMPARE(c->format, std::string("ktransformers"));
+    QCOMPARE(c->model.numaNodes, int64_t(2));
+    const auto& l = logicalOf(*c, "blk.0.ffn_up_exps.0.numa.1.weight");
+    QCOMPARE(l.scheme, std::string("kt-int4"));
+    QCOMPARE(l.members.size(), size_t(4));
+    QCOMPARE(l.parameters, uint64_t(128 * 64));
+    QCOMPARE(c->find("blk.0.ffn_up_exps.0.numa.1.weight")->expert, 0);
+    QCOMPARE(c->find("blk.0.ffn_up_exps.0.numa.1.weight")->numaNode, 1);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstQuantScheme)
+#include "tst_quant_scheme.moc"
