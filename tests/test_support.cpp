@@ -91,6 +91,17 @@ std::vector<uint8_t> int64Bytes(const std::vector<int64_t>& v) {
   return b;
 }
 
+uint64_t safetensorsDataBytes(const ws::Checkpoint& c) {
+  uint64_t total = 0;
+  for (const auto& f : c.files) {
+    std::ifstream in(f.path, std::ios::binary);
+    uint64_t n = 0;
+    in.read(reinterpret_cast<char*>(&n), 8);
+    total += fs::file_size(f.path) - 8 - n;
+  }
+  return total;
+}
+
 std::shared_ptr<const ws::Checkpoint> openOrFail(const std::string& path) {
   auto r = ws::openCheckpoint(path);
   if (!r) throw std::runtime_error("cannot open " + path + ": " + r.error().describe());

@@ -53,6 +53,10 @@ class SafetensorsBuilder {
 
 std::vector<uint8_t> int64Bytes(const std::vector<int64_t>& v);
 
+// Sum over a safetensors checkpoint's files of (file size - 8 - header length), read from the raw
+// 8-byte length field, independently of the parser.
+uint64_t safetensorsDataBytes(const ws::Checkpoint& c);
+
 // Opens or fails the test with the error text.
 std::shared_ptr<const ws::Checkpoint> openOrFail(const std::string& path);
 

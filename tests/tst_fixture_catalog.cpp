@@ -14,19 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Sum over the checkpoint's files of (file size - data section start), computed from the raw
-// 8-byte header length, independently of the parser.
-uint64_t dataSectionBytes(const Checkpoint& c) {
-  uint64_t total = 0;
-  for (const auto& f : c.files) {
-    std::ifstream in(f.path, std::ios::binary);
-    uint64_t n = 0;
-    in.read(reinterpret_cast<char*>(&n), 8);
-    total += fs::file_size(f.path) - 8 - n;
-  }
-  return total;
-}
-
 uint64_t indexTotalParameters(const std::string& dir) {
   std::ifstream in(dir + "/model.safetensors.index.json");
   auto j = nlohmann::json::parse(in);
@@ -55,7 +42,7 @@ class TstFixtureCatalog : public QObject {
     QCOMPARE(c->model.numExperts, int64_t(8));
     QCOMPARE(c->model.numSharedExperts, int64_t(0));
     QCOMPARE(c->model.expertIntermediateSize, int64_t(128));
-    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+    QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
     QCOMPARE(c->totalParameters(), indexTotalParameters(wstest::fixture("hf/qwen3_moe")));
     QVERIFY(c->notes.empty());  // index and shards agree
     for (const auto& l : c->logical) QCOMPARE(l.scheme, std::string("bf16"));
@@ -76,7 +63,7 @@ class TstFixtureCatalog : public QObject {
     auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe_fp8"));
     QCOMPARE(c->model.quant.method, std::string("fp8"));
     QCOMPARE(c->model.quant.blockSize, (std::vector<int64_t>{128, 128}));
-    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+    QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
     int fp8 = 0, squeezed = 0;
     for (const auto& l : c->logical) {
       const TensorRecord& w = c->tensors[size_t(l.weight)];
@@ -105,7 +92,7 @@ class TstFixtureCatalog : public QObject {
     QCOMPARE(c->model.numSharedExperts, int64_t(1));
     QCOMPARE(c->model.moeLayers, (std::vector<int>{1, 2}));
     QCOMPARE(c->model.mtpLayers, (std::vector<int>{3}));  // declared by config; transformers does not save it
-    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+    QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
     QCOMPARE(c->totalParameters(), indexTotalParameters(wstest::fixture("hf/deepseek_v3")));
     QCOMPARE(get(*c, "model.layers.1.mlp.gate.e_score_correction_bias").role, Role::Router);
     QCOMPARE(get(*c, "model.layers.2.mlp.shared_experts.down_proj.weight").role, Role::SharedExpert);
@@ -120,7 +107,7 @@ class TstFixtureCatalog : public QObject {
     QCOMPARE(c->model.expertIntermediateSize, int64_t(256));  // Mixtral sizes experts with intermediate_size
     QCOMPARE(get(*c, "model.layers.0.block_sparse_moe.experts.3.w2.weight").projection, Projection::Down);
     QCOMPARE(get(*c, "model.layers.0.block_sparse_moe.gate.weight").role, Role::Router);
-    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+    QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
   }
 
   void qwen3VlMoeFusedOrientation() {
@@ -137,7 +124,7 @@ class TstFixtureCatalog : public QObject {
     int vision = 0;
     for (const auto& t : c->tensors) vision += t.role == Role::Vision;
     QCOMPARE(vision, 27);
-    QCOMPARE(c->totalBytes(), dataSectionBytes(*c));
+    QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
   }
 
   void ggufSingle() {

@@ -17,17 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-uint64_t safetensorsDataBytes(const Checkpoint& c) {
-  uint64_t total = 0;
-  for (const auto& f : c.files) {
-    std::ifstream in(f.path, std::ios::binary);
-    uint64_t n = 0;
-    in.read(reinterpret_cast<char*>(&n), 8);
-    total += fs::file_size(f.path) - 8 - n;
-  }
-  return total;
-}
-
 bool fusedFamily(const std::string& like) { return like == "gpt-oss" || like == "qwen3-vl-moe"; }
 
 }  // namespace
@@ -101,7 +90,7 @@ class TstSynthRoundtrip : public QObject {
     if (L == "gpt-oss" && !gguf && !kt) biasParams = moe.size() * uint64_t(f.experts) * uint64_t(2 * f.expertIntermediate + f.hidden);
     QCOMPARE(expertParams, moe.size() * uint64_t(f.experts) * 3 * uint64_t(f.hidden) * uint64_t(f.expertIntermediate) + biasParams);
 
-    if (!gguf) QCOMPARE(c->totalBytes(), safetensorsDataBytes(*c));
+    if (!gguf) QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
     QCOMPARE(uint64_t(c->tensors.size()), w.value().tensors);
     QVERIFY(c->notes.empty());
   }
@@ -158,7 +147,7 @@ class TstSynthRoundtrip : public QObject {
       QCOMPARE(t->shape, wnt.shape);
     }
     QCOMPARE(c->find("model.layers.61.mlp.experts.7.up_proj.weight")->role, Role::Mtp);
-    QCOMPARE(c->totalBytes(), safetensorsDataBytes(*c));
+    QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
     QVERIFY(c->totalBytes() > (600ull << 30));  // a real DeepSeek-V3 FP8 is about 640 GiB
     // Sparse: the disk holds headers, not data.
     uint64_t allocated = 0;
