@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   ws::cli::CommandRegistry reg;
   ws::cli::registerInspect(reg);
   ws::cli::registerSynth(reg);
+  ws::cli::registerNumerics(reg);
 
   if (argc >= 2 && (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V"))) {
     std::cout << "weightscope " << kVersion << "\n";

@@ -56,5 +56,6 @@ class Args {
 
 void registerInspect(CommandRegistry& r);
 void registerSynth(CommandRegistry& r);
+void registerNumerics(CommandRegistry& r);
 
 }  // namespace ws::cli

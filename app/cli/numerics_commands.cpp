@@ -1,0 +1,235 @@
+// weightscope dequant / stats / scales: the CPU reference numerics from the command line.
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.h"
+#include "core/formats/open_checkpoint.h"
+#include "core/numerics/dequant.h"
+#include "core/numerics/scale_stats.h"
+#include "core/numerics/stats.h"
+#include "core/report/format_bytes.h"
+#include "core/report/inspect_report.h"
+#include "core/report/npy_writer.h"
+
+namespace ws::cli {
+
+namespace {
+
+std::shared_ptr<const Checkpoint> openOrReport(const std::string& path) {
+  auto r = openCheckpoint(path);
+  if (!r) {
+    std::cerr << "weightscope: " << r.error().describe() << "\n";
+    return nullptr;
+  }
+  return r.value();
+}
+
+// "A:B", "A:" or ":B" -> [A, B)
+std::pair<uint64_t, uint64_t> parseRows(const std::string& s) {
+  auto colon = s.find(':');
+  if (colon == std::string::npos) throw std::invalid_argument("--rows expects A:B, got '" + s + "'");
+  auto num = [&](const std::string& x, uint64_t fallback) -> uint64_t {
+    if (x.empty()) return fallback;
+    size_t used = 0;
+    unsigned long long v = std::stoull(x, &used);
+    if (used != x.size()) throw std::invalid_argument("--rows expects A:B, got '" + s + "'");
+    return v;
+  };
+  return {num(s.substr(0, colon), 0), num(s.substr(colon + 1), UINT64_MAX)};
+}
+
+void printStats(const num::Stats& s) {
+  std::printf("  count %llu  finite %llu  nan %llu  inf %llu  zero %llu  subnormal %llu  negative %llu\n",
+              (unsigned long long)s.count, (unsigned long long)s.finite(), (unsigned long long)s.nan, (unsigned long long)s.inf,
+              (unsigned long long)s.zero, (unsigned long long)s.subnormal, (unsigned long long)s.negative);
+  std::printf("  min %.9g  max %.9g  mean %.9g  std %.9g  absmax %.9g\n", s.min(), s.max(), s.mean(), s.stddev(), s.absmax());
+}
+
+class DequantCommand : public Command {
+ public:
+  std::string name() const override { return "dequant"; }
+  std::string summary() const override { return "dequantize a tensor (or one expert, or rows) on the CPU to .npy"; }
+  std::string usage() const override {
+    return "usage: weightscope dequant PATH TENSOR [--expert E] [--rows A:B] [--dtype f32|bf16] [--stats] [--out FILE.npy]\n"
+           "  TENSOR      a stored tensor name or a logical name (the weight name without .weight)\n"
+           "  --expert E  expert E of a stacked or fused [E, rows, cols] tensor\n"
+           "  --rows A:B  rows A..B-1 (of the expert, if given); leading dimensions are flattened\n"
+           "  --dtype     f32 (default) or bf16, rounded to nearest even from the f32 value\n"
+           "  --stats     print statistics of the values\n"
+           "  --out FILE  write a NumPy .npy in PyTorch shape order (f32: '<f4'; bf16: raw bits as '<u2')\n";
+  }
+  int run(const std::vector<std::string>& argv) override {
+    Args a(argv, {"expert", "rows", "dtype", "out"}, {"stats"});
+    if (a.positional().size() != 2) {
+      std::cerr << usage();
+      return kExitCannotRun;
+    }
+    std::string dtype = a.get("dtype", "f32");
+    if (dtype != "f32" && dtype != "bf16") throw std::invalid_argument("--dtype must be f32 or bf16");
+    auto c = openOrReport(a.positional()[0]);
+    if (!c) return kExitCannotRun;
+    auto li = num::findLogical(*c, a.positional()[1]);
+    if (!li) {
+      std::cerr << "weightscope: " << li.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    num::DequantRequest req;
+    req.logical = li.value();
+    req.expert = a.getInt("expert", -1);
+    if (a.has("rows")) std::tie(req.rowBegin, req.rowEnd) = parseRows(a.get("rows"));
+    auto out = num::dequantize(*c, req);
+    if (!out) {
+      std::cerr << "weightscope: " << out.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    const auto& o = out.value();
+    std::cout << c->logical[req.logical].name << "  scheme " << c->logical[req.logical].scheme << "  shape " << formatShape(o.shape) << "  read "
+              << formatBytes(o.bytesRead) << "\n";
+    if (a.has("stats")) {
+      num::Stats s;
+      s.add(o.values.data(), o.values.size());
+      printStats(s);
+    }
+    if (a.has("out")) {
+      if (dtype == "bf16") writeNpyBf16(a.get("out"), o.shape, o.values.data(), o.values.size());
+      else writeNpyF32(a.get("out"), o.shape, o.values.data(), o.values.size());
+      std::cout << "wrote " << a.get("out") << "\n";
+    }
+    return kExitOk;
+  }
+};
+
+class StatsCommand : public Command {
+ public:
+  std::string name() const override { return "stats"; }
+  std::string summary() const override { return "value statistics of one tensor or of every tensor"; }
+  std::string usage() const override {
+    return "usage: weightscope stats PATH (TENSOR | --all) [--bins N] [--json]\n"
+           "  min, max, mean, std, absmax, NaN/Inf/zero/subnormal counts and a log2 histogram of the\n"
+           "  dequantized values, in one streaming pass (memory stays bounded for any tensor size)\n";
+  }
+  int run(const std::vector<std::string>& argv) override {
+    Args a(argv, {"bins"}, {"all", "json"});
+    if (a.positional().size() != (a.has("all") ? 1u : 2u)) {
+      std::cerr << usage();
+      return kExitCannotRun;
+    }
+    auto c = openOrReport(a.positional()[0]);
+    if (!c) return kExitCannotRun;
+    std::vector<uint32_t> which;
+    if (a.has("all")) {
+      for (uint32_t i = 0; i < c->logical.size(); ++i) which.push_back(i);
+    } else {
+      auto li = num::findLogical(*c, a.positional()[1]);
+      if (!li) {
+        std::cerr << "weightscope: " << li.error().describe() << "\n";
+        return kExitCannotRun;
+      }
+      which.push_back(li.value());
+    }
+    const int bins = int(a.getInt("bins", 32));
+    nlohmann::json doc = {{"schema", "weightscope.stats/1"}, {"path", c->root}, {"tensors", nlohmann::json::array()}};
+    uint64_t totalRead = 0;
+    for (uint32_t li : which) {
+      auto dec = num::makeDecoder(*c, li);
+      if (!dec) {
+        std::cerr << "weightscope: " << dec.error().describe() << "\n";
+        return kExitCannotRun;
+      }
+      num::ByteCounter counter;
+      dec.value()->setCounter(&counter);
+      num::Stats s;
+      num::Histogram h = num::Histogram::log2Fine();
+      const auto& d = *dec.value();
+      const uint64_t chunkRows = std::max<uint64_t>(1, (1u << 20) / std::max<uint64_t>(1, d.cols()));
+      std::vector<float> buf(chunkRows * d.cols());
+      try {
+        for (uint64_t r = 0; r < d.rows(); r += chunkRows) {
+          const uint64_t n = std::min(chunkRows, d.rows() - r);
+          d.decode(r, n, buf.data());
+          s.add(buf.data(), n * d.cols());
+          for (uint64_t i = 0; i < n * d.cols(); ++i) h.add(buf[i]);
+        }
+      } catch (const CoreError& e) {
+        std::cerr << "weightscope: " << e.error().describe() << "\n";
+        return kExitCannotRun;
+      }
+      totalRead += counter.bytes.load();
+      const auto& l = c->logical[li];
+      if (a.has("json")) {
+        doc["tensors"].push_back({{"name", l.name}, {"scheme", l.scheme}, {"shape", d.shape()}, {"stats", num::statsJson(s)},
+                                  {"histogram", num::histogramJson(h.coarsened(bins))}, {"bytes_read", counter.bytes.load()}});
+      } else {
+        std::cout << l.name << "  " << l.scheme << " " << formatShape(d.shape()) << "\n";
+        printStats(s);
+      }
+    }
+    if (a.has("json")) {
+      doc["bytes_read"] = totalRead;
+      std::cout << doc.dump(1) << "\n";
+    }
+    return kExitOk;
+  }
+};
+
+class ScalesCommand : public Command {
+ public:
+  std::string name() const override { return "scales"; }
+  std::string summary() const override { return "histograms of quantization scales, per layer, projection, expert or checkpoint"; }
+  std::string usage() const override {
+    return "usage: weightscope scales PATH [--by tensor|layer|projection|expert|checkpoint] [--bins N] [--json]\n"
+           "  reads only scale bytes (separate scale tensors, or the scale fields inside GGUF blocks)\n";
+  }
+  int run(const std::vector<std::string>& argv) override {
+    Args a(argv, {"by", "bins"}, {"json"});
+    if (a.positional().size() != 1) {
+      std::cerr << usage();
+      return kExitCannotRun;
+    }
+    const std::string by = a.get("by", "checkpoint");
+    num::ScaleGrouping g;
+    if (by == "tensor") g = num::ScaleGrouping::Tensor;
+    else if (by == "layer") g = num::ScaleGrouping::Layer;
+    else if (by == "projection") g = num::ScaleGrouping::Projection;
+    else if (by == "expert") g = num::ScaleGrouping::Expert;
+    else if (by == "checkpoint") g = num::ScaleGrouping::Checkpoint;
+    else throw std::invalid_argument("--by must be tensor, layer, projection, expert or checkpoint");
+    auto c = openOrReport(a.positional()[0]);
+    if (!c) return kExitCannotRun;
+    auto rep = num::scaleStatistics(*c, g);
+    if (!rep) {
+      std::cerr << "weightscope: " << rep.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    const int bins = int(a.getInt("bins", 24));
+    const auto& r = rep.value();
+    if (a.has("json")) {
+      nlohmann::json doc = {{"schema", "weightscope.scales/1"}, {"path", c->root}, {"by", by}, {"bytes_read", r.bytesRead},
+                            {"logical_tensors", r.logicalTensors}, {"groups", nlohmann::json::object()}};
+      for (const auto& [key, kinds] : r.groups)
+        for (const auto& [kind, sg] : kinds)
+          doc["groups"][key][kind] = {{"tensors", sg.tensors}, {"stats", num::statsJson(sg.stats)}, {"histogram", num::histogramJson(sg.hist.coarsened(bins))}};
+      std::cout << doc.dump(1) << "\n";
+      return kExitOk;
+    }
+    std::cout << "scales of " << r.logicalTensors << " logical tensors, " << formatBytes(r.bytesRead) << " read\n";
+    for (const auto& [key, kinds] : r.groups)
+      for (const auto& [kind, sg] : kinds) {
+        std::cout << key << "  " << kind << "  (" << sg.tensors << " tensors)\n";
+        printStats(sg.stats);
+      }
+    return kExitOk;
+  }
+};
+
+}  // namespace
+
+void registerNumerics(CommandRegistry& r) {
+  r.add(std::make_unique<DequantCommand>());
+  r.add(std::make_unique<StatsCommand>());
+  r.add(std::make_unique<ScalesCommand>());
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,450 @@
+#include "core/numerics/dequant.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/model/naming.h"
+#include "core/numerics/element_reader.h"
+#include "core/numerics/float_formats.h"
+#include "core/numerics/gguf_blocks.h"
+#include "core/util/checked.h"
+
+namespace ws::num {
+
+namespace {
+
+const uint8_t* dataOf(const Checkpoint& c, const TensorRecord& t) {
+  const auto& f = c.files[t.file];
+  if (!f.map || t.offset + t.bytes > f.map->size()) fail(ErrorCode::Io, "tensor data lies outside its file", f.path, t.offset, t.name);
+  return f.map->bytes().data() + t.offset;
+}
+
+uint64_t product(const std::vector<uint64_t>& v, size_t from = 0, size_t to = SIZE_MAX) {
+  uint64_t n = 1;
+  for (size_t i = from; i < std::min(to, v.size()); ++i) n *= v[i];
+  return n;
+}
+
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+[[noreturn]] void mismatch(const Checkpoint& c, const TensorRecord& t, const std::string& what) {
+  fail(ErrorCode::TensorInvalidInfo, what, c.files[t.file].path, t.offset, t.name);
+}
+
+// A scale-like companion read as floats, whatever its dtype.
+struct ScaleView {
+  const TensorRecord* t = nullptr;
+  const uint8_t* p = nullptr;
+  ElementReader r;
+  uint64_t n = 0;
+  void init(const Checkpoint& c, const TensorRecord& rec) {
+    t = &rec;
+    p = dataOf(c, rec);
+    n = rec.elements();
+    if (!r.init(rec.dtype)) mismatch(c, rec, "scale dtype " + std::string(rec.dtype->name) + " has no float value");
+  }
+  float at(uint64_t i) const { return r.at(p, i); }
+};
+
+class PlainDecoder : public RowDecoder {
+ public:
+  PlainDecoder(const Checkpoint& c, const TensorRecord& t) : p_(dataOf(c, t)) {
+    if (!reader_.init(t.dtype)) mismatch(c, t, "dtype " + std::string(t.dtype->name) + " cannot be shown as numbers");
+    setShape(t.shape);
+    elemBits_ = t.dtype->blockBytes * 8 / t.dtype->blockElems;
+  }
+  void decode(uint64_t row, uint64_t n, float* out) const override {
+    reader_.run(p_, row * cols_, n * cols_, out);
+    count(n * cols_ * elemBits_ / 8);
+  }
+
+ private:
+  const uint8_t* p_;
+  ElementReader reader_;
+  uint64_t elemBits_;
+};
+
+class GgufBlockDecoder : public RowDecoder {
+ public:
+  GgufBlockDecoder(const Checkpoint& c, const TensorRecord& t) : p_(dataOf(c, t)), type_(*t.dtype) {
+    if (!ggufBlockTypeSupported(type_)) fail(ErrorCode::UnknownDtype, "dequantization of " + std::string(type_.name) + " is not implemented", c.files[t.file].path, t.offset, t.name);
+    setShape(t.shape);
+    rowBytes_ = cols_ / type_.blockElems * type_.blockBytes;
+  }
+  void decode(uint64_t row, uint64_t n, float* out) const override {
+    dequantizeGgufBlocks(type_, p_ + row * rowBytes_, n * cols_ / type_.blockElems, out);
+    count(n * rowBytes_);
+  }
+
+ private:
+  const uint8_t* p_;
+  const DType& type_;
+  uint64_t rowBytes_;
+};
+
+// F8 weights times F32 (or any float) scales: per tensor, per output channel, or per 128x128 block
+// on a ceil-div grid (the squeezed 1-D form included: only the element count must match).
+class Fp8ScaledDecoder : public RowDecoder {
+ public:
+  enum class Mode { Tensor, Channel, Block };
+  Fp8ScaledDecoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, Mode mode) : p_(dataOf(c, w)), mode_(mode) {
+    reader_.init(w.dtype);
+    scale_.init(c, s);
+    setShape(w.shape);
+    M_ = w.shape.size() >= 2 ? w.shape[w.shape.size() - 2] : 1;
+    B_ = rows_ / M_;
+    const auto& bs = c.model.quant.blockSize;
+    bm_ = bs.size() == 2 && bs[0] > 0 ? uint64_t(bs[0]) : 128;
+    bn_ = bs.size() == 2 && bs[1] > 0 ? uint64_t(bs[1]) : 128;
+    gm_ = ceilDiv(M_, bm_);
+    gn_ = ceilDiv(cols_, bn_);
+    uint64_t want = mode == Mode::Block ? B_ * gm_ * gn_ : mode == Mode::Channel ? B_ * M_ : 1;
+    if (scale_.n != want && !(mode == Mode::Tensor && scale_.n == B_))
+      mismatch(c, s, "has " + std::to_string(scale_.n) + " scales but the weight needs " + std::to_string(want));
+  }
+  void decode(uint64_t row, uint64_t n, float* out) const override {
+    for (uint64_t r = row; r < row + n; ++r) {
+      const uint64_t b = r / M_, i = r % M_;
+      float* y = out + (r - row) * cols_;
+      reader_.run(p_, r * cols_, cols_, y);
+      if (mode_ == Mode::Block) {
+        const uint64_t base = (b * gm_ + i / bm_) * gn_;
+        for (uint64_t j = 0; j < cols_; ++j) y[j] = y[j] * scale_.at(base + j / bn_);
+      } else {
+        const float s = mode_ == Mode::Channel ? scale_.at(r) : scale_.at(scale_.n == 1 ? 0 : b);
+        for (uint64_t j = 0; j < cols_; ++j) y[j] = y[j] * s;
+      }
+    }
+    // Weight bytes of the rows, plus each scale entry they use once.
+    uint64_t scalesUsed = 1;
+    if (mode_ == Mode::Channel) scalesUsed = n;
+    if (mode_ == Mode::Block) scalesUsed = ((row + n - 1) / bm_ - row / bm_ + 1) * gn_;  // block rows touched (B == 1 case)
+    count(n * cols_ + scalesUsed * scale_.t->dtype->blockBytes);
+  }
+
+ private:
+  const uint8_t* p_;
+  ElementReader reader_;
+  ScaleView scale_;
+  Mode mode_;
+  uint64_t M_, B_, bm_, bn_, gm_, gn_;
+};
+
+// ModelOpt NVFP4: E2M1 codes (element 2k in the low nibble), one E4M3 scale per 16 elements, an
+// F32 global scale. value = e2m1 * (scale * global).
+class Nvfp4Decoder : public RowDecoder {
+ public:
+  Nvfp4Decoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, const TensorRecord* g) : p_(dataOf(c, w)) {
+    auto shape = w.shape;
+    if (w.dtype->name == "U8") shape.back() *= 2;
+    setShape(shape);
+    scale_.init(c, s);
+    if (g) global_.init(c, *g);
+    if (cols_ % 16 || scale_.n != rows_ * (cols_ / 16)) mismatch(c, s, "NVFP4 needs one scale per 16 elements (" + std::to_string(rows_ * (cols_ / 16)) + "), found " + std::to_string(scale_.n));
+    M_ = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
+  }
+  void decode(uint64_t row, uint64_t n, float* out) const override {
+    for (uint64_t r = row; r < row + n; ++r) {
+      const float g = global_.t ? global_.at(global_.n == 1 ? 0 : std::min(global_.n - 1, r / M_)) : 1.0f;
+      const uint8_t* q = p_ + r * cols_ / 2;
+      float* y = out + (r - row) * cols_;
+      for (uint64_t j = 0; j < cols_; j += 16) {
+        const float s = scale_.at(r * (cols_ / 16) + j / 16) * g;
+        for (uint64_t k = 0; k < 16; k += 2) {
+          const uint8_t b = q[(j + k) / 2];
+          y[j + k] = kE2m1[b & 0xF] * s;
+          y[j + k + 1] = kE2m1[b >> 4] * s;
+        }
+      }
+    }
+    count(n * (cols_ / 2 + cols_ / 16));
+  }
+
+ private:
+  const uint8_t* p_;
+  ScaleView scale_, global_;
+  uint64_t M_;
+};
+
+// gpt-oss MXFP4: [..., nb, 16] bytes, element 2k in the low nibble, one E8M0 scale per 32.
+class MxfpBlocksDecoder : public RowDecoder {
+ public:
+  MxfpBlocksDecoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s) : p_(dataOf(c, w)) {
+    if (w.shape.size() < 2 || w.shape.back() != 16) mismatch(c, w, "MXFP4 blocks must end in a dimension of 16 bytes");
+    std::vector<uint64_t> shape(w.shape.begin(), w.shape.end() - 2);
+    shape.push_back(w.shape[w.shape.size() - 2] * 32);
+    setShape(shape);
+    scale_.init(c, s);
+    if (scale_.n != rows_ * (cols_ / 32)) mismatch(c, s, "MXFP4 needs one scale per block of 32 (" + std::to_string(rows_ * cols_ / 32) + "), found " + std::to_string(scale_.n));
+  }
+  void decode(uint64_t row, uint64_t n, float* out) const override {
+    for (uint64_t r = row; r < row + n; ++r) {
+      const uint8_t* q = p_ + r * cols_ / 2;
+      float* y = out + (r - row) * cols_;
+      for (uint64_t blk = 0; blk < cols_ / 32; ++blk) {
+        const float s = scale_.at(r * (cols_ / 32) + blk);  // E8M0: 2^(e-127), NaN for 0xFF
+        for (uint64_t k = 0; k < 16; ++k) {
+          const uint8_t b = q[blk * 16 + k];
+          y[blk * 32 + 2 * k] = kE2m1[b & 0xF] * s;
+          y[blk * 32 + 2 * k + 1] = kE2m1[b >> 4] * s;
+        }
+      }
+    }
+    count(n * (cols_ / 2 + cols_ / 32));
+  }
+
+ private:
+  const uint8_t* p_;
+  ScaleView scale_;
+};
+
+// Integer codes packed little end first, with group scales and optional zero points:
+// compressed-tensors pack-quantized (int32 words, int4/int8), RAWINT4 (bytes, int4) and MLX affine
+// (u32 words, value = scale * q + bias).
+class PackedIntDecoder : public RowDecoder {
+ public:
+  enum class Kind { CompressedTensors, RawInt4, Mlx };
+  PackedIntDecoder(const Checkpoint& c, const LogicalTensor& l, const TensorRecord& w, Kind kind, unsigned bits) : kind_(kind), bits_(bits) {
+    p_ = dataOf(c, w);
+    wordBytes_ = w.dtype->blockBytes;
+    const uint64_t perWord = wordBytes_ * 8 / bits;
+    std::vector<uint64_t> shape = w.shape;
+    shape.back() *= perWord;
+    const TensorRecord *s = nullptr, *zp = nullptr, *gidx = nullptr, *shp = nullptr;
+    for (uint32_t m : l.members) {
+      const auto& t = c.tensors[m];
+      if (t.component == Component::Scale) s = &t;
+      if (t.component == Component::ZeroPoint) zp = &t;
+      if (t.component == Component::GIdx) gidx = &t;
+      if (t.component == Component::Shape) shp = &t;
+    }
+    if (!s) mismatch(c, w, "packed integer weight has no scale tensor");
+    if (shp) {  // weight_shape: the unpacked shape (codes past it are padding)
+      ElementReader r;
+      r.init(shp->dtype);
+      const uint8_t* sp = dataOf(c, *shp);
+      std::vector<uint64_t> ws;
+      for (uint64_t i = 0; i < shp->elements(); ++i) ws.push_back(uint64_t(r.at(sp, i)));
+      if (ws.size() != shape.size() || ws.back() > shape.back() || product(ws) == 0) mismatch(c, *shp, "weight_shape does not fit the packed tensor");
+      shape = ws;
+    }
+    packedCols_ = w.shape.back();
+    setShape(shape);
+    M_ = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
+    scale_.init(c, *s);
+    groups_ = s->shape.empty() ? 1 : s->shape.back();
+    if (scale_.n == 1) groups_ = 1;
+    else if (scale_.n != rows_ * groups_) mismatch(c, *s, "has " + std::to_string(scale_.n) + " scales for " + std::to_string(rows_) + " rows");
+    group_ = groups_ == 1 ? cols_ : (c.model.quant.groupSize > 0 && ceilDiv(cols_, uint64_t(c.model.quant.groupSize)) == groups_ ? uint64_t(c.model.quant.groupSize) : ceilDiv(cols_, groups_));
+    if (zp) {
+      zp_.init(c, *zp);
+      zpPacked_ = zp->dtype->name == "I32" && kind_ == Kind::CompressedTensors;
+      zpData_ = dataOf(c, *zp);
+    }
+    if (gidx) {
+      gidx_.init(c, *gidx);
+      if (gidx_.n != cols_) mismatch(c, *gidx, "g_idx must hold one group index per input column (" + std::to_string(cols_) + ")");
+    }
+  }
+
+  void decode(uint64_t row, uint64_t n, float* out) const override {
+    const uint32_t mask = (1u << bits_) - 1, perWord = wordBytes_ * 8 / bits_;
+    const int offset = kind_ == Kind::Mlx ? 0 : 1 << (bits_ - 1);
+    for (uint64_t r = row; r < row + n; ++r) {
+      const uint8_t* q = p_ + r * packedCols_ * wordBytes_;
+      float* y = out + (r - row) * cols_;
+      for (uint64_t j = 0; j < cols_; ++j) {
+        uint32_t word;
+        if (wordBytes_ == 4) std::memcpy(&word, q + (j / perWord) * 4, 4);
+        else word = q[j / perWord];
+        const int u = int((word >> ((j % perWord) * bits_)) & mask);
+        const uint64_t g = gidx_.t ? uint64_t(gidx_.at(j)) : j / group_;
+        const float s = scale_.n == 1 ? scale_.at(0) : scale_.at(r * groups_ + g);
+        if (kind_ == Kind::Mlx) {
+          y[j] = s * float(u) + zp_.at(r * groups_ + g);  // MLX affine: scale * q + bias
+        } else {
+          y[j] = float(u - zeroCode(r, g, offset)) * s;
+        }
+      }
+    }
+    count(n * (packedCols_ * wordBytes_ + groups_ * scale_.t->dtype->blockBytes));
+  }
+
+ private:
+  // The unsigned code that stands for zero: 2^(bits-1) when symmetric, else the zero point
+  // (compressed-tensors packs zero points along dim 0 with the same +2^(bits-1) offset).
+  int zeroCode(uint64_t r, uint64_t g, int offset) const {
+    if (!zp_.t) return offset;
+    if (!zpPacked_) return int(zp_.at(r * groups_ + g)) + offset;
+    const uint32_t perWord = 32 / bits_;
+    const uint64_t b = r / M_, i = r % M_;
+    const uint64_t packedRows = ceilDiv(M_, perWord);
+    uint32_t word;
+    std::memcpy(&word, zpData_ + ((b * packedRows + i / perWord) * groups_ + g) * 4, 4);
+    return int((word >> ((i % perWord) * bits_)) & ((1u << bits_) - 1));
+  }
+
+  Kind kind_;
+  unsigned bits_;
+  const uint8_t* p_ = nullptr;
+  const uint8_t* zpData_ = nullptr;
+  uint32_t wordBytes_ = 4;
+  uint64_t packedCols_ = 0, M_ = 1, groups_ = 1, group_ = 1;
+  bool zpPacked_ = false;
+  ScaleView scale_, zp_, gidx_;
+};
+
+// KTransformers NUMA shards: node k holds a contiguous slice of the output rows (our reading,
+// docs/formats-decisions.md); INT8 codes, or INT4 two per byte low nibble first biased by 8; a
+// float scale per row (or per group along the row).
+class KtDecoder : public RowDecoder {
+ public:
+  KtDecoder(const Checkpoint& c, const LogicalTensor& l, bool int4) : int4_(int4) {
+    for (uint32_t m : l.members) {
+      const auto& t = c.tensors[m];
+      size_t k = size_t(t.numaNode);
+      if (parts_.size() <= k) parts_.resize(k + 1);
+      if (t.component == Component::Weight) parts_[k].w = &t, parts_[k].p = dataOf(c, t);
+      if (t.component == Component::Scale) parts_[k].s.init(c, t);
+    }
+    const TensorRecord& first = c.tensors[uint32_t(l.weight)];
+    const ModelDescription& md = c.model;
+    uint64_t out = 0, in = 0;
+    if (md.hiddenSize > 0 && md.expertIntermediateSize > 0) {
+      const bool down = first.projection == Projection::Down;
+      out = uint64_t(down ? md.hiddenSize : md.expertIntermediateSize);
+      in = uint64_t(down ? md.expertIntermediateSize : md.hiddenSize);
+    } else if (first.shape.size() == 2) {
+      out = first.shape[0] * parts_.size();
+      in = first.shape[1] * (int4 ? 2 : 1);
+    } else {
+      mismatch(c, first, "KTransformers weights need hidden_size and moe_intermediate_size from config.json");
+    }
+    for (const auto& part : parts_)
+      if (!part.w || !part.s.t) mismatch(c, first, "a NUMA node lacks its weight or scale");
+    if (out % parts_.size()) mismatch(c, first, "output rows do not split evenly over the NUMA nodes");
+    rowsPerPart_ = out / parts_.size();
+    setShape({out, in});
+    for (const auto& part : parts_) {
+      if (part.w->bytes != rowsPerPart_ * in / (int4 ? 2 : 1)) mismatch(c, *part.w, "holds " + std::to_string(part.w->bytes) + " bytes, expected " + std::to_string(rowsPerPart_ * in / (int4 ? 2 : 1)));
+      if (part.s.n % rowsPerPart_) mismatch(c, *part.s.t, "scale count is not a multiple of the rows of this node");
+    }
+  }
+  void decode(uint64_t row, uint64_t n, float* out) const override {
+    for (uint64_t r = row; r < row + n; ++r) {
+      const Part& part = parts_[r / rowsPerPart_];
+      const uint64_t i = r % rowsPerPart_;
+      const uint64_t perRow = part.s.n / rowsPerPart_, group = cols_ / perRow;
+      float* y = out + (r - row) * cols_;
+      for (uint64_t j = 0; j < cols_; ++j) {
+        const float s = part.s.at(i * perRow + j / group);
+        int q;
+        if (int4_) {
+          const uint8_t b = part.p[(i * cols_ + j) / 2];
+          q = int(((j & 1) ? b >> 4 : b & 0xF)) - 8;
+        } else {
+          q = int8_t(part.p[i * cols_ + j]);
+        }
+        y[j] = float(q) * s;
+      }
+    }
+    count(n * (int4_ ? cols_ / 2 : cols_));
+  }
+
+ private:
+  struct Part {
+    const TensorRecord* w = nullptr;
+    const uint8_t* p = nullptr;
+    ScaleView s;
+  };
+  std::vector<Part> parts_;
+  bool int4_;
+  uint64_t rowsPerPart_ = 1;
+};
+
+std::unique_ptr<RowDecoder> build(const Checkpoint& c, uint32_t li) {
+  const LogicalTensor& l = c.logical[li];
+  const TensorRecord& first = c.tensors[l.members.front()];
+  const TensorRecord& w = l.weight >= 0 ? c.tensors[uint32_t(l.weight)] : first;
+  const TensorRecord *scale = nullptr, *global = nullptr;
+  for (uint32_t m : l.members) {
+    if (c.tensors[m].component == Component::Scale && !scale) scale = &c.tensors[m];
+    if (c.tensors[m].component == Component::GlobalScale) global = &c.tensors[m];
+  }
+  const std::string& s = l.scheme;
+  if (w.dtype->isBlockQuant()) return std::make_unique<GgufBlockDecoder>(c, w);
+  if (s == "fp8-block" || s == "fp8-channel" || s == "fp8-tensor") {
+    auto mode = s == "fp8-block" ? Fp8ScaledDecoder::Mode::Block : s == "fp8-channel" ? Fp8ScaledDecoder::Mode::Channel : Fp8ScaledDecoder::Mode::Tensor;
+    return std::make_unique<Fp8ScaledDecoder>(c, w, *scale, mode);
+  }
+  if (s == "nvfp4") return std::make_unique<Nvfp4Decoder>(c, w, *scale, global);
+  if (s == "mxfp4") {
+    if (w.shape.size() >= 2 && w.shape.back() == 16) return std::make_unique<MxfpBlocksDecoder>(c, w, *scale);
+    mismatch(c, w, "MXFP4 weights other than gpt-oss _blocks are not supported");
+  }
+  if (s == "int4-ct" || s == "int8-ct") return std::make_unique<PackedIntDecoder>(c, l, w, PackedIntDecoder::Kind::CompressedTensors, s == "int4-ct" ? 4 : 8);
+  if (s == "rawint4") return std::make_unique<PackedIntDecoder>(c, l, w, PackedIntDecoder::Kind::RawInt4, 4);
+  if (s == "mlx-affine4" || s == "mlx-affine8") return std::make_unique<PackedIntDecoder>(c, l, w, PackedIntDecoder::Kind::Mlx, s == "mlx-affine4" ? 4 : 8);
+  if (s == "kt-int8" || s == "kt-int4") return std::make_unique<KtDecoder>(c, l, s == "kt-int4");
+  if (s == "mlx-affine") mismatch(c, w, "MLX weights whose bit width cannot be told from the shapes");
+  return std::make_unique<PlainDecoder>(c, w);
+}
+
+}  // namespace
+
+void RowDecoder::setShape(std::vector<uint64_t> s) {
+  shape_ = std::move(s);
+  cols_ = shape_.empty() ? 1 : shape_.back();
+  rows_ = cols_ ? product(shape_) / cols_ : 0;
+  if (shape_.empty()) rows_ = 1;
+}
+
+Result<std::unique_ptr<RowDecoder>> makeDecoder(const Checkpoint& c, uint32_t logical) {
+  return capture([&]() -> std::unique_ptr<RowDecoder> {
+    if (logical >= c.logical.size()) fail(ErrorCode::Usage, "no such logical tensor");
+    return build(c, logical);
+  });
+}
+
+Result<uint32_t> findLogical(const Checkpoint& c, const std::string& name) {
+  if (const TensorRecord* t = c.find(name)) return t->logical;
+  for (uint32_t i = 0; i < c.logical.size(); ++i)
+    if (c.logical[i].name == name) return i;
+  return Error{ErrorCode::Usage, "no tensor named '" + name + "' (try `weightscope inspect --filter`)", c.root, std::nullopt, name};
+}
+
+Result<DequantOutput> dequantize(const Checkpoint& c, const DequantRequest& req) {
+  return capture([&]() -> DequantOutput {
+    auto dec = makeDecoder(c, req.logical);
+    if (!dec) throw CoreError(dec.error());
+    RowDecoder& d = *dec.value();
+    ByteCounter counter;
+    d.setCounter(&counter);
+    const std::string& name = c.logical[req.logical].name;
+    std::vector<uint64_t> shape = d.shape();
+    uint64_t base = 0, rows = d.rows();
+    if (req.expert >= 0) {
+      if (shape.size() < 3) fail(ErrorCode::Usage, "--expert needs a stacked or fused [E, rows, cols] tensor", {}, std::nullopt, name);
+      if (uint64_t(req.expert) >= shape[0]) fail(ErrorCode::Usage, "expert " + std::to_string(req.expert) + " is out of range [0, " + std::to_string(shape[0]) + ")", {}, std::nullopt, name);
+      rows = d.rows() / shape[0];
+      base = uint64_t(req.expert) * rows;
+      shape.erase(shape.begin());
+    }
+    uint64_t end = std::min(req.rowEnd, rows);
+    if (req.rowBegin > end) fail(ErrorCode::Usage, "row range starts past its end (" + std::to_string(rows) + " rows)", {}, std::nullopt, name);
+    uint64_t n = end - req.rowBegin;
+    if (n != rows) {  // a row range flattens the leading dimensions
+      shape = {n, d.cols()};
+    }
+    DequantOutput out;
+    out.shape = shape;
+    auto total = checkedMul(n, d.cols());
+    if (!total || *total > (uint64_t(1) << 34)) fail(ErrorCode::Usage, "selection is too large to hold in memory; pick rows with --rows", {}, std::nullopt, name);
+    out.values.resize(*total);
+    d.decode(base + req.rowBegin, n, out.values.data());
+    out.bytesRead = counter.bytes.load();
+    return out;
+  });
+}
+
+}  // namespace ws::num

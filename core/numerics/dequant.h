@@ -1,0 +1,66 @@
+// CPU reference dequantization of any logical tensor, any row range, any single expert of a
+// stacked or fused tensor, without decoding the rest. Output F32 (or BF16 rounded to nearest
+// even from the F32 value). Every scheme of the catalog (docs/dequantization.md).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/checkpoint.h"
+#include "core/util/error.h"
+
+namespace ws::num {
+
+// Counts the checkpoint bytes a reader touched, so tests can prove what was (not) read.
+struct ByteCounter {
+  std::atomic<uint64_t> bytes{0};
+  void add(uint64_t n) { bytes.fetch_add(n, std::memory_order_relaxed); }
+};
+
+// Decodes rows of one logical tensor. A row is the last (unpacked) dimension; rows run over all
+// leading dimensions, so expert e of an [E, M, N] tensor is rows [e*M, (e+1)*M).
+class RowDecoder {
+ public:
+  virtual ~RowDecoder() = default;
+  const std::vector<uint64_t>& shape() const { return shape_; }  // logical, PyTorch order
+  uint64_t rows() const { return rows_; }
+  uint64_t cols() const { return cols_; }
+  // Writes count*cols() floats. Throws CoreError naming the tensor on inconsistent companions.
+  virtual void decode(uint64_t firstRow, uint64_t count, float* out) const = 0;
+  void setCounter(ByteCounter* c) { counter_ = c; }
+
+ protected:
+  void setShape(std::vector<uint64_t> s);
+  void count(uint64_t n) const {
+    if (counter_) counter_->add(n);
+  }
+  std::vector<uint64_t> shape_;
+  uint64_t rows_ = 1, cols_ = 1;
+  ByteCounter* counter_ = nullptr;
+};
+
+// Builds the decoder for logical tensor `logical` of the checkpoint (which must outlive it).
+Result<std::unique_ptr<RowDecoder>> makeDecoder(const Checkpoint& c, uint32_t logical);
+
+// Finds the logical tensor by a stored tensor name or a logical name.
+Result<uint32_t> findLogical(const Checkpoint& c, const std::string& name);
+
+struct DequantRequest {
+  uint32_t logical = 0;
+  int64_t expert = -1;         // select expert e of a stacked/fused tensor (dim 0)
+  uint64_t rowBegin = 0;       // rows within the selection (after the expert)
+  uint64_t rowEnd = UINT64_MAX;
+};
+
+struct DequantOutput {
+  std::vector<uint64_t> shape;  // of the selection
+  std::vector<float> values;
+  uint64_t bytesRead = 0;
+};
+
+Result<DequantOutput> dequantize(const Checkpoint& c, const DequantRequest& req);
+
+}  // namespace ws::num

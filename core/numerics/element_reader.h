@@ -1,0 +1,25 @@
+// Reads element i of a plain (non-block) stored tensor as float, for every safetensors dtype we
+// can give a real value (complex and FP6 are refused by name).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/model/dtype.h"
+
+namespace ws::num {
+
+class ElementReader {
+ public:
+  // Returns false (and leaves the reader unusable) for dtypes with no scalar float value.
+  bool init(const DType* d);
+  float at(const uint8_t* base, uint64_t i) const;
+  // Converts n consecutive elements starting at element `first`.
+  void run(const uint8_t* base, uint64_t first, uint64_t n, float* out) const;
+
+ private:
+  enum class Kind { F32, F16, BF16, F64, E4M3, E5M2, E4M3Fnuz, E5M2Fnuz, E8M0, F4, I8, U8, I16, U16, I32, U32, I64, U64, Bool, None };
+  Kind kind_ = Kind::None;
+};
+
+}  // namespace ws::num

@@ -1,0 +1,333 @@
+#include "core/numerics/gguf_blocks.h"
+
+#include <cstring>
+
+#include "core/numerics/float_formats.h"
+
+namespace ws::num {
+
+namespace {
+
+inline uint16_t u16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+inline float f16(const uint8_t* p) { return halfToFloat(u16(p)); }
+
+constexpr int QK = 256;
+
+void q4_0(const uint8_t* b, float* y) {
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  for (int j = 0; j < 16; ++j) {
+    const int x0 = (qs[j] & 0x0F) - 8;
+    const int x1 = (qs[j] >> 4) - 8;
+    y[j] = float(x0) * d;
+    y[j + 16] = float(x1) * d;
+  }
+}
+
+void q4_1(const uint8_t* b, float* y) {
+  const float d = f16(b), m = f16(b + 2);
+  const uint8_t* qs = b + 4;
+  for (int j = 0; j < 16; ++j) {
+    y[j] = float(qs[j] & 0x0F) * d + m;
+    y[j + 16] = float(qs[j] >> 4) * d + m;
+  }
+}
+
+void q5_0(const uint8_t* b, float* y) {
+  const float d = f16(b);
+  uint32_t qh;
+  std::memcpy(&qh, b + 2, 4);
+  const uint8_t* qs = b + 6;
+  for (int j = 0; j < 16; ++j) {
+    const uint8_t xh0 = uint8_t(((qh >> (j + 0)) << 4) & 0x10);
+    const uint8_t xh1 = uint8_t(((qh >> (j + 12))) & 0x10);
+    const int x0 = ((qs[j] & 0x0F) | xh0) - 16;
+    const int x1 = ((qs[j] >> 4) | xh1) - 16;
+    y[j] = float(x0) * d;
+    y[j + 16] = float(x1) * d;
+  }
+}
+
+void q5_1(const uint8_t* b, float* y) {
+  const float d = f16(b), m = f16(b + 2);
+  uint32_t qh;
+  std::memcpy(&qh, b + 4, 4);
+  const uint8_t* qs = b + 8;
+  for (int j = 0; j < 16; ++j) {
+    const uint8_t xh0 = uint8_t(((qh >> (j + 0)) << 4) & 0x10);
+    const uint8_t xh1 = uint8_t(((qh >> (j + 12))) & 0x10);
+    const int x0 = (qs[j] & 0x0F) | xh0;
+    const int x1 = (qs[j] >> 4) | xh1;
+    y[j] = float(x0) * d + m;
+    y[j + 16] = float(x1) * d + m;
+  }
+}
+
+void q8_0(const uint8_t* b, float* y) {
+  const float d = f16(b);
+  const int8_t* qs = reinterpret_cast<const int8_t*>(b + 2);
+  for (int j = 0; j < 32; ++j) y[j] = float(qs[j]) * d;
+}
+
+void q8_1(const uint8_t* b, float* y) {
+  const float d = f16(b);
+  const int8_t* qs = reinterpret_cast<const int8_t*>(b + 4);
+  for (int j = 0; j < 32; ++j) y[j] = float(qs[j]) * d;
+}
+
+void q2_k(const uint8_t* b, float* y) {
+  const uint8_t* scales = b;
+  const uint8_t* q = b + 16;
+  const float d = f16(b + 80), dmin = f16(b + 82);
+  int is = 0;
+  for (int n = 0; n < QK; n += 128) {
+    int shift = 0;
+    for (int j = 0; j < 4; ++j) {
+      uint8_t sc = scales[is++];
+      float dl = d * float(sc & 0xF), ml = dmin * float(sc >> 4);
+      for (int l = 0; l < 16; ++l) *y++ = dl * float(int8_t((q[l] >> shift) & 3)) - ml;
+      sc = scales[is++];
+      dl = d * float(sc & 0xF);
+      ml = dmin * float(sc >> 4);
+      for (int l = 0; l < 16; ++l) *y++ = dl * float(int8_t((q[l + 16] >> shift) & 3)) - ml;
+      shift += 2;
+    }
+    q += 32;
+  }
+}
+
+void q3_k(const uint8_t* b, float* y) {
+  const uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
+  const uint8_t* hm = b;
+  const uint8_t* q = b + 32;
+  const float dAll = f16(b + 108);
+  uint32_t aux[4];
+  std::memcpy(aux, b + 96, 12);
+  const uint32_t tmp = aux[2];
+  aux[2] = ((aux[0] >> 4) & kmask2) | (((tmp >> 4) & kmask1) << 4);
+  aux[3] = ((aux[1] >> 4) & kmask2) | (((tmp >> 6) & kmask1) << 4);
+  aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
+  aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
+  int8_t scales[16];
+  std::memcpy(scales, aux, 16);
+  int is = 0;
+  uint8_t m = 1;
+  for (int n = 0; n < QK; n += 128) {
+    int shift = 0;
+    for (int j = 0; j < 4; ++j) {
+      float dl = dAll * float(scales[is++] - 32);
+      for (int l = 0; l < 16; ++l) *y++ = dl * float(int8_t((q[l + 0] >> shift) & 3) - ((hm[l + 0] & m) ? 0 : 4));
+      dl = dAll * float(scales[is++] - 32);
+      for (int l = 0; l < 16; ++l) *y++ = dl * float(int8_t((q[l + 16] >> shift) & 3) - ((hm[l + 16] & m) ? 0 : 4));
+      shift += 2;
+      m = uint8_t(m << 1);
+    }
+    q += 32;
+  }
+}
+
+inline void scaleMinK4(int j, const uint8_t* q, uint8_t& d, uint8_t& m) {
+  if (j < 4) {
+    d = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    d = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+    m = uint8_t((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
+  }
+}
+
+void q4_k(const uint8_t* b, float* y) {
+  const float d = f16(b), min = f16(b + 2);
+  const uint8_t* scales = b + 4;
+  const uint8_t* q = b + 16;
+  int is = 0;
+  uint8_t sc, m;
+  for (int j = 0; j < QK; j += 64) {
+    scaleMinK4(is + 0, scales, sc, m);
+    const float d1 = d * float(sc), m1 = min * float(m);
+    scaleMinK4(is + 1, scales, sc, m);
+    const float d2 = d * float(sc), m2 = min * float(m);
+    for (int l = 0; l < 32; ++l) *y++ = d1 * float(q[l] & 0xF) - m1;
+    for (int l = 0; l < 32; ++l) *y++ = d2 * float(q[l] >> 4) - m2;
+    q += 32;
+    is += 2;
+  }
+}
+
+void q5_k(const uint8_t* b, float* y) {
+  const float d = f16(b), min = f16(b + 2);
+  const uint8_t* scales = b + 4;
+  const uint8_t* qh = b + 16;
+  const uint8_t* ql = b + 48;
+  int is = 0;
+  uint8_t sc, m, u1 = 1, u2 = 2;
+  for (int j = 0; j < QK; j += 64) {
+    scaleMinK4(is + 0, scales, sc, m);
+    const float d1 = d * float(sc), m1 = min * float(m);
+    scaleMinK4(is + 1, scales, sc, m);
+    const float d2 = d * float(sc), m2 = min * float(m);
+    for (int l = 0; l < 32; ++l) *y++ = d1 * float((ql[l] & 0xF) + ((qh[l] & u1) ? 16 : 0)) - m1;
+    for (int l = 0; l < 32; ++l) *y++ = d2 * float((ql[l] >> 4) + ((qh[l] & u2) ? 16 : 0)) - m2;
+    ql += 32;
+    is += 2;
+    u1 = uint8_t(u1 << 2);
+    u2 = uint8_t(u2 << 2);
+  }
+}
+
+void q6_k(const uint8_t* b, float* y) {
+  const uint8_t* ql = b;
+  const uint8_t* qh = b + 128;
+  const int8_t* sc = reinterpret_cast<const int8_t*>(b + 192);
+  const float d = f16(b + 208);
+  for (int n = 0; n < QK; n += 128) {
+    for (int l = 0; l < 32; ++l) {
+      const int is = l / 16;
+      const int8_t q1 = int8_t(((ql[l + 0] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32);
+      const int8_t q2 = int8_t(((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32);
+      const int8_t q3 = int8_t(((ql[l + 0] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32);
+      const int8_t q4 = int8_t(((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32);
+      y[l + 0] = d * float(sc[is + 0]) * float(q1);
+      y[l + 32] = d * float(sc[is + 2]) * float(q2);
+      y[l + 64] = d * float(sc[is + 4]) * float(q3);
+      y[l + 96] = d * float(sc[is + 6]) * float(q4);
+    }
+    y += 128;
+    ql += 64;
+    qh += 32;
+    sc += 8;
+  }
+}
+
+void q8_k(const uint8_t* b, float* y) {
+  float d;
+  std::memcpy(&d, b, 4);
+  const int8_t* qs = reinterpret_cast<const int8_t*>(b + 4);
+  for (int j = 0; j < QK; ++j) y[j] = d * float(qs[j]);
+}
+
+void iq4_nl(const uint8_t* b, float* y) {
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  for (int j = 0; j < 16; ++j) {
+    y[j] = d * float(kIq4nl[qs[j] & 0xF]);
+    y[j + 16] = d * float(kIq4nl[qs[j] >> 4]);
+  }
+}
+
+void iq4_xs(const uint8_t* b, float* y) {
+  const float d = f16(b);
+  const uint16_t scalesH = u16(b + 2);
+  const uint8_t* scalesL = b + 4;
+  const uint8_t* qs = b + 8;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const int ls = ((scalesL[ib / 2] >> 4 * (ib % 2)) & 0xF) | (((scalesH >> 2 * ib) & 3) << 4);
+    const float dl = d * float(ls - 32);
+    for (int j = 0; j < 16; ++j) {
+      y[j + 0] = dl * float(kIq4nl[qs[j] & 0xF]);
+      y[j + 16] = dl * float(kIq4nl[qs[j] >> 4]);
+    }
+    y += 32;
+    qs += 16;
+  }
+}
+
+void tq1_0(const uint8_t* b, float* y) {
+  // block_tq1_0: qs[48] (5 trits a byte), qh[4] (4 trits a byte), d
+  static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};
+  const uint8_t* qs = b;
+  const uint8_t* qh = b + 48;
+  const float d = f16(b + 52);
+  auto trit = [](uint8_t q) { return float(int16_t((uint16_t(q) * 3) >> 8) - 1); };
+  for (int j = 0; j < 32; j += 32)
+    for (int n = 0; n < 5; ++n)
+      for (int m = 0; m < 32; ++m) *y++ = trit(uint8_t(qs[j + m] * pow3[n])) * d;
+  for (int j = 32; j < 48; j += 16)
+    for (int n = 0; n < 5; ++n)
+      for (int m = 0; m < 16; ++m) *y++ = trit(uint8_t(qs[j + m] * pow3[n])) * d;
+  for (int n = 0; n < 4; ++n)
+    for (int j = 0; j < 4; ++j) *y++ = trit(uint8_t(qh[j] * pow3[n])) * d;
+}
+
+void tq2_0(const uint8_t* b, float* y) {
+  const uint8_t* qs = b;
+  const float d = f16(b + 64);
+  for (int j = 0; j < 64; j += 32)
+    for (int l = 0; l < 4; ++l)
+      for (int m = 0; m < 32; ++m) *y++ = float(int8_t((qs[j + m] >> (l * 2)) & 3) - 1) * d;
+}
+
+void mxfp4(const uint8_t* b, float* y) {
+  const float d = ggmlE8m0ToFloatHalf(b[0]);
+  const uint8_t* qs = b + 1;
+  for (int j = 0; j < 16; ++j) {
+    y[j] = float(kMxfp4Doubled[qs[j] & 0x0F]) * d;
+    y[j + 16] = float(kMxfp4Doubled[qs[j] >> 4]) * d;
+  }
+}
+
+void nvfp4(const uint8_t* b, float* y) {
+  const uint8_t* qs = b + 4;
+  for (int s = 0; s < 4; ++s) {
+    const float d = ggmlUe4m3ToFloatHalf(b[s]);
+    for (int j = 0; j < 8; ++j) {
+      y[s * 16 + j] = float(kMxfp4Doubled[qs[s * 8 + j] & 0x0F]) * d;
+      y[s * 16 + j + 8] = float(kMxfp4Doubled[qs[s * 8 + j] >> 4]) * d;
+    }
+  }
+}
+
+void q1_0(const uint8_t* b, float* y) {  // sign bits, LSB first: 1 -> +d, 0 -> -d
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  for (int j = 0; j < 128; ++j) y[j] = ((qs[j >> 3] >> (j & 7)) & 1) ? d : -d;
+}
+
+void q2_0(const uint8_t* b, float* y) {  // 2-bit codes c, LSB first: (c - 1) * d
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  for (int j = 0; j < 64; ++j) y[j] = float(int((qs[j >> 2] >> ((j & 3) * 2)) & 3) - 1) * d;
+}
+
+using BlockFn = void (*)(const uint8_t*, float*);
+
+BlockFn blockFn(int id) {
+  switch (id) {
+    case 2: return q4_0;
+    case 3: return q4_1;
+    case 6: return q5_0;
+    case 7: return q5_1;
+    case 8: return q8_0;
+    case 9: return q8_1;
+    case 10: return q2_k;
+    case 11: return q3_k;
+    case 12: return q4_k;
+    case 13: return q5_k;
+    case 14: return q6_k;
+    case 15: return q8_k;
+    case 20: return iq4_nl;
+    case 23: return iq4_xs;
+    case 34: return tq1_0;
+    case 35: return tq2_0;
+    case 39: return mxfp4;
+    case 40: return nvfp4;
+    case 41: return q1_0;
+    case 42: return q2_0;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+bool ggufBlockTypeSupported(const DType& t) { return t.isBlockQuant() && blockFn(t.ggmlId) != nullptr; }
+
+void dequantizeGgufBlocks(const DType& t, const uint8_t* src, uint64_t nblocks, float* dst) {
+  BlockFn fn = blockFn(t.ggmlId);
+  for (uint64_t i = 0; i < nblocks; ++i) fn(src + i * t.blockBytes, dst + i * t.blockElems);
+}
+
+}  // namespace ws::num

@@ -1,0 +1,17 @@
+// CPU reference dequantization of GGUF block types, following ggml's scalar dequantize_row_*
+// (formats.md 2.6) operation for operation, so results are bit-identical to ggml's to_float.
+#pragma once
+
+#include <cstdint>
+
+#include "core/model/dtype.h"
+
+namespace ws::num {
+
+// True when dequantizeGgufBlocks handles this type.
+bool ggufBlockTypeSupported(const DType& t);
+
+// Decodes `nblocks` consecutive blocks of type t from src into dst (nblocks * t.blockElems floats).
+void dequantizeGgufBlocks(const DType& t, const uint8_t* src, uint64_t nblocks, float* dst);
+
+}  // namespace ws::num

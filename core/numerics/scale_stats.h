@@ -1,0 +1,37 @@
+// Scale statistics: for every logical tensor, the values of its scales (FP8 scale tensors, NVFP4
+// block and global scales, E8M0 exponents, integer group scales, GGUF per-block d / dmin and
+// sub-block scales), aggregated per layer, projection, expert or for the whole checkpoint. Only
+// scale bytes are read; the counter proves it.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "core/model/checkpoint.h"
+#include "core/numerics/dequant.h"
+#include "core/numerics/stats.h"
+
+namespace ws::num {
+
+enum class ScaleGrouping { Tensor, Layer, Projection, Expert, Checkpoint };
+
+struct ScaleGroup {
+  Stats stats;
+  Histogram hist = Histogram::log2Fine();
+  uint64_t tensors = 0;
+};
+
+struct ScaleReport {
+  // group key ("layer 3", "gate", "expert 7", "checkpoint", or a tensor name) -> scale kind
+  // ("scale", "global_scale", "d", "dmin", "sub_scale") -> statistics
+  std::map<std::string, std::map<std::string, ScaleGroup>> groups;
+  uint64_t bytesRead = 0;
+  uint64_t logicalTensors = 0;  // logical tensors that have scales
+};
+
+// progress(done, total) is called between logical tensors; returning false cancels.
+Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by,
+                                    const std::function<bool(uint64_t, uint64_t)>& progress = {});
+
+}  // namespace ws::num

@@ -1,0 +1,52 @@
+// Streaming statistics over float values: one pass gives min, max, mean, standard deviation,
+// absmax, counts of NaN, Inf, zero and subnormal values, and a log2-magnitude histogram. A linear
+// histogram needs its range up front: give it (one pass) or take it from a first pass.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ws::num {
+
+struct Histogram {
+  bool log = false;        // log: bins over log2|x| (sign ignored); linear: bins over x
+  double lo = 0, hi = 0;   // range of the bin edges (log2 units when log)
+  std::vector<uint64_t> counts;
+  uint64_t below = 0, above = 0;  // values outside [lo, hi) (zeros, for a log histogram, count below)
+
+  static Histogram linear(double lo, double hi, int bins);
+  static Histogram log2(double lo, double hi, int bins);
+  // Quarter-octave log2 bins over every finite float magnitude: exact counts in one pass, later
+  // merged into coarser bins with coarsened().
+  static Histogram log2Fine();
+  // The occupied range merged into at most `bins` bins (each a union of fine bins, so exact).
+  Histogram coarsened(int bins) const;
+  void add(float x);
+  void merge(const Histogram& o);  // same edges
+  double edge(size_t i) const { return lo + (hi - lo) * double(i) / double(counts.size()); }
+};
+
+class Stats {
+ public:
+  void add(const float* x, uint64_t n);
+  void merge(const Stats& o);
+
+  uint64_t count = 0, nan = 0, inf = 0, zero = 0, subnormal = 0, negative = 0;
+  double min() const { return finite_ ? min_ : 0; }
+  double max() const { return finite_ ? max_ : 0; }
+  double absmax() const { return absmax_; }
+  double mean() const { return finite_ ? mean_ : 0; }
+  double stddev() const;  // population standard deviation of the finite values
+  uint64_t finite() const { return finite_; }
+
+ private:
+  uint64_t finite_ = 0;
+  double min_ = 0, max_ = 0, absmax_ = 0, mean_ = 0, m2_ = 0;  // Welford / Chan
+};
+
+nlohmann::json statsJson(const Stats& s);
+nlohmann::json histogramJson(const Histogram& h);
+
+}  // namespace ws::num
