@@ -37,11 +37,12 @@ struct ScaleView {
   const uint8_t* p = nullptr;
   ElementReader r;
   uint64_t n = 0;
-  void init(const Checkpoint& c, const TensorRecord& rec) {
+  // `as` reads the bytes as another type of the same width (MX scales stored as U8 are E8M0).
+  void init(const Checkpoint& c, const TensorRecord& rec, const DType* as = nullptr) {
     t = &rec;
     p = dataOf(c, rec);
     n = rec.elements();
-    if (!r.init(rec.dtype)) mismatch(c, rec, "scale dtype " + std::string(rec.dtype->name) + " has no float value");
+    if (!r.init(as ? as : rec.dtype)) mismatch(c, rec, "scale dtype " + std::string(rec.dtype->name) + " has no float value");
   }
   float at(uint64_t i) const { return r.at(p, i); }
 };
@@ -174,7 +175,7 @@ class MxfpBlocksDecoder : public RowDecoder {
     std::vector<uint64_t> shape(w.shape.begin(), w.shape.end() - 2);
     shape.push_back(w.shape[w.shape.size() - 2] * 32);
     setShape(shape);
-    scale_.init(c, s);
+    scale_.init(c, s, s.dtype->name == "U8" ? dtypeFromSafetensors("F8_E8M0") : nullptr);
     if (scale_.n != rows_ * (cols_ / 32)) mismatch(c, s, "MXFP4 needs one scale per block of 32 (" + std::to_string(rows_ * cols_ / 32) + "), found " + std::to_string(scale_.n));
   }
   void decode(uint64_t row, uint64_t n, float* out) const override {

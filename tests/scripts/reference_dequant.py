@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Independent references for `weightscope dequant`, compared bit for bit.
+
+A. qwen3_moe_fp8 (written by transformers): every FP8 tensor equals numpy + ml_dtypes applying the
+   block-FP8 formula to the same bytes, and is within 5% relative Frobenius error of the same
+   tensor in qwen3_moe (the model before quantization).
+B. Schemes with no real writer here (NVFP4, gpt-oss MXFP4, compressed-tensors int4/int8 in every
+   strategy, RAWINT4, MLX affine, KTransformers INT8, FP8 channel/tensor, E5M2): known values are
+   packed by the formulas of formats.md into safetensors files written by this script, and the
+   C++ result must equal the known values exactly.
+C. GGUF block types the fixtures lack (IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, NVFP4, Q8_K, Q1_0, Q2_0):
+   random blocks in a GGUF written by this script; expected values from gguf-py's
+   gguf.quants.dequantize where it has the type, else from the ggml formula in numpy.
+
+Usage: reference_dequant.py PATH/TO/weightscope FIXTURES_DIR"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import ml_dtypes
+import numpy as np
+from gguf import GGMLQuantizationType as Q
+from gguf import quants as gq
+
+WS, FX = sys.argv[1], sys.argv[2]
+passed, failed = 0, []
+RNG = np.random.default_rng(1234)
+E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], np.float32)
+
+
+def check(cond, what):
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failed.append(what)
+
+
+def dequant(path, tensor, *extra):
+    out = os.path.join(TMP, "out.npy")
+    r = subprocess.run([WS, "dequant", path, tensor, "--out", out, *extra], capture_output=True, text=True)
+    if r.returncode != 0:
+        failed.append(f"dequant {tensor}: {r.stderr.strip()}")
+        return None
+    return np.load(out)
+
+
+def same_bits(got, want, label):
+    if got is None:
+        return
+    want = np.ascontiguousarray(want, dtype=np.float32)
+    # Bit for bit, except that any NaN equals any NaN (payloads are not part of the formulas).
+    differ = lambda: (got.view(np.uint32) != want.view(np.uint32)) & ~(np.isnan(got) & np.isnan(want))
+    ok = got.shape == want.shape and not differ().any()
+    if not ok and got.shape == want.shape:
+        bad = np.flatnonzero(differ())
+        label += f": {bad.size} of {got.size} differ, first at {bad[0]}: {got.flat[bad[0]]!r} vs {want.flat[bad[0]]!r}"
+    elif not ok:
+        label += f": shape {got.shape} vs {want.shape}"
+    check(ok, label)
+
+
+def read_st(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    return header, data
+
+
+def raw(header, data, name):
+    b, e = header[name]["data_offsets"]
+    return data[b:e], header[name]
+
+
+def write_st(path, tensors):
+    """tensors: list of (name, dtype string, shape, bytes)"""
+    header, off, blobs = {}, 0, []
+    for name, dt, shape, blob in tensors:
+        header[name] = {"dtype": dt, "shape": list(shape), "data_offsets": [off, off + len(blob)]}
+        off += len(blob)
+        blobs.append(blob)
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def bf16_bytes(a):
+    return np.asarray(a, np.float32).astype(ml_dtypes.bfloat16).tobytes()
+
+
+def f32_bytes(a):
+    return np.asarray(a, np.float32).tobytes()
+
+
+def case_dir(name, tensors, config=None):
+    d = os.path.join(TMP, name)
+    os.makedirs(d)
+    write_st(os.path.join(d, "model.safetensors"), tensors)
+    if config:
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(config, f)
+    return d
+
+
+# ---------------------------------------------------------------------------------------------
+# A. the real FP8 checkpoint
+def part_a():
+    fp8_dir, bf_dir = os.path.join(FX, "hf/qwen3_moe_fp8"), os.path.join(FX, "hf/qwen3_moe")
+    h8, d8 = read_st(os.path.join(fp8_dir, "model.safetensors"))
+    bf = {}
+    for f in sorted(os.listdir(bf_dir)):
+        if f.endswith(".safetensors"):
+            h, d = read_st(os.path.join(bf_dir, f))
+            for k in h:
+                if k != "__metadata__":
+                    bf[k] = (h, d)
+    n = 0
+    for name, info in h8.items():
+        if name == "__metadata__" or info["dtype"] != "F8_E4M3":
+            continue
+        w = np.frombuffer(raw(h8, d8, name)[0], np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float32).reshape(info["shape"])
+        M, N = w.shape
+        gm, gn = -(-M // 128), -(-N // 128)
+        s = np.frombuffer(raw(h8, d8, name + "_scale_inv")[0], np.float32).reshape(gm, gn)  # squeezed 1-D included
+        want = w * np.repeat(np.repeat(s, 128, 0), 128, 1)[:M, :N]
+        got = dequant(fp8_dir, name)
+        same_bits(got, want, f"A {name}")
+        h, d = bf[name]
+        ref = np.frombuffer(raw(h, d, name)[0], ml_dtypes.bfloat16).astype(np.float32).reshape(M, N)
+        if got is not None:
+            rel = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+            check(rel < 0.05, f"A {name}: relative Frobenius error {rel:.4f} >= 5%")
+        n += 1
+    check(n == 63, f"A: {n} FP8 tensors, expected 63")
+
+
+# ---------------------------------------------------------------------------------------------
+# B. known values packed by the formulas
+def pack_nibbles_even_low(codes):
+    codes = codes.reshape(*codes.shape[:-1], -1, 2)
+    return (codes[..., 0] | (codes[..., 1] << 4)).astype(np.uint8)
+
+
+def pack_int32_lsb(u, bits):
+    """u: unsigned codes [..., n]; pads with zero codes to whole words (compressed-tensors)."""
+    pf = 32 // bits
+    pad = (-u.shape[-1]) % pf
+    u = np.concatenate([u, np.zeros((*u.shape[:-1], pad), u.dtype)], -1).astype(np.uint64)
+    u = u.reshape(*u.shape[:-1], -1, pf)
+    words = np.zeros(u.shape[:-1], np.uint64)
+    for k in range(pf):
+        words |= u[..., k] << np.uint64(k * bits)
+    return words.astype(np.uint32).view(np.int32)
+
+
+def part_b():
+    pfx = "model.layers.0.mlp.experts.0."
+    # NVFP4 (ModelOpt): e2m1 * (e4m3 block scale * f32 global)
+    M, N = 16, 64
+    codes = RNG.integers(0, 16, (M, N), dtype=np.uint8)
+    sc = (2.0 ** RNG.integers(-6, 4, (M, N // 16))).astype(np.float32)
+    g = np.float32(0.125)
+    want = E2M1[codes] * np.repeat(sc * g, 16, 1)
+    d = case_dir("nvfp4", [(pfx + "up_proj.weight", "U8", (M, N // 2), pack_nibbles_even_low(codes).tobytes()),
+                           (pfx + "up_proj.weight_scale", "F8_E4M3", (M, N // 16), sc.astype(ml_dtypes.float8_e4m3fn).tobytes()),
+                           (pfx + "up_proj.weight_scale_2", "F32", (), f32_bytes([g])),
+                           (pfx + "up_proj.input_scale", "F32", (), f32_bytes([1.0]))])
+    same_bits(dequant(d, pfx + "up_proj.weight"), want, "B nvfp4")
+
+    # gpt-oss MXFP4: [E, rows, nb, 16] blocks, E8M0 scales, element 2k in the low nibble
+    E, R, NB = 2, 8, 2
+    codes = RNG.integers(0, 16, (E, R, NB * 32), dtype=np.uint8)
+    ex = RNG.integers(118, 131, (E, R, NB), dtype=np.uint8)
+    want = E2M1[codes] * np.repeat(np.ldexp(np.float32(1), ex.astype(np.int32) - 127).astype(np.float32), 32, -1)
+    blocks = pack_nibbles_even_low(codes).reshape(E, R, NB, 16)
+    d = case_dir("mxfp4", [("model.layers.0.mlp.experts.gate_up_proj_blocks", "U8", blocks.shape, blocks.tobytes()),
+                           ("model.layers.0.mlp.experts.gate_up_proj_scales", "U8", ex.shape, ex.tobytes())],
+                 {"model_type": "gpt_oss", "num_hidden_layers": 1, "num_local_experts": E, "hidden_size": 64, "intermediate_size": 4})
+    same_bits(dequant(d, "model.layers.0.mlp.experts.gate_up_proj_blocks"), want, "B mxfp4 gpt-oss")
+    same_bits(dequant(d, "model.layers.0.mlp.experts.gate_up_proj", "--expert", "1", "--rows", "2:5"), want[1, 2:5], "B mxfp4 expert rows")
+
+    # compressed-tensors int4, symmetric, group 32, odd width (padding trimmed by weight_shape)
+    M, N, G = 8, 84, 32
+    q = RNG.integers(-8, 8, (M, N))
+    s = (2.0 ** RNG.integers(-8, -2, (M, -(-N // G)))).astype(np.float32) * 3
+    want = q.astype(np.float32) * np.repeat(s, G, 1)[:, :N]
+    d = case_dir("ct4", [(pfx + "gate_proj.weight_packed", "I32", (M, -(-N // 8)), pack_int32_lsb((q + 8).astype(np.uint32), 4).tobytes()),
+                         (pfx + "gate_proj.weight_scale", "BF16", s.shape, bf16_bytes(s)),
+                         (pfx + "gate_proj.weight_shape", "I64", (2,), np.array([M, N], np.int64).tobytes())],
+                 {"model_type": "deepseek_v3", "quantization_config": {"quant_method": "compressed-tensors", "config_groups": {"g": {"weights": {"num_bits": 4, "group_size": 32, "strategy": "group"}}}}})
+    same_bits(dequant(d, pfx + "gate_proj.weight_packed"), want, "B int4-ct group")
+
+    # compressed-tensors int8, asymmetric, channel: (q - zp) * s, zero points packed along dim 0
+    M, N = 6, 20
+    q = RNG.integers(-128, 128, (M, N))
+    zp = RNG.integers(-20, 20, (M, 1))
+    s = (2.0 ** RNG.integers(-10, -4, (M, 1))).astype(np.float32)
+    want = (q - zp).astype(np.float32) * s
+    zp_packed = pack_int32_lsb((zp + 128).T.astype(np.uint32), 8).T  # [ceil(M/4), 1]
+    d = case_dir("ct8", [(pfx + "down_proj.weight_packed", "I32", (M, N // 4), pack_int32_lsb((q + 128).astype(np.uint32), 8).tobytes()),
+                         (pfx + "down_proj.weight_scale", "F32", s.shape, f32_bytes(s)),
+                         (pfx + "down_proj.weight_zero_point", "I32", zp_packed.shape, np.ascontiguousarray(zp_packed).tobytes()),
+                         (pfx + "down_proj.weight_shape", "I64", (2,), np.array([M, N], np.int64).tobytes())])
+    same_bits(dequant(d, pfx + "down_proj.weight_packed"), want, "B int8-ct asymmetric channel")
+
+    # compressed-tensors int4 with g_idx (activation order): group of column j is g_idx[j]
+    M, N, G = 4, 64, 16
+    q = RNG.integers(-8, 8, (M, N))
+    gidx = RNG.permutation(np.repeat(np.arange(N // G), G)).astype(np.int32)
+    s = (2.0 ** RNG.integers(-8, -2, (M, N // G))).astype(np.float32)
+    want = q.astype(np.float32) * s[:, gidx]
+    d = case_dir("ctg", [(pfx + "up_proj.weight_packed", "I32", (M, N // 8), pack_int32_lsb((q + 8).astype(np.uint32), 4).tobytes()),
+                         (pfx + "up_proj.weight_scale", "BF16", s.shape, bf16_bytes(s)),
+                         (pfx + "up_proj.weight_g_idx", "I32", (N,), gidx.tobytes()),
+                         (pfx + "up_proj.weight_shape", "I64", (2,), np.array([M, N], np.int64).tobytes())])
+    same_bits(dequant(d, pfx + "up_proj.weight_packed"), want, "B int4-ct g_idx")
+
+    # compressed-tensors int4, tensor strategy: one scale
+    s = np.float32(0.0625)
+    want = q.astype(np.float32) * s
+    d = case_dir("ctt", [(pfx + "up_proj.weight_packed", "I32", (M, N // 8), pack_int32_lsb((q + 8).astype(np.uint32), 4).tobytes()),
+                         (pfx + "up_proj.weight_scale", "F32", (1,), f32_bytes([s]))])
+    same_bits(dequant(d, pfx + "up_proj.weight_packed"), want, "B int4-ct tensor")
+
+    # RAWINT4: bytes, low nibble first, codes biased by 8, BF16 scale per 32
+    M, N = 8, 64
+    q = RNG.integers(-8, 8, (M, N))
+    s = (2.0 ** RNG.integers(-9, -3, (M, N // 32))).astype(np.float32)
+    want = q.astype(np.float32) * np.repeat(s, 32, 1)
+    d = case_dir("raw4", [(pfx + "gate_proj.weight_packed", "U8", (M, N // 2), pack_nibbles_even_low((q + 8).astype(np.uint8)).tobytes()),
+                          (pfx + "gate_proj.weight_scale", "BF16", s.shape, bf16_bytes(s)),
+                          (pfx + "gate_proj.weight_shape", "I64", (2,), np.array([M, N], np.int64).tobytes())])
+    same_bits(dequant(d, pfx + "gate_proj.weight_packed"), want, "B rawint4")
+
+    # MLX affine 4 and 8 bit: scale * q + bias per group of 64, codes LSB first in u32 words
+    for bits in (4, 8):
+        E, M, N = 2, 4, 128
+        q = RNG.integers(0, 2 ** bits, (E, M, N)).astype(np.uint32)
+        s = (2.0 ** RNG.integers(-8, -3, (E, M, N // 64))).astype(np.float32)
+        b = (RNG.integers(-64, 64, (E, M, N // 64)) / 256).astype(np.float32)
+        want = np.repeat(s, 64, -1) * q.astype(np.float32) + np.repeat(b, 64, -1)
+        words = pack_int32_lsb(q, bits).view(np.uint32)
+        d = case_dir(f"mlx{bits}", [(f"model.layers.0.mlp.switch_mlp.up_proj.weight", "U32", words.shape, words.tobytes()),
+                                    (f"model.layers.0.mlp.switch_mlp.up_proj.scales", "BF16", s.shape, bf16_bytes(s)),
+                                    (f"model.layers.0.mlp.switch_mlp.up_proj.biases", "BF16", b.shape, bf16_bytes(b))],
+                     {"model_type": "qwen3_moe", "quantization": {"group_size": 64, "bits": bits}})
+        same_bits(dequant(d, "model.layers.0.mlp.switch_mlp.up_proj.weight"), want, f"B mlx-affine{bits}")
+
+    # KTransformers INT8 NUMA: node k holds rows [k*I/2, (k+1)*I/2), one F32 scale per row
+    H, I = 64, 32
+    q = RNG.integers(-127, 128, (I, H)).astype(np.int8)
+    s = (2.0 ** RNG.integers(-10, -4, (I,))).astype(np.float32)
+    want = q.astype(np.float32) * s[:, None]
+    tensors = []
+    for k in range(2):
+        rows = slice(k * I // 2, (k + 1) * I // 2)
+        tensors += [(f"blk.0.ffn_up_exps.0.numa.{k}.weight", "I8", (I // 2, H), q[rows].tobytes()),
+                    (f"blk.0.ffn_up_exps.0.numa.{k}.scale", "F32", (I // 2,), f32_bytes(s[rows]))]
+    d = case_dir("kt8", tensors, {"model_type": "deepseek_v3", "hidden_size": H, "moe_intermediate_size": I, "n_routed_experts": 1, "num_hidden_layers": 1})
+    same_bits(dequant(d, "blk.0.ffn_up_exps.0.numa.0.weight"), want, "B kt-int8")
+
+    # FP8 per-channel and per-tensor scales; unscaled E5M2
+    M, N = 8, 32
+    w8 = RNG.integers(0, 256, (M, N), dtype=np.uint8)
+    w8[(w8 & 0x7F) == 0x7F] = 0  # no NaN codes
+    wf = w8.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    sch = (2.0 ** RNG.integers(-6, 0, (M, 1))).astype(np.float32)
+    d = case_dir("fp8c", [(pfx + "up_proj.weight", "F8_E4M3", (M, N), w8.tobytes()), (pfx + "up_proj.weight_scale", "F32", (M, 1), f32_bytes(sch))])
+    same_bits(dequant(d, pfx + "up_proj.weight"), wf * sch, "B fp8-channel")
+    d = case_dir("fp8t", [(pfx + "up_proj.weight", "F8_E4M3", (M, N), w8.tobytes()), (pfx + "up_proj.weight_scale", "F32", (), f32_bytes([0.75]))])
+    same_bits(dequant(d, pfx + "up_proj.weight"), wf * np.float32(0.75), "B fp8-tensor")
+    w5 = RNG.integers(0, 256, (M, N), dtype=np.uint8)
+    d = case_dir("e5m2", [(pfx + "up_proj.weight", "F8_E5M2", (M, N), w5.tobytes())])
+    same_bits(dequant(d, pfx + "up_proj.weight"), w5.view(ml_dtypes.float8_e5m2).astype(np.float32), "B fp8 e5m2")
+
+    # BF16 output: round to nearest even of the F32 value
+    got = dequant(d, pfx + "up_proj.weight", "--dtype", "bf16")
+    if got is not None:
+        want = w5.view(ml_dtypes.float8_e5m2).astype(np.float32).astype(ml_dtypes.bfloat16)
+        nan = np.isnan(want.astype(np.float32))
+        check(np.array_equal(got[~nan], want.view(np.uint16)[~nan]) and np.isnan(got.view(ml_dtypes.bfloat16)[nan].astype(np.float32)).all(),
+              "B bf16 output")
+
+
+# ---------------------------------------------------------------------------------------------
+# C. GGUF block types beyond the fixtures
+def write_gguf(path, tensors):
+    """tensors: list of (name, ggml type id, ne list, bytes); a minimal GGUF v3 writer."""
+    def s(x):
+        b = x.encode()
+        return struct.pack("<Q", len(b)) + b
+    out = b"GGUF" + struct.pack("<Iqq", 3, len(tensors), 1)
+    out += s("general.architecture") + struct.pack("<i", 8) + s("llama")
+    off, blobs = 0, []
+    for name, tid, ne, blob in tensors:
+        out += s(name) + struct.pack("<I", len(ne)) + b"".join(struct.pack("<q", n) for n in ne) + struct.pack("<iQ", tid, off)
+        pad = (-len(blob)) % 32
+        blobs.append(blob + b"\0" * pad)
+        off += len(blob) + pad
+    out += b"\0" * ((-len(out)) % 32)
+    with open(path, "wb") as f:
+        f.write(out + b"".join(blobs))
+
+
+def random_blocks(n, size, f16_at=(), f32_at=()):
+    b = RNG.integers(0, 256, (n, size), dtype=np.uint8)
+    for at in f16_at:
+        b[:, at:at + 2] = np.abs(RNG.normal(0, 0.01, n)).astype(np.float16).view(np.uint8).reshape(n, 2)
+    for at in f32_at:
+        b[:, at:at + 4] = RNG.normal(0, 0.01, n).astype(np.float32).view(np.uint8).reshape(n, 4)
+    return b
+
+
+def q1_0_ref(b):
+    d = b[:, :2].copy().view(np.float16).astype(np.float32)
+    bits = np.unpackbits(b[:, 2:], axis=1, bitorder="little").astype(np.float32)
+    return np.where(bits == 1, d, -d)
+
+
+def q2_0_ref(b):
+    d = b[:, :2].copy().view(np.float16).astype(np.float32)
+    qs = b[:, 2:]
+    codes = np.stack([(qs >> (2 * k)) & 3 for k in range(4)], -1).reshape(len(b), 64)
+    return (codes.astype(np.int32) - 1).astype(np.float32) * d
+
+
+def q8_k_ref(b):
+    d = b[:, :4].copy().view(np.float32)
+    return b[:, 4:260].copy().view(np.int8).astype(np.float32) * d
+
+
+def part_c():
+    rows, cols = 4, 256
+    types = [  # (name, id, block elems, block bytes, f16 fields, f32 fields, reference)
+        ("IQ4_NL", 20, 32, 18, (0,), (), lambda b: gq.dequantize(b, Q.IQ4_NL)),
+        ("IQ4_XS", 23, 256, 136, (0,), (), lambda b: gq.dequantize(b, Q.IQ4_XS)),
+        ("TQ1_0", 34, 256, 54, (52,), (), lambda b: gq.dequantize(b, Q.TQ1_0)),
+        ("TQ2_0", 35, 256, 66, (64,), (), lambda b: gq.dequantize(b, Q.TQ2_0)),
+        ("NVFP4", 40, 64, 36, (), (), lambda b: gq.dequantize(b, Q.NVFP4)),
+        ("Q8_K", 15, 256, 292, (), (0,), q8_k_ref),
+        ("Q1_0", 41, 128, 18, (0,), (), q1_0_ref),
+        ("Q2_0", 42, 64, 18, (0,), (), q2_0_ref),
+    ]
+    tensors, wants = [], {}
+    for name, tid, be, bb, f16s, f32s, ref in types:
+        n = rows * cols // be
+        b = random_blocks(n, bb, f16s, f32s)
+        if name == "NVFP4":  # keep UE4M3 scales away from the 0x7F "zero" code for a richer test
+            b[:, :4] = RNG.integers(0x20, 0x50, (n, 4), dtype=np.uint8)
+        tensors.append((f"t.{name}", tid, [cols, rows], b.tobytes()))
+        wants[name] = np.asarray(ref(b), np.float32).reshape(rows, cols)
+    path = os.path.join(TMP, "types.gguf")
+    write_gguf(path, tensors)
+    for name in wants:
+        same_bits(dequant(path, f"t.{name}"), wants[name], f"C {name}")
+
+
+with tempfile.TemporaryDirectory() as TMP:
+    part_a()
+    part_b()
+    part_c()
+
+for f in failed[:40]:
+    print(f)
+print(f"{passed} passed, {len(failed)} failed")
+sys.exit(1 if failed else 0)

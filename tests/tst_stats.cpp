@@ -1,0 +1,139 @@
+// Streaming statistics and histograms, and scale statistics that read only scale bytes.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "core/model/quant_scheme.h"
+#include "core/numerics/float_formats.h"
+#include "core/numerics/scale_stats.h"
+#include "core/numerics/stats.h"
+#include "test_support.h"
+
+using namespace ws;
+
+class TstStats : public QObject {
+  Q_OBJECT
+ private slots:
+  void streamingMatchesTwoPass() {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> nd(3.0f, 2.0f);
+    std::vector<float> v(100001);
+    for (auto& x : v) x = nd(rng);
+    v[5] = NAN;
+    v[6] = INFINITY;
+    v[7] = 0.0f;
+    v[8] = 1e-40f;  // subnormal
+    num::Stats s;
+    // uneven chunks, as a streaming caller would feed them
+    for (size_t i = 0; i < v.size(); i += 777) s.add(v.data() + i, std::min<size_t>(777, v.size() - i));
+    double sum = 0, mn = INFINITY, mx = -INFINITY, amax = 0;
+    uint64_t n = 0, neg = 0;
+    for (float x : v)
+      if (std::isfinite(x)) sum += x, ++n, mn = std::min(mn, double(x)), mx = std::max(mx, double(x)), amax = std::max(amax, std::fabs(double(x))), neg += x < 0;
+    double mean = sum / double(n), ss = 0;
+    for (float x : v)
+      if (std::isfinite(x)) ss += (x - mean) * (x - mean);
+    QCOMPARE(s.count, uint64_t(v.size()));
+    QCOMPARE(s.finite(), n);
+    QCOMPARE(s.nan, uint64_t(1));
+    QCOMPARE(s.inf, uint64_t(1));
+    QCOMPARE(s.zero, uint64_t(1));
+    QCOMPARE(s.subnormal, uint64_t(1));
+    QCOMPARE(s.negative, neg);
+    QCOMPARE(s.min(), mn);
+    QCOMPARE(s.max(), mx);
+    QCOMPARE(s.absmax(), amax);
+    QVERIFY(std::fabs(s.mean() - mean) < 1e-12 * std::fabs(mean) + 1e-12);
+    QVERIFY(std::fabs(s.stddev() - std::sqrt(ss / double(n))) < 1e-9);
+    num::Stats a, b;  // merge equals one pass
+    a.add(v.data(), 50000);
+    b.add(v.data() + 50000, v.size() - 50000);
+    a.merge(b);
+    QCOMPARE(a.finite(), s.finite());
+    QVERIFY(std::fabs(a.stddev() - s.stddev()) < 1e-9);
+  }
+
+  void histograms() {
+    num::Histogram lin = num::Histogram::linear(0, 10, 5);
+    for (float x : {-1.0f, 0.0f, 1.9f, 2.0f, 9.99f, 10.0f, 11.0f, NAN}) lin.add(x);
+    QCOMPARE(lin.counts, (std::vector<uint64_t>{2, 1, 0, 0, 2}));  // 10 falls in the last bin
+    QCOMPARE(lin.below, uint64_t(1));
+    QCOMPARE(lin.above, uint64_t(1));
+
+    num::Histogram fine = num::Histogram::log2Fine();
+    for (float x : {0.5f, 0.55f, 1.0f, -1.0f, 4.0f, 0.0f}) fine.add(x);
+    QCOMPARE(fine.below, uint64_t(1));  // the zero
+    num::Histogram coarse = fine.coarsened(100);
+    uint64_t total = 0;
+    for (auto c : coarse.counts) total += c;
+    QCOMPARE(total, uint64_t(5));
+    QCOMPARE(coarse.lo, -1.0);  // the 0.5 bin starts at log2 = -1
+    QCOMPARE(coarse.counts.front(), uint64_t(2));  // 0.5 and 0.55 share the quarter octave [-1, -0.75)
+    num::Histogram two = fine.coarsened(2);
+    QVERIFY(two.counts.size() <= 2);
+    QCOMPARE(two.counts[0] + two.counts[1], uint64_t(5));
+  }
+
+  void fp8ScalesReadOnlyScaleBytes() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe_fp8"));
+    uint64_t scaleBytes = 0, scaleValues = 0;
+    for (const auto& t : c->tensors)
+      if (t.component == Component::Scale) scaleBytes += t.bytes, scaleValues += t.elements();
+    auto r = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint);
+    QVERIFY(r.ok());
+    QCOMPARE(r.value().bytesRead, scaleBytes);  // 624 bytes of a 3.6 MB checkpoint
+    const auto& g = r.value().groups.at("checkpoint").at("scale");
+    QCOMPARE(g.stats.count, scaleValues);
+    QCOMPARE(g.tensors, uint64_t(63));
+    QCOMPARE(g.stats.nan + g.stats.negative + g.stats.zero, uint64_t(0));
+    QVERIFY(g.stats.min() > 0);
+  }
+
+  void ggufScalesReadOnlyScaleFields() {
+    auto c = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));
+    auto r = num::scaleStatistics(*c, num::ScaleGrouping::Layer);
+    QVERIFY(r.ok());
+    // Q6_K token_embd: 1024 rows x 1 block, 18 scale bytes a block (d + 16 int8 sub-scales)
+    auto one = num::scaleStatistics(*c, num::ScaleGrouping::Tensor);
+    const auto& emb = one.value().groups.at("token_embd");
+    QCOMPARE(emb.at("d").stats.count, uint64_t(1024));
+    QCOMPARE(emb.at("sub_scale").stats.count, uint64_t(1024 * 16));
+    uint64_t fileBytes = c->totalBytes();
+    QVERIFY(r.value().bytesRead > 0);
+    QVERIFY2(r.value().bytesRead * 8 < fileBytes, "scale fields are a small part of the blocks");
+    QVERIFY(r.value().groups.count("layer 0") && r.value().groups.count("layer 1"));
+    // MXFP4 blocks carry one E8M0 exponent each: 8 experts x 256 rows x 8 blocks
+    QCOMPARE(one.value().groups.at("blk.1.ffn_gate_exps").at("d").stats.count, uint64_t(8 * 256 * 8));
+  }
+
+  void badScalesAreCounted() {
+    wstest::TempDir d;
+    std::vector<float> s = {1.0f, NAN, -2.0f, 0.0f, 1e-40f, 1e4f};
+    std::vector<uint8_t> sb(s.size() * 4);
+    std::memcpy(sb.data(), s.data(), sb.size());
+    wstest::SafetensorsBuilder()
+        .add("model.layers.0.mlp.experts.0.up_proj.weight", "F8_E4M3", {6, 128})
+        .add("model.layers.0.mlp.experts.0.up_proj.weight_scale", "F32", {6, 1}, sb)
+        .write(d.file("model.safetensors"));
+    auto c = wstest::openOrFail(d.path());
+    auto r = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint);
+    const auto& st = r.value().groups.at("checkpoint").at("scale").stats;
+    QCOMPARE(st.nan, uint64_t(1));
+    QCOMPARE(st.negative, uint64_t(1));
+    QCOMPARE(st.zero, uint64_t(1));
+    QCOMPARE(st.subnormal, uint64_t(1));
+    QCOMPARE(st.max(), 1e4);
+  }
+
+  void noScalesNoBytes() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
+    auto r = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint);
+    QCOMPARE(r.value().bytesRead, uint64_t(0));
+    QCOMPARE(r.value().logicalTensors, uint64_t(0));
+  }
+};
+
+QTEST_GUILESS_MAIN(TstStats)
+#include "tst_stats.moc"
