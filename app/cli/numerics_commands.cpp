@@ -79,23 +79,39 @@ class DequantCommand : public Command {
     req.logical = li.value();
     req.expert = a.getInt("expert", -1);
     if (a.has("rows")) std::tie(req.rowBegin, req.rowEnd) = parseRows(a.get("rows"));
-    auto out = num::dequantize(*c, req);
-    if (!out) {
-      std::cerr << "weightscope: " << out.error().describe() << "\n";
+    auto dec = num::makeDecoder(*c, req.logical);
+    if (!dec) {
+      std::cerr << "weightscope: " << dec.error().describe() << "\n";
       return kExitCannotRun;
     }
-    const auto& o = out.value();
-    std::cout << c->logical[req.logical].name << "  scheme " << c->logical[req.logical].scheme << "  shape " << formatShape(o.shape) << "  read "
-              << formatBytes(o.bytesRead) << "\n";
-    if (a.has("stats")) {
-      num::Stats s;
-      s.add(o.values.data(), o.values.size());
-      printStats(s);
-    }
-    if (a.has("out")) {
-      if (dtype == "bf16") writeNpyBf16(a.get("out"), o.shape, o.values.data(), o.values.size());
-      else writeNpyF32(a.get("out"), o.shape, o.values.data(), o.values.size());
-      std::cout << "wrote " << a.get("out") << "\n";
+    // Stream: decode a chunk of rows, feed the statistics and the .npy, repeat. Memory stays
+    // bounded by the chunk whatever the tensor's size.
+    const num::RowDecoder& d = *dec.value();
+    num::ByteCounter counter;
+    dec.value()->setCounter(&counter);
+    try {
+      const num::Selection sel = num::selectRows(d, req, c->logical[req.logical].name);
+      std::unique_ptr<NpyStream> npy;
+      if (a.has("out")) npy = std::make_unique<NpyStream>(a.get("out"), sel.shape, dtype == "bf16");
+      num::Stats stats;
+      const uint64_t chunkRows = std::max<uint64_t>(1, (uint64_t(4) << 20) / std::max<uint64_t>(1, d.cols()));
+      std::vector<float> buf(std::min(chunkRows, std::max<uint64_t>(sel.rows, 1)) * d.cols());
+      for (uint64_t r = 0; r < sel.rows; r += chunkRows) {
+        const uint64_t n = std::min(chunkRows, sel.rows - r);
+        d.decode(sel.firstRow + r, n, buf.data());
+        if (a.has("stats")) stats.add(buf.data(), n * d.cols());
+        if (npy) npy->append(buf.data(), n * d.cols());
+      }
+      std::cout << c->logical[req.logical].name << "  scheme " << c->logical[req.logical].scheme << "  shape " << formatShape(sel.shape)
+                << "  read " << formatBytes(counter.bytes.load()) << "\n";
+      if (a.has("stats")) printStats(stats);
+      if (npy) {
+        npy->commit();
+        std::cout << "wrote " << a.get("out") << "\n";
+      }
+    } catch (const CoreError& e) {
+      std::cerr << "weightscope: " << e.error().describe() << "\n";
+      return kExitCannotRun;
     }
     return kExitOk;
   }

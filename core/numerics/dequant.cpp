@@ -85,11 +85,34 @@ class GgufBlockDecoder : public RowDecoder {
 
 // F8 weights times F32 (or any float) scales: per tensor, per output channel, or per 128x128 block
 // on a ceil-div grid (the squeezed 1-D form included: only the element count must match).
+// y[j] = value(code[j]) * s[j]: a table lookup and one multiply, built for AVX2 and the baseline.
+__attribute__((target_clones("avx2", "default"))) void scaleRun(const float* lut, const uint8_t* q, uint64_t n, const float* sv, float* y) {
+  for (uint64_t j = 0; j < n; ++j) y[j] = lut[q[j]] * sv[j];
+}
+
+// The same for E4M3 without a table, so it vectorizes, and without ever forming a subnormal
+// binary32 (subnormal operands make x86 multiplies take a slow assist): normal codes become
+// 2^(e-7) * (1 + m/8) by adding the bias difference (120) to the exponent field; the subnormal
+// codes (e == 0) are m * 2^-9; 0x7F / 0xFF are NaN. Bit-identical to the table.
+__attribute__((target_clones("avx2", "default"))) void scaleRunE4m3(const uint8_t* q, uint64_t n, const float* sv, float* y) {
+  for (uint64_t j = 0; j < n; ++j) {
+    const uint32_t x = q[j];
+    const uint32_t mag = x & 0x7F;
+    const uint32_t normal = (mag << 20) + (120u << 23);
+    const uint32_t sub = num::floatToBits(float(mag & 7) * 0x1p-9f);
+    const uint32_t isSub = 0u - uint32_t((x & 0x78) == 0);
+    const float v = num::bitsToFloat(((normal & ~isSub) | (sub & isSub)) | ((x & 0x80) << 24));
+    const uint32_t nan = 0u - uint32_t(mag == 0x7F);
+    y[j] = num::bitsToFloat((num::floatToBits(v * sv[j]) & ~nan) | (0x7FC00000u & nan));
+  }
+}
+
 class Fp8ScaledDecoder : public RowDecoder {
  public:
   enum class Mode { Tensor, Channel, Block };
   Fp8ScaledDecoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, Mode mode) : p_(dataOf(c, w)), mode_(mode) {
     reader_.init(w.dtype);
+    e4m3_ = w.dtype->name == "F8_E4M3";
     scale_.init(c, s);
     setShape(w.shape);
     M_ = w.shape.size() >= 2 ? w.shape[w.shape.size() - 2] : 1;
@@ -104,17 +127,22 @@ class Fp8ScaledDecoder : public RowDecoder {
       mismatch(c, s, "has " + std::to_string(scale_.n) + " scales but the weight needs " + std::to_string(want));
   }
   void decode(uint64_t row, uint64_t n, float* out) const override {
+    const float* lut = byteFloatTable(reader_.dtype());
+    // Each column's scale, expanded once per block row (128 rows share it): the inner loop is
+    // then one lookup and one multiply per element.
+    std::vector<float> colScale(cols_);
+    uint64_t expandedFor = UINT64_MAX;
     for (uint64_t r = row; r < row + n; ++r) {
       const uint64_t b = r / M_, i = r % M_;
-      float* y = out + (r - row) * cols_;
-      reader_.run(p_, r * cols_, cols_, y);
-      if (mode_ == Mode::Block) {
-        const uint64_t base = (b * gm_ + i / bm_) * gn_;
-        for (uint64_t j = 0; j < cols_; ++j) y[j] = y[j] * scale_.at(base + j / bn_);
-      } else {
-        const float s = mode_ == Mode::Channel ? scale_.at(r) : scale_.at(scale_.n == 1 ? 0 : b);
-        for (uint64_t j = 0; j < cols_; ++j) y[j] = y[j] * s;
+      const uint64_t key = mode_ == Mode::Block ? (b * gm_ + i / bm_) : mode_ == Mode::Channel ? r : (scale_.n == 1 ? 0 : b);
+      if (key != expandedFor) {
+        for (uint64_t j = 0; j < cols_; ++j) colScale[j] = scale_.at(mode_ == Mode::Block ? key * gn_ + j / bn_ : key);
+        expandedFor = key;
       }
+      const uint8_t* q = p_ + r * cols_;
+      float* y = out + (r - row) * cols_;
+      if (e4m3_) scaleRunE4m3(q, cols_, colScale.data(), y);
+      else scaleRun(lut, q, cols_, colScale.data(), y);
     }
     // Weight bytes of the rows, plus each scale entry they use once.
     uint64_t scalesUsed = 1;
@@ -128,6 +156,7 @@ class Fp8ScaledDecoder : public RowDecoder {
   ElementReader reader_;
   ScaleView scale_;
   Mode mode_;
+  bool e4m3_ = false;
   uint64_t M_, B_, bm_, bn_, gm_, gn_;
 };
 
@@ -202,6 +231,22 @@ class MxfpBlocksDecoder : public RowDecoder {
 // Integer codes packed little end first, with group scales and optional zero points:
 // compressed-tensors pack-quantized (int32 words, int4/int8), RAWINT4 (bytes, int4) and MLX affine
 // (u32 words, value = scale * q + bias).
+__attribute__((target_clones("avx2", "default"))) void unpackCodes(const uint8_t* q, uint64_t n, unsigned bits, int* codes) {
+  if (bits == 8) {
+    for (uint64_t j = 0; j < n; ++j) codes[j] = q[j];
+  } else {
+    for (uint64_t j = 0; j < n; ++j) codes[j] = (q[j >> 1] >> ((j & 1) * 4)) & 0xF;
+  }
+}
+
+// (code - zero) * scale, and scale * code + bias (MLX).
+__attribute__((target_clones("avx2", "default"))) void offsetRun(const int* c, uint64_t n, int zero, float s, float* y) {
+  for (uint64_t j = 0; j < n; ++j) y[j] = float(c[j] - zero) * s;
+}
+__attribute__((target_clones("avx2", "default"))) void affineRun(const int* c, uint64_t n, float s, float b, float* y) {
+  for (uint64_t j = 0; j < n; ++j) y[j] = s * float(c[j]) + b;
+}
+
 class PackedIntDecoder : public RowDecoder {
  public:
   enum class Kind { CompressedTensors, RawInt4, Mlx };
@@ -249,29 +294,33 @@ class PackedIntDecoder : public RowDecoder {
   }
 
   void decode(uint64_t row, uint64_t n, float* out) const override {
-    const uint32_t mask = (1u << bits_) - 1, perWord = wordBytes_ * 8 / bits_;
+    // Codes are packed little end first in little-endian words, so code j of a row sits in byte
+    // j*bits/8 whatever the word size: one byte stream serves int32, uint32 and byte packings.
     const int offset = kind_ == Kind::Mlx ? 0 : 1 << (bits_ - 1);
+    const uint64_t rowBytes = packedCols_ * wordBytes_;
+    std::vector<int> codes(cols_);
     for (uint64_t r = row; r < row + n; ++r) {
-      const uint8_t* q = p_ + r * packedCols_ * wordBytes_;
+      const uint8_t* q = p_ + r * rowBytes;
       float* y = out + (r - row) * cols_;
-      for (uint64_t j = 0; j < cols_; ++j) {
-        uint32_t word;
-        if (wordBytes_ == 4) std::memcpy(&word, q + (j / perWord) * 4, 4);
-        else word = q[j / perWord];
-        const int u = int((word >> ((j % perWord) * bits_)) & mask);
-        const uint64_t g = gidx_.t ? uint64_t(gidx_.at(j)) : j / group_;
-        const float s = scale_.n == 1 ? scale_.at(0) : scale_.at(r * groups_ + g);
-        if (kind_ == Kind::Mlx) {
-          y[j] = s * float(u) + zp_.at(r * groups_ + g);  // MLX affine: scale * q + bias
-        } else {
-          y[j] = float(u - zeroCode(r, g, offset)) * s;
+      unpackCodes(q, cols_, bits_, codes.data());
+      if (gidx_.t) {
+        for (uint64_t j = 0; j < cols_; ++j) {
+          const uint64_t g = uint64_t(gidx_.at(j));
+          y[j] = kind_ == Kind::Mlx ? scale_.at(r * groups_ + g) * float(codes[j]) + zp_.at(r * groups_ + g)
+                                    : float(codes[j] - zeroCode(r, g, offset)) * scale_.at(r * groups_ + g);
         }
+        continue;
+      }
+      for (uint64_t g = 0; g < groups_; ++g) {
+        const uint64_t j0 = g * group_, j1 = std::min(cols_, j0 + group_);
+        const float s = scale_.n == 1 ? scale_.at(0) : scale_.at(r * groups_ + g);
+        if (kind_ == Kind::Mlx) affineRun(codes.data() + j0, j1 - j0, s, zp_.at(r * groups_ + g), y + j0);
+        else offsetRun(codes.data() + j0, j1 - j0, zeroCode(r, g, offset), s, y + j0);
       }
     }
     count(n * (packedCols_ * wordBytes_ + groups_ * scale_.t->dtype->blockBytes));
   }
 
- private:
   // The unsigned code that stands for zero: 2^(bits-1) when symmetric, else the zero point
   // (compressed-tensors packs zero points along dim 0 with the same +2^(bits-1) offset).
   int zeroCode(uint64_t r, uint64_t g, int offset) const {
@@ -414,6 +463,26 @@ Result<uint32_t> findLogical(const Checkpoint& c, const std::string& name) {
   return Error{ErrorCode::Usage, "no tensor named '" + name + "' (try `weightscope inspect --filter`)", c.root, std::nullopt, name};
 }
 
+Selection selectRows(const RowDecoder& d, const DequantRequest& req, const std::string& name) {
+  std::vector<uint64_t> shape = d.shape();
+  uint64_t base = 0, rows = d.rows();
+  if (req.expert >= 0) {
+    if (shape.size() < 3) fail(ErrorCode::Usage, "--expert needs a stacked or fused [E, rows, cols] tensor", {}, std::nullopt, name);
+    if (uint64_t(req.expert) >= shape[0])
+      fail(ErrorCode::Usage, "expert " + std::to_string(req.expert) + " is out of range [0, " + std::to_string(shape[0]) + ")", {}, std::nullopt, name);
+    rows = d.rows() / shape[0];
+    base = uint64_t(req.expert) * rows;
+    shape.erase(shape.begin());
+  }
+  const uint64_t end = std::min(req.rowEnd, rows);
+  if (req.rowBegin > end) fail(ErrorCode::Usage, "row range starts past its end (" + std::to_string(rows) + " rows)", {}, std::nullopt, name);
+  Selection sel;
+  sel.firstRow = base + req.rowBegin;
+  sel.rows = end - req.rowBegin;
+  sel.shape = sel.rows == rows ? shape : std::vector<uint64_t>{sel.rows, d.cols()};  // a row range flattens leading dims
+  return sel;
+}
+
 Result<DequantOutput> dequantize(const Checkpoint& c, const DequantRequest& req) {
   return capture([&]() -> DequantOutput {
     auto dec = makeDecoder(c, req.logical);
@@ -421,28 +490,15 @@ Result<DequantOutput> dequantize(const Checkpoint& c, const DequantRequest& req)
     RowDecoder& d = *dec.value();
     ByteCounter counter;
     d.setCounter(&counter);
+    const Selection sel = selectRows(d, req, c.logical[req.logical].name);
+    const uint64_t n = sel.rows;
     const std::string& name = c.logical[req.logical].name;
-    std::vector<uint64_t> shape = d.shape();
-    uint64_t base = 0, rows = d.rows();
-    if (req.expert >= 0) {
-      if (shape.size() < 3) fail(ErrorCode::Usage, "--expert needs a stacked or fused [E, rows, cols] tensor", {}, std::nullopt, name);
-      if (uint64_t(req.expert) >= shape[0]) fail(ErrorCode::Usage, "expert " + std::to_string(req.expert) + " is out of range [0, " + std::to_string(shape[0]) + ")", {}, std::nullopt, name);
-      rows = d.rows() / shape[0];
-      base = uint64_t(req.expert) * rows;
-      shape.erase(shape.begin());
-    }
-    uint64_t end = std::min(req.rowEnd, rows);
-    if (req.rowBegin > end) fail(ErrorCode::Usage, "row range starts past its end (" + std::to_string(rows) + " rows)", {}, std::nullopt, name);
-    uint64_t n = end - req.rowBegin;
-    if (n != rows) {  // a row range flattens the leading dimensions
-      shape = {n, d.cols()};
-    }
     DequantOutput out;
-    out.shape = shape;
+    out.shape = sel.shape;
     auto total = checkedMul(n, d.cols());
     if (!total || *total > (uint64_t(1) << 34)) fail(ErrorCode::Usage, "selection is too large to hold in memory; pick rows with --rows", {}, std::nullopt, name);
     out.values.resize(*total);
-    d.decode(base + req.rowBegin, n, out.values.data());
+    d.decode(sel.firstRow, n, out.values.data());
     out.bytesRead = counter.bytes.load();
     return out;
   });

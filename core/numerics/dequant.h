@@ -55,6 +55,14 @@ struct DequantRequest {
   uint64_t rowEnd = UINT64_MAX;
 };
 
+// The rows a request selects: decoder rows [firstRow, firstRow + rows) and the output shape.
+struct Selection {
+  uint64_t firstRow = 0, rows = 0;
+  std::vector<uint64_t> shape;
+};
+// Throws CoreError(Usage) naming the tensor when the expert or rows are out of range.
+Selection selectRows(const RowDecoder& d, const DequantRequest& req, const std::string& name);
+
 struct DequantOutput {
   std::vector<uint64_t> shape;  // of the selection
   std::vector<float> values;

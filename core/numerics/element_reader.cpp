@@ -36,6 +36,16 @@ const Tables& tables() {
 
 }  // namespace
 
+const float* byteFloatTable(const DType* d) {
+  const Tables& t = tables();
+  if (d->name == "F8_E4M3") return t.e4m3.data();
+  if (d->name == "F8_E5M2") return t.e5m2.data();
+  if (d->name == "F8_E4M3FNUZ") return t.e4m3fnuz.data();
+  if (d->name == "F8_E5M2FNUZ") return t.e5m2fnuz.data();
+  if (d->name == "F8_E8M0") return t.e8m0.data();
+  return nullptr;
+}
+
 bool ElementReader::init(const DType* d) {
   static const std::pair<const char*, Kind> kinds[] = {
       {"F32", Kind::F32}, {"F16", Kind::F16}, {"BF16", Kind::BF16}, {"F64", Kind::F64}, {"F8_E4M3", Kind::E4M3},
@@ -43,6 +53,7 @@ bool ElementReader::init(const DType* d) {
       {"F4", Kind::F4}, {"I8", Kind::I8}, {"U8", Kind::U8}, {"I16", Kind::I16}, {"U16", Kind::U16}, {"I32", Kind::I32},
       {"U32", Kind::U32}, {"I64", Kind::I64}, {"U64", Kind::U64}, {"BOOL", Kind::Bool}};
   kind_ = Kind::None;
+  dtype_ = d;
   for (auto [n, k] : kinds)
     if (d->name == n) kind_ = k;
   return kind_ != Kind::None;

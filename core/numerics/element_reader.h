@@ -9,17 +9,23 @@
 
 namespace ws::num {
 
+// The 256-entry value table of an 8-bit float type (E4M3, E5M2, their FNUZ forms, E8M0), or
+// nullptr for any other type.
+const float* byteFloatTable(const DType* d);
+
 class ElementReader {
  public:
   // Returns false (and leaves the reader unusable) for dtypes with no scalar float value.
   bool init(const DType* d);
   float at(const uint8_t* base, uint64_t i) const;
+  const DType* dtype() const { return dtype_; }
   // Converts n consecutive elements starting at element `first`.
   void run(const uint8_t* base, uint64_t first, uint64_t n, float* out) const;
 
  private:
   enum class Kind { F32, F16, BF16, F64, E4M3, E5M2, E4M3Fnuz, E5M2Fnuz, E8M0, F4, I8, U8, I16, U16, I32, U32, I64, U64, Bool, None };
   Kind kind_ = Kind::None;
+  const DType* dtype_ = nullptr;
 };
 
 }  // namespace ws::num

@@ -17,7 +17,12 @@ inline float f16(const uint8_t* p) { return halfToFloat(u16(p)); }
 
 constexpr int QK = 256;
 
-void q4_0(const uint8_t* b, float* y) {
+// Block decoders are inlined into per-type loops that are compiled twice (AVX2 and the baseline)
+// and picked at run time: the same operations in the same order, so results stay bit-identical
+// (contraction into FMA is off for this file).
+#define WS_BLOCK static inline __attribute__((always_inline))
+
+WS_BLOCK void q4_0(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   for (int j = 0; j < 16; ++j) {
@@ -28,7 +33,7 @@ void q4_0(const uint8_t* b, float* y) {
   }
 }
 
-void q4_1(const uint8_t* b, float* y) {
+WS_BLOCK void q4_1(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b), m = f16(b + 2);
   const uint8_t* qs = b + 4;
   for (int j = 0; j < 16; ++j) {
@@ -37,7 +42,7 @@ void q4_1(const uint8_t* b, float* y) {
   }
 }
 
-void q5_0(const uint8_t* b, float* y) {
+WS_BLOCK void q5_0(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b);
   uint32_t qh;
   std::memcpy(&qh, b + 2, 4);
@@ -52,7 +57,7 @@ void q5_0(const uint8_t* b, float* y) {
   }
 }
 
-void q5_1(const uint8_t* b, float* y) {
+WS_BLOCK void q5_1(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b), m = f16(b + 2);
   uint32_t qh;
   std::memcpy(&qh, b + 4, 4);
@@ -67,19 +72,19 @@ void q5_1(const uint8_t* b, float* y) {
   }
 }
 
-void q8_0(const uint8_t* b, float* y) {
+WS_BLOCK void q8_0(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b);
   const int8_t* qs = reinterpret_cast<const int8_t*>(b + 2);
   for (int j = 0; j < 32; ++j) y[j] = float(qs[j]) * d;
 }
 
-void q8_1(const uint8_t* b, float* y) {
+WS_BLOCK void q8_1(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b);
   const int8_t* qs = reinterpret_cast<const int8_t*>(b + 4);
   for (int j = 0; j < 32; ++j) y[j] = float(qs[j]) * d;
 }
 
-void q2_k(const uint8_t* b, float* y) {
+WS_BLOCK void q2_k(const uint8_t* __restrict b, float* __restrict y) {
   const uint8_t* scales = b;
   const uint8_t* q = b + 16;
   const float d = f16(b + 80), dmin = f16(b + 82);
@@ -100,7 +105,7 @@ void q2_k(const uint8_t* b, float* y) {
   }
 }
 
-void q3_k(const uint8_t* b, float* y) {
+WS_BLOCK void q3_k(const uint8_t* __restrict b, float* __restrict y) {
   const uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
   const uint8_t* hm = b;
   const uint8_t* q = b + 32;
@@ -114,19 +119,24 @@ void q3_k(const uint8_t* b, float* y) {
   aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
   int8_t scales[16];
   std::memcpy(scales, aux, 16);
-  int is = 0;
-  uint8_t m = 1;
+  // Codes first (((q >> shift) & 3) - (hm & m ? 0 : 4), branch-free), then dl * code: the same
+  // operations as ggml's loop, in two passes that vectorize.
+  int8_t codes[QK];
+  int8_t* c = codes;
+  int hbit = 0;  // ggml's mask m = 1 << hbit
   for (int n = 0; n < QK; n += 128) {
     int shift = 0;
     for (int j = 0; j < 4; ++j) {
-      float dl = dAll * float(scales[is++] - 32);
-      for (int l = 0; l < 16; ++l) *y++ = dl * float(int8_t((q[l + 0] >> shift) & 3) - ((hm[l + 0] & m) ? 0 : 4));
-      dl = dAll * float(scales[is++] - 32);
-      for (int l = 0; l < 16; ++l) *y++ = dl * float(int8_t((q[l + 16] >> shift) & 3) - ((hm[l + 16] & m) ? 0 : 4));
+      for (int l = 0; l < 32; ++l) c[l] = int8_t(((q[l] >> shift) & 3) - 4 + 4 * ((hm[l] >> hbit) & 1));
+      c += 32;
       shift += 2;
-      m = uint8_t(m << 1);
+      ++hbit;
     }
     q += 32;
+  }
+  for (int g = 0; g < 16; ++g) {
+    const float dl = dAll * float(scales[g] - 32);
+    for (int l = 0; l < 16; ++l) y[g * 16 + l] = dl * float(codes[g * 16 + l]);
   }
 }
 
@@ -140,7 +150,7 @@ inline void scaleMinK4(int j, const uint8_t* q, uint8_t& d, uint8_t& m) {
   }
 }
 
-void q4_k(const uint8_t* b, float* y) {
+WS_BLOCK void q4_k(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b), min = f16(b + 2);
   const uint8_t* scales = b + 4;
   const uint8_t* q = b + 16;
@@ -158,7 +168,7 @@ void q4_k(const uint8_t* b, float* y) {
   }
 }
 
-void q5_k(const uint8_t* b, float* y) {
+WS_BLOCK void q5_k(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b), min = f16(b + 2);
   const uint8_t* scales = b + 4;
   const uint8_t* qh = b + 16;
@@ -179,22 +189,27 @@ void q5_k(const uint8_t* b, float* y) {
   }
 }
 
-void q6_k(const uint8_t* b, float* y) {
+WS_BLOCK void q6_k(const uint8_t* __restrict b, float* __restrict y) {
   const uint8_t* ql = b;
   const uint8_t* qh = b + 128;
   const int8_t* sc = reinterpret_cast<const int8_t*>(b + 192);
   const float d = f16(b + 208);
   for (int n = 0; n < QK; n += 128) {
-    for (int l = 0; l < 32; ++l) {
-      const int is = l / 16;
-      const int8_t q1 = int8_t(((ql[l + 0] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32);
-      const int8_t q2 = int8_t(((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32);
-      const int8_t q3 = int8_t(((ql[l + 0] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32);
-      const int8_t q4 = int8_t(((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32);
-      y[l + 0] = d * float(sc[is + 0]) * float(q1);
-      y[l + 32] = d * float(sc[is + 2]) * float(q2);
-      y[l + 64] = d * float(sc[is + 4]) * float(q3);
-      y[l + 96] = d * float(sc[is + 6]) * float(q4);
+    // ggml computes d * sc[is] * q left to right, i.e. (d * sc[is]) * q; is = l / 16 is constant
+    // over each half of the 32 lanes, so the products are hoisted without changing a bit.
+    for (int half = 0; half < 2; ++half) {
+      const float d1 = d * float(sc[half + 0]), d2 = d * float(sc[half + 2]);
+      const float d3 = d * float(sc[half + 4]), d4 = d * float(sc[half + 6]);
+      for (int l = half * 16; l < half * 16 + 16; ++l) {
+        const int q1 = ((ql[l + 0] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+        const int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+        const int q3 = ((ql[l + 0] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+        const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+        y[l + 0] = d1 * float(q1);
+        y[l + 32] = d2 * float(q2);
+        y[l + 64] = d3 * float(q3);
+        y[l + 96] = d4 * float(q4);
+      }
     }
     y += 128;
     ql += 64;
@@ -203,14 +218,14 @@ void q6_k(const uint8_t* b, float* y) {
   }
 }
 
-void q8_k(const uint8_t* b, float* y) {
+WS_BLOCK void q8_k(const uint8_t* __restrict b, float* __restrict y) {
   float d;
   std::memcpy(&d, b, 4);
   const int8_t* qs = reinterpret_cast<const int8_t*>(b + 4);
   for (int j = 0; j < QK; ++j) y[j] = d * float(qs[j]);
 }
 
-void iq4_nl(const uint8_t* b, float* y) {
+WS_BLOCK void iq4_nl(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   for (int j = 0; j < 16; ++j) {
@@ -219,7 +234,7 @@ void iq4_nl(const uint8_t* b, float* y) {
   }
 }
 
-void iq4_xs(const uint8_t* b, float* y) {
+WS_BLOCK void iq4_xs(const uint8_t* __restrict b, float* __restrict y) {
   const float d = f16(b);
   const uint16_t scalesH = u16(b + 2);
   const uint8_t* scalesL = b + 4;
@@ -236,7 +251,7 @@ void iq4_xs(const uint8_t* b, float* y) {
   }
 }
 
-void tq1_0(const uint8_t* b, float* y) {
+WS_BLOCK void tq1_0(const uint8_t* __restrict b, float* __restrict y) {
   // block_tq1_0: qs[48] (5 trits a byte), qh[4] (4 trits a byte), d
   static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};
   const uint8_t* qs = b;
@@ -253,7 +268,7 @@ void tq1_0(const uint8_t* b, float* y) {
     for (int j = 0; j < 4; ++j) *y++ = trit(uint8_t(qh[j] * pow3[n])) * d;
 }
 
-void tq2_0(const uint8_t* b, float* y) {
+WS_BLOCK void tq2_0(const uint8_t* __restrict b, float* __restrict y) {
   const uint8_t* qs = b;
   const float d = f16(b + 64);
   for (int j = 0; j < 64; j += 32)
@@ -261,7 +276,7 @@ void tq2_0(const uint8_t* b, float* y) {
       for (int m = 0; m < 32; ++m) *y++ = float(int8_t((qs[j + m] >> (l * 2)) & 3) - 1) * d;
 }
 
-void mxfp4(const uint8_t* b, float* y) {
+WS_BLOCK void mxfp4(const uint8_t* __restrict b, float* __restrict y) {
   const float d = ggmlE8m0ToFloatHalf(b[0]);
   const uint8_t* qs = b + 1;
   for (int j = 0; j < 16; ++j) {
@@ -270,7 +285,7 @@ void mxfp4(const uint8_t* b, float* y) {
   }
 }
 
-void nvfp4(const uint8_t* b, float* y) {
+WS_BLOCK void nvfp4(const uint8_t* __restrict b, float* __restrict y) {
   const uint8_t* qs = b + 4;
   for (int s = 0; s < 4; ++s) {
     const float d = ggmlUe4m3ToFloatHalf(b[s]);
@@ -281,53 +296,75 @@ void nvfp4(const uint8_t* b, float* y) {
   }
 }
 
-void q1_0(const uint8_t* b, float* y) {  // sign bits, LSB first: 1 -> +d, 0 -> -d
+WS_BLOCK void q1_0(const uint8_t* __restrict b, float* __restrict y) {  // sign bits, LSB first: 1 -> +d, 0 -> -d
   const float d = f16(b);
   const uint8_t* qs = b + 2;
-  for (int j = 0; j < 128; ++j) y[j] = ((qs[j >> 3] >> (j & 7)) & 1) ? d : -d;
+  for (int j = 0; j < 128; ++j) y[j] = float(int((qs[j >> 3] >> (j & 7)) & 1) * 2 - 1) * d;
 }
 
-void q2_0(const uint8_t* b, float* y) {  // 2-bit codes c, LSB first: (c - 1) * d
+WS_BLOCK void q2_0(const uint8_t* __restrict b, float* __restrict y) {  // 2-bit codes c, LSB first: (c - 1) * d
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   for (int j = 0; j < 64; ++j) y[j] = float(int((qs[j >> 2] >> ((j & 3) * 2)) & 3) - 1) * d;
 }
 
-using BlockFn = void (*)(const uint8_t*, float*);
+using RunFn = void (*)(const uint8_t*, uint64_t, float*);
 
-BlockFn blockFn(int id) {
+#define WS_RUNNER(fn, elems, bytes)                                                  \
+  __attribute__((target_clones("avx2", "default"))) void run_##fn(const uint8_t* src, uint64_t n, float* dst) { \
+    for (uint64_t i = 0; i < n; ++i) fn(src + i * (bytes), dst + i * (elems));       \
+  }
+WS_RUNNER(q4_0, 32, 18)
+WS_RUNNER(q4_1, 32, 20)
+WS_RUNNER(q5_0, 32, 22)
+WS_RUNNER(q5_1, 32, 24)
+WS_RUNNER(q8_0, 32, 34)
+WS_RUNNER(q8_1, 32, 36)
+WS_RUNNER(q2_k, 256, 84)
+WS_RUNNER(q3_k, 256, 110)
+WS_RUNNER(q4_k, 256, 144)
+WS_RUNNER(q5_k, 256, 176)
+WS_RUNNER(q6_k, 256, 210)
+WS_RUNNER(q8_k, 256, 292)
+WS_RUNNER(iq4_nl, 32, 18)
+WS_RUNNER(iq4_xs, 256, 136)
+WS_RUNNER(tq1_0, 256, 54)
+WS_RUNNER(tq2_0, 256, 66)
+WS_RUNNER(mxfp4, 32, 17)
+WS_RUNNER(nvfp4, 64, 36)
+WS_RUNNER(q1_0, 128, 18)
+WS_RUNNER(q2_0, 64, 18)
+
+RunFn runFn(int id) {
   switch (id) {
-    case 2: return q4_0;
-    case 3: return q4_1;
-    case 6: return q5_0;
-    case 7: return q5_1;
-    case 8: return q8_0;
-    case 9: return q8_1;
-    case 10: return q2_k;
-    case 11: return q3_k;
-    case 12: return q4_k;
-    case 13: return q5_k;
-    case 14: return q6_k;
-    case 15: return q8_k;
-    case 20: return iq4_nl;
-    case 23: return iq4_xs;
-    case 34: return tq1_0;
-    case 35: return tq2_0;
-    case 39: return mxfp4;
-    case 40: return nvfp4;
-    case 41: return q1_0;
-    case 42: return q2_0;
+    case 2: return run_q4_0;
+    case 3: return run_q4_1;
+    case 6: return run_q5_0;
+    case 7: return run_q5_1;
+    case 8: return run_q8_0;
+    case 9: return run_q8_1;
+    case 10: return run_q2_k;
+    case 11: return run_q3_k;
+    case 12: return run_q4_k;
+    case 13: return run_q5_k;
+    case 14: return run_q6_k;
+    case 15: return run_q8_k;
+    case 20: return run_iq4_nl;
+    case 23: return run_iq4_xs;
+    case 34: return run_tq1_0;
+    case 35: return run_tq2_0;
+    case 39: return run_mxfp4;
+    case 40: return run_nvfp4;
+    case 41: return run_q1_0;
+    case 42: return run_q2_0;
     default: return nullptr;
   }
 }
 
 }  // namespace
 
-bool ggufBlockTypeSupported(const DType& t) { return t.isBlockQuant() && blockFn(t.ggmlId) != nullptr; }
+bool ggufBlockTypeSupported(const DType& t) { return t.isBlockQuant() && runFn(t.ggmlId) != nullptr; }
 
-void dequantizeGgufBlocks(const DType& t, const uint8_t* src, uint64_t nblocks, float* dst) {
-  BlockFn fn = blockFn(t.ggmlId);
-  for (uint64_t i = 0; i < nblocks; ++i) fn(src + i * t.blockBytes, dst + i * t.blockElems);
-}
+void dequantizeGgufBlocks(const DType& t, const uint8_t* src, uint64_t nblocks, float* dst) { runFn(t.ggmlId)(src, nblocks, dst); }
 
 }  // namespace ws::num

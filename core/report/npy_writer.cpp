@@ -27,20 +27,39 @@ std::string npyHeader(const char* descr, const std::vector<uint64_t>& shape) {
 
 }  // namespace
 
+struct NpyStream::Impl {
+  AtomicFile file;
+  explicit Impl(const std::string& p) : file(p) {}
+};
+
+NpyStream::NpyStream(const std::string& path, const std::vector<uint64_t>& shape, bool bf16) : impl_(new Impl(path)), bf16_(bf16) {
+  impl_->file.write(npyHeader(bf16 ? "<u2" : "<f4", shape));
+}
+
+NpyStream::~NpyStream() { delete impl_; }
+
+void NpyStream::append(const float* data, uint64_t n) {
+  if (!bf16_) {
+    impl_->file.write(data, n * sizeof(float));
+    return;
+  }
+  std::vector<uint16_t> bits(n);
+  for (uint64_t i = 0; i < n; ++i) bits[i] = num::toBf16Rne(data[i]);
+  impl_->file.write(bits.data(), n * 2);
+}
+
+void NpyStream::commit() { impl_->file.commit(); }
+
 void writeNpyF32(const std::string& path, const std::vector<uint64_t>& shape, const float* data, uint64_t n) {
-  AtomicFile f(path);
-  f.write(npyHeader("<f4", shape));
-  f.write(data, n * sizeof(float));
-  f.commit();
+  NpyStream s(path, shape, false);
+  s.append(data, n);
+  s.commit();
 }
 
 void writeNpyBf16(const std::string& path, const std::vector<uint64_t>& shape, const float* data, uint64_t n) {
-  std::vector<uint16_t> bits(n);
-  for (uint64_t i = 0; i < n; ++i) bits[i] = num::toBf16Rne(data[i]);
-  AtomicFile f(path);
-  f.write(npyHeader("<u2", shape));
-  f.write(bits.data(), n * 2);
-  f.commit();
+  NpyStream s(path, shape, true);
+  s.append(data, n);
+  s.commit();
 }
 
 }  // namespace ws

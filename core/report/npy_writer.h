@@ -8,6 +8,20 @@
 
 namespace ws {
 
+// Streams a .npy: the header first, then rows as they are produced; commit() renames into place.
+class NpyStream {
+ public:
+  NpyStream(const std::string& path, const std::vector<uint64_t>& shape, bool bf16);
+  ~NpyStream();
+  void append(const float* data, uint64_t n);
+  void commit();
+
+ private:
+  struct Impl;
+  Impl* impl_;
+  bool bf16_;
+};
+
 void writeNpyF32(const std::string& path, const std::vector<uint64_t>& shape, const float* data, uint64_t n);
 void writeNpyBf16(const std::string& path, const std::vector<uint64_t>& shape, const float* data, uint64_t n);
 

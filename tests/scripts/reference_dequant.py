@@ -25,6 +25,9 @@ import numpy as np
 from gguf import GGMLQuantizationType as Q
 from gguf import quants as gq
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from refpack import bf16_bytes, f32_bytes, pack_int32_lsb, pack_nibbles_even_low, random_blocks, write_gguf, write_st  # noqa: E402
+
 WS, FX = sys.argv[1], sys.argv[2]
 passed, failed = 0, []
 RNG = np.random.default_rng(1234)
@@ -76,27 +79,6 @@ def raw(header, data, name):
     return data[b:e], header[name]
 
 
-def write_st(path, tensors):
-    """tensors: list of (name, dtype string, shape, bytes)"""
-    header, off, blobs = {}, 0, []
-    for name, dt, shape, blob in tensors:
-        header[name] = {"dtype": dt, "shape": list(shape), "data_offsets": [off, off + len(blob)]}
-        off += len(blob)
-        blobs.append(blob)
-    h = json.dumps(header).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-
-
-def bf16_bytes(a):
-    return np.asarray(a, np.float32).astype(ml_dtypes.bfloat16).tobytes()
-
-
-def f32_bytes(a):
-    return np.asarray(a, np.float32).tobytes()
-
-
 def case_dir(name, tensors, config=None):
     d = os.path.join(TMP, name)
     os.makedirs(d)
@@ -141,23 +123,6 @@ def part_a():
 
 # ---------------------------------------------------------------------------------------------
 # B. known values packed by the formulas
-def pack_nibbles_even_low(codes):
-    codes = codes.reshape(*codes.shape[:-1], -1, 2)
-    return (codes[..., 0] | (codes[..., 1] << 4)).astype(np.uint8)
-
-
-def pack_int32_lsb(u, bits):
-    """u: unsigned codes [..., n]; pads with zero codes to whole words (compressed-tensors)."""
-    pf = 32 // bits
-    pad = (-u.shape[-1]) % pf
-    u = np.concatenate([u, np.zeros((*u.shape[:-1], pad), u.dtype)], -1).astype(np.uint64)
-    u = u.reshape(*u.shape[:-1], -1, pf)
-    words = np.zeros(u.shape[:-1], np.uint64)
-    for k in range(pf):
-        words |= u[..., k] << np.uint64(k * bits)
-    return words.astype(np.uint32).view(np.int32)
-
-
 def part_b():
     pfx = "model.layers.0.mlp.experts.0."
     # NVFP4 (ModelOpt): e2m1 * (e4m3 block scale * f32 global)
@@ -264,6 +229,18 @@ def part_b():
     d = case_dir("kt8", tensors, {"model_type": "deepseek_v3", "hidden_size": H, "moe_intermediate_size": I, "n_routed_experts": 1, "num_hidden_layers": 1})
     same_bits(dequant(d, "blk.0.ffn_up_exps.0.numa.0.weight"), want, "B kt-int8")
 
+    # KTransformers INT4 NUMA (our documented reading): two codes a byte, low nibble first,
+    # biased by 8, one F32 scale per row
+    q4 = RNG.integers(-8, 8, (I, H))
+    want = q4.astype(np.float32) * s[:, None]
+    tensors = []
+    for k in range(2):
+        rows = slice(k * I // 2, (k + 1) * I // 2)
+        tensors += [(f"blk.0.ffn_gate_exps.0.numa.{k}.weight", "U8", (I // 2 * H // 2,), pack_nibbles_even_low((q4[rows] + 8).astype(np.uint8)).tobytes()),
+                    (f"blk.0.ffn_gate_exps.0.numa.{k}.scale", "F32", (I // 2,), f32_bytes(s[rows]))]
+    d = case_dir("kt4", tensors, {"model_type": "deepseek_v3", "hidden_size": H, "moe_intermediate_size": I, "n_routed_experts": 1, "num_hidden_layers": 1})
+    same_bits(dequant(d, "blk.0.ffn_gate_exps.0.numa.1.weight"), want, "B kt-int4")
+
     # FP8 per-channel and per-tensor scales; unscaled E5M2
     M, N = 8, 32
     w8 = RNG.integers(0, 256, (M, N), dtype=np.uint8)
@@ -289,33 +266,6 @@ def part_b():
 
 # ---------------------------------------------------------------------------------------------
 # C. GGUF block types beyond the fixtures
-def write_gguf(path, tensors):
-    """tensors: list of (name, ggml type id, ne list, bytes); a minimal GGUF v3 writer."""
-    def s(x):
-        b = x.encode()
-        return struct.pack("<Q", len(b)) + b
-    out = b"GGUF" + struct.pack("<Iqq", 3, len(tensors), 1)
-    out += s("general.architecture") + struct.pack("<i", 8) + s("llama")
-    off, blobs = 0, []
-    for name, tid, ne, blob in tensors:
-        out += s(name) + struct.pack("<I", len(ne)) + b"".join(struct.pack("<q", n) for n in ne) + struct.pack("<iQ", tid, off)
-        pad = (-len(blob)) % 32
-        blobs.append(blob + b"\0" * pad)
-        off += len(blob) + pad
-    out += b"\0" * ((-len(out)) % 32)
-    with open(path, "wb") as f:
-        f.write(out + b"".join(blobs))
-
-
-def random_blocks(n, size, f16_at=(), f32_at=()):
-    b = RNG.integers(0, 256, (n, size), dtype=np.uint8)
-    for at in f16_at:
-        b[:, at:at + 2] = np.abs(RNG.normal(0, 0.01, n)).astype(np.float16).view(np.uint8).reshape(n, 2)
-    for at in f32_at:
-        b[:, at:at + 4] = RNG.normal(0, 0.01, n).astype(np.float32).view(np.uint8).reshape(n, 4)
-    return b
-
-
 def q1_0_ref(b):
     d = b[:, :2].copy().view(np.float16).astype(np.float32)
     bits = np.unpackbits(b[:, 2:], axis=1, bitorder="little").astype(np.float32)
@@ -349,7 +299,7 @@ def part_c():
     tensors, wants = [], {}
     for name, tid, be, bb, f16s, f32s, ref in types:
         n = rows * cols // be
-        b = random_blocks(n, bb, f16s, f32s)
+        b = random_blocks(RNG, n, bb, f16s, f32s)
         if name == "NVFP4":  # keep UE4M3 scales away from the 0x7F "zero" code for a richer test
             b[:, :4] = RNG.integers(0x20, 0x50, (n, 4), dtype=np.uint8)
         tensors.append((f"t.{name}", tid, [cols, rows], b.tobytes()))
@@ -360,10 +310,37 @@ def part_c():
         same_bits(dequant(path, f"t.{name}"), wants[name], f"C {name}")
 
 
+# ---------------------------------------------------------------------------------------------
+# D. stats and scales from the command line agree with numpy on the same values
+def part_d():
+    fp8_dir = os.path.join(FX, "hf/qwen3_moe_fp8")
+    name = "model.layers.2.mlp.experts.5.down_proj.weight"
+    vals = dequant(fp8_dir, name)
+    r = subprocess.run([WS, "stats", fp8_dir, name, "--json"], capture_output=True, text=True)
+    st = json.loads(r.stdout)["tensors"][0]["stats"] if r.returncode == 0 else None
+    check(st is not None, f"D stats failed: {r.stderr.strip()}")
+    if st and vals is not None:
+        v = vals.astype(np.float64)
+        check(st["count"] == v.size and st["min"] == v.min() and st["max"] == v.max() and st["zero"] == int((v == 0).sum()), "D stats counts/min/max")
+        check(abs(st["mean"] - v.mean()) <= 1e-12 + 1e-9 * abs(v.mean()) and abs(st["std"] - v.std()) <= 1e-9 * v.std(), "D stats mean/std")
+        check(sum(json.loads(r.stdout)["tensors"][0]["histogram"]["counts"]) + json.loads(r.stdout)["tensors"][0]["histogram"]["below"] == v.size,
+              "D stats histogram covers every value")
+    r = subprocess.run([WS, "scales", fp8_dir, "--by", "layer", "--json"], capture_output=True, text=True)
+    sc = json.loads(r.stdout) if r.returncode == 0 else None
+    check(sc is not None, f"D scales failed: {r.stderr.strip()}")
+    if sc:
+        h, _ = read_st(os.path.join(fp8_dir, "model.safetensors"))
+        scale_bytes = sum(e - b for k, v in h.items() if k.endswith("_scale_inv") for b, e in [v["data_offsets"]])
+        check(sc["bytes_read"] == scale_bytes, f"D scales read {sc['bytes_read']} bytes, scale tensors hold {scale_bytes}")
+        n1 = sum(int(np.prod(v["shape"])) for k, v in h.items() if k.endswith("_scale_inv") and ".layers.1." in k)
+        check(sc["groups"]["layer 1"]["scale"]["stats"]["count"] == n1, "D scales per layer count")
+
+
 with tempfile.TemporaryDirectory() as TMP:
     part_a()
     part_b()
     part_c()
+    part_d()
 
 for f in failed[:40]:
     print(f)
