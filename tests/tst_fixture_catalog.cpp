@@ -98,6 +98,8 @@ class TstFixtureCatalog : public QObject {
     QCOMPARE(get(*c, "model.layers.2.mlp.shared_experts.down_proj.weight").role, Role::SharedExpert);
     QCOMPARE(get(*c, "model.layers.0.self_attn.kv_a_proj_with_mqa.weight").role, Role::Attention);
     QCOMPARE(get(*c, "model.layers.0.self_attn.kv_a_layernorm.weight").role, Role::Norm);
+    for (const auto& l : c->logical)  // BF16 weights, and the F32 e_score_correction_bias buffers
+      QCOMPARE(l.scheme, std::string(l.name.find("e_score_correction") != std::string::npos ? "f32" : "bf16"));
   }
 
   void mixtral() {
@@ -108,6 +110,7 @@ class TstFixtureCatalog : public QObject {
     QCOMPARE(get(*c, "model.layers.0.block_sparse_moe.experts.3.w2.weight").projection, Projection::Down);
     QCOMPARE(get(*c, "model.layers.0.block_sparse_moe.gate.weight").role, Role::Router);
     QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
+    for (const auto& l : c->logical) QCOMPARE(l.scheme, std::string("bf16"));
   }
 
   void qwen3VlMoeFusedOrientation() {
@@ -124,6 +127,7 @@ class TstFixtureCatalog : public QObject {
     int vision = 0;
     for (const auto& t : c->tensors) vision += t.role == Role::Vision;
     QCOMPARE(vision, 27);
+    for (const auto& l : c->logical) QCOMPARE(l.scheme, std::string("bf16"));
     QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
   }
 
@@ -142,6 +146,13 @@ class TstFixtureCatalog : public QObject {
     QCOMPARE(scheme(*c, "blk.1.attn_q.weight"), std::string("f16"));
     QCOMPARE(scheme(*c, "output_norm.weight"), std::string("f32"));
     QCOMPARE(get(*c, "token_embd.weight").shape, (std::vector<uint64_t>{1024, 256}));  // ggml ne [256, 1024]
+    for (const auto& t : c->tensors) {  // every logical tensor: gguf-<type> for block types, else the plain type
+      std::string want(t.dtype->name);
+      for (auto& ch : want) ch = char(std::tolower(ch));
+      if (t.dtype->isBlockQuant()) want = "gguf-" + want;
+      QCOMPARE(c->logical[t.logical].scheme, want);
+      QCOMPARE(c->logical[t.logical].members.size(), size_t(1));
+    }
     // totals: every tensor's bytes lie inside the file's data section
     uint64_t sum = 0;
     for (const auto& t : c->tensors) {
