@@ -57,5 +57,6 @@ class Args {
 void registerInspect(CommandRegistry& r);
 void registerSynth(CommandRegistry& r);
 void registerNumerics(CommandRegistry& r);
+void registerPlan(CommandRegistry& r);
 
 }  // namespace ws::cli

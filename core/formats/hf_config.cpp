@@ -123,6 +123,9 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
     for (int64_t i = 0; i < mtpHidden; ++i) m.mtpLayers.push_back(int(i));
   }
 
+  if (auto ep = root.find("base_model_ep_plan"); ep != root.end()) m.baseModelEpPlan = ep->dump();
+  else if (auto ep2 = t.find("base_model_ep_plan"); ep2 != t.end()) m.baseModelEpPlan = ep2->dump();
+
   const json* q = nullptr;
   if (root.contains("quantization_config")) q = &root["quantization_config"];
   else if (t.contains("quantization_config")) q = &t["quantization_config"];

@@ -38,6 +38,7 @@ struct ModelDescription {
   int64_t numaNodes = 0;            // KTransformers NUMA shards per expert (0: not a KT folder)
   bool mtpUnderLayers = true;       // DeepSeek/GLM keep MTP at model.layers.(L+i); Qwen3-Next under "mtp."
   QuantConfig quant;
+  std::string baseModelEpPlan;      // transformers' base_model_ep_plan, as JSON text ("" when absent)
 };
 
 }  // namespace ws

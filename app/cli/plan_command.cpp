@@ -1,0 +1,193 @@
+// weightscope plan PATH --ep N [...]: expert-parallel placement and per-rank memory budgets.
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.h"
+#include "core/formats/open_checkpoint.h"
+#include "core/plan/ep_plan.h"
+#include "core/report/format_bytes.h"
+
+namespace ws::cli {
+
+namespace {
+
+const char* remainderName(plan::Remainder r) { return r == plan::Remainder::First ? "first" : r == plan::Remainder::Last ? "last" : "strict"; }
+
+nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res, bool listTensors) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& rp : res.ranks) {
+    nlohmann::json bytes = nlohmann::json::object();
+    for (int k = 0; k < plan::kCategories; ++k) bytes[plan::categoryName(k)] = rp.bytes[size_t(k)];
+    bytes["scales"] = rp.scaleBytes;
+    bytes["total"] = rp.resident;
+    nlohmann::json r = {{"rank", rp.rank}, {"experts", rp.experts}, {"tensors", rp.held.size()}, {"bytes", bytes},
+                        {"fits", rp.fits ? nlohmann::json(*rp.fits) : nlohmann::json(nullptr)},
+                        {"derived", rp.derived}, {"transient", rp.transient}, {"peak", rp.peak},
+                        {"headroom", opt.capacity ? nlohmann::json(rp.headroom) : nlohmann::json(nullptr)}};
+    if (listTensors) {
+      nlohmann::json held = nlohmann::json::array();
+      for (const auto& h : rp.held) held.push_back({{"name", c.tensors[h.tensor].name}, {"bytes", h.bytes}});
+      r["held"] = std::move(held);
+    }
+    ranks.push_back(std::move(r));
+  }
+  nlohmann::json skipped = nlohmann::json::array();
+  if (!res.ranks.empty())
+    for (const auto& s : res.ranks[0].skipped) {
+      const auto& t = c.tensors[s.tensor];
+      skipped.push_back({{"name", t.name}, {"reason", s.reason}, {"file", c.files[t.file].path}, {"offset", t.offset}, {"bytes", t.bytes}});
+    }
+  nlohmann::json expertBytes = nlohmann::json::object();
+  for (size_t i = 0; i < res.moeLayers.size(); ++i) expertBytes[std::to_string(res.moeLayers[i])] = res.expertBytes[i];
+  nlohmann::json doc = {
+      {"schema", "weightscope.plan/1"},
+      {"path", c.root},
+      {"ep_size", opt.placement.epSize},
+      {"placement", opt.placement.source},
+      {"remainder", remainderName(opt.placement.remainder)},
+      {"physical_experts", opt.placement.physicalExperts()},
+      {"tp_size", opt.tp},
+      {"capacity", opt.capacity ? nlohmann::json(*opt.capacity) : nlohmann::json(nullptr)},
+      {"reserved", opt.reserved},
+      {"peak_multiplier", res.multiplier},
+      {"imbalance", res.imbalance},
+      {"ranks", std::move(ranks)},
+      {"not_uploaded", std::move(skipped)},
+      {"expert_bytes", std::move(expertBytes)},
+      {"notes", res.notes},
+  };
+  if (!res.numaBytes.empty()) doc["numa_bytes"] = res.numaBytes;
+  if (!c.model.baseModelEpPlan.empty()) doc["base_model_ep_plan"] = nlohmann::json::parse(c.model.baseModelEpPlan, nullptr, false);
+  return doc;
+}
+
+std::string expertList(const std::vector<int64_t>& e) {
+  std::string s;
+  for (size_t i = 0; i < e.size();) {
+    size_t j = i;
+    while (j + 1 < e.size() && e[j + 1] == e[j] + 1) ++j;
+    if (!s.empty()) s += ",";
+    s += std::to_string(e[i]) + (j > i ? "-" + std::to_string(e[j]) : "");
+    i = j + 1;
+  }
+  return s.empty() ? "-" : s;
+}
+
+void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res) {
+  std::printf("EP %d over %lld experts (%s, remainder %s)%s; peak multiplier %.2f; imbalance %.3f\n", opt.placement.epSize,
+              (long long)opt.placement.physicalExperts(), opt.placement.source.c_str(), remainderName(opt.placement.remainder),
+              opt.tp > 1 ? (", TP " + std::to_string(opt.tp)).c_str() : "", res.multiplier, res.imbalance);
+  if (opt.capacity) std::printf("capacity %s per rank, reserved %s\n", formatBytes(*opt.capacity).c_str(), formatBytes(opt.reserved).c_str());
+  if (!c.model.baseModelEpPlan.empty()) std::printf("config base_model_ep_plan: %s\n", c.model.baseModelEpPlan.c_str());
+  std::printf("%-5s %-14s %11s %11s %11s %11s %11s %11s %11s %11s  %s\n", "rank", "experts", "routed", "shared", "attention", "dense", "other",
+              "resident", "peak", "headroom", "verdict");
+  for (const auto& rp : res.ranks) {
+    const uint64_t other = rp.resident - rp.bytes[plan::RoutedExperts] - rp.bytes[plan::SharedExperts] - rp.bytes[plan::Attention] - rp.bytes[plan::DenseMlp];
+    std::string verdict = !rp.fits ? "-" : *rp.fits ? "fits" : "short by " + formatBytes(uint64_t(-rp.headroom));
+    std::printf("%-5d %-14s %11s %11s %11s %11s %11s %11s %11s %11s  %s\n", rp.rank, expertList(rp.experts).c_str(), formatBytes(rp.bytes[plan::RoutedExperts]).c_str(),
+                formatBytes(rp.bytes[plan::SharedExperts]).c_str(), formatBytes(rp.bytes[plan::Attention]).c_str(), formatBytes(rp.bytes[plan::DenseMlp]).c_str(),
+                formatBytes(other).c_str(), formatBytes(rp.resident).c_str(), formatBytes(rp.peak).c_str(),
+                opt.capacity ? (rp.headroom < 0 ? "-" + formatBytes(uint64_t(-rp.headroom)) : formatBytes(uint64_t(rp.headroom))).c_str() : "-",
+                verdict.c_str());
+  }
+  if (!res.ranks.empty() && !res.ranks[0].skipped.empty()) {
+    std::printf("not uploaded on any rank: %zu tensors\n", res.ranks[0].skipped.size());
+    for (const auto& s : res.ranks[0].skipped) {
+      const auto& t = c.tensors[s.tensor];
+      std::printf("  %s  (%s)  %s @ %llu\n", t.name.c_str(), s.reason.c_str(), c.files[t.file].path.c_str(), (unsigned long long)t.offset);
+    }
+  }
+  for (const auto& n : res.notes) std::printf("note: %s\n", n.c_str());
+}
+
+class PlanCommand : public Command {
+ public:
+  std::string name() const override { return "plan"; }
+  std::string summary() const override { return "expert-parallel placement and per-rank GPU memory budgets"; }
+  std::string usage() const override {
+    std::string devices;
+    for (const auto& [n, b] : plan::deviceTable()) devices += " " + n;
+    return "usage: weightscope plan PATH --ep N [options]\n"
+           "  --placement linear|round-robin|MAP.json|trivial:P   (default linear)\n"
+           "  --remainder first|last|strict   who takes E mod N experts: vLLM's first ranks, the last\n"
+           "                                  rank (older vLLM, the seed runtime), or refuse (SGLang)\n"
+           "  --gpu-mem SIZE|DEVICE   capacity per rank, e.g. 141GiB or one of:" + devices + "\n"
+           "  --reserve SIZE          bytes kept free per rank (default 0)\n"
+           "  --peak-multiplier F     load peak over resident bytes (default 1.3 NVFP4, 1.5 FP8, else 1)\n"
+           "  --derive LIST           fused-gate-up,transpose,bf16: derived buffers to predict\n"
+           "  --tp N                  split attention and dense MLP weights over N shards\n"
+           "  --skip-activation-scales   do not upload *.input_scale\n"
+           "  --skip-mtp              do not upload MTP layers\n"
+           "  --defer GLOB            tensors the model reads later (repeatable via commas)\n"
+           "  --json [--list-tensors] the weightscope.plan/1 document (docs/plan-schema.md)\n";
+  }
+  int run(const std::vector<std::string>& argv) override {
+    Args a(argv, {"ep", "placement", "remainder", "gpu-mem", "reserve", "peak-multiplier", "derive", "tp", "defer"},
+           {"json", "list-tensors", "skip-activation-scales", "skip-mtp"});
+    if (a.positional().size() != 1 || !a.has("ep")) {
+      std::cerr << usage();
+      return kExitCannotRun;
+    }
+    auto opened = openCheckpoint(a.positional()[0]);
+    if (!opened) {
+      std::cerr << "weightscope: " << opened.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    const Checkpoint& c = *opened.value();
+    const int ep = int(a.getInt("ep", 1));
+    const std::string rem = a.get("remainder", "first");
+    plan::Remainder remainder = rem == "first" ? plan::Remainder::First : rem == "last" ? plan::Remainder::Last : rem == "strict" ? plan::Remainder::Strict
+                                                                                                                                   : throw std::invalid_argument("--remainder must be first, last or strict");
+    const std::string placement = a.get("placement", "linear");
+    const int64_t E = c.model.numExperts;
+    Result<plan::Placement> pl = Error{ErrorCode::Usage, "", {}, std::nullopt, {}};
+    if (placement == "linear") pl = plan::makePlacement(plan::PlacementKind::Linear, remainder, ep, E);
+    else if (placement == "round-robin") pl = plan::makePlacement(plan::PlacementKind::RoundRobin, remainder, ep, E);
+    else if (placement.rfind("trivial:", 0) == 0) pl = plan::trivialMap(std::stoll(placement.substr(8)), remainder, ep, E);
+    else pl = plan::loadMap(placement, remainder, ep, E);
+    if (!pl) {
+      std::cerr << "weightscope plan: " << pl.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    plan::PlanOptions opt;
+    opt.placement = pl.value();
+    opt.tp = int(a.getInt("tp", 1));
+    opt.skipActivationScales = a.has("skip-activation-scales");
+    opt.skipMtp = a.has("skip-mtp");
+    if (a.has("defer")) {
+      std::string d = a.get("defer");
+      for (size_t p = 0; p <= d.size();) {
+        size_t comma = d.find(',', p);
+        if (comma == std::string::npos) comma = d.size();
+        if (comma > p) opt.defer.push_back(d.substr(p, comma - p));
+        p = comma + 1;
+      }
+    }
+    if (a.has("gpu-mem")) opt.capacity = plan::parseCapacity(a.get("gpu-mem"));
+    if (a.has("reserve")) opt.reserved = plan::parseCapacity(a.get("reserve"));
+    if (a.has("peak-multiplier")) opt.peakMultiplier = std::stod(a.get("peak-multiplier"));
+    const std::string derive = a.get("derive");
+    opt.deriveFusedGateUp = derive.find("fused-gate-up") != std::string::npos;
+    opt.deriveTranspose = derive.find("transpose") != std::string::npos;
+    opt.deriveBf16 = derive.find("bf16") != std::string::npos;
+    auto res = plan::planCheckpoint(c, opt);
+    if (!res) {
+      std::cerr << "weightscope plan: " << res.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    if (a.has("json")) std::cout << planJson(c, opt, res.value(), a.has("list-tensors")).dump(1) << "\n";
+    else printTable(c, opt, res.value());
+    // Exit 1 when a budget was given and some rank does not fit: usable as a CI gate.
+    for (const auto& rp : res.value().ranks)
+      if (rp.fits && !*rp.fits) return kExitFindings;
+    return kExitOk;
+  }
+};
+
+}  // namespace
+
+void registerPlan(CommandRegistry& r) { r.add(std::make_unique<PlanCommand>()); }
+
+}  // namespace ws::cli

@@ -1,0 +1,206 @@
+#include "core/plan/ep_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "core/model/quant_scheme.h"
+#include "core/report/inspect_report.h"
+
+namespace ws::plan {
+
+namespace {
+
+bool isNgramTable(const std::string& name) { return name.find("ngram") != std::string::npos || name.find(".embedders.") != std::string::npos; }
+
+bool quantizedScheme(const std::string& s) { return !(s == "bf16" || s == "f16" || s == "f32"); }
+
+uint64_t sliceBytes(uint64_t bytes, uint64_t experts, uint64_t slots) {
+  // A fused or stacked tensor stores experts along dim 0: each is bytes / E.
+  return experts ? bytes / experts * slots : bytes;
+}
+
+}  // namespace
+
+const char* categoryName(int c) {
+  static const char* names[] = {"routed_experts", "shared_experts", "attention", "dense_mlp", "embeddings", "lm_head", "norms", "mtp", "other", "deferred"};
+  return c >= 0 && c < kCategories ? names[c] : "other";
+}
+
+Category categoryOf(const TensorRecord& t) {
+  switch (t.role) {
+    case Role::RoutedExpert: return RoutedExperts;
+    case Role::SharedExpert: return SharedExperts;
+    case Role::Attention: return Attention;
+    case Role::DenseMlp: return DenseMlp;
+    case Role::Embedding: return Embeddings;
+    case Role::LmHead: return LmHead;
+    case Role::Norm: return Norms;
+    case Role::Mtp: return Mtp;
+    default: return Other;  // router, vision tower, anything unrecognised
+  }
+}
+
+const std::vector<std::pair<std::string, uint64_t>>& deviceTable() {
+  // Nominal capacities as the devices are sold (decimal GB); GB10 is unified memory shared with
+  // the CPU. Give --gpu-mem for what your driver reports.
+  static const std::vector<std::pair<std::string, uint64_t>> t = {
+      {"H100-80GB", 80'000'000'000ull}, {"H200-141GB", 141'000'000'000ull}, {"B200-180GB", 180'000'000'000ull}, {"GB10", 128'000'000'000ull},
+      {"A100-80GB", 80'000'000'000ull}, {"A100-40GB", 40'000'000'000ull}, {"L40S-48GB", 48'000'000'000ull}};
+  return t;
+}
+
+uint64_t parseCapacity(const std::string& s) {
+  for (const auto& [name, bytes] : deviceTable())
+    if (name == s) return bytes;
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (...) {
+    throw std::invalid_argument("'" + s + "' is not a size (e.g. 141GiB, 80GB) or a known device");
+  }
+  std::string unit = s.substr(used);
+  static const std::map<std::string, double> units = {{"", 1},          {"B", 1},           {"KB", 1e3},        {"MB", 1e6},
+                                                      {"GB", 1e9},      {"TB", 1e12},       {"KiB", 1024.0},    {"MiB", 1048576.0},
+                                                      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+  auto it = units.find(unit);
+  if (it == units.end() || v < 0) throw std::invalid_argument("'" + s + "': unknown unit '" + unit + "'");
+  return uint64_t(std::llround(v * it->second));
+}
+
+Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
+  return capture([&]() -> PlanResult {
+    const Placement& pl = opt.placement;
+    const ModelDescription& m = c.model;
+    if (opt.tp < 1) fail(ErrorCode::Usage, "--tp must be at least 1");
+    PlanResult res;
+    res.moeLayers = m.moeLayers;
+    const uint64_t E = uint64_t(std::max<int64_t>(0, m.numExperts));
+    if (E && pl.logicalExperts != int64_t(E)) fail(ErrorCode::Usage, "placement was built for a different expert count");
+
+    // The map row of a MoE layer: one row for all layers, or one per MoE layer in order.
+    std::map<int, size_t> rowOf;
+    for (size_t i = 0; i < m.moeLayers.size(); ++i) rowOf[m.moeLayers[i]] = pl.layerRows() > 1 ? i : 0;
+    if (pl.layerRows() > 1 && pl.layerRows() != m.moeLayers.size())
+      fail(ErrorCode::Usage, "the expert map has " + std::to_string(pl.layerRows()) + " layer rows but the model has " + std::to_string(m.moeLayers.size()) + " MoE layers");
+
+    // Per rank and map row: how many slots carry each logical expert.
+    const size_t rows = std::max<size_t>(1, pl.layerRows());
+    std::vector<std::vector<std::vector<uint32_t>>> copies(size_t(pl.epSize), std::vector<std::vector<uint32_t>>(rows, std::vector<uint32_t>(E, 0)));
+    for (int r = 0; r < pl.epSize; ++r)
+      for (size_t row = 0; row < rows; ++row)
+        for (int64_t l : pl.logicalOf(r, row)) copies[size_t(r)][row][size_t(l)]++;
+
+    // Multiplier: the seed runtime's pre-flight heuristic by scheme, unless given.
+    bool nvfp4 = false, fp8 = false;
+    for (const auto& l : c.logical) {
+      nvfp4 |= l.scheme == "nvfp4";
+      fp8 |= l.scheme.rfind("fp8", 0) == 0;
+    }
+    res.multiplier = opt.peakMultiplier > 0 ? opt.peakMultiplier : nvfp4 ? 1.3 : fp8 ? 1.5 : 1.0;
+
+    res.expertBytes.assign(m.moeLayers.size(), std::vector<uint64_t>(E, 0));
+    std::map<int, size_t> moeIndex;
+    for (size_t i = 0; i < m.moeLayers.size(); ++i) moeIndex[m.moeLayers[i]] = i;
+
+    bool glmStyleMtp = false;
+    res.ranks.resize(size_t(pl.epSize));
+    for (int r = 0; r < pl.epSize; ++r) {
+      RankPlan& rp = res.ranks[size_t(r)];
+      rp.rank = r;
+      rp.experts = pl.logicalOf(r, 0);
+      std::sort(rp.experts.begin(), rp.experts.end());
+    }
+
+    for (uint32_t i = 0; i < c.tensors.size(); ++i) {
+      const TensorRecord& t = c.tensors[i];
+      const LogicalTensor& l = c.logical[t.logical];
+      const Category cat = categoryOf(t);
+      if (t.role == Role::Mtp && t.name.rfind("mtp.", 0) != 0) glmStyleMtp = true;
+      // Not uploaded at all: the same on every rank.
+      std::string skip;
+      if (opt.deferNgramTables && isNgramTable(t.name)) skip = "deferred";
+      for (const auto& g : opt.defer)
+        if (skip.empty() && globMatch(g, t.name)) skip = "deferred";
+      if (skip.empty() && opt.skipActivationScales && t.component == Component::InputScale) skip = "activation scale";
+      if (skip.empty() && opt.skipMtp && t.role == Role::Mtp) skip = "mtp";
+
+      const bool routed = t.role == Role::RoutedExpert && E > 0;
+      const bool perExpert = routed && t.expert >= 0;
+      const bool sliced = routed && t.expert < 0 && (t.layout != Layout::None) && !t.shape.empty() && t.shape[0] == E;
+      auto rowIt = rowOf.find(t.layer);
+      const size_t row = rowIt != rowOf.end() ? rowIt->second : 0;
+
+      // The expert memory map: bytes per (MoE layer, logical expert).
+      if (routed && moeIndex.count(t.layer)) {
+        auto& eb = res.expertBytes[moeIndex[t.layer]];
+        if (perExpert && uint64_t(t.expert) < E) eb[size_t(t.expert)] += t.bytes;
+        else if (sliced)
+          for (uint64_t e = 0; e < E; ++e) eb[e] += t.bytes / E;
+      }
+
+      for (int r = 0; r < pl.epSize; ++r) {
+        RankPlan& rp = res.ranks[size_t(r)];
+        if (!skip.empty()) {
+          rp.skipped.push_back({i, skip});
+          if (skip == "deferred") rp.bytes[Deferred] += t.bytes;
+          continue;
+        }
+        uint64_t bytes = t.bytes;
+        if (perExpert) {
+          const uint32_t n = uint64_t(t.expert) < E ? copies[size_t(r)][row][size_t(t.expert)] : 0;
+          if (n == 0) continue;  // another rank's expert
+          bytes = t.bytes * n;
+        } else if (sliced) {
+          uint64_t slots = 0;
+          for (uint64_t e = 0; e < E; ++e) slots += copies[size_t(r)][row][e];
+          bytes = sliceBytes(t.bytes, E, slots);
+        } else if (opt.tp > 1 && (cat == Attention || cat == DenseMlp)) {
+          bytes = (t.bytes + uint64_t(opt.tp) - 1) / uint64_t(opt.tp);
+        }
+        rp.held.push_back({i, bytes});
+        rp.bytes[cat] += bytes;
+        if (isScaleComponent(t.component)) rp.scaleBytes += bytes;
+
+        // Derived buffers the loader would build from what this rank holds.
+        if (routed && t.component == Component::Weight) {
+          if (opt.deriveTranspose) rp.derived += bytes;
+          if (opt.deriveBf16 && quantizedScheme(l.scheme)) {
+            const uint64_t perExpertParams = t.expert >= 0 ? l.parameters : l.parameters / std::max<uint64_t>(1, E);
+            const uint64_t experts = t.expert >= 0 ? bytes / std::max<uint64_t>(1, t.bytes) : (t.bytes ? bytes / (t.bytes / E) : 0);
+            rp.derived += perExpertParams * experts * 2;
+          }
+          if (opt.deriveFusedGateUp && (t.projection == Projection::Gate || t.projection == Projection::Up)) rp.derived += bytes;
+        }
+      }
+      if (t.numaNode >= 0) {
+        if (res.numaBytes.size() <= size_t(t.numaNode)) res.numaBytes.resize(size_t(t.numaNode) + 1, 0);
+        res.numaBytes[size_t(t.numaNode)] += t.bytes;
+      }
+    }
+    if (glmStyleMtp)
+      res.notes.push_back("MTP layers " + std::string(m.mtpLayers.empty() ? "" : "declared by config ") +
+                          "sit under the main layer prefix with no 'mtp.' (GLM / DeepSeek style): replicated on every rank, their experts included");
+
+    double sum = 0, mx = 0;
+    for (auto& rp : res.ranks) {
+      for (int k = 0; k < kCategories; ++k)
+        if (k != Deferred) rp.resident += rp.bytes[size_t(k)];
+      rp.transient = uint64_t(std::llround(double(rp.resident) * (res.multiplier - 1.0)));
+      rp.peak = rp.resident + rp.transient + rp.derived;
+      if (opt.capacity) {
+        rp.headroom = int64_t(*opt.capacity) - int64_t(opt.reserved) - int64_t(rp.peak);
+        rp.fits = rp.headroom >= 0;
+      }
+      sum += double(rp.resident);
+      mx = std::max(mx, double(rp.resident));
+    }
+    res.imbalance = sum > 0 ? mx / (sum / double(res.ranks.size())) : 1.0;
+    return res;
+  });
+}
+
+}  // namespace ws::plan

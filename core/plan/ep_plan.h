@@ -1,0 +1,75 @@
+// What each expert-parallel rank holds and whether it fits: the seed runtime's residency rules
+// made visible (non-expert and MTP tensors replicated, routed experts by placement, fused and
+// stacked expert tensors sliced), with bytes by category, derived-buffer predictions and a
+// predicted load peak against a GPU budget.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/checkpoint.h"
+#include "core/plan/placement.h"
+
+namespace ws::plan {
+
+enum Category { RoutedExperts, SharedExperts, Attention, DenseMlp, Embeddings, LmHead, Norms, Mtp, Other, Deferred, kCategories };
+const char* categoryName(int c);
+Category categoryOf(const TensorRecord& t);
+
+struct PlanOptions {
+  Placement placement;
+  int tp = 1;                           // attention and dense MLP weights split over tp shards
+  bool skipActivationScales = false;    // *.input_scale not uploaded
+  bool skipMtp = false;                 // MTP layers not uploaded
+  std::vector<std::string> defer;       // globs of tensors read later by the model, not uploaded
+  bool deferNgramTables = true;         // n-gram embedding tables are always deferred
+  std::optional<uint64_t> capacity;     // GPU bytes per rank
+  uint64_t reserved = 0;                // bytes kept free per rank (runtime, activations, KV cache)
+  double peakMultiplier = 0;            // 0: by scheme (1.3 NVFP4, 1.5 FP8, else 1.0)
+  bool deriveFusedGateUp = false, deriveTranspose = false, deriveBf16 = false;
+};
+
+struct HeldTensor {
+  uint32_t tensor;
+  uint64_t bytes;  // the rank's share: the whole tensor, or its experts' slice of a fused one
+};
+
+struct SkippedTensor {
+  uint32_t tensor;
+  std::string reason;  // "deferred", "activation scale", "mtp"
+};
+
+struct RankPlan {
+  int rank = 0;
+  std::vector<int64_t> experts;              // logical experts held (first MoE layer's map row)
+  std::array<uint64_t, kCategories> bytes{};  // resident bytes by category; Deferred: not uploaded
+  uint64_t scaleBytes = 0;                    // scale-like companions, also counted in their category
+  uint64_t resident = 0;                      // sum of resident categories
+  uint64_t derived = 0, transient = 0, peak = 0;
+  std::optional<bool> fits;
+  int64_t headroom = 0;                       // capacity - reserved - peak (negative: short by)
+  std::vector<HeldTensor> held;
+  std::vector<SkippedTensor> skipped;
+};
+
+struct PlanResult {
+  std::vector<RankPlan> ranks;
+  double imbalance = 1.0;                      // max / mean of resident bytes
+  double multiplier = 1.0;
+  std::vector<int> moeLayers;                  // rows of expertBytes
+  std::vector<std::vector<uint64_t>> expertBytes;  // [moe layer][logical expert] bytes
+  std::vector<uint64_t> numaBytes;             // KTransformers: bytes per NUMA node
+  std::vector<std::string> notes;
+};
+
+Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt);
+
+// "141GiB", "80GB", "1.5TiB", "123456" -> bytes; or a device name from the table
+// (H100-80GB, H200-141GB, B200-180GB, GB10). Throws std::invalid_argument.
+uint64_t parseCapacity(const std::string& s);
+const std::vector<std::pair<std::string, uint64_t>>& deviceTable();
+
+}  // namespace ws::plan

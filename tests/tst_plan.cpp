@@ -1,0 +1,243 @@
+// Expert-parallel placement rules, residency and memory verdicts against hand-computed budgets.
+#include <QtTest>
+
+#include <cstring>
+#include <map>
+
+#include "core/plan/ep_plan.h"
+#include "core/plan/placement.h"
+#include "test_support.h"
+
+using namespace ws;
+
+namespace {
+
+std::vector<int64_t> counts(const plan::Placement& p) {
+  std::vector<int64_t> c;
+  for (int r = 0; r < p.epSize; ++r) c.push_back(int64_t(p.slotsOf(r).size()));
+  return c;
+}
+
+plan::Placement linear(int ep, int64_t experts, plan::Remainder rem = plan::Remainder::First) {
+  auto p = plan::makePlacement(plan::PlacementKind::Linear, rem, ep, experts);
+  if (!p) throw std::runtime_error(p.error().describe());
+  return p.value();
+}
+
+plan::PlanResult runPlan(const Checkpoint& c, plan::PlanOptions opt) {
+  auto r = plan::planCheckpoint(c, opt);
+  if (!r) throw std::runtime_error(r.error().describe());
+  return r.value();
+}
+
+// A one-layer MoE checkpoint with exactly known bytes (see each case).
+std::string writeTinyMoe(const wstest::TempDir& d, const std::string& expertDtype, bool nvfp4 = false) {
+  wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"qwen3_moe","num_hidden_layers":1,"num_experts":4,
+    "num_experts_per_tok":2,"hidden_size":16,"moe_intermediate_size":8,"intermediate_size":32})"));
+  wstest::SafetensorsBuilder b;
+  b.add("model.embed_tokens.weight", "BF16", {32, 16});            // 1024 B
+  b.add("model.layers.0.input_layernorm.weight", "BF16", {16});     // 32 B
+  b.add("model.layers.0.self_attn.q_proj.weight", "BF16", {16, 16});  // 512 B
+  b.add("model.layers.0.mlp.gate.weight", "BF16", {4, 16});         // 128 B (router: "other")
+  for (int e = 0; e < 4; ++e)
+    for (const char* p : {"gate_proj", "up_proj", "down_proj"}) {
+      std::string base = "model.layers.0.mlp.experts." + std::to_string(e) + "." + p;
+      bool down = std::string(p) == "down_proj";
+      std::vector<uint64_t> shape = down ? std::vector<uint64_t>{16, 8} : std::vector<uint64_t>{8, 16};
+      if (nvfp4) {  // every projection [16, 16]: codes 128 B, E4M3 scales [16, 1] 16 B, global 4 B
+        b.add(base + ".weight", "U8", {16, 8});
+        b.add(base + ".weight_scale", "F8_E4M3", {16, 1});
+        b.add(base + ".weight_scale_2", "F32", {});
+      } else {
+        b.add(base + ".weight", expertDtype, shape);  // BF16: 256 B; F8_E4M3: 128 B
+        if (expertDtype == "F8_E4M3") b.add(base + ".weight_scale_inv", "F32", {1, 1});  // 4 B
+      }
+    }
+  b.write(d.file("model.safetensors"));
+  return d.path();
+}
+
+}  // namespace
+
+class TstPlan : public QObject {
+  Q_OBJECT
+ private slots:
+  void remainderPolicies() {
+    QCOMPARE(counts(linear(6, 256, plan::Remainder::First)), (std::vector<int64_t>{43, 43, 43, 43, 42, 42}));
+    QCOMPARE(counts(linear(6, 256, plan::Remainder::Last)), (std::vector<int64_t>{42, 42, 42, 42, 42, 46}));
+    QCOMPARE(counts(linear(8, 60, plan::Remainder::First)), (std::vector<int64_t>{8, 8, 8, 8, 7, 7, 7, 7}));
+    QCOMPARE(counts(linear(8, 60, plan::Remainder::Last)), (std::vector<int64_t>{7, 7, 7, 7, 7, 7, 7, 11}));
+    // contiguous, covering every expert exactly once, in rank order
+    for (auto rem : {plan::Remainder::First, plan::Remainder::Last}) {
+      auto p = linear(6, 256, rem);
+      int64_t next = 0;
+      for (int r = 0; r < 6; ++r)
+        for (int64_t e : p.slotsOf(r)) QCOMPARE(e, next++);
+      QCOMPARE(next, int64_t(256));
+    }
+    QCOMPARE(linear(6, 256).slotsOf(4).front(), int64_t(4 * 42 + 4));  // vLLM: start = r*base + min(r, rem)
+    auto strict = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::Strict, 6, 256);
+    QVERIFY(!strict.ok());
+    QVERIFY(QString::fromStdString(strict.error().describe()).contains("do not divide"));
+    QVERIFY(plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::Strict, 8, 256).ok());
+  }
+
+  void roundRobinAndMaps() {
+    auto rr = plan::makePlacement(plan::PlacementKind::RoundRobin, plan::Remainder::First, 4, 10).value();
+    QCOMPARE(rr.slotsOf(1), (std::vector<int64_t>{1, 5, 9}));
+    QCOMPARE(rr.slotsOf(3), (std::vector<int64_t>{3, 7}));
+    auto trivial = plan::trivialMap(10, plan::Remainder::First, 2, 8).value();  // EPLB's arange(P) % L
+    QCOMPARE(trivial.logicalOf(0), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+    QCOMPARE(trivial.logicalOf(1), (std::vector<int64_t>{5, 6, 7, 0, 1}));  // replicas of 0 and 1
+    wstest::TempDir d;
+    wstest::writeFile(d.file("map.json"), std::string(R"({"physical_to_logical": [3, 2, 1, 0, 0, 1]})"));
+    auto m = plan::loadMap(d.file("map.json"), plan::Remainder::First, 3, 4);
+    QVERIFY(m.ok());
+    QCOMPARE(m.value().logicalOf(2), (std::vector<int64_t>{0, 1}));
+    wstest::writeFile(d.file("bad.json"), std::string(R"([0, 1, 1, 2])"));
+    auto bad = plan::loadMap(d.file("bad.json"), plan::Remainder::First, 2, 4);
+    QVERIFY(!bad.ok());
+    QVERIFY(QString::fromStdString(bad.error().describe()).contains("logical expert 3 has no physical slot"));
+  }
+
+  // Case 1 (docs/plan.md): BF16, EP 2. Experts are 3 x 256 B = 768 B; rank 0 holds experts 0-1
+  // (1536 B) plus the replicated embedding 1024, norm 32, q_proj 512 and router 128 = 1696 B:
+  // 3232 B resident, multiplier 1.0, so peak 3232. With 4000 B and 500 reserved: headroom 268.
+  void verdictBf16() {
+    wstest::TempDir d;
+    auto c = wstest::openOrFail(writeTinyMoe(d, "BF16"));
+    plan::PlanOptions opt;
+    opt.placement = linear(2, 4);
+    opt.capacity = 4000;
+    opt.reserved = 500;
+    auto r = runPlan(*c, opt);
+    QCOMPARE(r.multiplier, 1.0);
+    for (const auto& rp : r.ranks) {
+      QCOMPARE(rp.bytes[plan::RoutedExperts], uint64_t(1536));
+      QCOMPARE(rp.bytes[plan::Embeddings], uint64_t(1024));
+      QCOMPARE(rp.bytes[plan::Other], uint64_t(128));
+      QCOMPARE(rp.resident, uint64_t(3232));
+      QCOMPARE(rp.peak, uint64_t(3232));
+      QCOMPARE(rp.headroom, int64_t(268));
+      QCOMPARE(*rp.fits, true);
+    }
+    QCOMPARE(r.ranks[1].experts, (std::vector<int64_t>{2, 3}));
+    QCOMPARE(r.imbalance, 1.0);
+  }
+
+  // Case 2: FP8 block, EP 4, TP 2. An expert is 3 x (128 + 4) = 396 B; each rank holds one.
+  // Replicated: embedding 1024, norm 32, router 128, q_proj 512 split over TP 2 = 256:
+  // resident 396 + 1440 = 1836; FP8 multiplier 1.5 gives 918 transient, peak 2754. With 2700 B of
+  // capacity the rank is short by 54 B. Scale bytes: 3 x 4 = 12.
+  void verdictFp8Tp() {
+    wstest::TempDir d;
+    auto c = wstest::openOrFail(writeTinyMoe(d, "F8_E4M3"));
+    plan::PlanOptions opt;
+    opt.placement = linear(4, 4);
+    opt.tp = 2;
+    opt.capacity = 2700;
+    auto r = runPlan(*c, opt);
+    QCOMPARE(r.multiplier, 1.5);
+    const auto& rp = r.ranks[3];
+    QCOMPARE(rp.experts, (std::vector<int64_t>{3}));
+    QCOMPARE(rp.bytes[plan::RoutedExperts], uint64_t(396));
+    QCOMPARE(rp.bytes[plan::Attention], uint64_t(256));
+    QCOMPARE(rp.scaleBytes, uint64_t(12));
+    QCOMPARE(rp.resident, uint64_t(1836));
+    QCOMPARE(rp.transient, uint64_t(918));
+    QCOMPARE(rp.peak, uint64_t(2754));
+    QCOMPARE(rp.headroom, int64_t(-54));
+    QCOMPARE(*rp.fits, false);
+  }
+
+  // Case 3: NVFP4, EP 1, derive bf16 + transpose. Every projection is [16, 16]: 128 B of codes,
+  // 16 B of E4M3 scales, 4 B global = 148 B, so 444 B an expert and 1776 B for four; replicated
+  // 1696 B as in case 1: resident 3472. Derived: transposed twins of the codes (12 x 128 = 1536)
+  // and BF16 copies of 256 weights a projection (12 x 512 = 6144). NVFP4 multiplier 1.3:
+  // transient round(3472 x 0.3) = 1042; peak 3472 + 1042 + 7680 = 12194.
+  void verdictNvfp4Derived() {
+    wstest::TempDir d;
+    auto c = wstest::openOrFail(writeTinyMoe(d, "", true));
+    plan::PlanOptions opt;
+    opt.placement = linear(1, 4);
+    opt.deriveBf16 = true;
+    opt.deriveTranspose = true;
+    opt.capacity = 12194;
+    auto r = runPlan(*c, opt);
+    QCOMPARE(r.multiplier, 1.3);
+    const auto& rp = r.ranks[0];
+    QCOMPARE(rp.bytes[plan::RoutedExperts], uint64_t(1776));
+    QCOMPARE(rp.scaleBytes, uint64_t(12 * 20));
+    QCOMPARE(rp.derived, uint64_t(1536 + 6144));
+    QCOMPARE(rp.resident, uint64_t(3472));
+    QCOMPARE(rp.transient, uint64_t(1042));
+    QCOMPARE(rp.peak, uint64_t(12194));
+    QCOMPARE(rp.headroom, int64_t(0));
+    QCOMPARE(*rp.fits, true);  // exactly full still fits
+  }
+
+  void fusedTensorsAreSlicedAndEverythingAddsUp() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_vl_moe"));
+    plan::PlanOptions opt;
+    opt.placement = linear(3, 8, plan::Remainder::Last);  // 2, 2, 4 experts
+    auto r = runPlan(*c, opt);
+    uint64_t routedTotal = 0, routedSum = 0;
+    for (const auto& t : c->tensors)
+      if (t.role == Role::RoutedExpert) routedTotal += t.bytes;
+    for (const auto& rp : r.ranks) routedSum += rp.bytes[plan::RoutedExperts];
+    QCOMPARE(routedSum, routedTotal);
+    QCOMPARE(r.ranks[2].bytes[plan::RoutedExperts], routedTotal / 2);  // 4 of 8 experts
+    // every rank keeps every fused tensor (its slice) and every non-expert tensor
+    for (const auto& rp : r.ranks) QCOMPARE(rp.held.size(), c->tensors.size());
+    for (const auto& row : r.expertBytes)
+      for (uint64_t b : row) QCOMPARE(b, row[0]);
+  }
+
+  void perExpertResidencyOnAFixture() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/deepseek_v3"));
+    plan::PlanOptions opt;
+    opt.placement = linear(3, 16);  // 6, 5, 5
+    auto r = runPlan(*c, opt);
+    std::map<std::string, int> holders;
+    for (const auto& rp : r.ranks)
+      for (const auto& h : rp.held) holders[c->tensors[h.tensor].name]++;
+    for (const auto& t : c->tensors) QCOMPARE(holders[t.name], t.role == Role::RoutedExpert ? 1 : 3);
+    QCOMPARE(holders["model.layers.2.mlp.experts.5.up_proj.weight"], 1);
+    QCOMPARE(r.ranks[0].experts.back(), int64_t(5));
+    uint64_t sum = 0, replicated = 0;
+    for (const auto& t : c->tensors)
+      if (t.role != Role::RoutedExpert) replicated += t.bytes;
+    for (const auto& rp : r.ranks) sum += rp.resident - replicated;
+    QCOMPARE(sum + replicated, c->totalBytes());
+  }
+
+  void skippedAndDeferredAreListedNotLoaded() {
+    wstest::TempDir d;
+    auto c = wstest::openOrFail(writeTinyMoe(d, "BF16"));
+    plan::PlanOptions opt;
+    opt.placement = linear(2, 4);
+    opt.defer = {"model.embed_tokens.*"};
+    auto r = runPlan(*c, opt);
+    QCOMPARE(r.ranks[0].bytes[plan::Embeddings], uint64_t(0));
+    QCOMPARE(r.ranks[0].bytes[plan::Deferred], uint64_t(1024));
+    QCOMPARE(r.ranks[0].skipped.size(), size_t(1));
+    QCOMPARE(r.ranks[0].skipped[0].reason, std::string("deferred"));
+  }
+
+  void capacities() {
+    QCOMPARE(plan::parseCapacity("141GiB"), uint64_t(141) << 30);
+    QCOMPARE(plan::parseCapacity("80GB"), uint64_t(80'000'000'000ull));
+    QCOMPARE(plan::parseCapacity("H200-141GB"), uint64_t(141'000'000'000ull));
+    QCOMPARE(plan::parseCapacity("1.5TiB"), uint64_t(3) << 39);
+    bool threw = false;
+    try {
+      plan::parseCapacity("lots");
+    } catch (const std::invalid_argument&) {
+      threw = true;
+    }
+    QVERIFY(threw);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstPlan)
+#include "tst_plan.moc"
