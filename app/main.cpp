@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   ws::cli::registerSynth(reg);
   ws::cli::registerNumerics(reg);
   ws::cli::registerPlan(reg);
+  ws::cli::registerValidate(reg);
 
   if (argc >= 2 && (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V"))) {
     std::cout << "weightscope " << kVersion << "\n";

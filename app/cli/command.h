@@ -58,5 +58,6 @@ void registerInspect(CommandRegistry& r);
 void registerSynth(CommandRegistry& r);
 void registerNumerics(CommandRegistry& r);
 void registerPlan(CommandRegistry& r);
+void registerValidate(CommandRegistry& r);
 
 }  // namespace ws::cli

@@ -27,6 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Runs fn(i) for i in [0, n) on all cores; the first exception is rethrown after all finish.
+// (Callers that want every failure catch inside fn.)
 template <class F>
 void parallelFor(size_t n, F&& fn) {
   size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
@@ -52,6 +53,17 @@ void parallelFor(size_t n, F&& fn) {
   for (auto& t : threads) t.join();
   if (firstError) std::rethrow_exception(firstError);
 }
+
+// Strict opening throws at the first problem; tolerant opening (validation) records it in
+// Checkpoint::issues and carries on with what can be read.
+struct OpenMode {
+  bool tolerant = false;
+  Checkpoint* c = nullptr;
+  void report(const Error& e) const {
+    if (!tolerant) throw CoreError(e);
+    c->issues.push_back(e);
+  }
+};
 
 std::vector<std::string> listWithSuffix(const fs::path& dir, const std::string& suffix) {
   std::vector<std::string> out;
@@ -100,7 +112,7 @@ IndexFile readIndex(const fs::path& p) {
 }
 
 // "name-00001-of-00003.gguf" -> every file of the set, in split order; a lone file -> itself.
-std::vector<std::string> ggufSplitSet(const std::string& path) {
+std::vector<std::string> ggufSplitSet(const std::string& path, const OpenMode& mode) {
   static const std::regex re(R"((.*)-(\d{5})-of-(\d{5})\.gguf$)");
   std::smatch m;
   if (!std::regex_match(path, m, re)) return {path};
@@ -110,28 +122,63 @@ std::vector<std::string> ggufSplitSet(const std::string& path) {
   for (int k = 1; k <= count; ++k) {
     std::snprintf(buf, sizeof buf, "-%05d-of-%05d.gguf", k, count);
     std::string f = m[1].str() + buf;
-    if (!fs::exists(f)) fail(ErrorCode::MissingShard, "split " + std::to_string(k) + " of " + std::to_string(count) + " is missing", f);
+    if (!fs::exists(f)) {
+      mode.report(Error{ErrorCode::MissingShard, "split " + std::to_string(k) + " of " + std::to_string(count) + " is missing", f, std::nullopt, {}});
+      mode.c->incomplete = true;
+      continue;
+    }
     files.push_back(f);
   }
   return files;
 }
 
-void addSafetensors(Checkpoint& c, const std::vector<std::string>& paths) {
-  std::vector<SafetensorsHeader> headers(paths.size());
-  c.files.resize(paths.size());
+// Parses every file in parallel; returns the per-file error (if any) in file order.
+template <class Parse>
+std::vector<std::optional<Error>> parseAll(const std::vector<std::string>& paths, Parse&& parse) {
+  std::vector<std::optional<Error>> errors(paths.size());
   parallelFor(paths.size(), [&](size_t i) {
+    try {
+      parse(i);
+    } catch (const CoreError& e) {
+      errors[i] = e.error();
+    }
+  });
+  return errors;
+}
+
+// Keeps the files that parsed (reporting the others) and returns their positions.
+std::vector<size_t> keepGood(const std::vector<std::optional<Error>>& errors, const OpenMode& mode) {
+  std::vector<size_t> good;
+  for (size_t i = 0; i < errors.size(); ++i) {
+    if (errors[i]) {
+      mode.report(*errors[i]);
+      mode.c->incomplete = true;
+    } else {
+      good.push_back(i);
+    }
+  }
+  return good;
+}
+
+void addSafetensors(Checkpoint& c, const std::vector<std::string>& paths, const OpenMode& mode) {
+  std::vector<SafetensorsHeader> headers(paths.size());
+  std::vector<SourceFile> files(paths.size());
+  auto errors = parseAll(paths, [&](size_t i) {
     auto map = MappedFile::open(paths[i]);
     headers[i] = parseSafetensors(map->bytes(), paths[i]);
-    c.files[i] = SourceFile{paths[i], "safetensors", map->size(), headers[i].dataStart, map};
+    files[i] = SourceFile{paths[i], "safetensors", map->size(), headers[i].dataStart, map};
   });
+  auto good = keepGood(errors, mode);
   size_t total = 0;
-  for (const auto& h : headers) total += h.tensors.size();
+  for (size_t g : good) total += headers[g].tensors.size();
   c.tensors.reserve(total);
-  for (size_t i = 0; i < headers.size(); ++i) {
+  for (size_t k = 0; k < good.size(); ++k) {
+    const size_t i = good[k];
+    c.files.push_back(std::move(files[i]));
     for (auto& t : headers[i].tensors) {
       TensorRecord r;
       r.name = std::move(t.name);
-      r.file = uint32_t(i);
+      r.file = uint32_t(k);
       r.offset = headers[i].dataStart + t.begin;
       r.bytes = t.end - t.begin;
       r.dtype = t.dtype;
@@ -142,32 +189,41 @@ void addSafetensors(Checkpoint& c, const std::vector<std::string>& paths) {
   }
 }
 
-void addGguf(Checkpoint& c, const std::vector<std::string>& paths) {
+void addGguf(Checkpoint& c, const std::vector<std::string>& paths, const OpenMode& mode) {
   std::vector<GgufFile> parsed(paths.size());
-  c.files.resize(paths.size());
-  parallelFor(paths.size(), [&](size_t i) {
+  std::vector<SourceFile> files(paths.size());
+  auto errors = parseAll(paths, [&](size_t i) {
     auto map = MappedFile::open(paths[i]);
     parsed[i] = parseGguf(map->bytes(), paths[i]);
-    c.files[i] = SourceFile{paths[i], "gguf", map->size(), parsed[i].dataStart, map};
+    files[i] = SourceFile{paths[i], "gguf", map->size(), parsed[i].dataStart, map};
   });
+  if (std::any_of(errors.begin(), errors.end(), [](const auto& e) { return e.has_value(); })) {
+    keepGood(errors, mode);  // throws in strict mode; a GGUF set with a bad part is not cataloged
+    return;
+  }
+  c.files = std::move(files);
   if (paths.size() > 1) {
     int64_t declared = -1, sum = 0;
     for (size_t i = 0; i < parsed.size(); ++i) {
       const GgufKv* no = parsed[i].find("split.no");
       const GgufKv* count = parsed[i].find("split.count");
       const GgufKv* tc = parsed[i].find("split.tensors.count");
-      if (!no || !count || !no->asInt() || !count->asInt())
-        fail(ErrorCode::InconsistentSplit, "split file lacks split.no / split.count", paths[i]);
+      if (!no || !count || !no->asInt() || !count->asInt()) {
+        mode.report(Error{ErrorCode::InconsistentSplit, "split file lacks split.no / split.count", paths[i], std::nullopt, {}});
+        continue;
+      }
       if (*no->asInt() != int64_t(i))
-        fail(ErrorCode::InconsistentSplit, "split.no is " + std::to_string(*no->asInt()) + ", expected " + std::to_string(i), paths[i], no->offset);
+        mode.report(Error{ErrorCode::InconsistentSplit, "split.no is " + std::to_string(*no->asInt()) + ", expected " + std::to_string(i), paths[i], no->offset, {}});
       if (*count->asInt() != int64_t(paths.size()))
-        fail(ErrorCode::InconsistentSplit, "split.count is " + std::to_string(*count->asInt()) + " but the set has " + std::to_string(paths.size()) + " files",
-             paths[i], count->offset);
+        mode.report(Error{ErrorCode::InconsistentSplit,
+                          "split.count is " + std::to_string(*count->asInt()) + " but the set has " + std::to_string(paths.size()) + " files", paths[i],
+                          count->offset, {}});
       if (tc && tc->asInt()) declared = *tc->asInt();
       sum += int64_t(parsed[i].tensors.size());
     }
     if (declared >= 0 && declared != sum)
-      fail(ErrorCode::InconsistentSplit, "split.tensors.count says " + std::to_string(declared) + " tensors but the splits hold " + std::to_string(sum), paths[0]);
+      mode.report(Error{ErrorCode::InconsistentSplit, "split.tensors.count says " + std::to_string(declared) + " tensors but the splits hold " + std::to_string(sum),
+                        paths[0], std::nullopt, {}});
   }
   for (size_t i = 0; i < parsed.size(); ++i) {
     for (auto& t : parsed[i].tensors) {
@@ -192,37 +248,74 @@ void addGguf(Checkpoint& c, const std::vector<std::string>& paths) {
     }
 }
 
-void checkIndexAgainstShards(Checkpoint& c, const IndexFile& idx, const fs::path& indexPath) {
-  std::unordered_map<std::string, std::string> actual;
-  for (const auto& t : c.tensors) actual.emplace(t.name, fs::path(c.files[t.file].path).filename().string());
-  size_t missing = 0, unlisted = 0, moved = 0;
+fs::path dirOf(const fs::path& p) { return p.parent_path().empty() ? fs::path(".") : p.parent_path(); }
+
+// A shard that exists but was not cataloged because it could not be read.
+bool unreadableShard(const Checkpoint& c, const fs::path& dir, const std::string& shard) {
+  const std::string path = (dir / shard).string();
+  for (const auto& f : c.files)
+    if (f.path == path) return false;
+  return true;
+}
+
+void checkIndexAgainstShards(Checkpoint& c, const IndexFile& idx, const fs::path& indexPath, const std::set<std::string>& missingShards) {
+  std::unordered_map<std::string, uint32_t> actual;
+  for (uint32_t i = 0; i < c.tensors.size(); ++i) actual.emplace(c.tensors[i].name, i);
+  const std::string ip = indexPath.string();
+  size_t missing = 0, moved = 0, unlisted = 0;
   for (const auto& [name, shard] : idx.weightMap) {
     auto it = actual.find(name);
-    if (it == actual.end()) ++missing;
-    else if (it->second != shard) ++moved;
+    if (it == actual.end()) {
+      if (missingShards.count(shard) || unreadableShard(c, dirOf(indexPath), shard)) {
+        c.unreadable.push_back(name);  // its shard is missing or broken: reported once, as such
+        continue;
+      }
+      ++missing;
+      c.issues.push_back(Error{ErrorCode::IndexTensorAbsent, "weight_map puts it in '" + shard + "', which does not hold it", ip, std::nullopt, name});
+      continue;
+    }
+    const auto& t = c.tensors[it->second];
+    std::string holder = fs::path(c.files[t.file].path).filename().string();
+    if (holder != shard) {
+      ++moved;
+      c.issues.push_back(Error{ErrorCode::IndexTensorMisplaced, "weight_map says '" + shard + "' but it is stored in '" + holder + "'", c.files[t.file].path, t.offset, name});
+    }
   }
-  for (const auto& [name, shard] : actual)
-    if (!idx.weightMap.count(name)) ++unlisted;
-  std::string ip = indexPath.string();
+  for (const auto& t : c.tensors)
+    if (!idx.weightMap.count(t.name)) {
+      ++unlisted;
+      c.issues.push_back(Error{ErrorCode::IndexTensorUnlisted, "stored in the shard but not in weight_map", c.files[t.file].path, t.offset, t.name});
+    }
   if (missing) c.notes.push_back(ip + ": " + std::to_string(missing) + " tensors in weight_map are absent from their shard");
   if (moved) c.notes.push_back(ip + ": " + std::to_string(moved) + " tensors sit in a different shard than weight_map says");
   if (unlisted) c.notes.push_back(ip + ": " + std::to_string(unlisted) + " shard tensors are not in weight_map");
-  if (idx.totalSize && *idx.totalSize != c.totalBytes())
-    c.notes.push_back(ip + ": metadata.total_size is " + std::to_string(*idx.totalSize) + " but the tensors hold " + std::to_string(c.totalBytes()) +
-                      " bytes");
+  if (idx.totalSize && *idx.totalSize != c.totalBytes() && !c.incomplete) {
+    std::string m = "metadata.total_size is " + std::to_string(*idx.totalSize) + " but the tensors hold " + std::to_string(c.totalBytes()) + " bytes";
+    c.notes.push_back(ip + ": " + m);
+    c.issues.push_back(Error{ErrorCode::IndexTotalSize, m, ip, std::nullopt, {}});
+  }
 }
 
-void sortAndDeduplicate(Checkpoint& c) {
+void sortAndDeduplicate(Checkpoint& c, const OpenMode& mode) {
   std::stable_sort(c.tensors.begin(), c.tensors.end(), [](const TensorRecord& a, const TensorRecord& b) { return naturalLess(a.name, b.name); });
-  auto dup = std::adjacent_find(c.tensors.begin(), c.tensors.end(), [](const TensorRecord& a, const TensorRecord& b) { return a.name == b.name; });
-  if (dup != c.tensors.end())
-    fail(ErrorCode::DuplicateTensor, "tensor is stored in two files: " + c.files[dup->file].path + " and " + c.files[(dup + 1)->file].path,
-         c.files[(dup + 1)->file].path, (dup + 1)->offset, dup->name);
+  // A name stored twice: the first file's copy stays in the catalog, the second is reported.
+  std::vector<TensorRecord> kept;
+  kept.reserve(c.tensors.size());
+  for (auto& t : c.tensors) {
+    if (!kept.empty() && kept.back().name == t.name) {
+      mode.report(Error{ErrorCode::DuplicateTensor, "tensor is stored in two files: " + c.files[kept.back().file].path + " and " + c.files[t.file].path,
+                        c.files[t.file].path, t.offset, t.name});
+      continue;
+    }
+    kept.push_back(std::move(t));
+  }
+  c.tensors = std::move(kept);
 }
 
-std::shared_ptr<const Checkpoint> openImpl(const std::string& path) {
+std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool tolerant) {
   auto c = std::make_shared<Checkpoint>();
   c->root = path;
+  const OpenMode mode{tolerant, c.get()};
   std::error_code ec;
   auto st = fs::status(path, ec);
   if (ec || !fs::exists(st)) fail(ErrorCode::Io, "no such file or directory", path);
@@ -244,7 +337,7 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path) {
       files = st_files;
     } else if (!gguf_files.empty()) {
       gguf = true;
-      files = ggufSplitSet(gguf_files.front());
+      files = ggufSplitSet(gguf_files.front(), mode);
       if (files.size() == 1 && gguf_files.size() > 1)
         fail(ErrorCode::NotACheckpoint, "folder holds " + std::to_string(gguf_files.size()) + " unrelated GGUF files; open one of them", path);
     } else {
@@ -253,32 +346,42 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path) {
   } else if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
     indexPath = path;
   } else {
-    auto map = MappedFile::open(path);  // sniff the magic, not the extension
-    gguf = looksLikeGguf(map->bytes());
-    files = gguf ? ggufSplitSet(path) : std::vector<std::string>{path};
+    auto map = MappedFile::open(path);  // sniff the magic, not the extension...
+    // ...except that a .gguf whose magic is wrong is a broken GGUF, not a safetensors file
+    gguf = looksLikeGguf(map->bytes()) || (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0);
+    files = gguf ? ggufSplitSet(path, mode) : std::vector<std::string>{path};
   }
 
+  std::set<std::string> missingShards;
   if (!indexPath.empty()) {
     index = readIndex(indexPath);
     for (const auto& s : index->shards) {
       fs::path f = dir / s;
-      if (!fs::exists(f))
-        fail(ErrorCode::MissingShard, "index names shard '" + s + "' which does not exist", indexPath.string());
+      if (!fs::exists(f)) {
+        missingShards.insert(s);
+        c->incomplete = true;
+        mode.report(Error{ErrorCode::MissingShard, "index names shard '" + s + "' which does not exist", indexPath.string(), std::nullopt, {}});
+        continue;
+      }
       files.push_back(f.string());
     }
-    if (files.empty()) fail(ErrorCode::NotACheckpoint, "index names no shards", indexPath.string());
+    if (index->shards.empty()) fail(ErrorCode::NotACheckpoint, "index names no shards", indexPath.string());
   }
 
   if (gguf) {
-    addGguf(*c, files);
+    addGguf(*c, files, mode);
     c->format = "gguf";
   } else {
-    readHfConfig(dir.string(), c->model);
-    addSafetensors(*c, files);
+    try {
+      readHfConfig(dir.string(), c->model);
+    } catch (const CoreError& e) {
+      mode.report(e.error());  // tolerant: go on without a model description
+    }
+    addSafetensors(*c, files, mode);
     c->format = "safetensors";
   }
-  sortAndDeduplicate(*c);
-  if (index) checkIndexAgainstShards(*c, *index, indexPath);
+  sortAndDeduplicate(*c, mode);
+  if (index) checkIndexAgainstShards(*c, *index, indexPath, missingShards);
   recognizeStructure(*c);
   if (std::any_of(c->tensors.begin(), c->tensors.end(), [](const TensorRecord& t) { return t.numaNode >= 0; })) c->format = "ktransformers";
   return c;
@@ -287,7 +390,11 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path) {
 }  // namespace
 
 Result<std::shared_ptr<const Checkpoint>> openCheckpoint(const std::string& path) {
-  return capture([&]() -> std::shared_ptr<const Checkpoint> { return openImpl(path); });
+  return capture([&]() -> std::shared_ptr<const Checkpoint> { return openImpl(path, false); });
+}
+
+Result<std::shared_ptr<const Checkpoint>> openCheckpointTolerant(const std::string& path) {
+  return capture([&]() -> std::shared_ptr<const Checkpoint> { return openImpl(path, true); });
 }
 
 }  // namespace ws

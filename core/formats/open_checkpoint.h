@@ -13,4 +13,9 @@ namespace ws {
 
 Result<std::shared_ptr<const Checkpoint>> openCheckpoint(const std::string& path);
 
+// For validation: files that cannot be read, missing shards, duplicate names across shards and
+// inconsistent split sets are recorded in Checkpoint::issues and the rest is opened. Fails only
+// when the path itself cannot be used (missing, not a checkpoint, unreadable index).
+Result<std::shared_ptr<const Checkpoint>> openCheckpointTolerant(const std::string& path);
+
 }  // namespace ws

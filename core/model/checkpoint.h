@@ -11,6 +11,7 @@
 #include "core/io/mapped_file.h"
 #include "core/model/model_description.h"
 #include "core/model/tensor_record.h"
+#include "core/util/error.h"
 
 namespace ws {
 
@@ -42,6 +43,14 @@ struct Checkpoint {
   ModelDescription model;
   std::map<std::string, std::string> metadata;  // safetensors __metadata__ / selected GGUF KV
   std::vector<std::string> notes;               // things worth knowing that are not errors
+  // Problems found while opening that did not stop it: index/shard disagreements always, and in
+  // tolerant mode (for validation) also files that could not be read, each with file, offset and
+  // tensor. A file in error contributes no tensors.
+  std::vector<Error> issues;
+  // Tensors the index maps to shards that are missing or could not be read: they exist in the
+  // checkpoint, the catalog just cannot show them (validation must not call them missing).
+  std::vector<std::string> unreadable;
+  bool incomplete = false;  // some file could not be read
 
   uint64_t totalBytes() const;
   uint64_t totalParameters() const;

@@ -35,6 +35,10 @@ enum class ErrorCode {
   GgufBadTensorInfo,       // dims, type or offset of a tensor info are invalid
   MissingShard,            // index.json or a split set names a file that is not there
   InconsistentSplit,       // a GGUF split set disagrees with itself
+  IndexTensorAbsent,       // index.json maps a tensor to a shard that does not hold it
+  IndexTensorUnlisted,     // a shard holds a tensor index.json does not map
+  IndexTensorMisplaced,    // index.json maps a tensor to another shard than the one holding it
+  IndexTotalSize,          // metadata.total_size disagrees with the tensors' bytes
   Usage,                   // bad command-line usage
 };
 

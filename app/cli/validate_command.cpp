@@ -1,0 +1,101 @@
+// weightscope validate PATH [--report FILE] [--format json|md|html|junit] [--rules LIST]
+//                           [--skip-rules LIST] [--min-severity error|warning|info]
+#include <cstring>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.h"
+#include "app/cli/progress.h"
+#include "core/io/atomic_file.h"
+#include "core/report/validate_report.h"
+#include "core/validate/rules.h"
+
+namespace ws::cli {
+
+namespace {
+
+std::set<std::string> splitList(const std::string& s) {
+  std::set<std::string> out;
+  for (size_t p = 0; p <= s.size();) {
+    size_t comma = s.find(',', p);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > p) out.insert(s.substr(p, comma - p));
+    p = comma + 1;
+  }
+  return out;
+}
+
+std::string formatFor(const std::string& file, const std::string& given) {
+  if (!given.empty()) return given;
+  auto ends = [&](const char* e) { return file.size() >= std::strlen(e) && file.compare(file.size() - std::strlen(e), std::strlen(e), e) == 0; };
+  if (ends(".json")) return "json";
+  if (ends(".html") || ends(".htm")) return "html";
+  if (ends(".xml")) return "junit";
+  return "md";
+}
+
+class ValidateCommand : public Command {
+ public:
+  std::string name() const override { return "validate"; }
+  std::string summary() const override { return "check a checkpoint and write a report (exit 1 on errors)"; }
+  std::string usage() const override {
+    return "usage: weightscope validate PATH [--report FILE] [--format json|md|html|junit] [--rules LIST]\n"
+           "                            [--skip-rules LIST] [--min-severity error|warning|info]\n"
+           "  --report FILE      write the report there (atomically); the format follows the extension\n"
+           "                     (.json, .md, .html, .xml = JUnit) unless --format says otherwise.\n"
+           "                     Without it the Markdown report goes to stdout.\n"
+           "  --rules LIST       only these rule codes, names or families (integrity, completeness,\n"
+           "                     shapes, compatibility, values); --skip-rules: all but these\n"
+           "  --min-severity S   leave out findings below S (the exit code still counts errors)\n"
+           "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
+  }
+  int run(const std::vector<std::string>& argv) override {
+    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity"}, {});
+    if (a.positional().size() != 1) {
+      std::cerr << usage();
+      return kExitCannotRun;
+    }
+    const std::string sev = a.get("min-severity", "info");
+    val::Severity min = sev == "error" ? val::Severity::Error : sev == "warning" ? val::Severity::Warning : sev == "info" ? val::Severity::Info
+                                                                                                                        : throw std::invalid_argument("--min-severity must be error, warning or info");
+    const std::string report = a.get("report");
+    const std::string format = formatFor(report, a.get("format"));
+    if (format != "json" && format != "md" && format != "html" && format != "junit") throw std::invalid_argument("--format must be json, md, html or junit");
+    val::ValidateOptions opt;
+    opt.only = splitList(a.get("rules"));
+    opt.skip = splitList(a.get("skip-rules"));
+    Progress progress;
+    opt.progress = [&](const char* stage, uint64_t done, uint64_t total) {
+      progress.update(stage, done, total);
+      return true;
+    };
+    auto r = val::validatePath(a.positional()[0], opt);
+    progress.finish();
+    if (!r) {
+      std::cerr << "weightscope validate: " << r.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    const auto& rep = r.value();
+    std::string text = format == "json" ? validateJson(rep, min).dump(1) + "\n"
+                       : format == "html" ? validateHtml(rep, min)
+                       : format == "junit" ? validateJunit(rep, min)
+                                           : validateMarkdown(rep, min);
+    if (report.empty()) {
+      std::cout << text;
+    } else {
+      AtomicFile f(report);
+      f.write(text);
+      f.commit();
+      std::cerr << "weightscope validate: " << rep.count(val::Severity::Error) << " errors, " << rep.count(val::Severity::Warning) << " warnings, "
+                << rep.count(val::Severity::Info) << " infos; report written to " << report << "\n";
+    }
+    return rep.count(val::Severity::Error) ? kExitFindings : kExitOk;
+  }
+};
+
+}  // namespace
+
+void registerValidate(CommandRegistry& r) { r.add(std::make_unique<ValidateCommand>()); }
+
+}  // namespace ws::cli

@@ -1,0 +1,18 @@
+// Validation reports: JSON (schema weightscope.validate/1), Markdown for a pull-request comment,
+// one self-contained HTML file that opens offline, and JUnit XML with a test case per rule.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/validate/validator.h"
+
+namespace ws {
+
+nlohmann::json validateJson(const val::ValidationReport& r, val::Severity minSeverity);
+std::string validateMarkdown(const val::ValidationReport& r, val::Severity minSeverity);
+std::string validateHtml(const val::ValidationReport& r, val::Severity minSeverity);
+std::string validateJunit(const val::ValidationReport& r, val::Severity minSeverity);
+
+}  // namespace ws

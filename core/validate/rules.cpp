@@ -1,0 +1,90 @@
+#include "core/validate/rules.h"
+
+#include <stdexcept>
+
+namespace ws::val {
+
+const char* severityName(Severity s) { return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "info"; }
+
+const std::vector<RuleInfo>& rules() {
+  using S = Severity;
+  static const std::vector<RuleInfo> r = {
+      // integrity: the readers' own checks (formats.md 1.2, 2.2) and the index
+      {"WS-I001", "header-too-small", "integrity", S::Error, "safetensors file shorter than its 8-byte header length", "the file is truncated or not safetensors; re-download it"},
+      {"WS-I002", "header-too-large", "integrity", S::Error, "safetensors header length over 100 MB", "the first 8 bytes are not a header length; the file is damaged or not safetensors"},
+      {"WS-I003", "header-past-end", "integrity", S::Error, "safetensors header runs past the end of the file", "the file is truncated; re-download it"},
+      {"WS-I004", "header-not-utf8", "integrity", S::Error, "safetensors header is not UTF-8", "the header bytes are damaged"},
+      {"WS-I005", "header-invalid", "integrity", S::Error, "header is not the JSON the format requires", "rewrite the file with a safetensors writer"},
+      {"WS-I006", "unknown-dtype", "integrity", S::Error, "a dtype or ggml type the format does not define", "the writer used a type this format (version) does not have"},
+      {"WS-I007", "invalid-offsets", "integrity", S::Error, "tensor data offsets leave a gap, overlap or run backwards", "offsets must tile the data section from 0 without holes"},
+      {"WS-I008", "size-overflow", "integrity", S::Error, "a shape product or byte size overflows 64 bits", "the header declares an impossible shape"},
+      {"WS-I009", "misaligned-slice", "integrity", S::Error, "a sub-byte tensor does not fill whole bytes", "F4/F6 tensors need an element count that packs into whole bytes"},
+      {"WS-I010", "byte-length-mismatch", "integrity", S::Error, "data length differs from elements x dtype size", "the shape, dtype or offsets in the header lie"},
+      {"WS-I011", "data-size-mismatch", "integrity", S::Error, "the data section is truncated or has trailing bytes", "truncated: re-download; trailing bytes: the header does not describe all data"},
+      {"WS-I012", "duplicate-tensor", "integrity", S::Error, "the same tensor name twice (in one file or in two shards)", "loaders keep one copy silently; remove the other"},
+      {"WS-I013", "missing-shard", "integrity", S::Error, "the index (or a split set) names a file that is not there", "download the missing shard"},
+      {"WS-I014", "index-tensor-absent", "integrity", S::Error, "weight_map names a tensor its shard does not hold", "regenerate model.safetensors.index.json"},
+      {"WS-I015", "index-tensor-unlisted", "integrity", S::Error, "a shard holds a tensor weight_map does not name", "loaders that follow the index never read it; regenerate the index"},
+      {"WS-I016", "index-tensor-misplaced", "integrity", S::Error, "weight_map points a tensor at the wrong shard", "regenerate model.safetensors.index.json"},
+      {"WS-I017", "index-total-size", "integrity", S::Warning, "metadata.total_size disagrees with the tensors' bytes", "advisory field; regenerate the index to fix it"},
+      {"WS-I018", "gguf-header", "integrity", S::Error, "GGUF magic or version is wrong", "not a GGUF v2/v3 file"},
+      {"WS-I019", "gguf-truncated", "integrity", S::Error, "a GGUF length, count or tensor runs past the end of the file", "the file is truncated or its header lies"},
+      {"WS-I020", "gguf-bad-value", "integrity", S::Error, "a GGUF KV value has the wrong type or an impossible size", "fix the writer"},
+      {"WS-I021", "gguf-duplicate-key", "integrity", S::Error, "a GGUF key appears twice", "ggml refuses such files"},
+      {"WS-I022", "gguf-tensor-info", "integrity", S::Error, "a GGUF tensor info has bad dims, offset or alignment", "ggml refuses such files"},
+      {"WS-I023", "gguf-split", "integrity", S::Error, "a GGUF split set disagrees with itself", "re-run gguf-split"},
+      {"WS-I024", "unreadable-file", "integrity", S::Error, "a file of the checkpoint cannot be read", "check permissions and the file system"},
+      {"WS-I025", "config-invalid", "integrity", S::Error, "config.json is not valid JSON", "fix or regenerate config.json"},
+      // completeness against the model description
+      {"WS-C001", "missing-experts", "completeness", S::Error, "a MoE layer lacks some of its routed experts", "the checkpoint is incomplete; every layer needs num_experts experts"},
+      {"WS-C002", "missing-projection", "completeness", S::Error, "an expert or MLP lacks one of its projections", "gate, up and down (or gate_up and down) must all be present"},
+      {"WS-C003", "missing-scales", "completeness", S::Error, "a quantized weight has no scale tensor", "without its scales the weight cannot be dequantized"},
+      {"WS-C004", "extra-experts", "completeness", S::Error, "an expert index at or past the configured expert count", "config.json and the checkpoint disagree on the expert count"},
+      {"WS-C005", "layer-pattern", "completeness", S::Error, "dense and MoE layers disagree with config.json", "check first_k_dense_replace / mlp_only_layers / decoder_sparse_step"},
+      {"WS-C006", "mtp-layers", "completeness", S::Info, "MTP layers present or absent against the config", "transformers drops MTP layers on save; runtimes that use them need the original weights"},
+      {"WS-C007", "mixed-expert-layouts", "completeness", S::Error, "a layer holds both fused and per-expert expert tensors", "a loader picks one layout and ignores the other"},
+      {"WS-C008", "missing-router", "completeness", S::Error, "a MoE layer has no router weight", "the layer cannot route tokens"},
+      // shapes
+      {"WS-S001", "expert-shape", "shapes", S::Error, "an expert projection's shape disagrees with hidden and expert intermediate sizes", "gate/up are [I, H], down is [H, I]"},
+      {"WS-S002", "router-shape", "shapes", S::Error, "the router is not [num_experts, hidden_size]", "check the expert count"},
+      {"WS-S003", "fused-shape", "shapes", S::Error, "a fused or stacked expert tensor has the wrong shape", "[E, 2I, H] / [E, H, 2I] and [E, H, I] / [E, I, H]"},
+      {"WS-S004", "companion-mismatch", "shapes", S::Error, "scales or other companions do not fit their weight", "scale grids are ceil-div of the weight by the block size"},
+      {"WS-S005", "squeezed-scale-grid", "shapes", S::Info, "an FP8 block scale stored squeezed to 1-D", "transformers 5 writes per-expert scales this way; loaders must accept it"},
+      {"WS-S006", "weight-shape-mismatch", "shapes", S::Error, "weight_shape does not fit the packed tensor", "the packed codes cannot hold the declared shape"},
+      // compatibility with runtimes
+      {"WS-R001", "native-fp8-dims", "compatibility", S::Info, "KTransformers' native FP8 path needs hidden and intermediate sizes divisible by 128", "other FP8 paths are not affected"},
+      {"WS-R002", "rawint4-layout", "compatibility", S::Info, "KTransformers RAWINT4 needs group size 32, no zero points, BF16 or F32 scales", "other int4 loaders are not affected"},
+      // scales and values
+      {"WS-V001", "nan-scales", "values", S::Error, "scales that are NaN", "NaN scales turn whole blocks into NaN"},
+      {"WS-V002", "inf-scales", "values", S::Error, "scales that are infinite", "infinite scales overflow whole blocks"},
+      {"WS-V003", "negative-scales", "values", S::Error, "negative scales", "quantizers write non-negative scales; a sign flip corrupts the block"},
+      {"WS-V004", "zero-scales", "values", S::Warning, "scales that are zero", "a zero scale zeroes its whole block"},
+      {"WS-V005", "subnormal-scales", "values", S::Warning, "subnormal scales", "underflowed scales lose precision and slow some hardware"},
+      {"WS-V006", "e8m0-nan", "values", S::Error, "E8M0 scales with the NaN code 0xFF", "MX scales of 0xFF are NaN by definition"},
+      {"WS-V007", "scale-outlier", "values", S::Warning, "a tensor's scales far from its peers' (same projection and scheme)", "compare with the same projection in other experts and layers"},
+      {"WS-V008", "nan-inf-weights", "values", S::Error, "weights that are NaN or infinite", "the checkpoint holds non-finite values"},
+      {"WS-V009", "placeholder-expert", "values", S::Error, "an expert whose weights are all zero or constant", "an unmaterialized placeholder was saved instead of the expert"},
+  };
+  return r;
+}
+
+const RuleInfo& rule(const std::string& code) {
+  for (const auto& r : rules())
+    if (code == r.code) return r;
+  throw std::out_of_range("unknown rule " + code);
+}
+
+Finding makeFinding(const std::string& code, std::string message, std::string tensor, std::string file) {
+  const RuleInfo& r = rule(code);
+  Finding f;
+  f.severity = r.severity;
+  f.code = r.code;
+  f.rule = r.name;
+  f.tensor = std::move(tensor);
+  f.file = std::move(file);
+  f.message = std::move(message);
+  f.hint = r.hint;
+  return f;
+}
+
+}  // namespace ws::val

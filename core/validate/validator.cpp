@@ -1,0 +1,542 @@
+#include "core/validate/validator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "core/formats/open_checkpoint.h"
+#include "core/model/naming.h"
+#include "core/model/quant_scheme.h"
+#include "core/numerics/dequant.h"
+#include "core/report/format_bytes.h"
+#include "core/validate/rules.h"
+
+namespace ws::val {
+
+namespace {
+
+// The rules of one family write into one of these.
+struct Sink {
+  const ValidateOptions& opt;
+  std::vector<Finding>& out;
+  std::mutex* mu = nullptr;
+  void add(Finding f) {
+    if (!ruleEnabled(opt, f.code)) return;
+    if (mu) {
+      std::lock_guard lock(*mu);
+      out.push_back(std::move(f));
+    } else {
+      out.push_back(std::move(f));
+    }
+  }
+  void add(const std::string& code, std::string message, std::string tensor = {}, std::string file = {}) {
+    add(makeFinding(code, std::move(message), std::move(tensor), std::move(file)));
+  }
+};
+
+const char* integrityCode(const Error& e) {
+  switch (e.code) {
+    case ErrorCode::HeaderTooSmall: return "WS-I001";
+    case ErrorCode::HeaderTooLarge: return "WS-I002";
+    case ErrorCode::InvalidHeaderLength: return "WS-I003";
+    case ErrorCode::InvalidHeaderUtf8: return "WS-I004";
+    case ErrorCode::InvalidHeaderJson:
+      return e.file.size() >= 11 && e.file.compare(e.file.size() - 11, 11, "config.json") == 0 ? "WS-I025" : "WS-I005";
+    case ErrorCode::UnknownDtype: return "WS-I006";
+    case ErrorCode::InvalidOffset: return "WS-I007";
+    case ErrorCode::ValidationOverflow: return "WS-I008";
+    case ErrorCode::MisalignedSlice: return "WS-I009";
+    case ErrorCode::TensorInvalidInfo: return "WS-I010";
+    case ErrorCode::MetadataIncompleteBuffer: return "WS-I011";
+    case ErrorCode::DuplicateTensor: return "WS-I012";
+    case ErrorCode::MissingShard: return "WS-I013";
+    case ErrorCode::IndexTensorAbsent: return "WS-I014";
+    case ErrorCode::IndexTensorUnlisted: return "WS-I015";
+    case ErrorCode::IndexTensorMisplaced: return "WS-I016";
+    case ErrorCode::IndexTotalSize: return "WS-I017";
+    case ErrorCode::GgufBadMagic:
+    case ErrorCode::GgufBadVersion: return "WS-I018";
+    case ErrorCode::GgufTruncated: return "WS-I019";
+    case ErrorCode::GgufBadValue: return "WS-I020";
+    case ErrorCode::DuplicateKey: return "WS-I021";
+    case ErrorCode::GgufBadTensorInfo: return "WS-I022";
+    case ErrorCode::InconsistentSplit: return "WS-I023";
+    default: return "WS-I024";
+  }
+}
+
+void integrityRules(const Checkpoint& c, Sink& sink) {
+  for (const Error& e : c.issues) {
+    Finding f = makeFinding(integrityCode(e), e.message, e.tensor, e.file);
+    f.offset = e.offset;
+    sink.add(std::move(f));
+  }
+}
+
+bool isFp8(const DType* d) { return d->name.rfind("F8_E", 0) == 0 && d->name != "F8_E8M0"; }
+
+// Name of a missing projection or expert, built from a sibling's name.
+std::string siblingName(const std::string& sibling, int fromExpert, int toExpert) {
+  const std::string a = ".experts." + std::to_string(fromExpert) + ".", b = ".experts." + std::to_string(toExpert) + ".";
+  size_t at = sibling.find(a);
+  if (at == std::string::npos) {
+    const std::string ka = "_exps." + std::to_string(fromExpert) + ".", kb = "_exps." + std::to_string(toExpert) + ".";
+    at = sibling.find(ka);
+    return at == std::string::npos ? sibling : sibling.substr(0, at) + kb + sibling.substr(at + ka.size());
+  }
+  return sibling.substr(0, at) + b + sibling.substr(at + a.size());
+}
+
+std::string projectionSpelling(const std::string& sample, Projection from, Projection to) {
+  // gate_proj/up_proj/down_proj, w1/w3/w2, ffn_gate/up/down: swap the projection token in a sibling name
+  static const std::vector<std::array<const char*, 3>> families = {{"gate_proj", "up_proj", "down_proj"}, {"w1", "w3", "w2"},
+                                                                   {"ffn_gate", "ffn_up", "ffn_down"}};
+  auto idx = [](Projection p) { return p == Projection::Gate ? 0 : p == Projection::Up ? 1 : 2; };
+  for (const auto& f : families) {
+    const std::string tok = std::string(".") + f[size_t(idx(from))];
+    size_t at = sample.rfind(tok);
+    if (at != std::string::npos) return sample.substr(0, at) + "." + f[size_t(idx(to))] + sample.substr(at + tok.size());
+  }
+  return sample;
+}
+
+void completenessRules(const Checkpoint& c, Sink& sink) {
+  const ModelDescription& m = c.model;
+  const int64_t E = m.numExperts;
+  // Tensors in shards that could not be read are there, just not cataloged; without an index to
+  // name them, a broken file hides what it held, so absence cannot be judged at all.
+  const std::set<std::string> unreadable(c.unreadable.begin(), c.unreadable.end());
+  const bool judgeAbsence = !c.incomplete || !unreadable.empty();
+  auto absent = [&](const std::string& name) { return judgeAbsence && !unreadable.count(name); };
+  std::map<int, std::string> routerNames;
+  for (const auto& t : c.tensors)
+    if (t.role == Role::Router && t.component == Component::Weight && t.name.find("e_score_correction") == std::string::npos) routerNames[t.layer] = t.name;
+  std::map<int, std::vector<const TensorRecord*>> byLayer;
+  for (const auto& t : c.tensors) byLayer[t.layer].push_back(&t);
+  const bool configured = m.source == "config.json" || m.source == "gguf";
+
+  for (const auto& [layer, ts] : byLayer) {
+    if (layer < 0) continue;
+    const bool isMtp = std::find(m.mtpLayers.begin(), m.mtpLayers.end(), layer) != m.mtpLayers.end() ||
+                       (m.numLayers > 0 && m.mtpUnderLayers && layer >= m.numLayers);
+    const bool moe = std::find(m.moeLayers.begin(), m.moeLayers.end(), layer) != m.moeLayers.end();
+    std::map<int, std::map<Projection, const TensorRecord*>> perExpert;
+    std::map<Projection, const TensorRecord*> fused;
+    bool router = false, anyDense = false;
+    std::map<Projection, const TensorRecord*> dense;
+    for (const TensorRecord* t : ts) {
+      if (t->component != Component::Weight) continue;
+      const bool expertTensor = t->role == Role::RoutedExpert || (t->role == Role::Mtp && (t->expert >= 0 || t->layout != Layout::None));
+      if (expertTensor && t->expert >= 0) {
+        if (E > 0 && t->expert >= E) sink.add("WS-C004", "expert " + std::to_string(t->expert) + " but the config has " + std::to_string(E) + " experts", t->name);
+        else perExpert[t->expert][t->projection] = t;
+      } else if (expertTensor && t->layout != Layout::None) {
+        fused[t->projection] = t;
+      }
+      if (t->role == Role::Router) router = true;
+      if (t->role == Role::DenseMlp) anyDense = true, dense[t->projection] = t;
+    }
+    const bool hasExperts = !perExpert.empty() || !fused.empty();
+    if (isMtp) continue;  // MTP layers are checked as a whole below
+    if (configured && hasExperts && !moe)
+      sink.add("WS-C005", "layer " + std::to_string(layer) + " holds routed experts but the config makes it dense", (perExpert.empty() ? fused.begin()->second : perExpert.begin()->second.begin()->second)->name);
+    if (configured && moe && !hasExperts && anyDense)
+      sink.add("WS-C005", "layer " + std::to_string(layer) + " is MoE in the config but holds a dense MLP", dense.begin()->second->name);
+    if (!perExpert.empty() && !fused.empty()) {
+      // Name the odd one out: the layout with fewer tensors.
+      size_t perExpertTensors = 0;
+      for (const auto& [e, ps] : perExpert) perExpertTensors += ps.size();
+      const TensorRecord* odd = perExpertTensors < fused.size() ? perExpert.begin()->second.begin()->second : fused.begin()->second;
+      sink.add("WS-C007", "layer " + std::to_string(layer) + " holds " + std::to_string(perExpertTensors) + " per-expert and " + std::to_string(fused.size()) +
+                              " fused expert tensors",
+               odd->name);
+      continue;  // which layout is meant is unclear: the rest would only repeat it
+    }
+    if (moe && hasExperts && !router) {
+      // The router this layer should have, named after another layer's.
+      std::string name;
+      for (const auto& [l, n] : routerNames) {
+        const std::string from = "." + std::to_string(l) + ".", to = "." + std::to_string(layer) + ".";
+        if (size_t at = n.find(from); at != std::string::npos) name = n.substr(0, at) + to + n.substr(at + from.size());
+        break;
+      }
+      if (absent(name)) sink.add("WS-C008", "MoE layer " + std::to_string(layer) + " has no router weight", name);
+    }
+    if (moe && !fused.empty() && perExpert.empty()) {
+      const bool stacked = fused.begin()->second->layout == Layout::Stacked;
+      std::vector<Projection> want = stacked && !fused.count(Projection::GateUp) ? std::vector<Projection>{Projection::Gate, Projection::Up, Projection::Down}
+                                                                               : std::vector<Projection>{Projection::GateUp, Projection::Down};
+      for (Projection p : want)
+        if (!fused.count(p))
+          sink.add("WS-C002", "layer " + std::to_string(layer) + " has no fused " + std::string(projectionName(p)) + " expert tensor", {});
+    }
+    if (moe && !perExpert.empty() && E > 0) {
+      // A template expert: the one with the most projections.
+      auto tmpl = std::max_element(perExpert.begin(), perExpert.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+      std::vector<std::string> missingNames;
+      int missingExperts = 0;
+      for (int e = 0; e < E; ++e) {
+        auto it = perExpert.find(e);
+        if (it == perExpert.end()) {
+          const std::string first = siblingName(tmpl->second.begin()->second->name, tmpl->first, e);
+          if (!absent(first)) continue;
+          ++missingExperts;
+          for (const auto& [p, t] : tmpl->second)
+            if (missingNames.size() < 3) missingNames.push_back(siblingName(t->name, tmpl->first, e));
+          continue;
+        }
+        for (const auto& [p, t] : tmpl->second)
+          if (!it->second.count(p)) {
+            const std::string name = siblingName(t->name, tmpl->first, e);
+            if (absent(name))
+              sink.add("WS-C002", "expert " + std::to_string(e) + " of layer " + std::to_string(layer) + " has no " + std::string(projectionName(p)) + " projection", name);
+          }
+      }
+      if (missingExperts) {
+        std::string list;
+        for (const auto& n : missingNames) list += (list.empty() ? "" : ", ") + n;
+        sink.add("WS-C001", "layer " + std::to_string(layer) + " is missing " + std::to_string(missingExperts) + " of " + std::to_string(E) + " experts: " + list +
+                                (missingExperts * tmpl->second.size() > 3 ? " ..." : ""),
+                 missingNames.empty() ? std::string{} : missingNames.front());
+      }
+    }
+    if (!moe && !hasExperts && anyDense) {
+      for (Projection p : {Projection::Gate, Projection::Up, Projection::Down})
+        if (!dense.count(p) && !dense.count(Projection::GateUp)) {
+          const std::string name = projectionSpelling(dense.begin()->second->name, dense.begin()->first, p);
+          if (absent(name)) sink.add("WS-C002", "dense layer " + std::to_string(layer) + " has no " + std::string(projectionName(p)) + " projection", name);
+        }
+    }
+  }
+
+  // MTP layers: declared by the config against present in the checkpoint.
+  std::set<int> present;
+  for (const auto& t : c.tensors)
+    if (t.role == Role::Mtp) present.insert(t.layer);
+  for (int l : m.mtpLayers)
+    if (!present.count(l) && judgeAbsence) sink.add("WS-C006", "the config declares MTP layer " + std::to_string(l) + " but the checkpoint does not hold it (transformers drops it on save)", {});
+  for (int l : present)
+    if (l >= 0 && std::find(m.mtpLayers.begin(), m.mtpLayers.end(), l) == m.mtpLayers.end()) {
+      Finding f = makeFinding("WS-C006", "layer " + std::to_string(l) + " is an MTP layer the config does not declare", {});
+      f.severity = Severity::Warning;
+      sink.add(std::move(f));
+    }
+
+  // Quantized weights without their scales.
+  const bool fp8Config = m.quant.method == "fp8";
+  bool anyScaledFp8 = false;
+  for (const auto& l : c.logical) anyScaledFp8 |= l.scheme.rfind("fp8-", 0) == 0;
+  for (const auto& l : c.logical) {
+    if (l.weight < 0 || l.scaleBytes > 0) continue;
+    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+    if (w.ggmlOrder) continue;  // GGUF blocks carry their scales inline
+    const bool packed = w.name.size() > 7 && (w.name.compare(w.name.size() - 7, 7, "_blocks") == 0 || w.name.find(".weight_packed") != std::string::npos);
+    const bool fp8 = isFp8(w.dtype) && (fp8Config || anyScaledFp8);
+    const bool modeloptCodes = w.dtype->name == "U8" && (m.quant.method == "modelopt" || m.quant.algo == "NVFP4");
+    if (packed || fp8 || modeloptCodes || w.numaNode >= 0)
+      sink.add("WS-C003", std::string(w.dtype->name) + " weight of scheme " + l.scheme + " has no scale tensor", w.name);
+  }
+}
+
+// The unpacked shape of a logical tensor, without reading its data (weight_shape aside).
+std::vector<uint64_t> logicalShape(const Checkpoint& c, const LogicalTensor& l, bool& ok, std::string& why) {
+  ok = true;
+  auto dec = num::makeDecoder(c, uint32_t(&l - c.logical.data()));
+  if (!dec) {
+    ok = false;
+    why = dec.error().message;
+    return {};
+  }
+  return dec.value()->shape();
+}
+
+void shapeRules(const Checkpoint& c, Sink& sink) {
+  const ModelDescription& m = c.model;
+  const uint64_t H = m.hiddenSize > 0 ? uint64_t(m.hiddenSize) : 0, I = m.expertIntermediateSize > 0 ? uint64_t(m.expertIntermediateSize) : 0;
+  const uint64_t E = m.numExperts > 0 ? uint64_t(m.numExperts) : 0;
+  bool fp8Block = false, int4 = false;
+  for (const auto& l : c.logical) {
+    if (l.weight < 0) continue;
+    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+    fp8Block |= l.scheme == "fp8-block";
+    int4 |= l.scheme == "rawint4" || l.scheme == "int4-ct";
+    // weight_shape against the packed tensor
+    bool shapeTensorBad = false;
+    for (uint32_t mi : l.members) {
+      const TensorRecord& s = c.tensors[mi];
+      if (s.component != Component::Shape) continue;
+      const uint8_t* p = c.files[s.file].map->bytes().data() + s.offset;
+      std::vector<int64_t> v(s.elements());
+      for (size_t k = 0; k < v.size(); ++k) {
+        if (s.dtype->name == "I64") std::memcpy(&v[k], p + 8 * k, 8);
+        else if (s.dtype->name == "I32") { int32_t x; std::memcpy(&x, p + 4 * k, 4); v[k] = x; }
+      }
+      const uint64_t perElem = w.dtype->name == "I32" ? (l.scheme == "int8-ct" ? 4 : 8) : 2;
+      bool bad = v.size() != w.shape.size() || v.empty();
+      for (size_t k = 0; !bad && k + 1 < v.size(); ++k) bad = v[k] != int64_t(w.shape[k]);
+      if (!bad) bad = v.back() <= 0 || uint64_t(v.back()) > w.shape.back() * perElem || uint64_t(v.back()) <= (w.shape.back() - 1) * perElem;
+      if (bad) sink.add("WS-S006", "weight_shape does not fit the packed " + std::string(w.dtype->name) + " " + formatShape(w.shape), s.name);
+      shapeTensorBad |= bad;
+    }
+    if (shapeTensorBad) continue;  // the decoder would only say the same
+    const bool routed = w.role == Role::RoutedExpert, shared = w.role == Role::SharedExpert, router = w.role == Role::Router;
+    if (!routed && !shared && !router) continue;
+    bool ok;
+    std::string why;
+    auto shape = logicalShape(c, l, ok, why);
+    if (!ok) {
+      // The decoder names what does not fit: report it on the companion it blames, else the weight.
+      std::string tensor = w.name;
+      for (uint32_t mi : l.members)
+        if (isScaleComponent(c.tensors[mi].component) && why.find("scale") != std::string::npos) tensor = c.tensors[mi].name;
+      sink.add("WS-S004", why, tensor);
+      continue;
+    }
+    // Squeezed FP8 block scales: accepted, reported.
+    if (l.scheme == "fp8-block")
+      for (uint32_t mi : l.members) {
+        const TensorRecord& s = c.tensors[mi];
+        if (s.component == Component::Scale && s.shape.size() == 1 && shape.size() >= 2)
+          sink.add("WS-S005", "block scale grid stored as " + formatShape(s.shape) + " for a " + formatShape(shape) + " weight", s.name);
+      }
+    if (router && E && H && !(shape.size() == 2 && shape[0] == E && shape[1] == H) && w.name.find("e_score_correction") == std::string::npos)
+      sink.add("WS-S002", "router is " + formatShape(shape) + ", expected [" + std::to_string(E) + ", " + std::to_string(H) + "]", w.name);
+    if (!H || !I) continue;
+    if (routed && w.expert >= 0 && w.numaNode < 0) {
+      std::vector<uint64_t> want = w.projection == Projection::Down ? std::vector<uint64_t>{H, I} : std::vector<uint64_t>{I, H};
+      if (w.projection != Projection::None && shape != want)
+        sink.add("WS-S001", std::string(projectionName(w.projection)) + " projection is " + formatShape(shape) + ", expected " + formatShape(want), w.name);
+    } else if (routed && w.layout != Layout::None && shape.size() == 3) {
+      const uint64_t out = w.projection == Projection::GateUp ? 2 * I : w.projection == Projection::Down ? H : I;
+      const uint64_t in = w.projection == Projection::Down ? I : H;
+      const bool fits = E && shape[0] == E && ((shape[1] == out && shape[2] == in) || (shape[1] == in && shape[2] == out));
+      if (!fits)
+        sink.add("WS-S003", std::string(projectionName(w.projection)) + " is " + formatShape(shape) + ", expected [" + std::to_string(E) + ", " + std::to_string(out) +
+                                ", " + std::to_string(in) + "] or its transpose",
+                 w.name);
+    } else if (shared && shape.size() == 2 && w.projection != Projection::None) {
+      const bool fits = w.projection == Projection::Down ? shape[0] == H : shape[1] == H;
+      if (!fits) sink.add("WS-S001", "shared expert " + std::string(projectionName(w.projection)) + " is " + formatShape(shape) + ", hidden size is " + std::to_string(H), w.name);
+    }
+  }
+  // Compatibility with runtimes that constrain layouts.
+  if (fp8Block && H && I && (H % 128 || I % 128))
+    sink.add("WS-R001", "hidden " + std::to_string(H) + " and expert intermediate " + std::to_string(I) + " are not both multiples of 128 (KTransformers native FP8 SFT)", {});
+  if (int4) {
+    std::string why;
+    if (m.quant.groupSize > 0 && m.quant.groupSize != 32) why += "group size " + std::to_string(m.quant.groupSize) + "; ";
+    if (!m.quant.symmetric) why += "asymmetric (zero points); ";
+    for (const auto& l : c.logical)
+      for (uint32_t mi : l.members) {
+        const TensorRecord& t = c.tensors[mi];
+        if ((l.scheme == "int4-ct" || l.scheme == "rawint4") && t.component == Component::Scale && t.dtype->name != "BF16" && t.dtype->name != "F32" &&
+            why.find("scale dtype") == std::string::npos)
+          why += "scale dtype " + std::string(t.dtype->name) + "; ";
+        if (t.component == Component::ZeroPoint && why.find("zero point tensors") == std::string::npos) why += "zero point tensors; ";
+      }
+    if (!why.empty()) sink.add("WS-R002", "not loadable by KTransformers RAWINT4: " + why.substr(0, why.size() - 2), {});
+  }
+}
+
+// Geometric mean of |x| from a fine log2 histogram (bin centres weighted by count).
+double log2Centre(const num::Histogram& h) {
+  double sum = 0, n = 0;
+  for (size_t i = 0; i < h.counts.size(); ++i)
+    if (h.counts[i]) sum += double(h.counts[i]) * (h.edge(i) + h.edge(i + 1)) / 2, n += double(h.counts[i]);
+  return n ? sum / n : NAN;
+}
+
+// Fills `flagged` with the logical tensors whose scales are already reported: the weights they
+// scale are then not reported again (NaN scales make NaN weights; zero scales, zero weights).
+void scaleRules(const Checkpoint& c, Sink& sink, uint64_t& bytesRead, num::ScaleReport& byLayer, std::set<uint32_t>& flagged) {
+  auto rep = num::scaleStatistics(c, num::ScaleGrouping::Tensor);
+  if (!rep) return;
+  bytesRead += rep.value().bytesRead;
+  std::map<std::string, uint32_t> logicalIndex;
+  for (uint32_t i = 0; i < c.logical.size(); ++i) logicalIndex[c.logical[i].name] = i;
+  struct Peer {
+    std::string tensor;
+    double centre;
+    uint32_t logical;
+  };
+  std::map<std::string, std::vector<Peer>> peers;
+  for (const auto& [lname, kinds] : rep.value().groups) {
+    auto li = logicalIndex.find(lname);
+    if (li == logicalIndex.end()) continue;
+    const LogicalTensor& l = c.logical[li->second];
+    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+    for (const auto& [kind, g] : kinds) {
+      // The stored tensor the scales come from (GGUF: the weight, whose blocks hold them).
+      std::string tensor = w.name;
+      for (uint32_t mi : l.members)
+        if (componentName(c.tensors[mi].component) == kind) tensor = c.tensors[mi].name;
+      const bool gguf = w.ggmlOrder;
+      const bool e8m0 = l.scheme == "mxfp4" || l.scheme == "gguf-mxfp4";
+      const auto& s = g.stats;
+      if (s.nan || s.inf || (!gguf && (s.negative || s.zero || s.subnormal))) flagged.insert(li->second);
+      if (s.nan) sink.add(e8m0 ? "WS-V006" : "WS-V001", std::to_string(s.nan) + " of " + std::to_string(s.count) + " " + kind + " values are NaN", tensor);
+      if (s.inf) sink.add("WS-V002", std::to_string(s.inf) + " of " + std::to_string(s.count) + " " + kind + " values are infinite", tensor);
+      if (gguf) {
+        if (kind == "d") peers[l.scheme + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, log2Centre(g.hist), li->second});
+        continue;  // GGUF d may be negative and sub-block mins are signed by design
+      }
+      if (s.negative) sink.add("WS-V003", std::to_string(s.negative) + " of " + std::to_string(s.count) + " " + kind + " values are negative", tensor);
+      if (s.zero) sink.add("WS-V004", std::to_string(s.zero) + " of " + std::to_string(s.count) + " " + kind + " values are zero", tensor);
+      if (s.subnormal) sink.add("WS-V005", std::to_string(s.subnormal) + " of " + std::to_string(s.count) + " " + kind + " values are subnormal", tensor);
+      if (kind == "scale")
+        peers[l.scheme + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, log2Centre(g.hist), li->second});
+    }
+  }
+  // Outliers: a tensor's typical scale (geometric mean) against its peers', by median and MAD
+  // in log2 units; at least 8x (3 octaves) away and 6 robust deviations.
+  for (auto& [key, ps] : peers) {
+    if (ps.size() < 4) continue;
+    std::vector<double> v;
+    for (const auto& p : ps)
+      if (std::isfinite(p.centre)) v.push_back(p.centre);
+    if (v.size() < 4) continue;
+    std::sort(v.begin(), v.end());
+    const double med = v[v.size() / 2];
+    std::vector<double> dev;
+    for (double x : v) dev.push_back(std::fabs(x - med));
+    std::sort(dev.begin(), dev.end());
+    const double mad = 1.4826 * dev[dev.size() / 2];
+    for (const auto& p : ps) {
+      const double d = std::fabs(p.centre - med);
+      if (std::isfinite(p.centre) && !flagged.count(p.logical) && d >= 3.0 && d > 6.0 * mad)
+        sink.add("WS-V007", "typical scale 2^" + std::to_string(int(std::lround(p.centre))) + " against 2^" + std::to_string(int(std::lround(med))) + " for its " +
+                                std::to_string(ps.size()) + " peers (" + key.substr(0, key.find('|')) + ")",
+                 p.tensor);
+    }
+  }
+  auto layers = num::scaleStatistics(c, num::ScaleGrouping::Layer);
+  if (layers) byLayer = std::move(layers.value());
+}
+
+// NaN/Inf weights and placeholder experts: decode each weight once, in parallel.
+void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, const std::set<uint32_t>& flagged) {
+  const bool wantNan = ruleEnabled(opt, "WS-V008"), wantPlaceholder = ruleEnabled(opt, "WS-V009");
+  if (!wantNan && !wantPlaceholder) return;
+  std::vector<uint32_t> work;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < c.logical.size(); ++i)
+    if (c.logical[i].weight >= 0 && !flagged.count(i)) work.push_back(i), total += c.logical[i].bytes;
+  std::atomic<size_t> next{0};
+  std::atomic<uint64_t> done{0};
+  std::atomic<bool> cancelled{false};
+  num::ByteCounter counter;
+  auto worker = [&] {
+    std::vector<float> buf;
+    for (size_t k; !cancelled && (k = next.fetch_add(1)) < work.size();) {
+      const LogicalTensor& l = c.logical[work[k]];
+      const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+      auto dec = num::makeDecoder(c, work[k]);
+      if (!dec) continue;  // reported by the shape rules
+      dec.value()->setCounter(&counter);
+      const auto& d = *dec.value();
+      const bool routed = w.role == Role::RoutedExpert || (w.role == Role::Mtp && (w.expert >= 0 || w.layout != Layout::None));
+      // Experts of a fused/stacked tensor are judged one by one.
+      const uint64_t experts = routed && w.expert < 0 && d.shape().size() == 3 ? d.shape()[0] : 1;
+      const uint64_t rowsPer = d.rows() / std::max<uint64_t>(1, experts);
+      const uint64_t chunk = std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(1, d.cols()));
+      buf.resize(std::min(chunk, std::max<uint64_t>(rowsPer, 1)) * d.cols());
+      uint64_t nonFinite = 0;
+      try {
+        for (uint64_t e = 0; e < experts; ++e) {
+          num::Stats s;
+          for (uint64_t r = 0; r < rowsPer; r += chunk) {
+            const uint64_t n = std::min(chunk, rowsPer - r);
+            d.decode(e * rowsPer + r, n, buf.data());
+            s.add(buf.data(), n * d.cols());
+          }
+          nonFinite += s.nan + s.inf;
+          if (wantPlaceholder && routed && s.count > 1 && !s.nan && !s.inf && s.min() == s.max())
+            sink.add("WS-V009", (experts > 1 ? "expert " + std::to_string(e) + ": " : std::string{}) + "all " + std::to_string(s.count) + " values are " +
+                                    (s.max() == 0 ? std::string("zero") : "the constant " + std::to_string(s.max())),
+                     w.name);
+        }
+      } catch (const CoreError&) {
+        continue;
+      }
+      if (wantNan && nonFinite) sink.add("WS-V008", std::to_string(nonFinite) + " values are NaN or infinite", w.name);
+      done += l.bytes;
+      if (opt.progress && !opt.progress("values", done.load(), total)) cancelled = true;
+    }
+  };
+  unsigned n = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  if (cancelled) fail(ErrorCode::Usage, "cancelled");
+  bytesRead += counter.bytes.load();
+}
+
+bool familyEnabled(const ValidateOptions& opt, const char* family) {
+  for (const auto& r : rules())
+    if (std::string(r.family) == family && ruleEnabled(opt, r.code)) return true;
+  return false;
+}
+
+}  // namespace
+
+size_t ValidationReport::count(Severity s) const {
+  return size_t(std::count_if(findings.begin(), findings.end(), [s](const Finding& f) { return f.severity == s; }));
+}
+
+bool ruleEnabled(const ValidateOptions& opt, const std::string& code) {
+  const RuleInfo& r = rule(code);
+  auto hit = [&](const std::set<std::string>& s) { return s.count(r.code) || s.count(r.family) || s.count(r.name); };
+  if (!opt.only.empty() && !hit(opt.only)) return false;
+  return !hit(opt.skip);
+}
+
+ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const ValidateOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ValidationReport rep;
+  rep.path = c->root;
+  rep.checkpoint = c;
+  for (const auto& r : rules())
+    if (ruleEnabled(opt, r.code)) rep.rulesRun.push_back(r.code);
+  std::mutex mu;
+  Sink sink{opt, rep.findings, &mu};
+  integrityRules(*c, sink);
+  completenessRules(*c, sink);
+  shapeRules(*c, sink);
+  rep.bytesReadByFamily["integrity"] = 0;
+  rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers
+  if (familyEnabled(opt, "values")) {
+    uint64_t scaleBytes = 0, valueBytes = 0;
+    std::set<uint32_t> flagged;
+    scaleRules(*c, sink, scaleBytes, rep.scalesByLayer, flagged);
+    valueRules(*c, sink, opt, valueBytes, flagged);
+    rep.bytesReadByFamily["values (scales)"] = scaleBytes;
+    rep.bytesReadByFamily["values (weights)"] = valueBytes;
+  }
+  std::stable_sort(rep.findings.begin(), rep.findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.code != b.code) return a.code < b.code;
+    return naturalLess(a.tensor, b.tensor);
+  });
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+Result<ValidationReport> validatePath(const std::string& path, const ValidateOptions& opt) {
+  for (const auto* set : {&opt.only, &opt.skip})
+    for (const auto& s : *set) {
+      bool known = false;
+      for (const auto& r : rules()) known |= s == r.code || s == r.family || s == r.name;
+      if (!known) return Error{ErrorCode::Usage, "unknown rule or family '" + s + "' (see docs/rules.md)", {}, std::nullopt, {}};
+    }
+  auto opened = openCheckpointTolerant(path);
+  if (!opened) return opened.error();
+  return capture([&] { return validateCheckpoint(opened.value(), opt); });
+}
+
+}  // namespace ws::val

@@ -1,0 +1,50 @@
+// The validation engine: runs the rules (core/validate/rules.h) over a checkpoint and returns
+// every finding with the tensor, file and offset at fault. Checkpoints are opened read-only and
+// tolerantly, so a damaged file becomes a finding instead of stopping the run.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/model/checkpoint.h"
+#include "core/numerics/scale_stats.h"
+#include "core/validate/finding.h"
+
+namespace ws::val {
+
+struct ValidateOptions {
+  std::set<std::string> only;  // rule codes or families to run; empty: all
+  std::set<std::string> skip;  // rule codes or families not to run
+  // Called between units of work with bytes read so far and the bytes the value rules will read;
+  // returning false cancels (the run then fails with "cancelled").
+  std::function<bool(const char* stage, uint64_t done, uint64_t total)> progress;
+  unsigned threads = 0;        // 0: all cores
+};
+
+struct ValidationReport {
+  std::string path;
+  std::shared_ptr<const Checkpoint> checkpoint;  // what could be opened
+  std::vector<Finding> findings;                 // errors first, then warnings, then infos
+  std::vector<std::string> rulesRun;             // codes
+  std::map<std::string, uint64_t> bytesReadByFamily;
+  num::ScaleReport scalesByLayer;                // for the HTML report's histograms
+  double seconds = 0;
+
+  size_t count(Severity s) const;
+};
+
+// Returns an Error only when nothing can be validated (missing path, not a checkpoint, bad
+// options); every problem inside the checkpoint is a finding.
+Result<ValidationReport> validatePath(const std::string& path, const ValidateOptions& opt);
+
+// Validates an already opened checkpoint (its Checkpoint::issues become integrity findings).
+ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const ValidateOptions& opt);
+
+// True when `code` is selected by the options (by code or by family).
+bool ruleEnabled(const ValidateOptions& opt, const std::string& code);
+
+}  // namespace ws::val

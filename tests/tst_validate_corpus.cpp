@@ -1,0 +1,485 @@
+// The damaged-checkpoint corpus: each case copies a real fixture (or a synth checkpoint), damages
+// one thing, and must get exactly the expected rule on exactly the damaged tensor (or file) and
+// no other error or warning. The undamaged fixtures must validate clean.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "core/synth/synth.h"
+#include "core/validate/rules.h"
+#include "core/validate/validator.h"
+#include "corpus_support.h"
+#include "test_support.h"
+
+using namespace ws;
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+struct Case {
+  const char* name;
+  const char* code;
+  std::string where;  // the damaged tensor, or a file name fragment for file-level findings
+  std::function<std::string(const wstest::TempDir&)> build;  // returns the path to validate
+};
+
+std::string fixtureCopy(const wstest::TempDir& d, const std::string& rel) {
+  std::string dst = d.file("ckpt");
+  wstest::copyCheckpoint(wstest::fixture(rel), dst);
+  return dst;
+}
+
+std::string shardOf(const std::string& dir, const std::string& tensor) {
+  std::ifstream in(dir + "/model.safetensors.index.json");
+  auto j = nlohmann::json::parse(in);
+  return dir + "/" + j["weight_map"][tensor].get<std::string>();
+}
+
+// Keeps metadata.total_size true after a damage that changes bytes on purpose elsewhere, so
+// that each case damages one thing only.
+void fixIndexTotal(const std::string& dir) {
+  if (!fs::exists(dir + "/model.safetensors.index.json")) return;
+  uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".safetensors") {
+      std::ifstream in(e.path(), std::ios::binary);
+      uint64_t n = 0;
+      in.read(reinterpret_cast<char*>(&n), 8);
+      total += fs::file_size(e.path()) - 8 - n;
+    }
+  wstest::editJson(dir + "/model.safetensors.index.json", [&](Json& j) { j["metadata"]["total_size"] = total; });
+}
+
+// Edits the tensor in whichever shard holds it.
+std::string editTensor(const wstest::TempDir& d, const std::string& rel, const std::string& tensor,
+                       const std::function<void(wstest::StFile&, wstest::StEntry&)>& edit) {
+  std::string dir = fixtureCopy(d, rel);
+  std::string file = fs::exists(dir + "/model.safetensors.index.json") ? shardOf(dir, tensor) : dir + "/model.safetensors";
+  auto f = wstest::readSt(file);
+  edit(f, *f.find(tensor));
+  wstest::writeSt(file, f);
+  fixIndexTotal(dir);
+  return dir;
+}
+
+std::string synth(const wstest::TempDir& d, const std::string& like, const std::string& scheme) {
+  synth::Options o;
+  o.like = like;
+  o.scheme = scheme;
+  o.out = d.file("ckpt");
+  auto r = synth::write(o);
+  if (!r) throw std::runtime_error(r.error().describe());
+  return o.out;
+}
+
+void dropFromIndex(const std::string& dir, const std::string& tensor) {
+  wstest::editJson(dir + "/model.safetensors.index.json", [&](Json& j) { j["weight_map"].erase(tensor); });
+}
+
+// Removes tensors from their shards and from the index.
+std::string removeTensors(const wstest::TempDir& d, const std::string& rel, const std::vector<std::string>& names) {
+  std::string dir = fixtureCopy(d, rel);
+  for (const auto& n : names) {
+    std::string file = shardOf(dir, n);
+    auto f = wstest::readSt(file);
+    f.remove(n);
+    wstest::writeSt(file, f);
+    dropFromIndex(dir, n);
+  }
+  fixIndexTotal(dir);
+  return dir;
+}
+
+void patchAt(const std::string& file, uint64_t at, const std::vector<uint8_t>& bytes) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(std::streamoff(at));
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+// Position of the tensor info of `name` in a GGUF file (just past its name string).
+uint64_t ggufInfoAfterName(const std::string& file, const std::string& name) {
+  std::ifstream in(file, std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string key(8, '\0');
+  uint64_t n = name.size();
+  std::memcpy(key.data(), &n, 8);
+  key += name;
+  size_t at = all.find(key + std::string("\x02\0\0\0", 4));  // followed by n_dims (2 or 3)
+  if (at == std::string::npos) at = all.find(key + std::string("\x03\0\0\0", 4));
+  if (at == std::string::npos) at = all.find(key + std::string("\x01\0\0\0", 4));
+  if (at == std::string::npos) throw std::runtime_error("tensor info not found: " + name);
+  return at + key.size();
+}
+
+const std::string Q = "hf/qwen3_moe", F8 = "hf/qwen3_moe_fp8";
+const std::string L1 = "model.layers.1.mlp.experts.", L2 = "model.layers.2.mlp.experts.";
+
+std::vector<Case> cases() {
+  std::vector<Case> v;
+  // ---- integrity: files, index
+  v.push_back({"truncated shard", "WS-I011", "model-00002-of-00004.safetensors", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 fs::resize_file(dir + "/model-00002-of-00004.safetensors", fs::file_size(dir + "/model-00002-of-00004.safetensors") - 100);
+                 return dir;
+               }});
+  v.push_back({"trailing bytes", "WS-I011", "model-00004-of-00004.safetensors", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 std::ofstream(dir + "/model-00004-of-00004.safetensors", std::ios::app | std::ios::binary) << std::string(16, 'x');
+                 return dir;
+               }});
+  v.push_back({"missing shard", "WS-I013", "model.safetensors.index.json", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 fs::remove(dir + "/model-00003-of-00004.safetensors");
+                 return dir;
+               }});
+  v.push_back({"index names a missing tensor", "WS-I014", "model.layers.9.mlp.gate.weight", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 wstest::editJson(dir + "/model.safetensors.index.json", [](Json& j) { j["weight_map"]["model.layers.9.mlp.gate.weight"] = "model-00001-of-00004.safetensors"; });
+                 return dir;
+               }});
+  v.push_back({"tensor in two shards", "WS-I012", "lm_head.weight", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 auto one = wstest::readSt(dir + "/model-00001-of-00004.safetensors");
+                 auto four = wstest::readSt(dir + "/model-00004-of-00004.safetensors");
+                 four.tensors.push_back(*one.find("lm_head.weight"));
+                 wstest::writeSt(dir + "/model-00004-of-00004.safetensors", four);
+                 return dir;
+               }});
+  v.push_back({"tensor not in weight_map", "WS-I015", "model.norm.weight", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 dropFromIndex(dir, "model.norm.weight");
+                 return dir;
+               }});
+  v.push_back({"weight_map points at the wrong shard", "WS-I016", "model.norm.weight", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 wstest::editJson(dir + "/model.safetensors.index.json", [](Json& j) { j["weight_map"]["model.norm.weight"] = "model-00001-of-00004.safetensors"; });
+                 return dir;
+               }});
+  v.push_back({"total_size wrong", "WS-I017", "model.safetensors.index.json", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 wstest::editJson(dir + "/model.safetensors.index.json", [](Json& j) { j["metadata"]["total_size"] = j["metadata"]["total_size"].get<uint64_t>() + 2; });
+                 return dir;
+               }});
+  v.push_back({"wrong dtype", "WS-I010", "model.layers.0.self_attn.o_proj.weight", [](auto& d) {
+                 return editTensor(d, Q, "model.layers.0.self_attn.o_proj.weight", [](auto&, auto& t) { t.dtype = "F32"; });
+               }});
+  v.push_back({"unknown dtype", "WS-I006", "model.layers.0.self_attn.o_proj.weight", [](auto& d) {
+                 return editTensor(d, Q, "model.layers.0.self_attn.o_proj.weight", [](auto&, auto& t) { t.dtype = "F9"; });
+               }});
+  auto offsetsLie = [](const char* name, const char* code, std::function<void(std::string&)> tweak) {
+    return Case{name, code, "model.norm.weight", [tweak](auto& d) {
+                  std::string dir = fixtureCopy(d, Q);
+                  std::string file = dir + "/model-00004-of-00004.safetensors";
+                  wstest::writeSt(file, wstest::readSt(file), tweak);
+                  return dir;
+                }};
+  };
+  // model.norm.weight is the last tensor of shard 4: 512 bytes at [B, B+512)
+  auto shiftNorm = [](std::string& h, int64_t db, int64_t de) {
+    size_t at = h.find("\"model.norm.weight\"");
+    size_t o = h.find("\"data_offsets\":[", at) + 16;
+    size_t comma = h.find(',', o), close = h.find(']', comma);
+    int64_t b = std::stoll(h.substr(o, comma - o)), e = std::stoll(h.substr(comma + 1, close - comma - 1));
+    h.replace(o, close - o, std::to_string(b + db) + "," + std::to_string(e + de));
+  };
+  v.push_back(offsetsLie("offsets with a gap", "WS-I007", [=](std::string& h) { shiftNorm(h, 2, 2); }));
+  v.push_back(offsetsLie("offsets that overlap", "WS-I007", [=](std::string& h) { shiftNorm(h, -2, -2); }));
+  v.push_back(offsetsLie("end before begin", "WS-I007", [=](std::string& h) { shiftNorm(h, 0, -513); }));
+  v.push_back(offsetsLie("shape overflow", "WS-I008", [](std::string& h) {
+    size_t at = h.find("\"model.norm.weight\"");
+    size_t s = h.find("\"shape\":[", at) + 9;
+    h.replace(s, h.find(']', s) - s, "4294967296,4294967296,4");
+  }));
+  v.push_back(offsetsLie("duplicate name in a header", "WS-I012", [](std::string& h) {
+    size_t at = h.find("\"model.norm.weight\"");
+    std::string entry = h.substr(at, h.find('}', at) + 1 - at);
+    h.insert(h.size() - 1, "," + entry);
+  }));
+  auto rawFile = [](const char* name, const char* code, std::function<std::vector<uint8_t>()> bytes) {
+    return Case{name, code, "model.safetensors", [bytes](auto& d) {
+                  std::string dir = d.file("ckpt");
+                  fs::create_directories(dir);
+                  wstest::writeFile(dir + "/model.safetensors", bytes());
+                  return dir;
+                }};
+  };
+  v.push_back(rawFile("file shorter than 8 bytes", "WS-I001", [] { return std::vector<uint8_t>{1, 2, 3, 4, 5}; }));
+  v.push_back(rawFile("header length past the end", "WS-I003", [] {
+    auto b = wstest::safetensorsBytes("{}", 0);
+    b[0] = 200;
+    return b;
+  }));
+  v.push_back(rawFile("header length over 100 MB", "WS-I002", [] {
+    auto b = wstest::safetensorsBytes("{}", 0);
+    b[3] = 0x10;
+    return b;
+  }));
+  v.push_back(rawFile("header not UTF-8", "WS-I004", [] { return wstest::safetensorsBytes("{\"a\xc3\x28\":1}", 0); }));
+  v.push_back({"header not JSON", "WS-I005", "a", [](auto& d) {  // the entry that breaks off is named
+                 std::string dir = d.file("ckpt");
+                 fs::create_directories(dir);
+                 wstest::writeFile(dir + "/model.safetensors", wstest::safetensorsBytes("{\"a\":{\"dtype\":", 0));
+                 return dir;
+               }});
+  v.push_back({"config.json not JSON", "WS-I025", "config.json", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 wstest::writeFile(dir + "/config.json", std::string("{\"model_type\": "));
+                 return dir;
+               }});
+  // ---- GGUF
+  const std::string G = "gguf/tiny-qwen3moe-kquants.gguf";
+  v.push_back({"GGUF bad magic", "WS-I018", "model.gguf", [=](auto& d) {
+                 fs::create_directories(d.file("g"));
+                 wstest::copyCheckpoint(wstest::fixture(G), d.file("g/model.gguf"));
+                 patchAt(d.file("g/model.gguf"), 0, {'G', 'G', 'U', 'X'});
+                 return d.file("g/model.gguf");
+               }});
+  v.push_back({"GGUF version 4", "WS-I018", "model.gguf", [=](auto& d) {
+                 fs::create_directories(d.file("g"));
+                 wstest::copyCheckpoint(wstest::fixture(G), d.file("g/model.gguf"));
+                 patchAt(d.file("g/model.gguf"), 4, {4, 0, 0, 0});
+                 return d.file("g/model.gguf");
+               }});
+  v.push_back({"GGUF truncated data", "WS-I019", "blk.1.ffn_down_exps.weight", [=](auto& d) {
+                 fs::create_directories(d.file("g"));
+                 wstest::copyCheckpoint(wstest::fixture(G), d.file("g/model.gguf"));
+                 fs::resize_file(d.file("g/model.gguf"), fs::file_size(d.file("g/model.gguf")) - 1000);
+                 return d.file("g/model.gguf");
+               }});
+  v.push_back({"GGUF type id out of range", "WS-I006", "blk.0.attn_v.weight", [=](auto& d) {
+                 fs::create_directories(d.file("g"));
+                 std::string f = d.file("g/model.gguf");
+                 wstest::copyCheckpoint(wstest::fixture(G), f);
+                 patchAt(f, ggufInfoAfterName(f, "blk.0.attn_v.weight") + 4 + 2 * 8, {77, 0, 0, 0});
+                 return f;
+               }});
+  v.push_back({"GGUF misaligned offset", "WS-I022", "blk.0.attn_v.weight", [=](auto& d) {
+                 fs::create_directories(d.file("g"));
+                 std::string f = d.file("g/model.gguf");
+                 wstest::copyCheckpoint(wstest::fixture(G), f);
+                 const uint64_t at = ggufInfoAfterName(f, "blk.0.attn_v.weight") + 4 + 2 * 8 + 4;
+                 std::ifstream in(f, std::ios::binary);
+                 in.seekg(std::streamoff(at));
+                 uint64_t off = 0;
+                 in.read(reinterpret_cast<char*>(&off), 8);
+                 off += 4;
+                 std::vector<uint8_t> b(8);
+                 std::memcpy(b.data(), &off, 8);
+                 patchAt(f, at, b);
+                 return f;
+               }});
+  v.push_back({"GGUF split missing", "WS-I013", "00002-of-00002", [](auto& d) {
+                 fs::create_directories(d.file("g"));
+                 wstest::copyCheckpoint(wstest::fixture("gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf"), d.file("g/m-00001-of-00002.gguf"));
+                 return d.file("g/m-00001-of-00002.gguf");
+               }});
+  // ---- completeness
+  v.push_back({"expert removed", "WS-C001", L2 + "3.gate_proj.weight", [](auto& d) {
+                 return removeTensors(d, Q, {L2 + "3.gate_proj.weight", L2 + "3.up_proj.weight", L2 + "3.down_proj.weight"});
+               }});
+  v.push_back({"projection removed", "WS-C002", L1 + "5.up_proj.weight", [](auto& d) { return removeTensors(d, Q, {L1 + "5.up_proj.weight"}); }});
+  v.push_back({"dense projection removed", "WS-C002", "model.layers.0.mlp.up_proj.weight", [](auto& d) { return removeTensors(d, Q, {"model.layers.0.mlp.up_proj.weight"}); }});
+  v.push_back({"router removed", "WS-C008", "model.layers.1.mlp.gate.weight", [](auto& d) { return removeTensors(d, Q, {"model.layers.1.mlp.gate.weight"}); }});
+  v.push_back({"extra expert", "WS-C004", L1 + "8.gate_proj.weight", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 std::string file = shardOf(dir, L1 + "7.gate_proj.weight");
+                 auto f = wstest::readSt(file);
+                 auto e = *f.find(L1 + "7.gate_proj.weight");
+                 e.name = L1 + "8.gate_proj.weight";
+                 f.tensors.push_back(e);
+                 wstest::writeSt(file, f);
+                 wstest::editJson(dir + "/model.safetensors.index.json", [&](Json& j) { j["weight_map"][e.name] = fs::path(file).filename().string(); });
+                 fixIndexTotal(dir);
+                 return dir;
+               }});
+  v.push_back({"layer pattern disagrees", "WS-C005", "model.layers.0.mlp.gate_proj.weight", [](auto& d) {
+                 std::string dir = fixtureCopy(d, Q);
+                 wstest::editJson(dir + "/config.json", [](Json& j) { j["mlp_only_layers"] = Json::array(); });
+                 return dir;
+               }});
+  v.push_back({"mixed fused and per-expert", "WS-C007", "model.language_model.layers.1.mlp.experts.0.gate_proj.weight", [](auto& d) {
+                 return editTensor(d, "hf/qwen3_vl_moe", "model.language_model.layers.1.mlp.gate.weight", [](auto& f, auto&) {
+                   wstest::StEntry e{"model.language_model.layers.1.mlp.experts.0.gate_proj.weight", "BF16", {128, 256}, std::vector<uint8_t>(128 * 256 * 2)};
+                   for (size_t i = 0; i < e.data.size(); i += 2) e.data[i] = uint8_t(i / 2), e.data[i + 1] = 0x3C;  // 1.0 .. 2.0, varying
+                   f.tensors.push_back(e);
+                 });
+               }});
+  v.push_back({"scale removed", "WS-C003", L1 + "3.up_proj.weight", [](auto& d) {
+                 return editTensor(d, F8, L1 + "3.up_proj.weight_scale_inv", [](auto& f, auto&) { f.remove(L1 + "3.up_proj.weight_scale_inv"); });
+               }});
+  v.push_back({"undeclared MTP layer", "WS-C006", "", [](auto& d) {
+                 std::string dir = synth(d, "deepseek-v3", "bf16");
+                 wstest::editJson(dir + "/config.json", [](Json& j) { j["num_nextn_predict_layers"] = 0; });
+                 return dir;
+               }});
+  // ---- shapes
+  v.push_back({"scale of the wrong shape", "WS-S004", "model.layers.1.mlp.experts.2.down_proj.weight_scale_inv", [](auto& d) {
+                 std::string dir = synth(d, "deepseek-v3", "fp8-block");
+                 auto f = wstest::readSt(dir + "/model.safetensors");
+                 auto* s = f.find("model.layers.1.mlp.experts.2.down_proj.weight_scale_inv");
+                 s->shape = {3, 1};
+                 s->data.resize(12, 0);
+                 wstest::fill32(s->data, 0.001f);
+                 wstest::writeSt(dir + "/model.safetensors", f);
+                 return dir;
+               }});
+  v.push_back({"router of the wrong shape", "WS-S002", "model.layers.1.mlp.gate.weight", [](auto& d) {
+                 return editTensor(d, Q, "model.layers.1.mlp.gate.weight", [](auto&, auto& t) {
+                   t.shape = {7, 256};
+                   t.data.resize(7 * 256 * 2);
+                 });
+               }});
+  v.push_back({"expert of the wrong shape", "WS-S001", L2 + "2.gate_proj.weight", [](auto& d) {
+                 return editTensor(d, Q, L2 + "2.gate_proj.weight", [](auto&, auto& t) {
+                   t.shape = {64, 256};
+                   t.data.resize(64 * 256 * 2);
+                 });
+               }});
+  v.push_back({"fused tensor of the wrong shape", "WS-S003", "model.language_model.layers.0.mlp.experts.down_proj", [](auto& d) {
+                 return editTensor(d, "hf/qwen3_vl_moe", "model.language_model.layers.0.mlp.experts.down_proj", [](auto&, auto& t) {
+                   t.shape = {8, 256, 64};
+                   t.data.resize(8 * 256 * 64 * 2);
+                 });
+               }});
+  v.push_back({"weight_shape that lies", "WS-S006", "model.layers.1.mlp.experts.4.up_proj.weight_shape", [](auto& d) {
+                 std::string dir = synth(d, "deepseek-v3", "int4-ct");
+                 auto f = wstest::readSt(dir + "/model.safetensors");
+                 auto* s = f.find("model.layers.1.mlp.experts.4.up_proj.weight_shape");
+                 int64_t v2[2] = {128, 512};
+                 std::memcpy(s->data.data(), v2, 16);
+                 wstest::writeSt(dir + "/model.safetensors", f);
+                 return dir;
+               }});
+  // ---- scales and values
+  auto scaleCase = [](const char* name, const char* code, float value) {
+    return Case{name, code, L2 + "6.down_proj.weight_scale_inv", [value](auto& d) {
+                  return editTensor(d, F8, L2 + "6.down_proj.weight_scale_inv", [value](auto&, auto& t) { wstest::fill32(t.data, value); });
+                }};
+  };
+  v.push_back(scaleCase("scales set to NaN", "WS-V001", NAN));
+  v.push_back(scaleCase("scales set to Inf", "WS-V002", INFINITY));
+  v.push_back(scaleCase("scales set negative", "WS-V003", -0.001f));
+  v.push_back(scaleCase("scales set to zero", "WS-V004", 0.0f));
+  v.push_back(scaleCase("scales set to 1e-38", "WS-V005", 1e-38f));
+  v.push_back(scaleCase("scales set to 1e4", "WS-V007", 1e4f));
+  v.push_back({"E8M0 NaN code", "WS-V006", "model.layers.1.mlp.experts.gate_up_proj_scales", [](auto& d) {
+                 std::string dir = synth(d, "gpt-oss", "mxfp4");
+                 auto f = wstest::readSt(dir + "/model.safetensors");
+                 auto* s = f.find("model.layers.1.mlp.experts.gate_up_proj_scales");
+                 std::fill(s->data.begin(), s->data.begin() + 7, 0xFF);
+                 wstest::writeSt(dir + "/model.safetensors", f);
+                 return dir;
+               }});
+  v.push_back({"expert zeroed", "WS-V009", L1 + "4.down_proj.weight", [](auto& d) {
+                 return editTensor(d, Q, L1 + "4.down_proj.weight", [](auto&, auto& t) { std::fill(t.data.begin(), t.data.end(), 0); });
+               }});
+  v.push_back({"expert constant", "WS-V009", L2 + "0.gate_proj.weight", [](auto& d) {
+                 return editTensor(d, Q, L2 + "0.gate_proj.weight", [](auto&, auto& t) { wstest::fill16(t.data, 0x3F80); });
+               }});
+  v.push_back({"NaN weights", "WS-V008", "model.layers.0.self_attn.q_proj.weight", [](auto& d) {
+                 return editTensor(d, Q, "model.layers.0.self_attn.q_proj.weight", [](auto&, auto& t) {
+                   t.data[100] = 0xC0;
+                   t.data[101] = 0x7F;
+                 });
+               }});
+  return v;
+}
+
+}  // namespace
+
+class TstValidateCorpus : public QObject {
+  Q_OBJECT
+ private slots:
+  void fixturesValidateClean_data() {
+    QTest::addColumn<QString>("rel");
+    QTest::addColumn<QStringList>("infos");  // the info codes expected
+    QTest::newRow("qwen3_moe") << "hf/qwen3_moe" << QStringList{};
+    QTest::newRow("qwen3_moe_fp8") << "hf/qwen3_moe_fp8" << QStringList{"WS-S005"};
+    QTest::newRow("deepseek_v3") << "hf/deepseek_v3" << QStringList{"WS-C006"};
+    QTest::newRow("mixtral") << "hf/mixtral" << QStringList{};
+    QTest::newRow("qwen3_vl_moe") << "hf/qwen3_vl_moe" << QStringList{};
+    QTest::newRow("gguf") << "gguf/tiny-qwen3moe-kquants.gguf" << QStringList{};
+    QTest::newRow("gguf split") << "gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf" << QStringList{};
+    QTest::newRow("gguf expected") << "gguf/tiny-qwen3moe-kquants.expected.gguf" << QStringList{};
+  }
+
+  void fixturesValidateClean() {
+    QFETCH(QString, rel);
+    QFETCH(QStringList, infos);
+    auto r = val::validatePath(wstest::fixture(rel.toStdString()), {});
+    QVERIFY(r.ok());
+    QSet<QString> got;
+    for (const auto& f : r.value().findings) {
+      QVERIFY2(f.severity == val::Severity::Info, qPrintable(QString::fromStdString(f.code + " " + f.tensor + ": " + f.message)));
+      got.insert(QString::fromStdString(f.code));
+    }
+    QCOMPARE(got, QSet<QString>(infos.begin(), infos.end()));
+  }
+
+  void squeezedScalesAreReportedAsInfo() {
+    auto r = val::validatePath(wstest::fixture(F8), {});
+    size_t n = 0;
+    for (const auto& f : r.value().findings) n += f.code == "WS-S005";
+    QCOMPARE(n, size_t(48));  // every per-expert scale of layers 1 and 2
+  }
+
+  void corpus_data() {
+    QTest::addColumn<int>("index");
+    auto cs = cases();
+    QVERIFY(cs.size() >= 40);
+    for (size_t i = 0; i < cs.size(); ++i) QTest::newRow(cs[i].name) << int(i);
+  }
+
+  void corpus() {
+    QFETCH(int, index);
+    const Case c = cases()[size_t(index)];
+    wstest::TempDir d;
+    const std::string path = c.build(d);
+    auto r = val::validatePath(path, {});
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+    int hits = 0;
+    QStringList others;
+    for (const auto& f : r.value().findings) {
+      const bool match = f.code == c.code && (c.where.empty() || f.tensor == c.where || (f.tensor.empty() && f.file.find(c.where) != std::string::npos));
+      if (match) ++hits;
+      else if (f.severity != val::Severity::Info)
+        others << QString::fromStdString(f.code + " " + f.tensor + " " + f.file + ": " + f.message);
+    }
+    QVERIFY2(hits == 1, qPrintable(QString("expected one %1 on %2, got %3; others: %4").arg(c.code).arg(QString::fromStdString(c.where)).arg(hits).arg(others.join(" | "))));
+    QVERIFY2(others.isEmpty(), qPrintable(others.join(" | ")));
+  }
+
+  void everyRuleIsDocumented() {
+    std::ifstream in(std::string(WS_SOURCE_DIR) + "/docs/rules.md");
+    std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& r : val::rules()) QVERIFY2(doc.find(std::string("`") + r.code + "`") != std::string::npos, r.code);
+  }
+
+  void unknownRuleIsAUsageError() {
+    val::ValidateOptions opt;
+    opt.only = {"WS-X999"};
+    auto r = val::validatePath(wstest::fixture(Q), opt);
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::Usage);
+  }
+
+  void familiesCanBeSkipped() {
+    wstest::TempDir d;
+    val::ValidateOptions opt;
+    opt.skip = {"values"};
+    const auto cs = cases();
+    auto it = std::find_if(cs.begin(), cs.end(), [](const Case& c) { return std::string(c.name) == "expert zeroed"; });
+    auto dir = it->build(d);
+    auto r = val::validatePath(dir, opt);
+    QCOMPARE(r.value().findings.size(), size_t(0));
+    QCOMPARE(r.value().bytesReadByFamily.count("values (weights)"), size_t(0));
+  }
+};
+
+QTEST_GUILESS_MAIN(TstValidateCorpus)
+#include "tst_validate_corpus.moc"
