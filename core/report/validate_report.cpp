@@ -214,7 +214,7 @@ code{font-size:12px}#filter{width:320px;padding:4px}</style></head><body>)";
       std::map<std::string, const TensorRecord*> byName;
       for (const auto& t : c->tensors) byName[t.name] = &t;
       for (const auto& t : c->tensors)
-        if (t.role == Role::RoutedExpert && t.layer >= 0) {
+        if ((t.role == Role::RoutedExpert || (t.role == Role::Mtp && t.expert >= 0)) && t.layer >= 0) {
           auto& row = bytes[t.layer];
           row.resize(size_t(E), 0);
           if (t.expert >= 0 && t.expert < E) row[size_t(t.expert)] += t.bytes;
@@ -232,8 +232,12 @@ code{font-size:12px}#filter{width:320px;padding:4px}</style></head><body>)";
       for (const auto& [l, row] : bytes)
         for (auto b : row) bmax = std::max(bmax, b);
       o << "<h2>Expert map</h2><div class=\"legend\">bytes per routed expert (darker is larger); red: error, amber: warning on that expert; empty: missing</div><table class=\"map\">";
-      for (int l : c->model.moeLayers) {
-        o << "<tr><th>layer " << l << "</th>";
+      std::vector<int> rows = c->model.moeLayers;
+      for (const auto& [l, row] : bytes)
+        if (std::find(rows.begin(), rows.end(), l) == rows.end()) rows.push_back(l);  // MTP layers with experts
+      for (int l : rows) {
+        const bool mtp = std::find(c->model.mtpLayers.begin(), c->model.mtpLayers.end(), l) != c->model.mtpLayers.end();
+        o << "<tr><th>layer " << l << (mtp ? " (MTP)" : "") << "</th>";
         auto it = bytes.find(l);
         for (int64_t e = 0; e < E; ++e) {
           const uint64_t b = it != bytes.end() ? it->second[size_t(e)] : 0;
