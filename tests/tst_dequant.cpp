@@ -6,6 +6,7 @@
 
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
+#include "core/numerics/hd.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -108,6 +109,24 @@ class TstDequant : public QObject {
     QCOMPARE(num::toBf16Rne(num::bitsToFloat(0x3F818000)), uint16_t(0x3F82));  // tie -> even (up)
     QCOMPARE(num::toBf16Rne(num::bitsToFloat(0x3F808001)), uint16_t(0x3F81));  // above the tie
     QVERIFY((num::toBf16Rne(std::nanf("")) & 0x7F80) == 0x7F80 && (num::toBf16Rne(std::nanf("")) & 0x7F));
+  }
+
+  // The conversions shared with the CUDA kernels equal the reference ones on every input.
+  void sharedConversionsEqualReference() {
+    auto same = [](float a, float b) { return (std::isnan(a) && std::isnan(b)) || num::floatToBits(a) == num::floatToBits(b); };
+    for (uint32_t h = 0; h < 65536; ++h) QVERIFY(same(num::hdHalfToFloat(uint16_t(h)), num::halfToFloat(uint16_t(h))));
+    for (uint32_t x = 0; x < 256; ++x) {
+      QVERIFY(same(num::hdE4m3ToFloat(uint8_t(x)), num::e4m3ToFloat(uint8_t(x))));
+      QVERIFY(same(num::hdE5m2ToFloat(uint8_t(x)), num::e5m2ToFloat(uint8_t(x))));
+      QVERIFY(same(num::hdE8m0ToFloat(uint8_t(x)), num::e8m0ToFloat(uint8_t(x))));
+      QVERIFY(same(num::hdGgmlUe4m3Half(uint8_t(x)), num::ggmlUe4m3ToFloatHalf(uint8_t(x))));
+      QVERIFY(same(num::hdGgmlE8m0Half(uint8_t(x)), num::ggmlE8m0ToFloatHalf(uint8_t(x))));
+    }
+    for (uint32_t c = 0; c < 16; ++c) {
+      QVERIFY(same(num::hdE2m1(c), num::kE2m1[c]));
+      QCOMPARE(num::hdMxfp4Doubled(c), int(num::kMxfp4Doubled[c]));
+      QCOMPARE(num::hdIq4nl(c), int(num::kIq4nl[c]));
+    }
   }
 
   void smallFloatFormats() {

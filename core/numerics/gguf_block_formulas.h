@@ -1,0 +1,302 @@
+// The GGUF block decoders, operation for operation as ggml's scalar dequantize_row_* (formats.md
+// 2.6), written once for the CPU reference and the CUDA kernels: the same source on both sides is
+// what makes GPU output bit-identical to the CPU (with FMA contraction off on both).
+#pragma once
+
+#include <cstdint>
+
+#include "core/numerics/hd.h"
+
+namespace ws::num::blocks {
+
+WS_HD uint16_t u16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
+WS_HD float f16(const uint8_t* p) { return hdHalfToFloat(u16(p)); }
+
+constexpr int QK = 256;
+
+WS_HD void q4_0(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  for (int j = 0; j < 16; ++j) {
+    const int x0 = (qs[j] & 0x0F) - 8;
+    const int x1 = (qs[j] >> 4) - 8;
+    y[j] = float(x0) * d;
+    y[j + 16] = float(x1) * d;
+  }
+}
+
+WS_HD void q4_1(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b), m = f16(b + 2);
+  const uint8_t* qs = b + 4;
+  for (int j = 0; j < 16; ++j) {
+    y[j] = float(qs[j] & 0x0F) * d + m;
+    y[j + 16] = float(qs[j] >> 4) * d + m;
+  }
+}
+
+WS_HD void q5_0(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint32_t qh = uint32_t(b[2]) | (uint32_t(b[3]) << 8) | (uint32_t(b[4]) << 16) | (uint32_t(b[5]) << 24);
+  const uint8_t* qs = b + 6;
+  for (int j = 0; j < 16; ++j) {
+    const uint8_t xh0 = uint8_t(((qh >> (j + 0)) << 4) & 0x10);
+    const uint8_t xh1 = uint8_t(((qh >> (j + 12))) & 0x10);
+    const int x0 = ((qs[j] & 0x0F) | xh0) - 16;
+    const int x1 = ((qs[j] >> 4) | xh1) - 16;
+    y[j] = float(x0) * d;
+    y[j + 16] = float(x1) * d;
+  }
+}
+
+WS_HD void q5_1(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b), m = f16(b + 2);
+  const uint32_t qh = uint32_t(b[4]) | (uint32_t(b[5]) << 8) | (uint32_t(b[6]) << 16) | (uint32_t(b[7]) << 24);
+  const uint8_t* qs = b + 8;
+  for (int j = 0; j < 16; ++j) {
+    const uint8_t xh0 = uint8_t(((qh >> (j + 0)) << 4) & 0x10);
+    const uint8_t xh1 = uint8_t(((qh >> (j + 12))) & 0x10);
+    const int x0 = (qs[j] & 0x0F) | xh0;
+    const int x1 = (qs[j] >> 4) | xh1;
+    y[j] = float(x0) * d + m;
+    y[j + 16] = float(x1) * d + m;
+  }
+}
+
+WS_HD void q8_0(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const int8_t* qs = reinterpret_cast<const int8_t*>(b + 2);
+  for (int j = 0; j < 32; ++j) y[j] = float(qs[j]) * d;
+}
+
+WS_HD void q8_1(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const int8_t* qs = reinterpret_cast<const int8_t*>(b + 4);
+  for (int j = 0; j < 32; ++j) y[j] = float(qs[j]) * d;
+}
+
+WS_HD void q2_k(const uint8_t* __restrict b, float* __restrict y) {
+  const uint8_t* scales = b;
+  const uint8_t* q = b + 16;
+  const float d = f16(b + 80), dmin = f16(b + 82);
+  int is = 0;
+  for (int n = 0; n < QK; n += 128) {
+    int shift = 0;
+    for (int j = 0; j < 4; ++j) {
+      uint8_t sc = scales[is++];
+      float dl = d * float(sc & 0xF), ml = dmin * float(sc >> 4);
+      for (int l = 0; l < 16; ++l) *y++ = dl * float(int8_t((q[l] >> shift) & 3)) - ml;
+      sc = scales[is++];
+      dl = d * float(sc & 0xF);
+      ml = dmin * float(sc >> 4);
+      for (int l = 0; l < 16; ++l) *y++ = dl * float(int8_t((q[l + 16] >> shift) & 3)) - ml;
+      shift += 2;
+    }
+    q += 32;
+  }
+}
+
+WS_HD void q3_k(const uint8_t* __restrict b, float* __restrict y) {
+  const uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
+  const uint8_t* hm = b;
+  const uint8_t* q = b + 32;
+  const float dAll = f16(b + 108);
+  uint32_t aux[4];
+  for (int k = 0; k < 3; ++k)
+    aux[k] = uint32_t(b[96 + 4 * k]) | (uint32_t(b[97 + 4 * k]) << 8) | (uint32_t(b[98 + 4 * k]) << 16) | (uint32_t(b[99 + 4 * k]) << 24);
+  const uint32_t tmp = aux[2];
+  aux[2] = ((aux[0] >> 4) & kmask2) | (((tmp >> 4) & kmask1) << 4);
+  aux[3] = ((aux[1] >> 4) & kmask2) | (((tmp >> 6) & kmask1) << 4);
+  aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
+  aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
+  int8_t scales[16];
+  for (int k = 0; k < 16; ++k) scales[k] = int8_t((aux[k / 4] >> (8 * (k % 4))) & 0xFF);
+  // Codes first (((q >> shift) & 3) - (hm & m ? 0 : 4), branch-free), then dl * code: the same
+  // operations as ggml's loop, in two passes that vectorize.
+  int8_t codes[QK];
+  int8_t* c = codes;
+  int hbit = 0;  // ggml's mask m = 1 << hbit
+  for (int n = 0; n < QK; n += 128) {
+    int shift = 0;
+    for (int j = 0; j < 4; ++j) {
+      for (int l = 0; l < 32; ++l) c[l] = int8_t(((q[l] >> shift) & 3) - 4 + 4 * ((hm[l] >> hbit) & 1));
+      c += 32;
+      shift += 2;
+      ++hbit;
+    }
+    q += 32;
+  }
+  for (int g = 0; g < 16; ++g) {
+    const float dl = dAll * float(scales[g] - 32);
+    for (int l = 0; l < 16; ++l) y[g * 16 + l] = dl * float(codes[g * 16 + l]);
+  }
+}
+
+WS_HD void scaleMinK4(int j, const uint8_t* q, uint8_t& d, uint8_t& m) {
+  if (j < 4) {
+    d = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    d = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+    m = uint8_t((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
+  }
+}
+
+WS_HD void q4_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b), min = f16(b + 2);
+  const uint8_t* scales = b + 4;
+  const uint8_t* q = b + 16;
+  int is = 0;
+  uint8_t sc, m;
+  for (int j = 0; j < QK; j += 64) {
+    scaleMinK4(is + 0, scales, sc, m);
+    const float d1 = d * float(sc), m1 = min * float(m);
+    scaleMinK4(is + 1, scales, sc, m);
+    const float d2 = d * float(sc), m2 = min * float(m);
+    for (int l = 0; l < 32; ++l) *y++ = d1 * float(q[l] & 0xF) - m1;
+    for (int l = 0; l < 32; ++l) *y++ = d2 * float(q[l] >> 4) - m2;
+    q += 32;
+    is += 2;
+  }
+}
+
+WS_HD void q5_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b), min = f16(b + 2);
+  const uint8_t* scales = b + 4;
+  const uint8_t* qh = b + 16;
+  const uint8_t* ql = b + 48;
+  int is = 0;
+  uint8_t sc, m, u1 = 1, u2 = 2;
+  for (int j = 0; j < QK; j += 64) {
+    scaleMinK4(is + 0, scales, sc, m);
+    const float d1 = d * float(sc), m1 = min * float(m);
+    scaleMinK4(is + 1, scales, sc, m);
+    const float d2 = d * float(sc), m2 = min * float(m);
+    for (int l = 0; l < 32; ++l) *y++ = d1 * float((ql[l] & 0xF) + ((qh[l] & u1) ? 16 : 0)) - m1;
+    for (int l = 0; l < 32; ++l) *y++ = d2 * float((ql[l] >> 4) + ((qh[l] & u2) ? 16 : 0)) - m2;
+    ql += 32;
+    is += 2;
+    u1 = uint8_t(u1 << 2);
+    u2 = uint8_t(u2 << 2);
+  }
+}
+
+WS_HD void q6_k(const uint8_t* __restrict b, float* __restrict y) {
+  const uint8_t* ql = b;
+  const uint8_t* qh = b + 128;
+  const int8_t* sc = reinterpret_cast<const int8_t*>(b + 192);
+  const float d = f16(b + 208);
+  for (int n = 0; n < QK; n += 128) {
+    // ggml computes d * sc[is] * q left to right, i.e. (d * sc[is]) * q; is = l / 16 is constant
+    // over each half of the 32 lanes, so the products are hoisted without changing a bit.
+    for (int half = 0; half < 2; ++half) {
+      const float d1 = d * float(sc[half + 0]), d2 = d * float(sc[half + 2]);
+      const float d3 = d * float(sc[half + 4]), d4 = d * float(sc[half + 6]);
+      for (int l = half * 16; l < half * 16 + 16; ++l) {
+        const int q1 = ((ql[l + 0] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+        const int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+        const int q3 = ((ql[l + 0] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+        const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+        y[l + 0] = d1 * float(q1);
+        y[l + 32] = d2 * float(q2);
+        y[l + 64] = d3 * float(q3);
+        y[l + 96] = d4 * float(q4);
+      }
+    }
+    y += 128;
+    ql += 64;
+    qh += 32;
+    sc += 8;
+  }
+}
+
+WS_HD void q8_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdBitsToFloat(uint32_t(b[0]) | (uint32_t(b[1]) << 8) | (uint32_t(b[2]) << 16) | (uint32_t(b[3]) << 24));
+  const int8_t* qs = reinterpret_cast<const int8_t*>(b + 4);
+  for (int j = 0; j < QK; ++j) y[j] = d * float(qs[j]);
+}
+
+WS_HD void iq4_nl(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  for (int j = 0; j < 16; ++j) {
+    y[j] = d * float(hdIq4nl(qs[j] & 0xF));
+    y[j + 16] = d * float(hdIq4nl(qs[j] >> 4));
+  }
+}
+
+WS_HD void iq4_xs(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint16_t scalesH = u16(b + 2);
+  const uint8_t* scalesL = b + 4;
+  const uint8_t* qs = b + 8;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const int ls = ((scalesL[ib / 2] >> 4 * (ib % 2)) & 0xF) | (((scalesH >> 2 * ib) & 3) << 4);
+    const float dl = d * float(ls - 32);
+    for (int j = 0; j < 16; ++j) {
+      y[j + 0] = dl * float(hdIq4nl(qs[j] & 0xF));
+      y[j + 16] = dl * float(hdIq4nl(qs[j] >> 4));
+    }
+    y += 32;
+    qs += 16;
+  }
+}
+
+WS_HD void tq1_0(const uint8_t* __restrict b, float* __restrict y) {
+  // block_tq1_0: qs[48] (5 trits a byte), qh[4] (4 trits a byte), d
+  static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};
+  const uint8_t* qs = b;
+  const uint8_t* qh = b + 48;
+  const float d = f16(b + 52);
+  auto trit = [](uint8_t q) { return float(int16_t((uint16_t(q) * 3) >> 8) - 1); };
+  for (int j = 0; j < 32; j += 32)
+    for (int n = 0; n < 5; ++n)
+      for (int m = 0; m < 32; ++m) *y++ = trit(uint8_t(qs[j + m] * pow3[n])) * d;
+  for (int j = 32; j < 48; j += 16)
+    for (int n = 0; n < 5; ++n)
+      for (int m = 0; m < 16; ++m) *y++ = trit(uint8_t(qs[j + m] * pow3[n])) * d;
+  for (int n = 0; n < 4; ++n)
+    for (int j = 0; j < 4; ++j) *y++ = trit(uint8_t(qh[j] * pow3[n])) * d;
+}
+
+WS_HD void tq2_0(const uint8_t* __restrict b, float* __restrict y) {
+  const uint8_t* qs = b;
+  const float d = f16(b + 64);
+  for (int j = 0; j < 64; j += 32)
+    for (int l = 0; l < 4; ++l)
+      for (int m = 0; m < 32; ++m) *y++ = float(int8_t((qs[j + m] >> (l * 2)) & 3) - 1) * d;
+}
+
+WS_HD void mxfp4(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdGgmlE8m0Half(b[0]);
+  const uint8_t* qs = b + 1;
+  for (int j = 0; j < 16; ++j) {
+    y[j] = float(hdMxfp4Doubled(qs[j] & 0x0F)) * d;
+    y[j + 16] = float(hdMxfp4Doubled(qs[j] >> 4)) * d;
+  }
+}
+
+WS_HD void nvfp4(const uint8_t* __restrict b, float* __restrict y) {
+  const uint8_t* qs = b + 4;
+  for (int s = 0; s < 4; ++s) {
+    const float d = hdGgmlUe4m3Half(b[s]);
+    for (int j = 0; j < 8; ++j) {
+      y[s * 16 + j] = float(hdMxfp4Doubled(qs[s * 8 + j] & 0x0F)) * d;
+      y[s * 16 + j + 8] = float(hdMxfp4Doubled(qs[s * 8 + j] >> 4)) * d;
+    }
+  }
+}
+
+WS_HD void q1_0(const uint8_t* __restrict b, float* __restrict y) {  // sign bits, LSB first: 1 -> +d, 0 -> -d
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  for (int j = 0; j < 128; ++j) y[j] = float(int((qs[j >> 3] >> (j & 7)) & 1) * 2 - 1) * d;
+}
+
+WS_HD void q2_0(const uint8_t* __restrict b, float* __restrict y) {  // 2-bit codes c, LSB first: (c - 1) * d
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  for (int j = 0; j < 64; ++j) y[j] = float(int((qs[j >> 2] >> ((j & 3) * 2)) & 3) - 1) * d;
+}
+
+
+}  // namespace ws::num::blocks
