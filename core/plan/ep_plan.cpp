@@ -167,9 +167,13 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
 
         // Derived buffers the loader would build from what this rank holds.
         if (routed && t.component == Component::Weight) {
-          if (opt.deriveTranspose) rp.derived += bytes;
+          // Transposed twins exist for plain float weights only (a packed code has no transpose).
+          if (opt.deriveTranspose && !quantizedScheme(l.scheme) && t.shape.size() >= 2) rp.derived += bytes;
           if (opt.deriveBf16 && quantizedScheme(l.scheme)) {
-            const uint64_t perExpertParams = t.expert >= 0 ? l.parameters : l.parameters / std::max<uint64_t>(1, E);
+            uint64_t weightParams = l.parameters;  // the weight's own elements, biases aside
+            for (uint32_t mi : l.members)
+              if (c.tensors[mi].component == Component::Bias) weightParams -= c.tensors[mi].elements();
+            const uint64_t perExpertParams = t.expert >= 0 ? weightParams : weightParams / std::max<uint64_t>(1, E);
             const uint64_t experts = t.expert >= 0 ? bytes / std::max<uint64_t>(1, t.bytes) : (t.bytes ? bytes / (t.bytes / E) : 0);
             rp.derived += perExpertParams * experts * 2;
           }

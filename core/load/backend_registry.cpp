@@ -1,0 +1,35 @@
+// "host", "cuda", "cuda:N" -> a backend. The CUDA backend registers itself from kernels/ (the core
+// does not depend on CUDA); without it, or without a device, "cuda" is a clear error.
+#include "core/load/backend_registry.h"
+
+namespace ws::load {
+
+namespace {
+CudaFactory& cudaFactory() {
+  static CudaFactory f;
+  return f;
+}
+}  // namespace
+
+void registerCudaBackend(CudaFactory f) { cudaFactory() = std::move(f); }
+
+bool cudaBackendBuilt() { return bool(cudaFactory()); }
+
+Result<std::unique_ptr<DeviceBackend>> makeBackend(const std::string& device) {
+  if (device == "host") return std::unique_ptr<DeviceBackend>(std::make_unique<HostBackend>());
+  if (device == "cuda" || device.rfind("cuda:", 0) == 0) {
+    if (!cudaFactory()) return Error{ErrorCode::Usage, "this build has no CUDA backend (built without the CUDA toolkit); use --device host", {}, std::nullopt, {}};
+    int index = 0;
+    if (device.size() > 5) {
+      try {
+        index = std::stoi(device.substr(5));
+      } catch (...) {
+        return Error{ErrorCode::Usage, "'" + device + "' is not cuda:N", {}, std::nullopt, {}};
+      }
+    }
+    return cudaFactory()(index);
+  }
+  return Error{ErrorCode::Usage, "unknown device '" + device + "' (host, cuda or cuda:N)", {}, std::nullopt, {}};
+}
+
+}  // namespace ws::load

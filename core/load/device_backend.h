@@ -1,0 +1,103 @@
+// Where a load puts tensors: allocate, upload (asynchronously, per stream), free, memory info.
+// The CUDA backend lives in kernels/; the host backend keeps the same bookkeeping in host memory
+// so the whole loader runs and is tested without a GPU; FaultyBackend injects failures.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/util/error.h"
+
+namespace ws::load {
+
+struct DeviceMemory {
+  uint64_t total = 0, free = 0;
+};
+
+struct DeviceBuffer {
+  uint64_t id = 0;
+  void* ptr = nullptr;
+  uint64_t bytes = 0;
+  uint64_t alignment = 0;
+};
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+  virtual std::string name() const = 0;  // "host", "cuda:0 NVIDIA H200"
+  virtual bool isHost() const = 0;
+  virtual DeviceMemory memory() const = 0;
+  virtual int streams() const = 0;
+  virtual Result<DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) = 0;
+  virtual void free(const DeviceBuffer& b) = 0;
+  // Copies `bytes` host bytes into b at offset on `stream`; the source must stay valid until
+  // synchronize(stream) returns.
+  virtual Result<bool> upload(const DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int stream) = 0;
+  virtual Result<bool> copy(const DeviceBuffer& dst, uint64_t dstOffset, const DeviceBuffer& src, uint64_t srcOffset, uint64_t bytes) = 0;
+  virtual Result<bool> synchronize(int stream) = 0;
+  // Host memory to stage reads in (pinned on CUDA).
+  virtual void* allocateStaging(uint64_t bytes) = 0;
+  virtual void freeStaging(void* p) = 0;
+  virtual uint64_t liveAllocations() const = 0;
+  virtual uint64_t liveBytes() const = 0;
+};
+
+// Host memory standing in for a device: same bookkeeping, optional capacity to test budgets.
+class HostBackend : public DeviceBackend {
+ public:
+  explicit HostBackend(uint64_t capacity = UINT64_MAX / 2, int streams = 4) : capacity_(capacity), streams_(streams) {}
+  ~HostBackend() override;
+  std::string name() const override { return "host"; }
+  bool isHost() const override { return true; }
+  DeviceMemory memory() const override;
+  int streams() const override { return streams_; }
+  Result<DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) override;
+  void free(const DeviceBuffer& b) override;
+  Result<bool> upload(const DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int stream) override;
+  Result<bool> copy(const DeviceBuffer& dst, uint64_t dstOffset, const DeviceBuffer& src, uint64_t srcOffset, uint64_t bytes) override;
+  Result<bool> synchronize(int) override { return true; }
+  void* allocateStaging(uint64_t bytes) override;
+  void freeStaging(void* p) override;
+  uint64_t liveAllocations() const override;
+  uint64_t liveBytes() const override;
+
+ private:
+  mutable std::mutex mu_;
+  uint64_t capacity_;
+  int streams_;
+  uint64_t next_ = 1, live_ = 0;
+  std::map<uint64_t, DeviceBuffer> buffers_;
+};
+
+// Wraps a backend and fails the k-th allocation (1-based), or every allocation from then on.
+class FaultyBackend : public DeviceBackend {
+ public:
+  FaultyBackend(DeviceBackend& inner, uint64_t failAllocation) : inner_(inner), failAt_(failAllocation) {}
+  std::string name() const override { return inner_.name(); }
+  bool isHost() const override { return inner_.isHost(); }
+  DeviceMemory memory() const override { return inner_.memory(); }
+  int streams() const override { return inner_.streams(); }
+  Result<DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) override;
+  void free(const DeviceBuffer& b) override { inner_.free(b); }
+  Result<bool> upload(const DeviceBuffer& b, uint64_t o, const void* s, uint64_t n, int st) override { return inner_.upload(b, o, s, n, st); }
+  Result<bool> copy(const DeviceBuffer& d, uint64_t a, const DeviceBuffer& s, uint64_t b, uint64_t n) override { return inner_.copy(d, a, s, b, n); }
+  Result<bool> synchronize(int s) override { return inner_.synchronize(s); }
+  void* allocateStaging(uint64_t n) override { return inner_.allocateStaging(n); }
+  void freeStaging(void* p) override { inner_.freeStaging(p); }
+  uint64_t liveAllocations() const override { return inner_.liveAllocations(); }
+  uint64_t liveBytes() const override { return inner_.liveBytes(); }
+
+ private:
+  DeviceBackend& inner_;
+  uint64_t failAt_;
+  std::atomic<uint64_t> count_{0};
+};
+
+// The backend for "host", "cuda" or "cuda:N" (CUDA only when built with it and a device exists).
+Result<std::unique_ptr<DeviceBackend>> makeBackend(const std::string& device);
+
+}  // namespace ws::load

@@ -1,0 +1,73 @@
+#include <cstdlib>
+#include <cstring>
+
+#include "core/load/device_backend.h"
+
+namespace ws::load {
+
+namespace {
+constexpr uint64_t kAlignment = 256;  // what cudaMalloc guarantees; the host keeps the same
+}
+
+HostBackend::~HostBackend() {
+  for (auto& [id, b] : buffers_) std::free(b.ptr);
+}
+
+DeviceMemory HostBackend::memory() const {
+  std::lock_guard lock(mu_);
+  return {capacity_, capacity_ - live_};
+}
+
+Result<DeviceBuffer> HostBackend::allocate(uint64_t bytes, const std::string& tag) {
+  std::lock_guard lock(mu_);
+  if (bytes > capacity_ - live_)
+    return Error{ErrorCode::Io, "out of device memory allocating " + std::to_string(bytes) + " bytes (" + std::to_string(capacity_ - live_) + " free)", {}, std::nullopt, tag};
+  const uint64_t size = (std::max<uint64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, size);
+  if (!p) return Error{ErrorCode::Io, "host allocation of " + std::to_string(bytes) + " bytes failed", {}, std::nullopt, tag};
+  DeviceBuffer b{next_++, p, bytes, kAlignment};
+  buffers_[b.id] = b;
+  live_ += bytes;
+  return b;
+}
+
+void HostBackend::free(const DeviceBuffer& b) {
+  std::lock_guard lock(mu_);
+  auto it = buffers_.find(b.id);
+  if (it == buffers_.end()) return;
+  std::free(it->second.ptr);
+  live_ -= it->second.bytes;
+  buffers_.erase(it);
+}
+
+Result<bool> HostBackend::upload(const DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int) {
+  if (offset + bytes > b.bytes) return Error{ErrorCode::Io, "upload past the end of a buffer", {}, std::nullopt, {}};
+  std::memcpy(static_cast<uint8_t*>(b.ptr) + offset, src, bytes);
+  return true;
+}
+
+Result<bool> HostBackend::copy(const DeviceBuffer& dst, uint64_t dstOffset, const DeviceBuffer& src, uint64_t srcOffset, uint64_t bytes) {
+  if (dstOffset + bytes > dst.bytes || srcOffset + bytes > src.bytes) return Error{ErrorCode::Io, "copy past the end of a buffer", {}, std::nullopt, {}};
+  std::memcpy(static_cast<uint8_t*>(dst.ptr) + dstOffset, static_cast<const uint8_t*>(src.ptr) + srcOffset, bytes);
+  return true;
+}
+
+void* HostBackend::allocateStaging(uint64_t bytes) { return std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096); }
+void HostBackend::freeStaging(void* p) { std::free(p); }
+
+uint64_t HostBackend::liveAllocations() const {
+  std::lock_guard lock(mu_);
+  return buffers_.size();
+}
+
+uint64_t HostBackend::liveBytes() const {
+  std::lock_guard lock(mu_);
+  return live_;
+}
+
+Result<DeviceBuffer> FaultyBackend::allocate(uint64_t bytes, const std::string& tag) {
+  if (++count_ == failAt_) return Error{ErrorCode::Io, "injected allocation failure (allocation " + std::to_string(failAt_) + ")", {}, std::nullopt, tag};
+  return inner_.allocate(bytes, tag);
+}
+
+}  // namespace ws::load
