@@ -59,5 +59,6 @@ void registerSynth(CommandRegistry& r);
 void registerNumerics(CommandRegistry& r);
 void registerPlan(CommandRegistry& r);
 void registerValidate(CommandRegistry& r);
+void registerLoad(CommandRegistry& r);
 
 }  // namespace ws::cli

@@ -48,10 +48,12 @@ class ValidateCommand : public Command {
            "  --rules LIST       only these rule codes, names or families (integrity, completeness,\n"
            "                     shapes, compatibility, values); --skip-rules: all but these\n"
            "  --min-severity S   leave out findings below S (the exit code still counts errors)\n"
+           "  --full-load        also load it (--device host|cuda:N, --ep-size N --ep-rank R) and\n"
+           "                     report load failures and residency against the planner\n"
            "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity"}, {});
+    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank"}, {"full-load"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -65,6 +67,10 @@ class ValidateCommand : public Command {
     val::ValidateOptions opt;
     opt.only = splitList(a.get("rules"));
     opt.skip = splitList(a.get("skip-rules"));
+    opt.fullLoad = a.has("full-load");
+    opt.device = a.get("device", "host");
+    opt.epSize = int(a.getInt("ep-size", 1));
+    opt.epRank = int(a.getInt("ep-rank", 0));
     Progress progress;
     opt.progress = [&](const char* stage, uint64_t done, uint64_t total) {
       progress.update(stage, done, total);

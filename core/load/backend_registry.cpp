@@ -2,6 +2,8 @@
 // does not depend on CUDA); without it, or without a device, "cuda" is a clear error.
 #include "core/load/backend_registry.h"
 
+#include <unistd.h>
+
 namespace ws::load {
 
 namespace {
@@ -16,7 +18,12 @@ void registerCudaBackend(CudaFactory f) { cudaFactory() = std::move(f); }
 bool cudaBackendBuilt() { return bool(cudaFactory()); }
 
 Result<std::unique_ptr<DeviceBackend>> makeBackend(const std::string& device) {
-  if (device == "host") return std::unique_ptr<DeviceBackend>(std::make_unique<HostBackend>());
+  if (device == "host") {
+    // Capacity: the machine's physical memory, which is what a host load can really use.
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    const uint64_t ram = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : UINT64_MAX / 2;
+    return std::unique_ptr<DeviceBackend>(std::make_unique<HostBackend>(ram));
+  }
   if (device == "cuda" || device.rfind("cuda:", 0) == 0) {
     if (!cudaFactory()) return Error{ErrorCode::Usage, "this build has no CUDA backend (built without the CUDA toolkit); use --device host", {}, std::nullopt, {}};
     int index = 0;

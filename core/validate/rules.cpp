@@ -54,6 +54,10 @@ const std::vector<RuleInfo>& rules() {
       // compatibility with runtimes
       {"WS-R001", "native-fp8-dims", "compatibility", S::Info, "KTransformers' native FP8 path needs hidden and intermediate sizes divisible by 128", "other FP8 paths are not affected"},
       {"WS-R002", "rawint4-layout", "compatibility", S::Info, "KTransformers RAWINT4 needs group size 32, no zero points, BF16 or F32 scales", "other int4 loaders are not affected"},
+      // full load (validate --full-load)
+      {"WS-L001", "load-failed", "load", S::Error, "the checkpoint (or EP rank) could not be loaded onto the device", "the message names the tensor and the cause; nothing stays allocated"},
+      {"WS-L002", "residency-mismatch", "load", S::Error, "resident bytes after the load differ from the planner's prediction", "a tensor was loaded twice, partly, or not at all"},
+      {"WS-L003", "load-summary", "load", S::Info, "what the load put on the device, and how fast", "see weightscope load for the full residency report"},
       // scales and values
       {"WS-V001", "nan-scales", "values", S::Error, "scales that are NaN", "NaN scales turn whole blocks into NaN"},
       {"WS-V002", "inf-scales", "values", S::Error, "scales that are infinite", "infinite scales overflow whole blocks"},

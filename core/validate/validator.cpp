@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "core/formats/open_checkpoint.h"
+#include "core/load/backend_registry.h"
+#include "core/load/loader.h"
 #include "core/model/naming.h"
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
@@ -477,6 +479,39 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
   bytesRead += counter.bytes.load();
 }
 
+void loadRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt) {
+  auto backend = load::makeBackend(opt.device);
+  if (!backend) {
+    sink.add("WS-L001", backend.error().message, {});
+    return;
+  }
+  auto placement = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::First, opt.epSize, c.model.numExperts);
+  if (!placement) {
+    sink.add("WS-L001", placement.error().message, {});
+    return;
+  }
+  load::LoadOptions lo;
+  lo.plan.placement = placement.value();
+  lo.epRank = opt.epRank;
+  auto r = load::loadCheckpoint(c, *backend.value(), lo);
+  if (!r) {
+    Finding f = makeFinding("WS-L001", r.error().message, r.error().tensor, r.error().file);
+    f.offset = r.error().offset;
+    sink.add(std::move(f));
+    return;
+  }
+  const auto& rep = r.value().report;
+  if (rep.residentDifference != 0)
+    sink.add("WS-L002", "resident " + std::to_string(rep.resident) + " bytes, predicted " + std::to_string(rep.predicted.resident), {});
+  double seconds = 0;
+  for (const auto& p : rep.phases) seconds += p.seconds;
+  sink.add("WS-L003", "EP rank " + std::to_string(rep.epRank) + " of " + std::to_string(rep.epSize) + " on " + rep.device + ": " + formatBytes(rep.resident) + " in " +
+                          std::to_string(r.value().store->tensors().size()) + " allocations, " + std::to_string(r.value().store->deferred().size()) + " deferred, " +
+                          std::to_string(seconds) + " s",
+           {});
+  r.value().store->release();
+}
+
 bool familyEnabled(const ValidateOptions& opt, const char* family) {
   for (const auto& r : rules())
     if (std::string(r.family) == family && ruleEnabled(opt, r.code)) return true;
@@ -502,7 +537,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   rep.path = c->root;
   rep.checkpoint = c;
   for (const auto& r : rules())
-    if (ruleEnabled(opt, r.code)) rep.rulesRun.push_back(r.code);
+    if (ruleEnabled(opt, r.code) && (opt.fullLoad || std::string(r.family) != "load")) rep.rulesRun.push_back(r.code);
   std::mutex mu;
   Sink sink{opt, rep.findings, &mu};
   integrityRules(*c, sink);
@@ -517,6 +552,10 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
     valueRules(*c, sink, opt, valueBytes, flagged);
     rep.bytesReadByFamily["values (scales)"] = scaleBytes;
     rep.bytesReadByFamily["values (weights)"] = valueBytes;
+  }
+  if (opt.fullLoad) {
+    loadRules(*c, sink, opt);
+    rep.bytesReadByFamily["load"] = c->totalBytes();
   }
   std::stable_sort(rep.findings.begin(), rep.findings.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;

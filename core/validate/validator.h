@@ -23,6 +23,10 @@ struct ValidateOptions {
   // returning false cancels (the run then fails with "cancelled").
   std::function<bool(const char* stage, uint64_t done, uint64_t total)> progress;
   unsigned threads = 0;        // 0: all cores
+  // --full-load: load the checkpoint (one EP rank of it) and report residency findings.
+  bool fullLoad = false;
+  std::string device = "host";
+  int epSize = 1, epRank = 0;
 };
 
 struct ValidationReport {

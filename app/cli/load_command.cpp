@@ -1,0 +1,107 @@
+// weightscope load PATH [--device cuda:N|host] [--ep-size N --ep-rank R] [--derive ...]
+//                       [--evict-page-cache] [--report FILE]
+#include <csignal>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.h"
+#include "app/cli/progress.h"
+#include "core/formats/open_checkpoint.h"
+#include "core/io/atomic_file.h"
+#include "core/load/backend_registry.h"
+#include "core/load/loader.h"
+#include "core/report/load_report.h"
+
+namespace ws::cli {
+
+namespace {
+
+std::atomic<bool> gCancel{false};
+void onSigint(int) { gCancel = true; }
+
+class LoadCommand : public Command {
+ public:
+  std::string name() const override { return "load"; }
+  std::string summary() const override { return "load a checkpoint (or one EP rank) onto a device and report residency"; }
+  std::string usage() const override {
+    return "usage: weightscope load PATH [--device cuda:N|host] [--ep-size N --ep-rank R] [--derive LIST]\n"
+           "                        [--evict-page-cache] [--report FILE.json] [plan options]\n"
+           "  --device       cuda (first GPU), cuda:N, or host (host memory with the same bookkeeping;\n"
+           "                 the default when no GPU is present)\n"
+           "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
+           "  --remainder, --skip-activation-scales, --skip-mtp, --defer GLOB, --reserve SIZE as in plan\n"
+           "  --report FILE  the weightscope.load/1 residency report (docs/load.md); Ctrl-C cancels\n";
+  }
+  int run(const std::vector<std::string>& argv) override {
+    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "remainder", "defer", "reserve"},
+           {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json"});
+    if (a.positional().size() != 1) {
+      std::cerr << usage();
+      return kExitCannotRun;
+    }
+    auto opened = openCheckpoint(a.positional()[0]);
+    if (!opened) {
+      std::cerr << "weightscope: " << opened.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    const Checkpoint& c = *opened.value();
+    std::string device = a.get("device", load::cudaBackendBuilt() ? "cuda" : "host");
+    auto backend = load::makeBackend(device);
+    if (!backend && !a.has("device")) {  // no GPU here: say so and fall back to the host backend
+      std::cerr << "weightscope load: " << backend.error().message << "; using the host backend\n";
+      backend = load::makeBackend("host");
+    }
+    if (!backend) {
+      std::cerr << "weightscope load: " << backend.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    const std::string rem = a.get("remainder", "first");
+    auto placement = plan::makePlacement(plan::PlacementKind::Linear,
+                                         rem == "last" ? plan::Remainder::Last : rem == "strict" ? plan::Remainder::Strict : plan::Remainder::First,
+                                         int(a.getInt("ep-size", 1)), c.model.numExperts);
+    if (!placement) {
+      std::cerr << "weightscope load: " << placement.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    load::LoadOptions opt;
+    opt.plan.placement = placement.value();
+    opt.epRank = int(a.getInt("ep-rank", 0));
+    opt.plan.skipActivationScales = a.has("skip-activation-scales");
+    opt.plan.skipMtp = a.has("skip-mtp");
+    if (a.has("defer")) opt.plan.defer.push_back(a.get("defer"));
+    if (a.has("reserve")) opt.plan.reserved = plan::parseCapacity(a.get("reserve"));
+    const std::string derive = a.get("derive");
+    opt.plan.deriveFusedGateUp = derive.find("fused-gate-up") != std::string::npos;
+    opt.plan.deriveTranspose = derive.find("transpose") != std::string::npos;
+    opt.plan.deriveBf16 = derive.find("bf16") != std::string::npos;
+    opt.evictPageCache = a.has("evict-page-cache");
+    opt.cancel = &gCancel;
+    Progress progress;
+    opt.progress = [&](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
+    std::signal(SIGINT, onSigint);
+    auto r = load::loadCheckpoint(c, *backend.value(), opt);
+    progress.finish();
+    std::signal(SIGINT, SIG_DFL);
+    if (!r) {
+      std::cerr << "weightscope load: " << r.error().describe() << "\n";
+      std::cerr << "live allocations after cleanup: " << backend.value()->liveAllocations() << "\n";
+      return kExitFindings;
+    }
+    if (a.has("report")) {
+      AtomicFile f(a.get("report"));
+      f.write(loadJson(c, r.value()).dump(1) + "\n");
+      f.commit();
+    }
+    if (a.has("json")) std::cout << loadJson(c, r.value()).dump(1) << "\n";
+    else std::cout << loadText(c, r.value());
+    r.value().store->release();
+    return kExitOk;
+  }
+};
+
+}  // namespace
+
+void registerLoad(CommandRegistry& r) { r.add(std::make_unique<LoadCommand>()); }
+
+}  // namespace ws::cli
