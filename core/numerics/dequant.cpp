@@ -45,7 +45,10 @@ struct ScaleView {
     if (!r.init(as ? as : rec.dtype)) mismatch(c, rec, "scale dtype " + std::string(rec.dtype->name) + " has no float value");
   }
   float at(uint64_t i) const { return r.at(p, i); }
+  Region region() const { return t ? Region{p, t->bytes, n, r.kind()} : Region{}; }
 };
+
+Region regionOf(const uint8_t* p, const TensorRecord& t, ElemKind k = ElemKind::None) { return Region{p, t.bytes, t.elements(), k}; }
 
 class PlainDecoder : public RowDecoder {
  public:
@@ -57,6 +60,13 @@ class PlainDecoder : public RowDecoder {
   void decode(uint64_t row, uint64_t n, float* out) const override {
     reader_.run(p_, row * cols_, n * cols_, out);
     count(n * cols_ * elemBits_ / 8);
+  }
+  DecodeDesc describe() const override {
+    DecodeDesc d;
+    d.kind = DescKind::Plain;
+    d.rows = rows_, d.cols = cols_;
+    d.w = Region{p_, rows_ * cols_ * elemBits_ / 8, rows_ * cols_, reader_.kind()};
+    return d;
   }
 
  private:
@@ -75,6 +85,16 @@ class GgufBlockDecoder : public RowDecoder {
   void decode(uint64_t row, uint64_t n, float* out) const override {
     dequantizeGgufBlocks(type_, p_ + row * rowBytes_, n * cols_ / type_.blockElems, out);
     count(n * rowBytes_);
+  }
+  DecodeDesc describe() const override {
+    DecodeDesc d;
+    d.kind = DescKind::GgufBlocks;
+    d.rows = rows_, d.cols = cols_;
+    d.w = Region{p_, rows_ * rowBytes_, 0, ElemKind::None};
+    d.ggmlId = type_.ggmlId;
+    d.blockElems = type_.blockElems;
+    d.blockBytes = type_.blockBytes;
+    return d;
   }
 
  private:
@@ -150,6 +170,16 @@ class Fp8ScaledDecoder : public RowDecoder {
     if (mode_ == Mode::Block) scalesUsed = ((row + n - 1) / bm_ - row / bm_ + 1) * gn_;  // block rows touched (B == 1 case)
     count(n * cols_ + scalesUsed * scale_.t->dtype->blockBytes);
   }
+  DecodeDesc describe() const override {
+    DecodeDesc d;
+    d.kind = DescKind::Fp8Scaled;
+    d.rows = rows_, d.cols = cols_;
+    d.w = Region{p_, rows_ * cols_, rows_ * cols_, reader_.kind()};
+    d.mode = mode_ == Mode::Tensor ? 0 : mode_ == Mode::Channel ? 1 : 2;
+    d.M = M_, d.bm = bm_, d.bn = bn_, d.gm = gm_, d.gn = gn_;
+    d.s = scale_.region();
+    return d;
+  }
 
  private:
   const uint8_t* p_;
@@ -189,6 +219,16 @@ class Nvfp4Decoder : public RowDecoder {
     }
     count(n * (cols_ / 2 + cols_ / 16));
   }
+  DecodeDesc describe() const override {
+    DecodeDesc d;
+    d.kind = DescKind::Nvfp4;
+    d.rows = rows_, d.cols = cols_;
+    d.w = Region{p_, rows_ * cols_ / 2, rows_ * cols_, ElemKind::None};
+    d.s = scale_.region();
+    d.g = global_.region();
+    d.M = M_;
+    return d;
+  }
 
  private:
   const uint8_t* p_;
@@ -221,6 +261,14 @@ class MxfpBlocksDecoder : public RowDecoder {
       }
     }
     count(n * (cols_ / 2 + cols_ / 32));
+  }
+  DecodeDesc describe() const override {
+    DecodeDesc d;
+    d.kind = DescKind::MxfpBlocks;
+    d.rows = rows_, d.cols = cols_;
+    d.w = Region{p_, rows_ * cols_ / 2, rows_ * cols_, ElemKind::None};
+    d.s = scale_.region();
+    return d;
   }
 
  private:
@@ -320,6 +368,20 @@ class PackedIntDecoder : public RowDecoder {
     }
     count(n * (packedCols_ * wordBytes_ + groups_ * scale_.t->dtype->blockBytes));
   }
+  DecodeDesc describe() const override {
+    DecodeDesc d;
+    d.kind = DescKind::PackedInt;
+    d.rows = rows_, d.cols = cols_;
+    d.w = Region{p_, rows_ * packedCols_ * wordBytes_, 0, ElemKind::None};
+    d.intKind = kind_ == Kind::CompressedTensors ? 0 : kind_ == Kind::RawInt4 ? 1 : 2;
+    d.bits = bits_, d.wordBytes = wordBytes_;
+    d.packedCols = packedCols_, d.groups = groups_, d.group = group_, d.M = M_;
+    d.s = scale_.region();
+    d.zp = zp_.region();
+    d.zpPacked = zpPacked_;
+    d.gidx = gidx_.region();
+    return d;
+  }
 
   // The unsigned code that stands for zero: 2^(bits-1) when symmetric, else the zero point
   // (compressed-tensors packs zero points along dim 0 with the same +2^(bits-1) offset).
@@ -399,6 +461,19 @@ class KtDecoder : public RowDecoder {
       }
     }
     count(n * (int4_ ? cols_ / 2 : cols_));
+  }
+  DecodeDesc describe() const override {
+    DecodeDesc d;
+    d.kind = DescKind::Kt;
+    d.rows = rows_, d.cols = cols_;
+    d.parts = uint32_t(parts_.size());  // the device side refuses more than kMaxNuma
+    for (uint32_t k = 0; k < d.parts && k < uint32_t(kMaxNuma); ++k) {
+      d.ktW[k] = regionOf(parts_[k].p, *parts_[k].w);
+      d.ktS[k] = parts_[k].s.region();
+    }
+    d.rowsPerPart = rowsPerPart_;
+    d.int4 = int4_;
+    return d;
   }
 
  private:

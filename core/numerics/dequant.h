@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/model/checkpoint.h"
+#include "core/numerics/decode_desc.h"
 #include "core/util/error.h"
 
 namespace ws::num {
@@ -31,6 +32,8 @@ class RowDecoder {
   // Writes count*cols() floats. Throws CoreError naming the tensor on inconsistent companions.
   virtual void decode(uint64_t firstRow, uint64_t count, float* out) const = 0;
   void setCounter(ByteCounter* c) { counter_ = c; }
+  // The same decoding as plain data for the GPU kernels (host pointers into the mapping).
+  virtual DecodeDesc describe() const = 0;
 
  protected:
   void setShape(std::vector<uint64_t> s);

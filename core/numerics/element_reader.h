@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/model/dtype.h"
+#include "core/numerics/hd.h"
 
 namespace ws::num {
 
@@ -19,11 +20,12 @@ class ElementReader {
   bool init(const DType* d);
   float at(const uint8_t* base, uint64_t i) const;
   const DType* dtype() const { return dtype_; }
+  ElemKind kind() const { return kind_; }
   // Converts n consecutive elements starting at element `first`.
   void run(const uint8_t* base, uint64_t first, uint64_t n, float* out) const;
 
  private:
-  enum class Kind { F32, F16, BF16, F64, E4M3, E5M2, E4M3Fnuz, E5M2Fnuz, E8M0, F4, I8, U8, I16, U16, I32, U32, I64, U64, Bool, None };
+  using Kind = ElemKind;
   Kind kind_ = Kind::None;
   const DType* dtype_ = nullptr;
 };

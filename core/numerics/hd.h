@@ -85,3 +85,57 @@ WS_HD int hdIq4nl(uint32_t code) {
 }
 
 }  // namespace ws::num
+
+namespace ws::num {
+
+// AMD FNUZ float8 forms: bias 8 / 16, no negative zero, 0x80 the only NaN.
+WS_HD float hdE4m3fnuzToFloat(uint8_t x) {
+  if (x == 0x80) return hdBitsToFloat(0x7FC00000u);
+  const uint32_t mag = x & 0x7Fu;
+  const float v = (x & 0x78) == 0 ? float(mag & 7) * 0x1p-10f : hdBitsToFloat((mag << 20) + (119u << 23));
+  return (x & 0x80) ? -v : v;
+}
+
+WS_HD float hdE5m2fnuzToFloat(uint8_t x) {
+  if (x == 0x80) return hdBitsToFloat(0x7FC00000u);
+  const uint32_t mag = x & 0x7Fu;
+  const float v = (x & 0x7C) == 0 ? float(mag & 3) * 0x1p-17f : hdBitsToFloat((mag << 21) + (111u << 23));
+  return (x & 0x80) ? -v : v;
+}
+
+// How to read one element of a stored tensor as float (the ElementReader kinds).
+enum class ElemKind : uint8_t { F32, F16, BF16, F64, E4M3, E5M2, E4M3Fnuz, E5M2Fnuz, E8M0, F4, I8, U8, I16, U16, I32, U32, I64, U64, Bool, None };
+
+template <class T>
+WS_HD T hdLoad(const uint8_t* p, uint64_t i) {
+  T v;
+  memcpy(&v, p + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+WS_HD float hdReadElem(ElemKind k, const uint8_t* p, uint64_t i) {
+  switch (k) {
+    case ElemKind::F32: return hdLoad<float>(p, i);
+    case ElemKind::F16: return hdHalfToFloat(hdLoad<uint16_t>(p, i));
+    case ElemKind::BF16: return hdBf16ToFloat(hdLoad<uint16_t>(p, i));
+    case ElemKind::F64: return float(hdLoad<double>(p, i));
+    case ElemKind::E4M3: return hdE4m3ToFloat(p[i]);
+    case ElemKind::E5M2: return hdE5m2ToFloat(p[i]);
+    case ElemKind::E4M3Fnuz: return hdE4m3fnuzToFloat(p[i]);
+    case ElemKind::E5M2Fnuz: return hdE5m2fnuzToFloat(p[i]);
+    case ElemKind::E8M0: return hdE8m0ToFloat(p[i]);
+    case ElemKind::F4: return hdE2m1((p[i / 2] >> (4 * (i & 1))) & 0xF);
+    case ElemKind::I8: return float(int8_t(p[i]));
+    case ElemKind::U8: return float(p[i]);
+    case ElemKind::I16: return float(hdLoad<int16_t>(p, i));
+    case ElemKind::U16: return float(hdLoad<uint16_t>(p, i));
+    case ElemKind::I32: return float(hdLoad<int32_t>(p, i));
+    case ElemKind::U32: return float(hdLoad<uint32_t>(p, i));
+    case ElemKind::I64: return float(hdLoad<int64_t>(p, i));
+    case ElemKind::U64: return float(hdLoad<uint64_t>(p, i));
+    case ElemKind::Bool: return p[i] ? 1.0f : 0.0f;
+    default: return 0.0f;
+  }
+}
+
+}  // namespace ws::num

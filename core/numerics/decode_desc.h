@@ -1,0 +1,48 @@
+// A plain description of how to decode one logical tensor - which bytes, read how, with which
+// parameters - filled by the CPU decoders themselves (RowDecoder::describe) so the GPU kernels
+// never re-derive a layout, and evaluated element by element on the device by the formulas in
+// kernels/decode_element.cuh, which mirror the CPU loops operation for operation.
+#pragma once
+
+#include <cstdint>
+
+#include "core/numerics/hd.h"
+
+namespace ws::num {
+
+struct Region {
+  const uint8_t* data = nullptr;  // host pointer (into the mapping) until the kernel side rebases it
+  uint64_t bytes = 0;
+  uint64_t count = 0;             // elements, for scale-like regions
+  ElemKind kind = ElemKind::None;
+};
+
+enum class DescKind : uint8_t { Plain, GgufBlocks, Fp8Scaled, Nvfp4, MxfpBlocks, PackedInt, Kt };
+
+constexpr int kMaxNuma = 8;
+
+struct DecodeDesc {
+  DescKind kind = DescKind::Plain;
+  uint64_t rows = 0, cols = 0;
+  Region w;
+  // GgufBlocks
+  int ggmlId = -1;
+  uint32_t blockElems = 1, blockBytes = 1;
+  // Fp8Scaled (mode 0 tensor, 1 channel, 2 block) / Nvfp4 / MxfpBlocks / PackedInt: scales
+  int mode = 0;
+  uint64_t M = 1, bm = 128, bn = 128, gm = 1, gn = 1;
+  Region s, g;  // scales; global scale (NVFP4)
+  // PackedInt: 0 compressed-tensors, 1 RAWINT4, 2 MLX
+  int intKind = 0;
+  uint32_t bits = 4, wordBytes = 4;
+  uint64_t packedCols = 0, groups = 1, group = 1;
+  Region zp, gidx;
+  bool zpPacked = false;
+  // Kt
+  uint32_t parts = 0;
+  Region ktW[kMaxNuma], ktS[kMaxNuma];
+  uint64_t rowsPerPart = 1;
+  bool int4 = false;
+};
+
+}  // namespace ws::num

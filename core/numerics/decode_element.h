@@ -1,0 +1,102 @@
+// One element of a described tensor (DecodeDesc), and one GGUF block: the formulas the CUDA
+// kernels run, compiled for the CPU too so tests prove them equal to the CPU decoders on every
+// fixture without a GPU. Each line mirrors the matching CPU loop in dequant.cpp operation for
+// operation; keep the two in step.
+#pragma once
+
+#include "core/numerics/decode_desc.h"
+#include "core/numerics/gguf_block_formulas.h"
+
+namespace ws::num {
+
+WS_HD float scaleAt(const Region& r, uint64_t i) { return hdReadElem(r.kind, r.data, i); }
+
+WS_HD int zeroCodeAt(const DecodeDesc& d, uint64_t r, uint64_t g, int offset) {
+  if (!d.zp.data) return offset;
+  if (!d.zpPacked) return int(scaleAt(d.zp, r * d.groups + g)) + offset;
+  const uint32_t perWord = 32 / d.bits;
+  const uint64_t b = r / d.M, i = r % d.M;
+  const uint64_t packedRows = (d.M + perWord - 1) / perWord;
+  const uint32_t word = hdLoad<uint32_t>(d.zp.data, (b * packedRows + i / perWord) * d.groups + g);
+  return int((word >> ((i % perWord) * d.bits)) & ((1u << d.bits) - 1));
+}
+
+// Element (r, j) of a non-GGUF tensor.
+WS_HD float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
+  const uint64_t cols = d.cols;
+  switch (d.kind) {
+    case DescKind::Plain: return hdReadElem(d.w.kind, d.w.data, r * cols + j);
+    case DescKind::Fp8Scaled: {
+      const uint64_t b = r / d.M, i = r % d.M;
+      float s;
+      if (d.mode == 2) s = scaleAt(d.s, (b * d.gm + i / d.bm) * d.gn + j / d.bn);
+      else if (d.mode == 1) s = scaleAt(d.s, r);
+      else s = scaleAt(d.s, d.s.count == 1 ? 0 : b);
+      return hdReadElem(d.w.kind, d.w.data, r * cols + j) * s;
+    }
+    case DescKind::Nvfp4: {
+      const float g = d.g.data ? scaleAt(d.g, d.g.count == 1 ? 0 : (r / d.M < d.g.count - 1 ? r / d.M : d.g.count - 1)) : 1.0f;
+      const float s = scaleAt(d.s, r * (cols / 16) + j / 16) * g;
+      const uint8_t byte = d.w.data[r * cols / 2 + j / 2];
+      return hdE2m1((j & 1) ? byte >> 4 : byte & 0xF) * s;
+    }
+    case DescKind::MxfpBlocks: {
+      const float s = scaleAt(d.s, r * (cols / 32) + j / 32);
+      const uint8_t byte = d.w.data[r * cols / 2 + j / 2];
+      return hdE2m1((j & 1) ? byte >> 4 : byte & 0xF) * s;
+    }
+    case DescKind::PackedInt: {
+      const uint8_t* q = d.w.data + r * d.packedCols * d.wordBytes;
+      const int u = d.bits == 8 ? int(q[j]) : int((q[j >> 1] >> ((j & 1) * 4)) & 0xF);
+      const uint64_t g = d.gidx.data ? uint64_t(scaleAt(d.gidx, j)) : j / d.group;
+      const float s = d.s.count == 1 ? scaleAt(d.s, 0) : scaleAt(d.s, r * d.groups + g);
+      if (d.intKind == 2) return s * float(u) + scaleAt(d.zp, r * d.groups + g);
+      return float(u - zeroCodeAt(d, r, g, 1 << (d.bits - 1))) * s;
+    }
+    case DescKind::Kt: {
+      const uint32_t part = uint32_t(r / d.rowsPerPart);
+      const uint64_t i = r % d.rowsPerPart;
+      const uint64_t perRow = d.ktS[part].count / d.rowsPerPart, group = cols / perRow;
+      const float s = scaleAt(d.ktS[part], i * perRow + j / group);
+      int q;
+      if (d.int4) {
+        const uint8_t byte = d.ktW[part].data[(i * cols + j) / 2];
+        q = int((j & 1) ? byte >> 4 : byte & 0xF) - 8;
+      } else {
+        q = int8_t(d.ktW[part].data[i * cols + j]);
+      }
+      return float(q) * s;
+    }
+    default: return 0.0f;
+  }
+}
+
+// GGUF block `index` of the tensor into y (blockElems floats).
+WS_HD void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
+  const uint8_t* b = d.w.data + index * d.blockBytes;
+  switch (d.ggmlId) {
+    case 2: blocks::q4_0(b, y); break;
+    case 3: blocks::q4_1(b, y); break;
+    case 6: blocks::q5_0(b, y); break;
+    case 7: blocks::q5_1(b, y); break;
+    case 8: blocks::q8_0(b, y); break;
+    case 9: blocks::q8_1(b, y); break;
+    case 10: blocks::q2_k(b, y); break;
+    case 11: blocks::q3_k(b, y); break;
+    case 12: blocks::q4_k(b, y); break;
+    case 13: blocks::q5_k(b, y); break;
+    case 14: blocks::q6_k(b, y); break;
+    case 15: blocks::q8_k(b, y); break;
+    case 20: blocks::iq4_nl(b, y); break;
+    case 23: blocks::iq4_xs(b, y); break;
+    case 34: blocks::tq1_0(b, y); break;
+    case 35: blocks::tq2_0(b, y); break;
+    case 39: blocks::mxfp4(b, y); break;
+    case 40: blocks::nvfp4(b, y); break;
+    case 41: blocks::q1_0(b, y); break;
+    case 42: blocks::q2_0(b, y); break;
+    default: break;
+  }
+}
+
+}  // namespace ws::num

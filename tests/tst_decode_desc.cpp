@@ -1,0 +1,142 @@
+// The element formulas the CUDA kernels run (decode_element.h), evaluated on the CPU, equal the
+// CPU decoders bit for bit on every tensor of every fixture and of a checkpoint per scheme, so
+// the GPU can differ from the CPU reference only in IEEE arithmetic, which it does not.
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "core/numerics/decode_element.h"
+#include "core/numerics/dequant.h"
+#include "core/numerics/float_formats.h"
+#include "core/synth/synth.h"
+#include "test_support.h"
+
+using namespace ws;
+
+namespace {
+
+bool sameBits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || num::floatToBits(a) == num::floatToBits(b); }
+
+// Returns the number of elements compared; fails the test on the first difference.
+uint64_t compareAll(const Checkpoint& c) {
+  uint64_t n = 0;
+  for (uint32_t li = 0; li < c.logical.size(); ++li) {
+    auto dec = num::makeDecoder(c, li);
+    if (!dec) continue;
+    const auto& d = *dec.value();
+    std::vector<float> want(d.rows() * d.cols());
+    d.decode(0, d.rows(), want.data());
+    const num::DecodeDesc desc = d.describe();
+    if (desc.kind == num::DescKind::GgufBlocks) {
+      std::vector<float> block(desc.blockElems);
+      for (uint64_t b = 0; b < want.size() / desc.blockElems; ++b) {
+        num::decodeGgufBlock(desc, b, block.data());
+        for (uint32_t k = 0; k < desc.blockElems; ++k)
+          if (!sameBits(block[k], want[b * desc.blockElems + k])) throw std::runtime_error(c.logical[li].name + ": block " + std::to_string(b) + " differs");
+      }
+    } else {
+      for (uint64_t r = 0; r < d.rows(); ++r)
+        for (uint64_t j = 0; j < d.cols(); ++j)
+          if (!sameBits(num::decodeElement(desc, r, j), want[r * d.cols() + j]))
+            throw std::runtime_error(c.logical[li].name + " (" + c.logical[li].scheme + "): element (" + std::to_string(r) + ", " + std::to_string(j) + ") differs");
+    }
+    n += want.size();
+  }
+  return n;
+}
+
+std::vector<uint8_t> randomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> b(n);
+  for (auto& x : b) x = uint8_t(rng());
+  return b;
+}
+
+std::vector<uint8_t> floats(std::vector<float> v) {
+  std::vector<uint8_t> b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+}  // namespace
+
+class TstDecodeDesc : public QObject {
+  Q_OBJECT
+ private slots:
+  void fixtures_data() {
+    QTest::addColumn<QString>("rel");
+    for (const char* p : {"hf/qwen3_moe_fp8", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf"}) QTest::newRow(p) << QString(p);
+  }
+  void fixtures() {
+    QFETCH(QString, rel);
+    auto c = wstest::openOrFail(wstest::fixture(rel.toStdString()));
+    QVERIFY(compareAll(*c) > 0);
+  }
+
+  void everySynthScheme_data() {
+    QTest::addColumn<QString>("like");
+    QTest::addColumn<QString>("scheme");
+    for (const auto& s : synth::schemes()) QTest::newRow(s.c_str()) << QString("deepseek-v3") << QString::fromStdString(s);
+    QTest::newRow("gpt-oss mxfp4") << "gpt-oss" << "mxfp4";
+    QTest::newRow("qwen3-vl-moe nvfp4") << "qwen3-vl-moe" << "nvfp4";
+  }
+  void everySynthScheme() {
+    QFETCH(QString, like);
+    QFETCH(QString, scheme);
+    wstest::TempDir d;
+    synth::Options o;
+    o.like = like.toStdString();
+    o.scheme = scheme.toStdString();
+    o.out = d.file("c");
+    QVERIFY(synth::write(o).ok());
+    QVERIFY(compareAll(*wstest::openOrFail(o.out)) > 0);
+  }
+
+  void handBuiltSchemes() {
+    // The schemes synth does not write, over random codes: FP8 channel/tensor, E5M2, CT int8
+    // with packed zero points and g_idx, RAWINT4, MLX 4-bit, KT INT4.
+    wstest::TempDir d;
+    const std::string p = "model.layers.0.mlp.experts.0.";
+    std::vector<float> pos(64);
+    for (size_t i = 0; i < pos.size(); ++i) pos[i] = 0.001f * float(i + 1);
+    std::vector<uint8_t> gidx(64 * 4);
+    for (int j = 0; j < 64; ++j) {
+      int32_t g = (j * 7) % 4;
+      std::memcpy(&gidx[size_t(j) * 4], &g, 4);
+    }
+    std::vector<uint8_t> shape = wstest::int64Bytes({16, 64});
+    wstest::SafetensorsBuilder()
+        .add(p + "gate_proj.weight", "F8_E4M3", {16, 64}, randomBytes(16 * 64, 1))
+        .add(p + "gate_proj.weight_scale", "F32", {16, 1}, floats(std::vector<float>(pos.begin(), pos.begin() + 16)))
+        .add(p + "up_proj.weight", "F8_E5M2", {16, 64}, randomBytes(16 * 64, 2))
+        .add(p + "up_proj.weight_scale", "F32", {}, floats({0.5f}))
+        .add(p + "down_proj.weight_packed", "I32", {16, 16}, randomBytes(16 * 16 * 4, 3))
+        .add(p + "down_proj.weight_scale", "F32", {16, 4}, floats(pos))
+        .add(p + "down_proj.weight_zero_point", "I32", {4, 4}, randomBytes(16 * 4, 4))
+        .add(p + "down_proj.weight_g_idx", "I32", {64}, gidx)
+        .add(p + "down_proj.weight_shape", "I64", {2}, shape)
+        .add("model.layers.0.mlp.experts.1.gate_proj.weight_packed", "U8", {16, 32}, randomBytes(16 * 32, 5))
+        .add("model.layers.0.mlp.experts.1.gate_proj.weight_scale", "F32", {16, 2}, floats(std::vector<float>(pos.begin(), pos.begin() + 32)))
+        .add("model.layers.0.mlp.switch_mlp.up_proj.weight", "U32", {2, 16, 8}, randomBytes(2 * 16 * 8 * 4, 6))
+        .add("model.layers.0.mlp.switch_mlp.up_proj.scales", "F32", {2, 16, 1}, floats(std::vector<float>(pos.begin(), pos.begin() + 32)))
+        .add("model.layers.0.mlp.switch_mlp.up_proj.biases", "F32", {2, 16, 1}, floats(std::vector<float>(pos.begin(), pos.begin() + 32)))
+        .add("blk.0.ffn_up_exps.0.numa.0.weight", "U8", {8 * 64 / 2}, randomBytes(8 * 32, 7))
+        .add("blk.0.ffn_up_exps.0.numa.0.scale", "F32", {8}, floats(std::vector<float>(pos.begin(), pos.begin() + 8)))
+        .add("blk.0.ffn_up_exps.0.numa.1.weight", "U8", {8 * 64 / 2}, randomBytes(8 * 32, 8))
+        .add("blk.0.ffn_up_exps.0.numa.1.scale", "F32", {8}, floats(std::vector<float>(pos.begin() + 8, pos.begin() + 16)))
+        .write(d.file("model.safetensors"));
+    wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","hidden_size":64,"moe_intermediate_size":16,
+      "n_routed_experts":2,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
+      "config_groups":{"g":{"weights":{"num_bits":8,"symmetric":false,"strategy":"group","group_size":64}}}}})"));
+    auto c = wstest::openOrFail(d.path());
+    std::set<std::string> schemes;
+    for (const auto& l : c->logical) schemes.insert(l.scheme);
+    for (const char* s : {"fp8-channel", "fp8-tensor", "int8-ct", "rawint4", "mlx-affine4", "kt-int4"}) QVERIFY2(schemes.count(s), s);
+    QVERIFY(compareAll(*c) > 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstDecodeDesc)
+#include "tst_decode_desc.moc"
