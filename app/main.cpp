@@ -9,6 +9,9 @@
 #ifdef WEIGHTSCOPE_HAVE_GUI
 #include "ui/gui_main.h"
 #endif
+#ifdef WEIGHTSCOPE_HAVE_CUDA
+#include "kernels/cuda_backend.h"
+#endif
 
 namespace {
 
@@ -28,6 +31,9 @@ void printHelp(const ws::cli::CommandRegistry& reg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef WEIGHTSCOPE_HAVE_CUDA
+  ws::kernels::registerCuda();
+#endif
   ws::cli::CommandRegistry reg;
   ws::cli::registerInspect(reg);
   ws::cli::registerSynth(reg);

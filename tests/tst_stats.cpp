@@ -7,6 +7,7 @@
 
 #include "core/model/quant_scheme.h"
 #include "core/numerics/float_formats.h"
+#include "core/numerics/hd.h"
 #include "core/numerics/scale_stats.h"
 #include "core/numerics/stats.h"
 #include "test_support.h"
@@ -74,6 +75,19 @@ class TstStats : public QObject {
     num::Histogram two = fine.coarsened(2);
     QVERIFY(two.counts.size() <= 2);
     QCOMPARE(two.counts[0] + two.counts[1], uint64_t(5));
+  }
+
+  void quarterOctaveBinsAreExact() {
+    // floor(4 log2|x|) from the bits equals the long-double computation on random floats of every
+    // magnitude, subnormals and exact powers of two included.
+    std::mt19937 rng(3);
+    for (int i = 0; i < 200000; ++i) {
+      uint32_t u = rng() & 0x7FFFFFFFu;
+      if (u == 0 || (u >> 23) == 0xFF) continue;
+      float x = num::bitsToFloat(u);
+      QCOMPARE(num::hdQuarterOctave(x), int(std::floor(4.0L * std::log2((long double)x))));
+    }
+    for (int e = -149; e < 128; ++e) QCOMPARE(num::hdQuarterOctave(std::ldexp(1.0f, e)), 4 * e);
   }
 
   void fp8ScalesReadOnlyScaleBytes() {

@@ -139,3 +139,24 @@ WS_HD float hdReadElem(ElemKind k, const uint8_t* p, uint64_t i) {
 }
 
 }  // namespace ws::num
+
+namespace ws::num {
+
+// The quarter-octave log2 bin of |x| (floor(4 * log2|x|)) computed exactly from the bits, so the
+// CPU histogram and the GPU kernel put every value in the same bin. x must be finite and nonzero.
+WS_HD int hdQuarterOctave(float x) {
+  uint32_t u = hdFloatToBits(x) & 0x7FFFFFFFu;
+  int e = int(u >> 23) - 127;
+  uint32_t mant = u & 0x7FFFFF;
+  if ((u >> 23) == 0) {  // subnormal: normalise the mantissa
+    e = -126;
+    while (!(mant & 0x800000)) mant <<= 1, --e;
+    mant &= 0x7FFFFF;
+  }
+  const double m = 1.0 + double(mant) * 0x1p-23;  // exact
+  // 2^(1/4), 2^(1/2), 2^(3/4) are irrational, so no float mantissa equals them
+  const int q = m >= 1.6817928305074290 ? 3 : m >= 1.4142135623730951 ? 2 : m >= 1.1892071150027210 ? 1 : 0;
+  return 4 * e + q;
+}
+
+}  // namespace ws::num

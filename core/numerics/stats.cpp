@@ -1,5 +1,7 @@
 #include "core/numerics/stats.h"
 
+#include "core/numerics/hd.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -21,7 +23,11 @@ Histogram Histogram::log2(double lo, double hi, int bins) {
   return h;
 }
 
-Histogram Histogram::log2Fine() { return log2(-152.0, 132.0, 284 * 4); }
+Histogram Histogram::log2Fine() {
+  Histogram h = log2(-152.0, 132.0, 284 * 4);
+  h.fine = true;
+  return h;
+}
 
 Histogram Histogram::coarsened(int bins) const {
   size_t first = counts.size(), last = 0;
@@ -50,6 +56,18 @@ Histogram Histogram::coarsened(int bins) const {
 
 void Histogram::add(float x) {
   if (std::isnan(x)) return;
+  if (fine) {  // exact bin from the bits (hd.h), identical on the GPU
+    if (x == 0.0f) {
+      ++below;
+      return;
+    }
+    if (std::isinf(x)) {
+      ++above;
+      return;
+    }
+    counts[size_t(hdQuarterOctave(x) + 152 * 4)]++;
+    return;
+  }
   double v;
   if (log) {
     if (x == 0.0f) {

@@ -14,6 +14,7 @@ struct Histogram {
   bool log = false;        // log: bins over log2|x| (sign ignored); linear: bins over x
   double lo = 0, hi = 0;   // range of the bin edges (log2 units when log)
   std::vector<uint64_t> counts;
+  bool fine = false;       // log2Fine(): quarter-octave bins placed exactly from the float's bits
   uint64_t below = 0, above = 0;  // values outside [lo, hi) (zeros, for a log histogram, count below)
 
   static Histogram linear(double lo, double hi, int bins);
@@ -40,6 +41,13 @@ class Stats {
   double mean() const { return finite_ ? mean_ : 0; }
   double stddev() const;  // population standard deviation of the finite values
   uint64_t finite() const { return finite_; }
+  // Counts from `counts`, moments computed elsewhere (the GPU): m2 is the sum of squared
+  // deviations from the mean.
+  static Stats fromMoments(const Stats& counts, uint64_t finite, double min, double max, double absmax, double mean, double m2) {
+    Stats s = counts;
+    s.finite_ = finite, s.min_ = min, s.max_ = max, s.absmax_ = absmax, s.mean_ = mean, s.m2_ = m2;
+    return s;
+  }
 
  private:
   uint64_t finite_ = 0;

@@ -1,0 +1,38 @@
+// The CUDA device backend and the GPU dequantization / statistics entry points. Built only when
+// CMake finds a CUDA toolkit; every function reports "no CUDA device" cleanly on a machine
+// without one (the driver's own message included).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/load/device_backend.h"
+#include "core/model/checkpoint.h"
+#include "core/numerics/stats.h"
+
+namespace ws::kernels {
+
+// True when device `index` exists and can be used; `why` says why not.
+bool deviceAvailable(int index, std::string* why = nullptr);
+
+Result<std::unique_ptr<load::DeviceBackend>> makeCudaBackend(int index);
+
+// Registers makeCudaBackend with the core's backend registry ("cuda", "cuda:N").
+void registerCuda();
+
+// Rows [firstRow, firstRow + rows) of a logical tensor, dequantized to F32 on the GPU with the
+// same formulas as the CPU reference (core/numerics/decode_element.h).
+Result<std::vector<float>> dequantizeOnDevice(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows, int device = 0);
+
+// Statistics and the quarter-octave log2 histogram of the whole logical tensor, on the GPU:
+// counts equal the CPU's exactly; min, max and absmax exactly; mean and standard deviation from
+// double sums (within 1e-9 relative of the CPU's Welford values for any tensor that fits).
+struct DeviceStats {
+  num::Stats stats;  // counts, min, max, absmax; mean/std filled from the device sums
+  num::Histogram histogram = num::Histogram::log2Fine();
+  double sum = 0, sumSquares = 0;
+};
+Result<DeviceStats> statsOnDevice(const Checkpoint& c, uint32_t logical, int device = 0);
+
+}  // namespace ws::kernels

@@ -1,0 +1,165 @@
+// GPU tests (plain C++, no Qt, so they build on the GPU machine): every kernel equals the CPU
+// reference bit for bit on every fixture tensor and on a checkpoint per scheme; device statistics
+// equal the CPU's; a CUDA load's residency equals the planner's; injected allocation failures
+// and cancel leave zero live device allocations. Without a device it says so and exits 77,
+// which CTest reports as skipped.
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "core/formats/open_checkpoint.h"
+#include "core/load/loader.h"
+#include "core/numerics/dequant.h"
+#include "core/numerics/float_formats.h"
+#include "core/numerics/stats.h"
+#include "core/synth/synth.h"
+#include "kernels/cuda_backend.h"
+
+using namespace ws;
+namespace fs = std::filesystem;
+
+static int passed = 0, failed = 0;
+#define CHECK(cond, ...)                     \
+  do {                                       \
+    if (cond) {                              \
+      ++passed;                              \
+    } else {                                 \
+      ++failed;                              \
+      std::printf("FAIL: " __VA_ARGS__);     \
+      std::printf("\n");                     \
+    }                                        \
+  } while (0)
+
+static bool sameBits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || num::floatToBits(a) == num::floatToBits(b); }
+
+static std::shared_ptr<const Checkpoint> open(const std::string& p) {
+  auto r = openCheckpoint(p);
+  if (!r) {
+    std::printf("FAIL: cannot open %s: %s\n", p.c_str(), r.error().describe().c_str());
+    ++failed;
+    return nullptr;
+  }
+  return r.value();
+}
+
+static void kernelsEqualReference(const Checkpoint& c, const std::string& label) {
+  uint64_t elements = 0;
+  for (uint32_t li = 0; li < c.logical.size(); ++li) {
+    auto dec = num::makeDecoder(c, li);
+    if (!dec) continue;
+    const auto& d = *dec.value();
+    std::vector<float> want(d.rows() * d.cols());
+    d.decode(0, d.rows(), want.data());
+    auto got = kernels::dequantizeOnDevice(c, li, 0, d.rows());
+    CHECK(got.ok(), "%s %s: %s", label.c_str(), c.logical[li].name.c_str(), got.ok() ? "" : got.error().describe().c_str());
+    if (!got.ok()) continue;
+    size_t bad = 0;
+    for (size_t i = 0; i < want.size(); ++i) bad += !sameBits(got.value()[i], want[i]);
+    CHECK(bad == 0, "%s %s (%s): %zu of %zu elements differ", label.c_str(), c.logical[li].name.c_str(), c.logical[li].scheme.c_str(), bad, want.size());
+    elements += want.size();
+    // a row range in the middle (an expert's rows for a stacked tensor)
+    if (d.rows() >= 4) {
+      auto part = kernels::dequantizeOnDevice(c, li, d.rows() / 2, d.rows() / 4);
+      CHECK(part.ok() && std::memcmp(part.value().data(), want.data() + (d.rows() / 2) * d.cols(), part.value().size() * 4) == 0, "%s %s: row range",
+            label.c_str(), c.logical[li].name.c_str());
+    }
+    // statistics: counts and histogram exact, moments close
+    auto st = kernels::statsOnDevice(c, li);
+    num::Stats ref;
+    num::Histogram h = num::Histogram::log2Fine();
+    ref.add(want.data(), want.size());
+    for (float v : want) h.add(v);
+    CHECK(st.ok(), "%s %s: stats", label.c_str(), c.logical[li].name.c_str());
+    if (st.ok()) {
+      const auto& s = st.value().stats;
+      CHECK(s.count == ref.count && s.nan == ref.nan && s.inf == ref.inf && s.zero == ref.zero && s.subnormal == ref.subnormal && s.negative == ref.negative,
+            "%s %s: stats counts", label.c_str(), c.logical[li].name.c_str());
+      CHECK(s.min() == ref.min() && s.max() == ref.max() && s.absmax() == ref.absmax(), "%s %s: min/max", label.c_str(), c.logical[li].name.c_str());
+      CHECK(std::fabs(s.mean() - ref.mean()) <= 1e-9 * std::max(1.0, std::fabs(ref.mean())) && std::fabs(s.stddev() - ref.stddev()) <= 1e-9 * std::max(1.0, ref.stddev()),
+            "%s %s: mean/std", label.c_str(), c.logical[li].name.c_str());
+      CHECK(st.value().histogram.counts == h.counts && st.value().histogram.below == h.below, "%s %s: histogram", label.c_str(), c.logical[li].name.c_str());
+    }
+  }
+  std::printf("%s: %llu elements compared\n", label.c_str(), (unsigned long long)elements);
+}
+
+static void loads(const Checkpoint& c, const std::string& label) {
+  for (int ep : {1, 3}) {
+    auto placement = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::First, ep, c.model.numExperts);
+    for (int rank = 0; rank < ep; ++rank) {
+      auto dev = kernels::makeCudaBackend(0);
+      load::LoadOptions o;
+      o.plan.placement = placement.value();
+      o.epRank = rank;
+      auto r = load::loadCheckpoint(c, *dev.value(), o);
+      CHECK(r.ok() && r.value().report.residentDifference == 0, "%s EP%d rank %d: load %s", label.c_str(), ep, rank, r.ok() ? "differs" : r.error().describe().c_str());
+      if (r.ok()) r.value().store->release();
+      CHECK(dev.value()->liveAllocations() == 0, "%s: live allocations after release", label.c_str());
+    }
+  }
+  for (uint64_t k : {uint64_t(1), uint64_t(5), uint64_t(c.tensors.size())}) {
+    auto dev = kernels::makeCudaBackend(0);
+    load::FaultyBackend faulty(*dev.value(), k);
+    load::LoadOptions o;
+    o.plan.placement = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::First, 1, c.model.numExperts).value();
+    auto r = load::loadCheckpoint(c, faulty, o);
+    CHECK(!r.ok() && dev.value()->liveAllocations() == 0, "%s: injected failure %llu leaves %llu live", label.c_str(), (unsigned long long)k,
+          (unsigned long long)dev.value()->liveAllocations());
+  }
+  {
+    auto dev = kernels::makeCudaBackend(0);
+    std::atomic<bool> cancel{false};
+    load::LoadOptions o;
+    o.plan.placement = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::First, 1, c.model.numExperts).value();
+    o.cancel = &cancel;
+    o.stagingBytes = 64 << 10;
+    o.progress = [&](const char*, uint64_t done, uint64_t total) {
+      if (done * 2 > total) cancel = true;
+    };
+    auto r = load::loadCheckpoint(c, *dev.value(), o);
+    CHECK(!r.ok() && dev.value()->liveAllocations() == 0, "%s: cancel leaves allocations", label.c_str());
+  }
+}
+
+int main(int argc, char** argv) {
+  std::string why;
+  if (!kernels::deviceAvailable(0, &why)) {
+    std::printf("SKIP: %s\n", why.c_str());
+    return 77;
+  }
+  const std::string fx = std::getenv("WEIGHTSCOPE_FIXTURES") ? std::getenv("WEIGHTSCOPE_FIXTURES") : WS_FIXTURES_DEFAULT;
+  for (const char* rel : {"hf/qwen3_moe", "hf/qwen3_moe_fp8", "hf/deepseek_v3", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf",
+                          "gguf/tiny-qwen3moe-kquants.expected.gguf"})
+    if (auto c = open(fx + "/" + rel)) {
+      kernelsEqualReference(*c, rel);
+      loads(*c, rel);
+    }
+  // Every scheme of the synthetic writer, at tiny and (with WS_GPU_LARGE=1) at large size.
+  const fs::path tmp = fs::temp_directory_path() / ("ws-gpu-" + std::to_string(::getpid()));
+  const bool large = std::getenv("WS_GPU_LARGE") != nullptr;
+  for (const auto& scheme : synth::schemes())
+    for (const char* like : {"deepseek-v3", "gpt-oss", "qwen3-vl-moe"}) {
+      synth::Options o;
+      o.like = like;
+      o.scheme = scheme;
+      o.out = (tmp / (std::string(like) + "-" + scheme)).string();
+      if (large) {  // odd sizes with edge blocks: hidden 7168 + 96, experts of 2048 + 32 rows
+        o.hidden = 2048 + 256;
+        o.expertIntermediate = 1536 + 32;
+        o.experts = 16;
+        o.layers = 2;
+      }
+      auto w = synth::write(o);
+      CHECK(w.ok(), "synth %s %s", like, scheme.c_str());
+      if (auto c = open(o.out)) kernelsEqualReference(*c, std::string(like) + " " + scheme);
+      fs::remove_all(o.out);
+    }
+  fs::remove_all(tmp);
+  std::printf("%d passed, %d failed\n", passed, failed);
+  (void)argc, (void)argv;
+  return failed ? 1 : 0;
+}
