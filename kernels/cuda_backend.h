@@ -3,6 +3,7 @@
 // without one (the driver's own message included).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ void registerCuda();
 // same formulas as the CPU reference (core/numerics/decode_element.h).
 Result<std::vector<float>> dequantizeOnDevice(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows, int device = 0);
 
+// The same rows as BF16 (round to nearest even of the F32 value), converted on the device.
+Result<std::vector<uint16_t>> dequantizeOnDeviceBf16(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows, int device = 0);
+
 // Statistics and the quarter-octave log2 histogram of the whole logical tensor, on the GPU:
 // counts equal the CPU's exactly; min, max and absmax exactly; mean and standard deviation from
 // double sums (within 1e-9 relative of the CPU's Welford values for any tensor that fits).
@@ -34,5 +38,10 @@ struct DeviceStats {
   double sum = 0, sumSquares = 0;
 };
 Result<DeviceStats> statsOnDevice(const Checkpoint& c, uint32_t logical, int device = 0);
+
+// The same statistics of a logical tensor's scales, by kind ("scale", "global_scale" for scale
+// tensors; "d", "dmin", "sub_scale", "sub_min" for the fields inside GGUF blocks), computed on
+// the device from the same formulas as num::scaleStatistics.
+Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& c, uint32_t logical, int device = 0);
 
 }  // namespace ws::kernels

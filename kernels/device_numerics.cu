@@ -7,7 +7,10 @@
 #include <cstring>
 
 #include "core/numerics/decode_element.h"
+#include "core/numerics/gguf_scale_formulas.h"
+#include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/element_reader.h"
 #include "kernels/cuda_backend.h"
 
 namespace ws::kernels {
@@ -67,6 +70,21 @@ __global__ void deviationKernel(const float* v, uint64_t n, double mean, double*
     if (isfinite(x)) local += (double(x) - mean) * (double(x) - mean);
   }
   atomicAdd(out, local);
+}
+
+__global__ void toBf16Kernel(const float* v, uint64_t n, uint16_t* out) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) out[i] = num::hdToBf16Rne(v[i]);
+}
+
+// Every block's inline scales, laid out kind by kind: d[n], dmin[n], sub[n * subs], subMin[n * mins].
+__global__ void ggufScalesKernel(const uint8_t* w, uint32_t blockBytes, int id, uint64_t n, int subs, int mins, float* d, float* dmin, float* sub, float* subMin) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
+    const num::GgufBlockScales s = num::ggufBlockScales(id, w + i * blockBytes);
+    if (d) d[i] = s.d;
+    if (dmin) dmin[i] = s.dmin;
+    for (int k = 0; k < subs; ++k) sub[i * subs + k] = s.sub[k];
+    for (int k = 0; k < mins; ++k) subMin[i * mins + k] = s.subMin[k];
+  }
 }
 
 float fromOrdered(unsigned int o) {
@@ -154,6 +172,42 @@ Result<std::vector<float>> dequantizeOnDevice(const Checkpoint& c, uint32_t logi
   return host;
 }
 
+// Statistics of n floats already on the device.
+DeviceStats statsOfDeviceValues(const float* vals, uint64_t n) {
+  Accum* acc = nullptr;
+  cudaMalloc(&acc, sizeof(Accum));
+  Accum init{};
+  init.minBits = 0xFFFFFFFFu;
+  cudaMemcpy(acc, &init, sizeof(Accum), cudaMemcpyHostToDevice);
+  Accum a{};
+  double m2 = 0;
+  if (n) {
+    statsKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(vals, n, acc);
+    cudaDeviceSynchronize();
+  }
+  cudaMemcpy(&a, acc, sizeof(Accum), cudaMemcpyDeviceToHost);
+  cudaFree(acc);
+  if (a.finite) {
+    double* dev = nullptr;
+    cudaMalloc(&dev, sizeof(double));
+    cudaMemset(dev, 0, sizeof(double));
+    deviationKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(vals, n, a.sum / double(a.finite), dev);
+    cudaMemcpy(&m2, dev, sizeof(double), cudaMemcpyDeviceToHost);
+    cudaFree(dev);
+  }
+  DeviceStats out;
+  out.stats.count = n;
+  out.stats.nan = a.nan, out.stats.inf = a.inf, out.stats.zero = a.zero, out.stats.subnormal = a.subnormal, out.stats.negative = a.negative;
+  out.sum = a.sum, out.sumSquares = a.sumSquares;
+  out.histogram.below = a.below, out.histogram.above = a.above;
+  for (int i = 0; i < kBins; ++i) out.histogram.counts[size_t(i)] = a.bins[i];
+  if (a.finite) {
+    const float mn = fromOrdered(a.minBits), mx = fromOrdered(a.maxBits);
+    out.stats = num::Stats::fromMoments(out.stats, a.finite, mn, mx, std::max(std::fabs(double(mn)), std::fabs(double(mx))), a.sum / double(a.finite), m2);
+  }
+  return out;
+}
+
 Result<DeviceStats> statsOnDevice(const Checkpoint& c, uint32_t logical, int device) {
   std::string why;
   if (!deviceAvailable(device, &why)) return Error{ErrorCode::Usage, why, {}, std::nullopt, {}};
@@ -164,45 +218,84 @@ Result<DeviceStats> statsOnDevice(const Checkpoint& c, uint32_t logical, int dev
   DeviceRegions regions;
   if (auto r = prepare(d, 0, d.rows, regions); !r) return r.error();
   float* vals = nullptr;
-  Accum* acc = nullptr;
-  cudaMalloc(&vals, std::max<uint64_t>(d.rows * d.cols * 4, 4));
-  cudaMalloc(&acc, sizeof(Accum));
-  Accum init{};
-  init.minBits = 0xFFFFFFFFu;
-  init.maxBits = 0;
-  cudaMemcpy(acc, &init, sizeof(Accum), cudaMemcpyHostToDevice);
-  auto r = launch(d, 0, d.rows, vals);
-  Accum a{};
-  double m2 = 0;
   const uint64_t n = d.rows * d.cols;
-  if (r) {
-    statsKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(vals, n, acc);
-    cudaDeviceSynchronize();
-    cudaMemcpy(&a, acc, sizeof(Accum), cudaMemcpyDeviceToHost);
-    if (a.finite) {  // second pass: sum of squared deviations from the mean, in double
-      double* dev = nullptr;
-      cudaMalloc(&dev, sizeof(double));
-      cudaMemset(dev, 0, sizeof(double));
-      deviationKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(vals, n, a.sum / double(a.finite), dev);
-      cudaMemcpy(&m2, dev, sizeof(double), cudaMemcpyDeviceToHost);
-      cudaFree(dev);
-    }
-  }
-  cudaFree(vals);
-  cudaFree(acc);
-  if (!r) return r.error();
+  if (cudaError_t e = cudaMalloc(&vals, std::max<uint64_t>(n * 4, 4)); e != cudaSuccess)
+    return Error{ErrorCode::Io, std::string("cudaMalloc failed: ") + cudaGetErrorString(e), {}, std::nullopt, c.logical[logical].name};
+  auto r = launch(d, 0, d.rows, vals);
   DeviceStats out;
-  out.stats.count = d.rows * d.cols;
-  out.stats.nan = a.nan, out.stats.inf = a.inf, out.stats.zero = a.zero, out.stats.subnormal = a.subnormal, out.stats.negative = a.negative;
-  out.sum = a.sum, out.sumSquares = a.sumSquares;
-  out.histogram.below = a.below, out.histogram.above = a.above;
-  for (int i = 0; i < kBins; ++i) out.histogram.counts[size_t(i)] = a.bins[i];
-  if (a.finite) {
-    // min/max/absmax from the ordered encodings; mean/std from the double sums
-    const float mn = fromOrdered(a.minBits), mx = fromOrdered(a.maxBits);
-    const double mean = a.sum / double(a.finite);
-    out.stats = num::Stats::fromMoments(out.stats, a.finite, mn, mx, std::max(std::fabs(double(mn)), std::fabs(double(mx))), mean,
-                                        m2);
+  if (r) out = statsOfDeviceValues(vals, n);
+  cudaFree(vals);
+  if (!r) return r.error();
+  return out;
+}
+
+Result<std::vector<uint16_t>> dequantizeOnDeviceBf16(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows, int device) {
+  auto f = dequantizeOnDevice(c, logical, firstRow, rows, device);
+  if (!f) return f.error();
+  const uint64_t n = f.value().size();
+  float* v = nullptr;
+  uint16_t* o = nullptr;
+  cudaMalloc(&v, std::max<uint64_t>(n * 4, 4));
+  cudaMalloc(&o, std::max<uint64_t>(n * 2, 2));
+  cudaMemcpy(v, f.value().data(), n * 4, cudaMemcpyHostToDevice);
+  if (n) toBf16Kernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(v, n, o);
+  std::vector<uint16_t> out(n);
+  cudaError_t e = cudaMemcpy(out.data(), o, n * 2, cudaMemcpyDeviceToHost);
+  cudaFree(v);
+  cudaFree(o);
+  if (e != cudaSuccess) return Error{ErrorCode::Io, std::string("BF16 conversion failed: ") + cudaGetErrorString(e), {}, std::nullopt, c.logical[logical].name};
+  return out;
+}
+
+Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& c, uint32_t logical, int device) {
+  std::string why;
+  if (!deviceAvailable(device, &why)) return Error{ErrorCode::Usage, why, {}, std::nullopt, {}};
+  cudaSetDevice(device);
+  std::map<std::string, DeviceStats> out;
+  const LogicalTensor& l = c.logical[logical];
+  if (l.weight < 0) return out;
+  const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+  if (w.dtype->isBlockQuant()) {
+    const uint64_t n = w.bytes / w.dtype->blockBytes;
+    const uint8_t* host = c.files[w.file].map->bytes().data() + w.offset;
+    const num::GgufBlockScales probe = num::ggufBlockScales(w.dtype->ggmlId, host);  // every block of a type has the same fields
+    uint8_t* dw = nullptr;
+    cudaMalloc(&dw, std::max<uint64_t>(w.bytes, 1));
+    cudaMemcpy(dw, host, w.bytes, cudaMemcpyHostToDevice);
+    float *d = nullptr, *dmin = nullptr, *sub = nullptr, *subMin = nullptr;
+    if (probe.hasD) cudaMalloc(&d, n * 4);
+    if (probe.hasDmin) cudaMalloc(&dmin, n * 4);
+    if (probe.nSub) cudaMalloc(&sub, n * 4 * uint64_t(probe.nSub));
+    if (probe.nSubMin) cudaMalloc(&subMin, n * 4 * uint64_t(probe.nSubMin));
+    if (n) ggufScalesKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(dw, w.dtype->blockBytes, w.dtype->ggmlId, n, probe.nSub, probe.nSubMin, d, dmin, sub, subMin);
+    cudaDeviceSynchronize();
+    if (d) out["d"] = statsOfDeviceValues(d, n);
+    if (dmin) out["dmin"] = statsOfDeviceValues(dmin, n);
+    if (sub) out["sub_scale"] = statsOfDeviceValues(sub, n * uint64_t(probe.nSub));
+    if (subMin) out["sub_min"] = statsOfDeviceValues(subMin, n * uint64_t(probe.nSubMin));
+    for (void* p : {static_cast<void*>(dw), static_cast<void*>(d), static_cast<void*>(dmin), static_cast<void*>(sub), static_cast<void*>(subMin)})
+      if (p) cudaFree(p);
+    return out;
+  }
+  for (uint32_t mi : l.members) {
+    const TensorRecord& s = c.tensors[mi];
+    if (s.component != Component::Scale && s.component != Component::GlobalScale) continue;
+    // The scale tensor as a plain tensor (MX scales stored as U8 are E8M0), decoded on the device.
+    num::DecodeDesc d;
+    d.kind = num::DescKind::Plain;
+    d.rows = 1, d.cols = s.elements();
+    const DType* dt = (s.dtype->name == "U8" && l.scheme == "mxfp4") ? dtypeFromSafetensors("F8_E8M0") : s.dtype;
+    num::ElementReader r;
+    if (!r.init(dt)) continue;
+    d.w = num::Region{c.files[s.file].map->bytes().data() + s.offset, s.bytes, s.elements(), r.kind()};
+    DeviceRegions regions;
+    if (auto x = prepare(d, 0, 1, regions); !x) return x.error();
+    float* vals = nullptr;
+    cudaMalloc(&vals, std::max<uint64_t>(d.cols * 4, 4));
+    auto x = launch(d, 0, 1, vals);
+    if (x) out[std::string(componentName(s.component))] = statsOfDeviceValues(vals, d.cols);
+    cudaFree(vals);
+    if (!x) return x.error();
   }
   return out;
 }

@@ -160,3 +160,14 @@ WS_HD int hdQuarterOctave(float x) {
 }
 
 }  // namespace ws::num
+
+namespace ws::num {
+
+// binary32 -> bfloat16, round to nearest even; NaN stays a quiet NaN (as toBf16Rne).
+WS_HD uint16_t hdToBf16Rne(float f) {
+  const uint32_t u = hdFloatToBits(f);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((u >> 16) | 0x40);
+  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+}  // namespace ws::num

@@ -16,6 +16,7 @@
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/stats.h"
+#include "core/numerics/scale_stats.h"
 #include "core/synth/synth.h"
 #include "kernels/cuda_backend.h"
 
@@ -66,6 +67,23 @@ static void kernelsEqualReference(const Checkpoint& c, const std::string& label)
       auto part = kernels::dequantizeOnDevice(c, li, d.rows() / 2, d.rows() / 4);
       CHECK(part.ok() && std::memcmp(part.value().data(), want.data() + (d.rows() / 2) * d.cols(), part.value().size() * 4) == 0, "%s %s: row range",
             label.c_str(), c.logical[li].name.c_str());
+    }
+    // BF16 output: the F32 value rounded to nearest even, on the device
+    auto bf = kernels::dequantizeOnDeviceBf16(c, li, 0, d.rows());
+    size_t badBf = 0;
+    if (bf.ok())
+      for (size_t i = 0; i < want.size(); ++i) badBf += bf.value()[i] != num::toBf16Rne(want[i]);
+    CHECK(bf.ok() && badBf == 0, "%s %s: BF16 output (%zu differ)", label.c_str(), c.logical[li].name.c_str(), badBf);
+    // scale statistics on the device equal the CPU's per kind (counts and histogram exactly)
+    auto dev = kernels::scaleStatsOnDevice(c, li);
+    auto cpu = num::scaleStatistics(c, num::ScaleGrouping::Tensor);
+    if (dev.ok() && cpu.ok() && cpu.value().groups.count(c.logical[li].name)) {
+      for (const auto& [kind, g] : cpu.value().groups.at(c.logical[li].name)) {
+        auto it = dev.value().find(kind);
+        CHECK(it != dev.value().end() && it->second.stats.count == g.stats.count && it->second.stats.nan == g.stats.nan &&
+                  it->second.stats.min() == g.stats.min() && it->second.stats.max() == g.stats.max() && it->second.histogram.counts == g.hist.counts,
+              "%s %s: scale statistics (%s)", label.c_str(), c.logical[li].name.c_str(), kind.c_str());
+      }
     }
     // statistics: counts and histogram exact, moments close
     auto st = kernels::statsOnDevice(c, li);
