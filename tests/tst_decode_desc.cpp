@@ -17,8 +17,6 @@ using namespace ws;
 
 namespace {
 
-bool sameBits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || num::floatToBits(a) == num::floatToBits(b); }
-
 // Returns the number of elements compared; fails the test on the first difference.
 uint64_t compareAll(const Checkpoint& c) {
   uint64_t n = 0;
@@ -34,12 +32,12 @@ uint64_t compareAll(const Checkpoint& c) {
       for (uint64_t b = 0; b < want.size() / desc.blockElems; ++b) {
         num::decodeGgufBlock(desc, b, block.data());
         for (uint32_t k = 0; k < desc.blockElems; ++k)
-          if (!sameBits(block[k], want[b * desc.blockElems + k])) throw std::runtime_error(c.logical[li].name + ": block " + std::to_string(b) + " differs");
+          if (!num::sameBitsOrNan(block[k], want[b * desc.blockElems + k])) throw std::runtime_error(c.logical[li].name + ": block " + std::to_string(b) + " differs");
       }
     } else {
       for (uint64_t r = 0; r < d.rows(); ++r)
         for (uint64_t j = 0; j < d.cols(); ++j)
-          if (!sameBits(num::decodeElement(desc, r, j), want[r * d.cols() + j]))
+          if (!num::sameBitsOrNan(num::decodeElement(desc, r, j), want[r * d.cols() + j]))
             throw std::runtime_error(c.logical[li].name + " (" + c.logical[li].scheme + "): element (" + std::to_string(r) + ", " + std::to_string(j) + ") differs");
     }
     n += want.size();

@@ -1,7 +1,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <iostream>
+
 #include "app/cli/command.h"
+#include "core/formats/open_checkpoint.h"
 
 namespace ws::cli {
 
@@ -46,6 +49,22 @@ long long Args::getInt(const std::string& key, long long fallback) const {
   }
   if (used != it->second.size() || it->second.empty()) throw std::invalid_argument("--" + key + " expects an integer, got '" + it->second + "'");
   return v;
+}
+
+std::shared_ptr<const Checkpoint> openOrReport(const std::string& path) {
+  auto r = openCheckpoint(path);
+  if (!r) {
+    std::cerr << "weightscope: " << r.error().describe() << "\n";
+    return nullptr;
+  }
+  return r.value();
+}
+
+plan::Remainder parseRemainder(const std::string& s) {
+  if (s == "first") return plan::Remainder::First;
+  if (s == "last") return plan::Remainder::Last;
+  if (s == "strict") return plan::Remainder::Strict;
+  throw std::invalid_argument("--remainder must be first, last or strict");
 }
 
 }  // namespace ws::cli

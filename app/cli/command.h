@@ -3,6 +3,9 @@
 #pragma once
 
 #include <map>
+
+#include "core/model/checkpoint.h"
+#include "core/plan/placement.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +56,11 @@ class Args {
   std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
 };
+
+// Opens a checkpoint, or prints the error (file, offset, tensor) and returns null.
+std::shared_ptr<const Checkpoint> openOrReport(const std::string& path);
+// "first" | "last" | "strict"; throws std::invalid_argument otherwise.
+plan::Remainder parseRemainder(const std::string& s);
 
 void registerInspect(CommandRegistry& r);
 void registerSynth(CommandRegistry& r);

@@ -30,16 +30,13 @@ class InspectCommand : public Command {
       std::cerr << usage();
       return kExitCannotRun;
     }
-    auto opened = openCheckpoint(a.positional()[0]);
-    if (!opened) {
-      std::cerr << "weightscope: " << opened.error().describe() << "\n";
-      return kExitCannotRun;
-    }
+    auto c = openOrReport(a.positional()[0]);
+    if (!c) return kExitCannotRun;
     InspectOptions opt;
     opt.filter = a.get("filter");
     opt.flat = a.has("flat");
-    if (a.has("json")) std::cout << inspectJson(*opened.value(), opt).dump(1) << "\n";
-    else std::cout << inspectText(*opened.value(), opt);
+    if (a.has("json")) std::cout << inspectJson(*c, opt).dump(1) << "\n";
+    else std::cout << inspectText(*c, opt);
     return kExitOk;
   }
 };

@@ -40,12 +40,9 @@ class LoadCommand : public Command {
       std::cerr << usage();
       return kExitCannotRun;
     }
-    auto opened = openCheckpoint(a.positional()[0]);
-    if (!opened) {
-      std::cerr << "weightscope: " << opened.error().describe() << "\n";
-      return kExitCannotRun;
-    }
-    const Checkpoint& c = *opened.value();
+    auto opened = openOrReport(a.positional()[0]);
+    if (!opened) return kExitCannotRun;
+    const Checkpoint& c = *opened;
     std::string device = a.get("device", load::cudaBackendBuilt() ? "cuda" : "host");
     auto backend = load::makeBackend(device);
     if (!backend && !a.has("device")) {  // no GPU here: say so and fall back to the host backend
@@ -56,10 +53,7 @@ class LoadCommand : public Command {
       std::cerr << "weightscope load: " << backend.error().describe() << "\n";
       return kExitCannotRun;
     }
-    const std::string rem = a.get("remainder", "first");
-    auto placement = plan::makePlacement(plan::PlacementKind::Linear,
-                                         rem == "last" ? plan::Remainder::Last : rem == "strict" ? plan::Remainder::Strict : plan::Remainder::First,
-                                         int(a.getInt("ep-size", 1)), c.model.numExperts);
+    auto placement = plan::makePlacement(plan::PlacementKind::Linear, parseRemainder(a.get("remainder", "first")), int(a.getInt("ep-size", 1)), c.model.numExperts);
     if (!placement) {
       std::cerr << "weightscope load: " << placement.error().describe() << "\n";
       return kExitCannotRun;

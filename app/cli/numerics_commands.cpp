@@ -17,15 +17,6 @@ namespace ws::cli {
 
 namespace {
 
-std::shared_ptr<const Checkpoint> openOrReport(const std::string& path) {
-  auto r = openCheckpoint(path);
-  if (!r) {
-    std::cerr << "weightscope: " << r.error().describe() << "\n";
-    return nullptr;
-  }
-  return r.value();
-}
-
 // "A:B", "A:" or ":B" -> [A, B)
 std::pair<uint64_t, uint64_t> parseRows(const std::string& s) {
   auto colon = s.find(':');

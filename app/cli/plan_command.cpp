@@ -130,16 +130,11 @@ class PlanCommand : public Command {
       std::cerr << usage();
       return kExitCannotRun;
     }
-    auto opened = openCheckpoint(a.positional()[0]);
-    if (!opened) {
-      std::cerr << "weightscope: " << opened.error().describe() << "\n";
-      return kExitCannotRun;
-    }
-    const Checkpoint& c = *opened.value();
+    auto opened = openOrReport(a.positional()[0]);
+    if (!opened) return kExitCannotRun;
+    const Checkpoint& c = *opened;
     const int ep = int(a.getInt("ep", 1));
-    const std::string rem = a.get("remainder", "first");
-    plan::Remainder remainder = rem == "first" ? plan::Remainder::First : rem == "last" ? plan::Remainder::Last : rem == "strict" ? plan::Remainder::Strict
-                                                                                                                                   : throw std::invalid_argument("--remainder must be first, last or strict");
+    const plan::Remainder remainder = parseRemainder(a.get("remainder", "first"));
     const std::string placement = a.get("placement", "linear");
     const int64_t E = c.model.numExperts;
     Result<plan::Placement> pl = Error{ErrorCode::Usage, "", {}, std::nullopt, {}};

@@ -23,18 +23,20 @@ AtomicFile::~AtomicFile() {
   }
 }
 
-void AtomicFile::write(const void* data, size_t n) {
+void writeAll(int fd, const void* data, size_t n, const std::string& path) {
   const char* p = static_cast<const char*>(data);
   while (n) {
-    ssize_t w = ::write(fd_, p, n);
+    ssize_t w = ::write(fd, p, n);
     if (w < 0) {
       if (errno == EINTR) continue;
-      fail(ErrorCode::Io, std::string("write failed: ") + std::strerror(errno), path_);
+      fail(ErrorCode::Io, std::string("write failed: ") + std::strerror(errno), path);
     }
     p += w;
     n -= size_t(w);
   }
 }
+
+void AtomicFile::write(const void* data, size_t n) { writeAll(fd_, data, n, path_); }
 
 void AtomicFile::commit() {
   ::fchmod(fd_, 0644);

@@ -7,6 +7,9 @@
 
 namespace ws {
 
+// write(2) until all n bytes are written (EINTR retried); throws CoreError(Io) naming `path`.
+void writeAll(int fd, const void* data, size_t n, const std::string& path);
+
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path);  // throws CoreError(Io) naming the path

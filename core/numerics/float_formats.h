@@ -38,6 +38,9 @@ inline float halfToFloat(uint16_t h) {
 
 inline float bf16ToFloat(uint16_t b) { return bitsToFloat(uint32_t(b) << 16); }
 
+// Equal bits, or both NaN (payloads are not part of any formula): how outputs are compared.
+inline bool sameBitsOrNan(float a, float b) { return (a != a && b != b) || floatToBits(a) == floatToBits(b); }
+
 // binary32 -> bfloat16 with round-to-nearest-even; NaN stays NaN (quiet).
 inline uint16_t toBf16Rne(float f) {
   uint32_t u = floatToBits(f);

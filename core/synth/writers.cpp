@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "core/io/atomic_file.h"
 #include "core/synth/tensor_data.h"
 #include "core/util/error.h"
 
@@ -22,17 +23,8 @@ class OutFile {
     if (fd_ >= 0) ::close(fd_);
   }
   void write(const void* data, size_t n) {
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-      ssize_t w = ::write(fd_, p, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        fail(ErrorCode::Io, std::string("write failed: ") + std::strerror(errno), path_);
-      }
-      p += w;
-      n -= size_t(w);
-      pos_ += uint64_t(w);
-    }
+    writeAll(fd_, data, n, path_);
+    pos_ += n;
   }
   void zeros(uint64_t n) {
     static const char z[64] = {};

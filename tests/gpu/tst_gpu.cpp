@@ -35,8 +35,6 @@ static int passed = 0, failed = 0;
     }                                        \
   } while (0)
 
-static bool sameBits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || num::floatToBits(a) == num::floatToBits(b); }
-
 static std::shared_ptr<const Checkpoint> open(const std::string& p) {
   auto r = openCheckpoint(p);
   if (!r) {
@@ -59,7 +57,7 @@ static void kernelsEqualReference(const Checkpoint& c, const std::string& label)
     CHECK(got.ok(), "%s %s: %s", label.c_str(), c.logical[li].name.c_str(), got.ok() ? "" : got.error().describe().c_str());
     if (!got.ok()) continue;
     size_t bad = 0;
-    for (size_t i = 0; i < want.size(); ++i) bad += !sameBits(got.value()[i], want[i]);
+    for (size_t i = 0; i < want.size(); ++i) bad += !num::sameBitsOrNan(got.value()[i], want[i]);
     CHECK(bad == 0, "%s %s (%s): %zu of %zu elements differ", label.c_str(), c.logical[li].name.c_str(), c.logical[li].scheme.c_str(), bad, want.size());
     elements += want.size();
     // a row range in the middle (an expert's rows for a stacked tensor)

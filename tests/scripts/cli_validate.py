@@ -11,16 +11,11 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, fail, finish  # noqa: E402
+
 WS, FX = sys.argv[1], sys.argv[2]
-passed, failed = 0, []
 
-
-def check(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failed.append(what)
 
 
 def run(*args):
@@ -99,7 +94,4 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run(fp8, "--format", "pdf")
     check(r.returncode == 2, f"bad format: exit {r.returncode}")
 
-for f in failed:
-    print(f)
-print(f"{passed} passed, {len(failed)} failed")
-sys.exit(1 if failed else 0)
+finish()

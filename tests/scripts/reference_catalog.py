@@ -20,16 +20,11 @@ import tempfile
 from gguf import GGUFReader
 from safetensors import safe_open
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, fail, finish  # noqa: E402
+
 WS, FX = sys.argv[1], sys.argv[2]
-passed, failed = 0, []
 
-
-def check(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failed.append(what)
 
 
 def inspect(path):
@@ -105,16 +100,13 @@ with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, f"{like}-{scheme}")
             r = subprocess.run([WS, "synth", "--like", like, "--scheme", scheme, "--shards", "2", out], capture_output=True, text=True)
             if r.returncode != 0:
-                failed.append(f"synth {like} {scheme}: {r.stderr.strip()}")
+                fail(f"synth {like} {scheme}: {r.stderr.strip()}")
                 continue
             try:
                 ref = gguf_reference(files_of(out, ".gguf")) if scheme == "gguf-q4_k" else safetensors_reference(files_of(out, ".safetensors"))
             except Exception as e:  # the reference reader refused our file
-                failed.append(f"synth {like} {scheme}: reference reader refused it: {e}")
+                fail(f"synth {like} {scheme}: reference reader refused it: {e}")
                 continue
             compare(f"synth {like} {scheme}", inspect(out), ref)
 
-for f in failed[:50]:
-    print(f)
-print(f"{passed} passed, {len(failed)} failed")
-sys.exit(1 if failed else 0)
+finish()

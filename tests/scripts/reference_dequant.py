@@ -26,27 +26,20 @@ from gguf import GGMLQuantizationType as Q
 from gguf import quants as gq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, fail, finish  # noqa: E402
 from refpack import bf16_bytes, f32_bytes, pack_int32_lsb, pack_nibbles_even_low, random_blocks, write_gguf, write_st  # noqa: E402
 
 WS, FX = sys.argv[1], sys.argv[2]
-passed, failed = 0, []
 RNG = np.random.default_rng(1234)
 E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], np.float32)
 
-
-def check(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failed.append(what)
 
 
 def dequant(path, tensor, *extra):
     out = os.path.join(TMP, "out.npy")
     r = subprocess.run([WS, "dequant", path, tensor, "--out", out, *extra], capture_output=True, text=True)
     if r.returncode != 0:
-        failed.append(f"dequant {tensor}: {r.stderr.strip()}")
+        fail(f"dequant {tensor}: {r.stderr.strip()}")
         return None
     return np.load(out)
 
@@ -342,7 +335,4 @@ with tempfile.TemporaryDirectory() as TMP:
     part_c()
     part_d()
 
-for f in failed[:40]:
-    print(f)
-print(f"{passed} passed, {len(failed)} failed")
-sys.exit(1 if failed else 0)
+finish()

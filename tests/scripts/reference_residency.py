@@ -19,19 +19,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, fail, finish  # noqa: E402
+
 WS, FX = sys.argv[1], sys.argv[2]
-passed, failed = 0, []
 EXPERT = re.compile(r"\.experts\.(\d+)\.")
 LAYER = re.compile(r"(?:^|\.)layers\.(\d+)\.")
 FUSED = re.compile(r"\.experts\.(gate_up_proj|down_proj)")  # every expert in one tensor: each rank keeps its slice
 
-
-def check(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failed.append(what)
 
 
 def headers(path):
@@ -82,7 +77,7 @@ def prove(label, path, eps, remainders=("first", "last")):
         for rem in remainders:
             r = subprocess.run([WS, "plan", path, "--ep", str(ep), "--remainder", rem, "--json", "--list-tensors"], capture_output=True, text=True)
             if r.returncode != 0:
-                failed.append(f"{label} EP{ep} {rem}: plan failed: {r.stderr.strip()}")
+                fail(f"{label} EP{ep} {rem}: plan failed: {r.stderr.strip()}")
                 continue
             doc = json.loads(r.stdout)
             want = expected_sets(sizes.keys(), layers, experts, ep, rem)
@@ -115,12 +110,9 @@ with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, like)
         r = subprocess.run([WS, "synth", "--like", like, "--scheme", scheme, "--size", "full", "--sparse", out], capture_output=True, text=True)
         if r.returncode != 0:
-            failed.append(f"synth {like}: {r.stderr.strip()}")
+            fail(f"synth {like}: {r.stderr.strip()}")
             continue
         prove(f"{like} (full, sparse)", out, eps)
         subprocess.run(["rm", "-rf", out])
 
-for f in failed[:30]:
-    print(f)
-print(f"{passed} passed, {len(failed)} failed")
-sys.exit(1 if failed else 0)
+finish()
