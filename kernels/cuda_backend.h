@@ -44,4 +44,14 @@ Result<DeviceStats> statsOnDevice(const Checkpoint& c, uint32_t logical, int dev
 // the device from the same formulas as num::scaleStatistics.
 Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& c, uint32_t logical, int device = 0);
 
+// Benchmarks (bench/gpu_dequant_bench.cpp): the whole logical tensor dequantized to BF16 with its
+// inputs already on the device, best of `repeat` runs timed with CUDA events; and a device-to-
+// device copy of `bytes` for comparison.
+struct KernelTiming {
+  double seconds = 0;
+  uint64_t bytesIn = 0, bytesOut = 0;
+};
+Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int repeat, int device = 0);
+Result<double> timeDeviceCopy(uint64_t bytes, int repeat, int device = 0);
+
 }  // namespace ws::kernels

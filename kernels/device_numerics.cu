@@ -72,6 +72,20 @@ __global__ void deviationKernel(const float* v, uint64_t n, double mean, double*
   atomicAdd(out, local);
 }
 
+__global__ void elementsBf16Kernel(num::DecodeDesc d, uint64_t rows, uint16_t* out) {
+  const uint64_t n = rows * d.cols;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    out[i] = num::hdToBf16Rne(num::decodeElement(d, i / d.cols, i % d.cols));
+}
+
+__global__ void blocksBf16Kernel(num::DecodeDesc d, uint64_t nblocks, uint16_t* out) {
+  float y[256];
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < nblocks; i += uint64_t(gridDim.x) * blockDim.x) {
+    num::decodeGgufBlock(d, i, y);
+    for (uint32_t k = 0; k < d.blockElems; ++k) out[i * d.blockElems + k] = num::hdToBf16Rne(y[k]);
+  }
+}
+
 __global__ void toBf16Kernel(const float* v, uint64_t n, uint16_t* out) {
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) out[i] = num::hdToBf16Rne(v[i]);
 }
@@ -298,6 +312,75 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
     if (!x) return x.error();
   }
   return out;
+}
+
+Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int repeat, int device) {
+  std::string why;
+  if (!deviceAvailable(device, &why)) return Error{ErrorCode::Usage, why, {}, std::nullopt, {}};
+  cudaSetDevice(device);
+  auto dec = num::makeDecoder(c, logical);
+  if (!dec) return dec.error();
+  num::DecodeDesc d = dec.value()->describe();
+  if (d.kind == num::DescKind::GgufBlocks && d.blockElems > 256) return Error{ErrorCode::Usage, "block too large", {}, std::nullopt, {}};
+  DeviceRegions regions;
+  if (auto r = prepare(d, 0, d.rows, regions); !r) return r.error();
+  KernelTiming t;
+  t.bytesIn = d.w.bytes + d.s.bytes + d.g.bytes + d.zp.bytes + d.gidx.bytes;
+  t.bytesOut = d.rows * d.cols * 2;
+  uint16_t* out = nullptr;
+  if (cudaError_t e = cudaMalloc(&out, t.bytesOut); e != cudaSuccess) return Error{ErrorCode::Io, std::string("cudaMalloc: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  const unsigned grid = unsigned(std::max(1, sms) * 32);
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  t.seconds = 1e30;
+  for (int i = 0; i < repeat; ++i) {
+    cudaEventRecord(a);
+    if (d.kind == num::DescKind::GgufBlocks) blocksBf16Kernel<<<grid, 256>>>(d, d.rows * d.cols / d.blockElems, out);
+    else elementsBf16Kernel<<<grid, 256>>>(d, d.rows, out);
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    t.seconds = std::min(t.seconds, double(ms) / 1e3);
+  }
+  cudaError_t e = cudaGetLastError();
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  cudaFree(out);
+  if (e != cudaSuccess) return Error{ErrorCode::Io, std::string("kernel: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
+  return t;
+}
+
+Result<double> timeDeviceCopy(uint64_t bytes, int repeat, int device) {
+  std::string why;
+  if (!deviceAvailable(device, &why)) return Error{ErrorCode::Usage, why, {}, std::nullopt, {}};
+  cudaSetDevice(device);
+  void *src = nullptr, *dst = nullptr;
+  if (cudaMalloc(&src, bytes) != cudaSuccess || cudaMalloc(&dst, bytes) != cudaSuccess) {
+    cudaFree(src);
+    return Error{ErrorCode::Io, "cudaMalloc failed", {}, std::nullopt, {}};
+  }
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  double best = 1e30;
+  for (int i = 0; i < repeat; ++i) {
+    cudaEventRecord(a);
+    cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    best = std::min(best, double(ms) / 1e3);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  cudaFree(src);
+  cudaFree(dst);
+  return best;
 }
 
 }  // namespace ws::kernels
