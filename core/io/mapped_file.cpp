@@ -36,12 +36,24 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
     }
     f->data_ = static_cast<const uint8_t*>(p);
   }
-  ::close(fd);  // the mapping keeps the file alive
+  f->fd_ = fd;  // kept for readAt
   return f;
 }
 
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void MappedFile::readAt(uint64_t offset, void* dst, uint64_t n) const {
+  uint8_t* p = static_cast<uint8_t*>(dst);
+  uint64_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd_, p + done, n - done, off_t(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) fail(ErrorCode::Io, r == 0 ? "file ended early" : std::string("read failed: ") + std::strerror(errno), path_, offset + done);
+    done += uint64_t(r);
+  }
 }
 
 }  // namespace ws

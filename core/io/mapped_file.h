@@ -21,12 +21,17 @@ class MappedFile {
   const std::string& path() const { return path_; }
   uint64_t size() const { return size_; }
   std::span<const uint8_t> bytes() const { return {data_, static_cast<size_t>(size_)}; }
+  // Reads n bytes at offset with pread: for a few scattered bytes (weight_shape tensors) this
+  // avoids the page faults - and the readahead each brings - that touching the mapping costs.
+  // Throws CoreError(Io) naming the file and offset.
+  void readAt(uint64_t offset, void* dst, uint64_t n) const;
 
  private:
   MappedFile() = default;
   std::string path_;
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
+  int fd_ = -1;
 };
 
 }  // namespace ws

@@ -27,10 +27,15 @@ std::vector<int64_t> readSmallInts(const Checkpoint& c, const TensorRecord& t) {
   std::vector<int64_t> v;
   const auto& f = c.files[t.file];
   if (!f.map || t.elements() > 8 || t.offset + t.bytes > f.map->size()) return v;
-  const uint8_t* p = f.map->bytes().data() + t.offset;
+  uint8_t buf[64];
+  try {
+    f.map->readAt(t.offset, buf, t.bytes);
+  } catch (const CoreError&) {
+    return v;
+  }
   for (uint64_t i = 0; i < t.elements(); ++i) {
-    if (t.dtype->name == "I64") { int64_t x; std::memcpy(&x, p + 8 * i, 8); v.push_back(x); }
-    else if (t.dtype->name == "I32") { int32_t x; std::memcpy(&x, p + 4 * i, 4); v.push_back(x); }
+    if (t.dtype->name == "I64") { int64_t x; std::memcpy(&x, buf + 8 * i, 8); v.push_back(x); }
+    else if (t.dtype->name == "I32") { int32_t x; std::memcpy(&x, buf + 4 * i, 4); v.push_back(x); }
     else return {};
   }
   return v;

@@ -316,7 +316,9 @@ class PackedIntDecoder : public RowDecoder {
     if (shp) {  // weight_shape: the unpacked shape (codes past it are padding)
       ElementReader r;
       r.init(shp->dtype);
-      const uint8_t* sp = dataOf(c, *shp);
+      uint8_t sp[64];
+      if (shp->bytes > sizeof sp) mismatch(c, *shp, "weight_shape has more than 8 entries");
+      c.files[shp->file].map->readAt(shp->offset, sp, shp->bytes);
       std::vector<uint64_t> ws;
       for (uint64_t i = 0; i < shp->elements(); ++i) ws.push_back(uint64_t(r.at(sp, i)));
       if (ws.size() != shape.size() || ws.back() > shape.back() || product(ws) == 0) mismatch(c, *shp, "weight_shape does not fit the packed tensor");

@@ -273,7 +273,12 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
     for (uint32_t mi : l.members) {
       const TensorRecord& s = c.tensors[mi];
       if (s.component != Component::Shape) continue;
-      const uint8_t* p = c.files[s.file].map->bytes().data() + s.offset;
+      uint8_t p[64];
+      if (s.bytes > sizeof p) {
+        sink.add("WS-S006", "weight_shape holds " + std::to_string(s.elements()) + " entries", s.name);
+        continue;
+      }
+      c.files[s.file].map->readAt(s.offset, p, s.bytes);
       std::vector<int64_t> v(s.elements());
       for (size_t k = 0; k < v.size(); ++k) {
         if (s.dtype->name == "I64") std::memcpy(&v[k], p + 8 * k, 8);
