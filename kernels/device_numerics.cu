@@ -163,18 +163,28 @@ Result<bool> launch(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, 
   return true;
 }
 
-}  // namespace
-
-Result<std::vector<float>> dequantizeOnDevice(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows, int device) {
+// The common start of every entry point: the device, the tensor's description, and device
+// copies of the bytes rows [firstRow, firstRow + rows) need (rows == UINT64_MAX: all of them).
+Result<num::DecodeDesc> describeOnDevice(const Checkpoint& c, uint32_t logical, int device, uint64_t firstRow, uint64_t& rows, DeviceRegions& regions) {
   std::string why;
   if (!deviceAvailable(device, &why)) return Error{ErrorCode::Usage, why, {}, std::nullopt, {}};
   cudaSetDevice(device);
   auto dec = num::makeDecoder(c, logical);
   if (!dec) return dec.error();
   num::DecodeDesc d = dec.value()->describe();
+  if (rows == UINT64_MAX) rows = d.rows;
   if (firstRow + rows > d.rows) return Error{ErrorCode::Usage, "row range past the end of the tensor", {}, std::nullopt, c.logical[logical].name};
-  DeviceRegions regions;
   if (auto r = prepare(d, firstRow, rows, regions); !r) return r.error();
+  return d;
+}
+
+}  // namespace
+
+Result<std::vector<float>> dequantizeOnDevice(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows, int device) {
+  DeviceRegions regions;
+  auto described = describeOnDevice(c, logical, device, firstRow, rows, regions);
+  if (!described) return described.error();
+  const num::DecodeDesc& d = described.value();
   float* out = nullptr;
   if (cudaError_t e = cudaMalloc(&out, std::max<uint64_t>(rows * d.cols * 4, 4)); e != cudaSuccess)
     return Error{ErrorCode::Io, std::string("cudaMalloc failed: ") + cudaGetErrorString(e), {}, std::nullopt, c.logical[logical].name};
@@ -223,14 +233,11 @@ DeviceStats statsOfDeviceValues(const float* vals, uint64_t n) {
 }
 
 Result<DeviceStats> statsOnDevice(const Checkpoint& c, uint32_t logical, int device) {
-  std::string why;
-  if (!deviceAvailable(device, &why)) return Error{ErrorCode::Usage, why, {}, std::nullopt, {}};
-  cudaSetDevice(device);
-  auto dec = num::makeDecoder(c, logical);
-  if (!dec) return dec.error();
-  num::DecodeDesc d = dec.value()->describe();
   DeviceRegions regions;
-  if (auto r = prepare(d, 0, d.rows, regions); !r) return r.error();
+  uint64_t rows = UINT64_MAX;
+  auto described = describeOnDevice(c, logical, device, 0, rows, regions);
+  if (!described) return described.error();
+  const num::DecodeDesc& d = described.value();
   float* vals = nullptr;
   const uint64_t n = d.rows * d.cols;
   if (cudaError_t e = cudaMalloc(&vals, std::max<uint64_t>(n * 4, 4)); e != cudaSuccess)
@@ -315,15 +322,12 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
 }
 
 Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int repeat, int device) {
-  std::string why;
-  if (!deviceAvailable(device, &why)) return Error{ErrorCode::Usage, why, {}, std::nullopt, {}};
-  cudaSetDevice(device);
-  auto dec = num::makeDecoder(c, logical);
-  if (!dec) return dec.error();
-  num::DecodeDesc d = dec.value()->describe();
-  if (d.kind == num::DescKind::GgufBlocks && d.blockElems > 256) return Error{ErrorCode::Usage, "block too large", {}, std::nullopt, {}};
   DeviceRegions regions;
-  if (auto r = prepare(d, 0, d.rows, regions); !r) return r.error();
+  uint64_t rows = UINT64_MAX;
+  auto described = describeOnDevice(c, logical, device, 0, rows, regions);
+  if (!described) return described.error();
+  const num::DecodeDesc& d = described.value();
+  if (d.kind == num::DescKind::GgufBlocks && d.blockElems > 256) return Error{ErrorCode::Usage, "block too large", {}, std::nullopt, {}};
   KernelTiming t;
   t.bytesIn = d.w.bytes + d.s.bytes + d.g.bytes + d.zp.bytes + d.gidx.bytes;
   t.bytesOut = d.rows * d.cols * 2;
