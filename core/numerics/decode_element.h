@@ -11,7 +11,7 @@ namespace ws::num {
 
 WS_HD float scaleAt(const Region& r, uint64_t i) { return hdReadElem(r.kind, r.data, i); }
 
-WS_HD int zeroCodeAt(const DecodeDesc& d, uint64_t r, uint64_t g, int offset) {
+WS_HD_FN int zeroCodeAt(const DecodeDesc& d, uint64_t r, uint64_t g, int offset) {
   if (!d.zp.data) return offset;
   if (!d.zpPacked) return int(scaleAt(d.zp, r * d.groups + g)) + offset;
   const uint32_t perWord = 32 / d.bits;
@@ -22,7 +22,7 @@ WS_HD int zeroCodeAt(const DecodeDesc& d, uint64_t r, uint64_t g, int offset) {
 }
 
 // Element (r, j) of a non-GGUF tensor.
-WS_HD float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
+WS_HD_FN float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
   const uint64_t cols = d.cols;
   switch (d.kind) {
     case DescKind::Plain: return hdReadElem(d.w.kind, d.w.data, r * cols + j);
@@ -72,7 +72,7 @@ WS_HD float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
 }
 
 // GGUF block `index` of the tensor into y (blockElems floats).
-WS_HD void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
+WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
   const uint8_t* b = d.w.data + index * d.blockBytes;
   switch (d.ggmlId) {
     case 2: blocks::q4_0(b, y); break;

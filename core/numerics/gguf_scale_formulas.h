@@ -16,7 +16,7 @@ struct GgufBlockScales {
 
 WS_HD float hdF16At(const uint8_t* p) { return hdHalfToFloat(uint16_t(p[0] | (p[1] << 8))); }
 
-WS_HD GgufBlockScales ggufBlockScales(int id, const uint8_t* b) {
+WS_HD_FN GgufBlockScales ggufBlockScales(int id, const uint8_t* b) {
   GgufBlockScales s;
   auto kScales = [&s](const uint8_t* q, float d, float dmin) {  // Q4_K / Q5_K packed 6-bit scales
     for (int j = 0; j < 8; ++j) {

@@ -6,10 +6,16 @@
 #include <cstdint>
 #include <cstring>
 
+// WS_HD: small formulas, always inlined (the CPU block loops need them inlined into their AVX2
+// clones). WS_HD_FN: the larger dispatchers (a switch over every kind or block type); forcing
+// those inline into every caller made the compiler's memory and time explode, so on the CPU they
+// are ordinary inline functions.
 #if defined(__CUDACC__)
 #define WS_HD __host__ __device__ __forceinline__
+#define WS_HD_FN __host__ __device__ inline
 #else
 #define WS_HD static inline __attribute__((always_inline))
+#define WS_HD_FN inline
 #endif
 
 namespace ws::num {
@@ -113,7 +119,7 @@ WS_HD T hdLoad(const uint8_t* p, uint64_t i) {
   return v;
 }
 
-WS_HD float hdReadElem(ElemKind k, const uint8_t* p, uint64_t i) {
+WS_HD_FN float hdReadElem(ElemKind k, const uint8_t* p, uint64_t i) {
   switch (k) {
     case ElemKind::F32: return hdLoad<float>(p, i);
     case ElemKind::F16: return hdHalfToFloat(hdLoad<uint16_t>(p, i));
