@@ -111,16 +111,33 @@ class TstDequant : public QObject {
     QVERIFY((num::toBf16Rne(std::nanf("")) & 0x7F80) == 0x7F80 && (num::toBf16Rne(std::nanf("")) & 0x7F));
   }
 
-  // The conversions shared with the CUDA kernels equal the reference ones on every input.
-  void sharedConversionsEqualReference() {
+  // The bit-manipulating conversions (one set, shared by the CPU decoders and the CUDA kernels)
+  // equal each format's definition - sign * 2^(e - bias) * (1 + m / 2^M), subnormals
+  // 2^(1 - bias) * m / 2^M - evaluated with ldexp here, on every input.
+  void conversionsEqualTheirDefinition() {
     auto same = [](float a, float b) { return (std::isnan(a) && std::isnan(b)) || num::floatToBits(a) == num::floatToBits(b); };
-    for (uint32_t h = 0; h < 65536; ++h) QVERIFY(same(num::hdHalfToFloat(uint16_t(h)), num::halfToFloat(uint16_t(h))));
+    // expBits/mantBits/bias describe the format; `special` maps a code to NaN/inf or returns false.
+    auto defined = [](uint32_t code, int expBits, int mantBits, int bias) {
+      const float sign = (code >> (expBits + mantBits)) & 1 ? -1.0f : 1.0f;
+      const int e = int((code >> mantBits) & ((1u << expBits) - 1));
+      const float m = float(code & ((1u << mantBits) - 1));
+      if (e == 0) return sign * std::ldexp(m, 1 - bias - mantBits);
+      return sign * std::ldexp(1.0f + std::ldexp(m, -mantBits), e - bias);
+    };
+    for (uint32_t h = 0; h < 65536; ++h) {
+      const bool top = ((h >> 10) & 0x1F) == 0x1F;
+      const float want = !top ? defined(h, 5, 10, 15) : (h & 0x3FF) ? std::nanf("") : ((h & 0x8000) ? -INFINITY : INFINITY);
+      QVERIFY2(same(num::halfToFloat(uint16_t(h)), want), qPrintable(QString::number(h, 16)));
+    }
     for (uint32_t x = 0; x < 256; ++x) {
-      QVERIFY(same(num::hdE4m3ToFloat(uint8_t(x)), num::e4m3ToFloat(uint8_t(x))));
-      QVERIFY(same(num::hdE5m2ToFloat(uint8_t(x)), num::e5m2ToFloat(uint8_t(x))));
-      QVERIFY(same(num::hdE8m0ToFloat(uint8_t(x)), num::e8m0ToFloat(uint8_t(x))));
-      QVERIFY(same(num::hdGgmlUe4m3Half(uint8_t(x)), num::ggmlUe4m3ToFloatHalf(uint8_t(x))));
-      QVERIFY(same(num::hdGgmlE8m0Half(uint8_t(x)), num::ggmlE8m0ToFloatHalf(uint8_t(x))));
+      const uint8_t b = uint8_t(x);
+      QVERIFY(same(num::e4m3ToFloat(b), (x & 0x7F) == 0x7F ? std::nanf("") : defined(x, 4, 3, 7)));
+      QVERIFY(same(num::e5m2ToFloat(b), num::halfToFloat(uint16_t(x << 8))));
+      QVERIFY(same(num::e4m3fnuzToFloat(b), x == 0x80 ? std::nanf("") : defined(x, 4, 3, 8)));
+      QVERIFY(same(num::e5m2fnuzToFloat(b), x == 0x80 ? std::nanf("") : defined(x, 5, 2, 16)));
+      QVERIFY(same(num::e8m0ToFloat(b), x == 0xFF ? std::nanf("") : std::ldexp(1.0f, int(x) - 127)));
+      QVERIFY(same(num::ggmlE8m0ToFloatHalf(b), std::ldexp(1.0f, int(x) - 128)));
+      QVERIFY(same(num::ggmlUe4m3ToFloatHalf(b), (x == 0 || x == 0x7F) ? 0.0f : 0.5f * defined(x & 0x7F, 4, 3, 7)));
     }
     for (uint32_t c = 0; c < 16; ++c) {
       QVERIFY(same(num::hdE2m1(c), num::kE2m1[c]));

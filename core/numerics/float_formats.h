@@ -3,40 +3,20 @@
 // except where a function name says so (toBf16Rne).
 #pragma once
 
-#include <cmath>
 #include <cstdint>
-#include <cstring>
+
+#include "core/numerics/hd.h"
 
 namespace ws::num {
 
-inline float bitsToFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-inline uint32_t floatToBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+// The conversions themselves live once, in hd.h, shared with the CUDA kernels; these are the
+// CPU-side names the decoders and tests use.
+inline float bitsToFloat(uint32_t u) { return hdBitsToFloat(u); }
+inline uint32_t floatToBits(float f) { return hdFloatToBits(f); }
 
 // IEEE binary16 -> binary32, every value (subnormals, inf, NaN) exact.
-inline float halfToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1F;
-  uint32_t mant = h & 0x3FF;
-  if (exp == 0) {
-    if (mant == 0) return bitsToFloat(sign);
-    // subnormal: mant * 2^-24, exact in binary32
-    float v = float(mant) * 0x1p-24f;
-    return sign ? -v : v;
-  }
-  if (exp == 31) return bitsToFloat(sign | 0x7F800000 | (mant << 13));
-  return bitsToFloat(sign | ((exp + 112) << 23) | (mant << 13));
-}
-
-inline float bf16ToFloat(uint16_t b) { return bitsToFloat(uint32_t(b) << 16); }
+inline float halfToFloat(uint16_t h) { return hdHalfToFloat(h); }
+inline float bf16ToFloat(uint16_t b) { return hdBf16ToFloat(b); }
 
 // Equal bits, or both NaN (payloads are not part of any formula): how outputs are compared.
 inline bool sameBitsOrNan(float a, float b) { return (a != a && b != b) || floatToBits(a) == floatToBits(b); }
@@ -49,57 +29,24 @@ inline uint16_t toBf16Rne(float f) {
 }
 
 // OCP FP8 E4M3 (torch float8_e4m3fn): bias 7, no infinities, S.1111.111 is NaN, max 448.
-inline float e4m3ToFloat(uint8_t x) {
-  float sign = (x & 0x80) ? -1.0f : 1.0f;
-  uint32_t exp = (x >> 3) & 0xF, mant = x & 7;
-  if (exp == 15 && mant == 7) return std::nanf("");
-  if (exp == 0) return sign * float(mant) * 0x1p-9f;
-  return sign * std::ldexp(1.0f + float(mant) / 8.0f, int(exp) - 7);
-}
-
+inline float e4m3ToFloat(uint8_t x) { return hdE4m3ToFloat(x); }
 // OCP FP8 E5M2: bias 15, IEEE-like infinities and NaNs (it is the top byte of a binary16).
-inline float e5m2ToFloat(uint8_t x) { return halfToFloat(uint16_t(x) << 8); }
-
+inline float e5m2ToFloat(uint8_t x) { return hdE5m2ToFloat(x); }
 // FNUZ variants (AMD): bias 8 / 16, no negative zero, 0x80 is the only NaN, no infinities.
-inline float e4m3fnuzToFloat(uint8_t x) {
-  if (x == 0x80) return std::nanf("");
-  float sign = (x & 0x80) ? -1.0f : 1.0f;
-  uint32_t exp = (x >> 3) & 0xF, mant = x & 7;
-  if (exp == 0) return sign * float(mant) * 0x1p-10f;
-  return sign * std::ldexp(1.0f + float(mant) / 8.0f, int(exp) - 8);
-}
-inline float e5m2fnuzToFloat(uint8_t x) {
-  if (x == 0x80) return std::nanf("");
-  float sign = (x & 0x80) ? -1.0f : 1.0f;
-  uint32_t exp = (x >> 2) & 0x1F, mant = x & 3;
-  if (exp == 0) return sign * float(mant) * 0x1p-17f;
-  return sign * std::ldexp(1.0f + float(mant) / 4.0f, int(exp) - 16);
-}
-
+inline float e4m3fnuzToFloat(uint8_t x) { return hdE4m3fnuzToFloat(x); }
+inline float e5m2fnuzToFloat(uint8_t x) { return hdE5m2fnuzToFloat(x); }
 // E8M0 (MX scales): 2^(e-127); 0xFF is NaN. e = 0 gives 2^-127, a binary32 subnormal (exact).
-inline float e8m0ToFloat(uint8_t e) {
-  if (e == 0xFF) return std::nanf("");
-  if (e == 0) return 0x1p-127f;
-  return bitsToFloat(uint32_t(e) << 23);
-}
+inline float e8m0ToFloat(uint8_t e) { return hdE8m0ToFloat(e); }
 
 // E2M1 (FP4) code -> value; bit 3 is the sign.
 inline constexpr float kE2m1[16] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
 
 // ggml's unsigned E4M3 scale of block_nvfp4 (ggml-impl.h ggml_ue4m3_to_fp32): bias 7, inputs 0
 // and 0x7F give 0, and the result is halved because ggml's FP4 table holds doubled values.
-inline float ggmlUe4m3ToFloatHalf(uint8_t x) {
-  if (x == 0 || x == 0x7F) return 0.0f;
-  uint32_t exp = (x >> 3) & 0xF, mant = x & 7;
-  float raw = exp == 0 ? float(mant) * 0x1p-9f : std::ldexp(1.0f + float(mant) / 8.0f, int(exp) - 7);
-  return raw * 0.5f;
-}
+inline float ggmlUe4m3ToFloatHalf(uint8_t x) { return hdGgmlUe4m3Half(x); }
 
 // ggml_e8m0_to_fp32_half: 2^(x-128), the half-scale that cancels kvalues_mxfp4's doubling.
-inline float ggmlE8m0ToFloatHalf(uint8_t x) {
-  uint32_t bits = x < 2 ? (0x00200000u << x) : (uint32_t(x - 1) << 23);
-  return bitsToFloat(bits);
-}
+inline float ggmlE8m0ToFloatHalf(uint8_t x) { return hdGgmlE8m0Half(x); }
 
 // ggml's FP4 table: E2M1 values doubled (kvalues_mxfp4).
 inline constexpr int8_t kMxfp4Doubled[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};

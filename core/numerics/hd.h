@@ -1,6 +1,7 @@
 // Scalar helpers that compile for the CPU and, under nvcc, for the GPU (__host__ __device__):
 // the exact conversions the block decoders need, without std:: calls device code lacks. Each is
-// checked against core/numerics/float_formats.h on every input (tests/tst_dequant.cpp).
+// checked against each format's definition on every input (tests/tst_dequant.cpp); float_formats.h
+// gives them their CPU-side names.
 #pragma once
 
 #include <cstdint>
