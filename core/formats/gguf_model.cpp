@@ -2,9 +2,13 @@
 
 #include "core/formats/hf_config.h"
 
+#include <algorithm>
+
+#include "core/util/error.h"
+
 namespace ws {
 
-ModelDescription modelFromGgufKv(const GgufFile& g) {
+ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path) {
   ModelDescription m;
   m.source = "gguf";
   if (const GgufKv* a = g.find("general.architecture"))
@@ -15,14 +19,23 @@ ModelDescription modelFromGgufKv(const GgufFile& g) {
     if (auto v = kv->asInt()) return *v;
     return fallback;
   };
-  int64_t blocks = num("block_count");
-  int64_t nextn = num("nextn_predict_layers", 0);
+  // Counts the model loops over must be plausible; naming the key and where it sits in the file.
+  auto count = [&](const char* key, int64_t fallback = -1) -> int64_t {
+    int64_t v = num(key, fallback);
+    if (v > kMaxPlausibleCount) {
+      const GgufKv* kv = g.find(m.architecture + "." + key);
+      fail(ErrorCode::GgufBadValue, kv->key + " = " + std::to_string(v) + " is not a plausible count (at most " + std::to_string(kMaxPlausibleCount) + ")", path, kv->offset);
+    }
+    return v;
+  };
+  int64_t blocks = count("block_count");
+  int64_t nextn = std::min(count("nextn_predict_layers", 0), std::max<int64_t>(0, blocks));
   m.numLayers = blocks >= 0 ? blocks - std::max<int64_t>(0, nextn) : -1;
   m.hiddenSize = num("embedding_length");
   m.intermediateSize = num("feed_forward_length");
-  m.numExperts = std::max<int64_t>(0, num("expert_count", 0));
-  m.numSharedExperts = std::max<int64_t>(0, num("expert_shared_count", 0));
-  m.expertsPerToken = num("expert_used_count");
+  m.numExperts = std::max<int64_t>(0, count("expert_count", 0));
+  m.numSharedExperts = std::max<int64_t>(0, count("expert_shared_count", 0));
+  m.expertsPerToken = count("expert_used_count");
   m.expertIntermediateSize = num("expert_feed_forward_length");
   if (m.expertIntermediateSize < 0 && m.numExperts > 0) m.expertIntermediateSize = m.intermediateSize;
   m.vocabSize = num("vocab_size");

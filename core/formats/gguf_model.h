@@ -6,6 +6,7 @@
 
 namespace ws {
 
-ModelDescription modelFromGgufKv(const GgufFile& g);
+// `path` names the file in errors (a count that is not plausible: GgufBadValue at the key).
+ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path);
 
 }  // namespace ws

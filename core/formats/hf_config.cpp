@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/text_file.h"
 #include "core/util/error.h"
 
 namespace ws {
@@ -22,6 +21,16 @@ int64_t intKey(const json& j, std::initializer_list<const char*> keys, int64_t f
     if (it != j.end() && it->is_number_integer()) return it->get<int64_t>();
   }
   return fallback;
+}
+
+// intKey for a count that code will loop over: above kMaxPlausibleCount is an error naming the key.
+int64_t countKey(const json& j, std::initializer_list<const char*> keys, const std::string& path, int64_t fallback = -1) {
+  int64_t v = intKey(j, keys, fallback);
+  if (v > kMaxPlausibleCount)
+    for (const char* k : keys)
+      if (auto it = j.find(k); it != j.end() && it->is_number_integer())
+        fail(ErrorCode::InvalidHeaderJson, std::string(k) + " = " + std::to_string(v) + " is not a plausible count (at most " + std::to_string(kMaxPlausibleCount) + ")", path);
+  return v;
 }
 
 std::vector<int> intList(const json& j, const char* key) {
@@ -94,13 +103,13 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   const json& t = root.contains("text_config") && root["text_config"].is_object() ? root["text_config"] : root;
   if (m.architecture.empty()) m.architecture = strKey(t, "model_type");
 
-  m.numLayers = intKey(t, {"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
+  m.numLayers = countKey(t, {"num_hidden_layers", "n_layer", "num_layers", "n_layers"}, path);
   m.hiddenSize = intKey(t, {"hidden_size", "n_embd", "d_model", "dim"});
   m.vocabSize = intKey(t, {"vocab_size"});
-  m.numExperts = std::max<int64_t>(0, intKey(t, {"num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"}, 0));
-  m.numSharedExperts = std::max<int64_t>(0, intKey(t, {"n_shared_experts", "num_shared_experts", "shared_expert_count"}, 0));
+  m.numExperts = std::max<int64_t>(0, countKey(t, {"num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"}, path, 0));
+  m.numSharedExperts = std::max<int64_t>(0, countKey(t, {"n_shared_experts", "num_shared_experts", "shared_expert_count"}, path, 0));
   if (m.numSharedExperts == 0 && intKey(t, {"shared_expert_intermediate_size"}, 0) > 0) m.numSharedExperts = 1;
-  m.expertsPerToken = intKey(t, {"num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token"});
+  m.expertsPerToken = countKey(t, {"num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token"}, path);
   m.intermediateSize = intKey(t, {"intermediate_size", "ffn_hidden_size"});
   m.expertIntermediateSize = intKey(t, {"moe_intermediate_size", "expert_intermediate_size"});
   // Mixtral, gpt-oss and Llama 4 size their experts with intermediate_size itself.
@@ -114,8 +123,8 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   applyLayerPattern(m, intKey(t, {"first_k_dense_replace"}), intKey(t, {"decoder_sparse_step"}), intList(t, "mlp_only_layers"),
                     intKey(t, {"moe_layer_freq"}), intKey(t, {"interleave_moe_layer_step"}), explicitMoe);
 
-  int64_t nextn = intKey(t, {"num_nextn_predict_layers"}, 0);
-  int64_t mtpHidden = intKey(t, {"mtp_num_hidden_layers", "num_mtp_layers"}, 0);
+  int64_t nextn = countKey(t, {"num_nextn_predict_layers"}, path, 0);
+  int64_t mtpHidden = countKey(t, {"mtp_num_hidden_layers", "num_mtp_layers"}, path, 0);
   if (nextn > 0 && m.numLayers >= 0)
     for (int64_t i = 0; i < nextn; ++i) m.mtpLayers.push_back(int(m.numLayers + i));
   else if (mtpHidden > 0) {
@@ -134,27 +143,25 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   return m;
 }
 
+void applyHfQuantConfigText(const std::string& text, const std::string& path, ModelDescription& out) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) fail(ErrorCode::InvalidHeaderJson, "not valid JSON", path);
+  if (j.is_object() && j.contains("quantization") && j["quantization"].is_object()) {
+    const json& qq = j["quantization"];
+    out.quant.source = path;
+    out.quant.method = "modelopt";
+    out.quant.algo = strKey(qq, "quant_algo");
+    out.quant.groupSize = intKey(qq, {"group_size"}, out.quant.groupSize);
+  }
+}
+
 bool readHfConfig(const std::string& dir, ModelDescription& out) {
   namespace fs = std::filesystem;
   fs::path cfg = fs::path(dir) / "config.json";
-  if (!fs::is_regular_file(cfg)) return false;
-  std::ifstream in(cfg, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  out = parseHfConfigText(ss.str(), cfg.string());
+  if (!fs::exists(cfg)) return false;
+  out = parseHfConfigText(readTextFile(cfg.string()), cfg.string());
   fs::path hq = fs::path(dir) / "hf_quant_config.json";
-  if (fs::is_regular_file(hq)) {
-    std::ifstream qin(hq, std::ios::binary);
-    json j = json::parse(qin, nullptr, false);
-    if (j.is_discarded()) fail(ErrorCode::InvalidHeaderJson, "not valid JSON", hq.string());
-    if (j.contains("quantization") && j["quantization"].is_object()) {
-      const json& qq = j["quantization"];
-      out.quant.source = hq.string();
-      out.quant.method = "modelopt";
-      out.quant.algo = strKey(qq, "quant_algo");
-      out.quant.groupSize = intKey(qq, {"group_size"}, out.quant.groupSize);
-    }
-  }
+  if (fs::exists(hq)) applyHfQuantConfigText(readTextFile(hq.string()), hq.string(), out);
   return true;
 }
 

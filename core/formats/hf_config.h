@@ -14,6 +14,9 @@ bool readHfConfig(const std::string& dir, ModelDescription& out);
 // Parses config.json text (exposed for tests and for the synthetic writer's round trip).
 ModelDescription parseHfConfigText(const std::string& text, const std::string& path);
 
+// Applies hf_quant_config.json text (ModelOpt's quantization block) on top of `out`.
+void applyHfQuantConfigText(const std::string& text, const std::string& path, ModelDescription& out);
+
 // Which layers are MoE, given the config's rule keys; fills moeLayers / denseLayers.
 void applyLayerPattern(ModelDescription& m, int64_t firstKDense, int64_t sparseStep, const std::vector<int>& mlpOnly,
                        int64_t moeLayerFreq, int64_t interleaveStep, const std::vector<int>& explicitMoe);

@@ -4,10 +4,8 @@
 #include <atomic>
 #include <mutex>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <thread>
 #include <unordered_map>
 
@@ -17,6 +15,8 @@
 #include "core/formats/gguf_model.h"
 #include "core/formats/hf_config.h"
 #include "core/formats/safetensors.h"
+#include "core/formats/safetensors_index.h"
+#include "core/io/text_file.h"
 #include "core/model/naming.h"
 #include "core/model/structure.h"
 
@@ -74,41 +74,6 @@ std::vector<std::string> listWithSuffix(const fs::path& dir, const std::string& 
   }
   std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
   return out;
-}
-
-std::string readText(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) fail(ErrorCode::Io, "cannot open", p.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct IndexFile {
-  std::vector<std::string> shards;                       // in first-mention order
-  std::unordered_map<std::string, std::string> weightMap;  // tensor -> shard file name
-  std::optional<uint64_t> totalSize;
-};
-
-// model.safetensors.index.json: weight_map required; metadata optional, its fields of any type.
-IndexFile readIndex(const fs::path& p) {
-  using nlohmann::json;
-  json j = json::parse(readText(p), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) fail(ErrorCode::InvalidHeaderJson, "index is not a JSON object", p.string());
-  auto wm = j.find("weight_map");
-  if (wm == j.end() || !wm->is_object()) fail(ErrorCode::InvalidHeaderJson, "index has no 'weight_map' object", p.string());
-  IndexFile idx;
-  std::set<std::string> seen;
-  for (const auto& [k, v] : wm->items()) {
-    if (!v.is_string()) fail(ErrorCode::InvalidHeaderJson, "weight_map value for '" + k + "' is not a file name", p.string());
-    std::string f = v.get<std::string>();
-    idx.weightMap.emplace(k, f);
-    if (seen.insert(f).second) idx.shards.push_back(f);
-  }
-  std::sort(idx.shards.begin(), idx.shards.end(), [](const std::string& a, const std::string& b) { return naturalLess(a, b); });
-  if (auto md = j.find("metadata"); md != j.end() && md->is_object())
-    if (auto ts = md->find("total_size"); ts != md->end() && ts->is_number_unsigned()) idx.totalSize = ts->get<uint64_t>();
-  return idx;
 }
 
 // "name-00001-of-00003.gguf" -> every file of the set, in split order; a lone file -> itself.
@@ -240,7 +205,7 @@ void addGguf(Checkpoint& c, const std::vector<std::string>& paths, const OpenMod
     for (auto& n : parsed[i].notes) c.notes.push_back(paths[i] + ": " + n);
   }
   // Model KV pairs live in the first split only.
-  c.model = modelFromGgufKv(parsed[0]);
+  c.model = modelFromGgufKv(parsed[0], paths[0]);
   for (const char* k : {"general.name", "general.architecture", "general.file_type", "general.quantization_version"})
     if (const GgufKv* kv = parsed[0].find(k)) {
       if (auto s = kv->asString()) c.metadata[k] = *s;
@@ -258,7 +223,7 @@ bool unreadableShard(const Checkpoint& c, const fs::path& dir, const std::string
   return true;
 }
 
-void checkIndexAgainstShards(Checkpoint& c, const IndexFile& idx, const fs::path& indexPath, const std::set<std::string>& missingShards) {
+void checkIndexAgainstShards(Checkpoint& c, const SafetensorsIndex& idx, const fs::path& indexPath, const std::set<std::string>& missingShards) {
   std::unordered_map<std::string, uint32_t> actual;
   for (uint32_t i = 0; i < c.tensors.size(); ++i) actual.emplace(c.tensors[i].name, i);
   const std::string ip = indexPath.string();
@@ -322,7 +287,7 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
 
   fs::path dir = fs::is_directory(st) ? fs::path(path) : fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  std::optional<IndexFile> index;
+  std::optional<SafetensorsIndex> index;
   fs::path indexPath;
   bool gguf = false;
   std::vector<std::string> files;
@@ -354,7 +319,7 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
 
   std::set<std::string> missingShards;
   if (!indexPath.empty()) {
-    index = readIndex(indexPath);
+    index = parseSafetensorsIndex(readTextFile(indexPath.string()), indexPath.string());
     for (const auto& s : index->shards) {
       fs::path f = dir / s;
       if (!fs::exists(f)) {

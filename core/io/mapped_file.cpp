@@ -7,26 +7,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/io/open_regular.h"
 #include "core/util/error.h"
 
 namespace ws {
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(ErrorCode::Io, std::string("cannot open: ") + std::strerror(errno), path);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    fail(ErrorCode::Io, std::string("cannot stat: ") + std::strerror(err), path);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    fail(ErrorCode::Io, "not a regular file", path);
-  }
+  RegularFile rf = openRegularFile(path);
+  int fd = rf.fd;
   std::shared_ptr<MappedFile> f(new MappedFile());
   f->path_ = path;
-  f->size_ = static_cast<uint64_t>(st.st_size);
+  f->size_ = rf.size;
   if (f->size_ > 0) {
     void* p = ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {

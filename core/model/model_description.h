@@ -20,6 +20,10 @@ struct QuantConfig {
   std::string source;               // which file said so
 };
 
+// Layer, expert and MTP counts are checked against this before anything loops over them: a config
+// that declares 10^18 layers is an error, not an allocation.
+constexpr int64_t kMaxPlausibleCount = int64_t(1) << 20;
+
 struct ModelDescription {
   std::string architecture;         // model_type, or general.architecture in GGUF
   std::string source;               // "config.json", "gguf", or "tensors" when inferred

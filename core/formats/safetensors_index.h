@@ -1,0 +1,24 @@
+// model.safetensors.index.json (formats.md 1.3): which shard holds which tensor.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ws {
+
+struct SafetensorsIndex {
+  std::vector<std::string> shards;                        // distinct shard files, natural order
+  std::unordered_map<std::string, std::string> weightMap;  // tensor -> shard file name
+  std::optional<uint64_t> totalSize;                      // metadata.total_size when an unsigned integer
+};
+
+// weight_map is required; metadata is optional and its fields may be of any type. A shard must be
+// a plain file name beside the index: a path ("../x", "/dev/zero", "a/b") is refused, so an index
+// can never make us read outside the checkpoint's folder. Throws CoreError(InvalidHeaderJson)
+// naming `path`.
+SafetensorsIndex parseSafetensorsIndex(const std::string& text, const std::string& path);
+
+}  // namespace ws
