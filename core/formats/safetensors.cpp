@@ -19,7 +19,7 @@ namespace {
 // depth bounded by construction.
 class HeaderSax {
  public:
-  HeaderSax(const std::string& path, SafetensorsHeader& out) : path_(path), out_(out) {}
+  explicit HeaderSax(SafetensorsHeader& out) : out_(out) {}
 
   std::string problem;  // set when the handler stopped the parse
 
@@ -174,7 +174,6 @@ class HeaderSax {
     return false;
   }
 
-  const std::string& path_;
   SafetensorsHeader& out_;
   State state_ = State::Start;
   SafetensorsTensor cur_;
@@ -207,7 +206,7 @@ SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::str
   if (!isValidUtf8(std::string_view(json, n)))
     fail(ErrorCode::InvalidHeaderUtf8, "header is not valid UTF-8", path, 8 + firstInvalidUtf8(std::string_view(json, n)));
 
-  HeaderSax sax(path, h);
+  HeaderSax sax(h);
   bool ok = nlohmann::json::sax_parse(json, json + n, &sax, nlohmann::json::input_format_t::json, true);
   if (!ok) {
     if (!sax.duplicate().empty())

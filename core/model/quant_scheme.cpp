@@ -1,8 +1,9 @@
 #include "core/model/quant_scheme.h"
 
 #include <algorithm>
-#include <cstring>
 #include <unordered_map>
+
+#include "core/model/weight_shape.h"
 
 namespace ws {
 
@@ -20,25 +21,6 @@ bool endsWith(std::string_view s, std::string_view suffix) {
 
 bool isFp8(const DType* d) {
   return d->name == "F8_E4M3" || d->name == "F8_E5M2" || d->name == "F8_E4M3FNUZ" || d->name == "F8_E5M2FNUZ";
-}
-
-// Reads a small integer tensor (compressed-tensors weight_shape) from the mapping.
-std::vector<int64_t> readSmallInts(const Checkpoint& c, const TensorRecord& t) {
-  std::vector<int64_t> v;
-  const auto& f = c.files[t.file];
-  if (!f.map || t.elements() > 8 || t.offset + t.bytes > f.map->size()) return v;
-  uint8_t buf[64];
-  try {
-    f.map->readAt(t.offset, buf, t.bytes);
-  } catch (const CoreError&) {
-    return v;
-  }
-  for (uint64_t i = 0; i < t.elements(); ++i) {
-    if (t.dtype->name == "I64") { int64_t x; std::memcpy(&x, buf + 8 * i, 8); v.push_back(x); }
-    else if (t.dtype->name == "I32") { int32_t x; std::memcpy(&x, buf + 4 * i, 4); v.push_back(x); }
-    else return {};
-  }
-  return v;
 }
 
 struct Members {
@@ -82,7 +64,7 @@ std::string schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params) 
     if (mb.shape) {
       // weight_shape holds the unpacked shape; the packed last dimension says how many codes
       // share an int32 (8 for int4, 4 for int8).
-      auto s = readSmallInts(c, *mb.shape);
+      auto s = readWeightShape(c, *mb.shape).value_or(std::vector<int64_t>{});
       if (!s.empty() && std::all_of(s.begin(), s.end(), [](int64_t v) { return v > 0; })) {
         params = 1;
         for (auto v : s) params *= uint64_t(v);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/model/naming.h"
+#include "core/model/weight_shape.h"
 #include "core/numerics/element_reader.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/gguf_blocks.h"
@@ -302,6 +303,7 @@ class PackedIntDecoder : public RowDecoder {
     p_ = dataOf(c, w);
     wordBytes_ = w.dtype->blockBytes;
     const uint64_t perWord = wordBytes_ * 8 / bits;
+    if (w.shape.empty()) mismatch(c, w, "packed integer weight is a scalar");
     std::vector<uint64_t> shape = w.shape;
     shape.back() *= perWord;
     const TensorRecord *s = nullptr, *zp = nullptr, *gidx = nullptr, *shp = nullptr;
@@ -314,15 +316,10 @@ class PackedIntDecoder : public RowDecoder {
     }
     if (!s) mismatch(c, w, "packed integer weight has no scale tensor");
     if (shp) {  // weight_shape: the unpacked shape (codes past it are padding)
-      ElementReader r;
-      r.init(shp->dtype);
-      uint8_t sp[64];
-      if (shp->bytes > sizeof sp) mismatch(c, *shp, "weight_shape has more than 8 entries");
-      c.files[shp->file].map->readAt(shp->offset, sp, shp->bytes);
-      std::vector<uint64_t> ws;
-      for (uint64_t i = 0; i < shp->elements(); ++i) ws.push_back(uint64_t(r.at(sp, i)));
-      if (ws.size() != shape.size() || ws.back() > shape.back() || product(ws) == 0) mismatch(c, *shp, "weight_shape does not fit the packed tensor");
-      shape = ws;
+      auto dims = readWeightShape(c, *shp);
+      if (!dims) mismatch(c, *shp, "weight_shape is not 1 to 8 I32/I64 entries");
+      if (!weightShapeFits(*dims, w.shape, perWord)) mismatch(c, *shp, "weight_shape does not fit the packed tensor");
+      shape.assign(dims->begin(), dims->end());
     }
     packedCols_ = w.shape.back();
     setShape(shape);

@@ -14,6 +14,7 @@
 #include "core/load/backend_registry.h"
 #include "core/load/loader.h"
 #include "core/model/naming.h"
+#include "core/model/weight_shape.h"
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
 #include "core/report/format_bytes.h"
@@ -273,21 +274,14 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
     for (uint32_t mi : l.members) {
       const TensorRecord& s = c.tensors[mi];
       if (s.component != Component::Shape) continue;
-      uint8_t p[64];
-      if (s.bytes > sizeof p) {
-        sink.add("WS-S006", "weight_shape holds " + std::to_string(s.elements()) + " entries", s.name);
+      const uint64_t perElem = w.dtype->name == "I32" ? (l.scheme == "int8-ct" ? 4 : 8) : 2;
+      auto dims = readWeightShape(c, s);
+      if (!dims) {
+        sink.add("WS-S006", "weight_shape is not 1 to 8 I32/I64 entries (" + std::string(s.dtype->name) + " " + formatShape(s.shape) + ")", s.name);
+        shapeTensorBad = true;
         continue;
       }
-      c.files[s.file].map->readAt(s.offset, p, s.bytes);
-      std::vector<int64_t> v(s.elements());
-      for (size_t k = 0; k < v.size(); ++k) {
-        if (s.dtype->name == "I64") std::memcpy(&v[k], p + 8 * k, 8);
-        else if (s.dtype->name == "I32") { int32_t x; std::memcpy(&x, p + 4 * k, 4); v[k] = x; }
-      }
-      const uint64_t perElem = w.dtype->name == "I32" ? (l.scheme == "int8-ct" ? 4 : 8) : 2;
-      bool bad = v.size() != w.shape.size() || v.empty();
-      for (size_t k = 0; !bad && k + 1 < v.size(); ++k) bad = v[k] != int64_t(w.shape[k]);
-      if (!bad) bad = v.back() <= 0 || uint64_t(v.back()) > w.shape.back() * perElem || uint64_t(v.back()) <= (w.shape.back() - 1) * perElem;
+      const bool bad = !weightShapeFits(*dims, w.shape, perElem);
       if (bad) sink.add("WS-S006", "weight_shape does not fit the packed " + std::string(w.dtype->name) + " " + formatShape(w.shape), s.name);
       shapeTensorBad |= bad;
     }
