@@ -240,7 +240,13 @@ GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path) {
            "data [" + std::to_string(g.dataStart + t.relOffset) + ", +" + std::to_string(t.bytes) + ") runs past the end of the " +
                std::to_string(file.size()) + "-byte file",
            path, t.infoOffset, t.name);
-    if (t.relOffset != expected) canonical = false;
+    if (t.relOffset != expected && canonical) {
+      canonical = false;
+      g.nonCanonical = Error{ErrorCode::GgufBadTensorInfo,
+                             "offset " + std::to_string(t.relOffset) + " where ggml's reader expects " + std::to_string(expected) +
+                                 " (the padded sizes of the tensors before it); current llama.cpp refuses the file",
+                             path, t.infoOffset, t.name};
+    }
     expected = t.relOffset + (t.bytes + g.alignment - 1) / g.alignment * g.alignment;
   }
   if (!canonical) g.notes.push_back("tensor offsets are aligned and in bounds but not in canonical (declaration) order");

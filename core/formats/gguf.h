@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/model/dtype.h"
+#include "core/util/error.h"
 
 namespace ws {
 
@@ -49,6 +50,9 @@ struct GgufFile {
   std::vector<GgufKv> kv;
   std::vector<GgufTensorInfo> tensors;
   std::vector<std::string> notes;  // tolerated oddities (long names, non-canonical offsets)
+  // The first tensor whose offset is aligned and in bounds but not where ggml's current reader
+  // demands (the running sum of padded sizes): the file opens, llama.cpp refuses it.
+  std::optional<Error> nonCanonical;
 
   const GgufKv* find(std::string_view key) const;
 };

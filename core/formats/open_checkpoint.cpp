@@ -203,6 +203,7 @@ void addGguf(Checkpoint& c, const std::vector<std::string>& paths, const OpenMod
       c.tensors.push_back(std::move(r));
     }
     for (auto& n : parsed[i].notes) c.notes.push_back(paths[i] + ": " + n);
+    if (parsed[i].nonCanonical) c.runtimeConcerns.push_back(*parsed[i].nonCanonical);
   }
   // Model KV pairs live in the first split only.
   c.model = modelFromGgufKv(parsed[0], paths[0]);

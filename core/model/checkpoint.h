@@ -47,6 +47,9 @@ struct Checkpoint {
   // tolerant mode (for validation) also files that could not be read, each with file, offset and
   // tensor. A file in error contributes no tensors.
   std::vector<Error> issues;
+  // Valid files that a major runtime refuses (GGUF offsets that are not canonical), each naming
+  // the file, offset and tensor; validation reports them as compatibility warnings.
+  std::vector<Error> runtimeConcerns;
   // Tensors the index maps to shards that are missing or could not be read: they exist in the
   // checkpoint, the catalog just cannot show them (validation must not call them missing).
   std::vector<std::string> unreadable;

@@ -54,6 +54,7 @@ const std::vector<RuleInfo>& rules() {
       // compatibility with runtimes
       {"WS-R001", "native-fp8-dims", "compatibility", S::Info, "KTransformers' native FP8 path needs hidden and intermediate sizes divisible by 128", "other FP8 paths are not affected"},
       {"WS-R002", "rawint4-layout", "compatibility", S::Info, "KTransformers RAWINT4 needs group size 32, no zero points, BF16 or F32 scales", "other int4 loaders are not affected"},
+      {"WS-R003", "gguf-noncanonical-offsets", "compatibility", S::Warning, "GGUF tensor offsets are aligned and in bounds but not canonical", "ggml's current reader (llama.cpp) refuses such files; rewrite them with gguf-py or llama.cpp's tools"},
       // full load (validate --full-load)
       {"WS-L001", "load-failed", "load", S::Error, "the checkpoint (or EP rank) could not be loaded onto the device", "the message names the tensor and the cause; nothing stays allocated"},
       {"WS-L002", "residency-mismatch", "load", S::Error, "resident bytes after the load differ from the planner's prediction", "a tensor was loaded twice, partly, or not at all"},

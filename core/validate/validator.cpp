@@ -327,6 +327,11 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
     }
   }
   // Compatibility with runtimes that constrain layouts.
+  for (const Error& e : c.runtimeConcerns) {
+    Finding f = makeFinding("WS-R003", e.message, e.tensor, e.file);
+    f.offset = e.offset;
+    sink.add(std::move(f));
+  }
   if (fp8Block && H && I && (H % 128 || I % 128))
     sink.add("WS-R001", "hidden " + std::to_string(H) + " and expert intermediate " + std::to_string(I) + " are not both multiples of 128 (KTransformers native FP8 SFT)", {});
   if (int4) {
