@@ -122,7 +122,8 @@ const std::string L1 = "model.layers.1.mlp.experts.", L2 = "model.layers.2.mlp.e
 std::vector<Case> cases() {
   std::vector<Case> v;
   // ---- integrity: files, index
-  v.push_back({"truncated shard", "WS-I011", "model-00002-of-00004.safetensors", [](auto& d) {
+  // Truncated: the finding names the last tensor of the shard, whose bytes are cut off.
+  v.push_back({"truncated shard", "WS-I011", "model.layers.1.self_attn.k_proj.weight", [](auto& d) {
                  std::string dir = fixtureCopy(d, Q);
                  fs::resize_file(dir + "/model-00002-of-00004.safetensors", fs::file_size(dir + "/model-00002-of-00004.safetensors") - 100);
                  return dir;

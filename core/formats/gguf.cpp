@@ -139,7 +139,12 @@ bool looksLikeGguf(std::span<const uint8_t> file) {
 GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path) {
   BoundedReader r(file, path);
   GgufFile g;
-  if (!looksLikeGguf(file)) fail(ErrorCode::GgufBadMagic, "file does not start with the GGUF magic", path, 0);
+  if (!looksLikeGguf(file)) {
+    // A safetensors file under a .gguf name: 8-byte little-endian header length, then '{'.
+    const bool safetensors = file.size() > 8 && file[8] == '{' && file[6] == 0 && file[7] == 0;
+    if (safetensors) fail(ErrorCode::FormatMismatch, "starts like a safetensors file (a header length, then '{'), not with the GGUF magic", path, 0);
+    fail(ErrorCode::GgufBadMagic, "file does not start with the GGUF magic", path, 0);
+  }
   r.skip(4, "magic");
   g.version = r.read<uint32_t>("version");
   if (g.version == 0 || (g.version & 0xFFFF) == 0)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <filesystem>
 #include <regex>
@@ -312,9 +313,15 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
   } else if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
     indexPath = path;
   } else {
-    auto map = MappedFile::open(path);  // sniff the magic, not the extension...
-    // ...except that a .gguf whose magic is wrong is a broken GGUF, not a safetensors file
-    gguf = looksLikeGguf(map->bytes()) || (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0);
+    // The extension decides when there is one, as in a folder (a GGUF named .safetensors is then a
+    // FormatMismatch error naming the file, and the reverse too); otherwise the magic does.
+    auto endsWith = [&](const char* ext) {
+      const size_t n = std::strlen(ext);
+      return path.size() > n && path.compare(path.size() - n, n, ext) == 0;
+    };
+    if (endsWith(".gguf")) gguf = true;
+    else if (endsWith(".safetensors")) gguf = false;
+    else gguf = looksLikeGguf(MappedFile::open(path)->bytes());
     files = gguf ? ggufSplitSet(path, mode) : std::vector<std::string>{path};
   }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/formats/gguf.h"
 #include "core/formats/utf8.h"
 #include "core/util/checked.h"
 #include "core/util/error.h"
@@ -154,6 +155,9 @@ class HeaderSax {
   }
 
   const std::string& culprit() const { return cur_.name; }
+  // Byte index within the header of a syntax error (nlohmann counts characters read, the bad one
+  // included); 0 when the handler stopped on a semantic problem.
+  std::size_t errorIndex() const { return errorPos_ > 0 ? errorPos_ - 1 : 0; }
   bool inTensor() const { return state_ == State::InTensor || state_ == State::InShape || state_ == State::InOffsets || state_ == State::ExpectTensor; }
   const std::string& duplicate() const { return duplicate_; }
   const std::string& unknownDtype() const { return unknownDtype_; }
@@ -192,6 +196,8 @@ SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::str
   if (file.size() < 8)
     fail(ErrorCode::HeaderTooSmall, "file is " + std::to_string(file.size()) + " bytes, shorter than the 8-byte header length",
          path, 0);
+  // A GGUF file under a .safetensors name would otherwise read as a "header length" of 3.6 EB.
+  if (looksLikeGguf(file)) fail(ErrorCode::FormatMismatch, "starts with the GGUF magic: this is a GGUF file, not safetensors", path, 0);
   uint64_t n;
   std::memcpy(&n, file.data(), 8);
   if (n > kSafetensorsMaxHeader)
@@ -213,7 +219,7 @@ SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::str
       fail(ErrorCode::DuplicateTensor, "tensor name appears twice in the header", path, std::nullopt, sax.duplicate());
     if (!sax.unknownDtype().empty())
       fail(ErrorCode::UnknownDtype, "unknown dtype '" + sax.unknownDtype() + "'", path, std::nullopt, sax.pendingName());
-    fail(ErrorCode::InvalidHeaderJson, "header is not a valid safetensors header: " + sax.problem, path, 8,
+    fail(ErrorCode::InvalidHeaderJson, "header is not a valid safetensors header: " + sax.problem, path, 8 + std::min<uint64_t>(sax.errorIndex(), n),
          sax.inTensor() ? sax.pendingName() : std::string{});
   }
 
@@ -245,11 +251,14 @@ SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::str
     start = t.end;
   }
   auto expected = checkedAdd(start, h.dataStart);
-  if (!expected || *expected != file.size())
+  if (!expected || *expected != file.size()) {
+    const bool truncated = !expected || *expected > file.size();
+    // Truncated: the last tensor is the one whose bytes are missing.
     fail(ErrorCode::MetadataIncompleteBuffer,
          "tensors end at byte " + std::to_string(start + h.dataStart) + " but the file has " + std::to_string(file.size()) +
-             " bytes" + (file.size() > start + h.dataStart ? " (trailing bytes)" : " (truncated)"),
-         path, start + h.dataStart);
+             " bytes" + (truncated ? " (truncated)" : " (trailing bytes)"),
+         path, start + h.dataStart, truncated && !h.tensors.empty() ? h.tensors.back().name : std::string{});
+  }
   return h;
 }
 

@@ -30,6 +30,7 @@ const char* errorCodeName(ErrorCode code) {
     case ErrorCode::IndexTensorUnlisted: return "INDEX_TENSOR_UNLISTED";
     case ErrorCode::IndexTensorMisplaced: return "INDEX_TENSOR_MISPLACED";
     case ErrorCode::IndexTotalSize: return "INDEX_TOTAL_SIZE";
+    case ErrorCode::FormatMismatch: return "FORMAT_MISMATCH";
     case ErrorCode::Usage: return "USAGE";
   }
   return "UNKNOWN";

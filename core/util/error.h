@@ -39,6 +39,7 @@ enum class ErrorCode {
   IndexTensorUnlisted,     // a shard holds a tensor index.json does not map
   IndexTensorMisplaced,    // index.json maps a tensor to another shard than the one holding it
   IndexTotalSize,          // metadata.total_size disagrees with the tensors' bytes
+  FormatMismatch,          // the bytes are another format than the file name says (GGUF named .safetensors)
   Usage,                   // bad command-line usage
 };
 

@@ -51,6 +51,7 @@ const char* integrityCode(const Error& e) {
     case ErrorCode::InvalidHeaderUtf8: return "WS-I004";
     case ErrorCode::InvalidHeaderJson:
       return e.file.size() >= 11 && e.file.compare(e.file.size() - 11, 11, "config.json") == 0 ? "WS-I025" : "WS-I005";
+    case ErrorCode::FormatMismatch: return "WS-I005";
     case ErrorCode::UnknownDtype: return "WS-I006";
     case ErrorCode::InvalidOffset: return "WS-I007";
     case ErrorCode::ValidationOverflow: return "WS-I008";

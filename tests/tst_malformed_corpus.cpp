@@ -1,0 +1,129 @@
+// The malformed-input corpus (tests/data/malformed, written by make_corpus.py): every file fails to
+// open with exactly its error code, and the error names the file and the offending tensor or byte
+// offset; files that must open do, with the expected validation finding. Opening any of them
+// allocates O(file size) memory, and the ones that declare absurd counts (2^63 tensors, a 2^64-1
+// byte string) are refused before anything is allocated from the count.
+#include <QtTest>
+
+#include <malloc.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <new>
+
+#include <nlohmann/json.hpp>
+
+#include "core/formats/open_checkpoint.h"
+#include "core/validate/validator.h"
+#include "test_support.h"
+
+// Live and peak heap bytes of this process, so a test can bound what one call allocates.
+namespace {
+std::atomic<int64_t> gLive{0}, gPeak{0};
+void noteAlloc(void* p) {
+  if (!p) return;
+  int64_t now = gLive.fetch_add(int64_t(malloc_usable_size(p))) + int64_t(malloc_usable_size(p));
+  for (int64_t peak = gPeak.load(); now > peak && !gPeak.compare_exchange_weak(peak, now);) {
+  }
+}
+}  // namespace
+
+void* operator new(size_t n) {
+  void* p = std::malloc(n ? n : 1);
+  if (!p) throw std::bad_alloc();
+  noteAlloc(p);
+  return p;
+}
+void operator delete(void* p) noexcept {
+  if (p) gLive.fetch_sub(int64_t(malloc_usable_size(p)));
+  std::free(p);
+}
+void operator delete(void* p, size_t) noexcept { operator delete(p); }
+
+using namespace ws;
+
+namespace {
+
+const std::string kCorpus = std::string(WS_SOURCE_DIR) + "/tests/data/malformed";
+
+nlohmann::json manifest() {
+  std::ifstream in(kCorpus + "/manifest.json");
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+class TstMalformedCorpus : public QObject {
+  Q_OBJECT
+ private slots:
+  void corpusIsComplete() {
+    const auto m = manifest();
+    QVERIFY2(m.size() >= 30, "the issue asks for at least 30 failure classes");
+    std::set<std::string> files;
+    for (const auto& e : m) files.insert(e["file"].get<std::string>());
+    QCOMPARE(files.size(), m.size());
+    for (const auto& f : files) QVERIFY2(QFileInfo::exists(QString::fromStdString(kCorpus + "/" + f)), f.c_str());
+  }
+
+  void eachFile_data() {
+    QTest::addColumn<QString>("entry");
+    for (const auto& e : manifest()) QTest::newRow(e["file"].get<std::string>().c_str()) << QString::fromStdString(e.dump());
+  }
+
+  void eachFile() {
+    QFETCH(QString, entry);
+    const auto e = nlohmann::json::parse(entry.toStdString());
+    const std::string path = kCorpus + "/" + e["file"].get<std::string>();
+    const uint64_t size = wstest::fileSize(path);
+
+    const int64_t before = gLive.load();
+    gPeak.store(before);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto opened = openCheckpoint(path);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int64_t peak = gPeak.load() - before;
+    // O(N) memory: a few hundred bytes of input may not cost more than bookkeeping.
+    QVERIFY2(peak <= int64_t(64 * size + (1 << 20)), qPrintable(QString("opening allocated %1 bytes at peak").arg(peak)));
+    // A hang guard, not a benchmark: these finish in microseconds; a loop over a declared 2^63
+    // count would not finish at all.
+    QVERIFY2(seconds < 1.0, qPrintable(QString("opening took %1 s").arg(seconds)));
+
+    if (e.contains("code")) {
+      QVERIFY2(!opened, "the file must not open");
+      const Error& err = opened.error();
+      const std::string text = err.describe();
+      QCOMPARE(errorCodeName(err.code), e["code"].get<std::string>().c_str());
+      QCOMPARE(err.file, path);
+      if (e.contains("tensor")) {
+        QCOMPARE(err.tensor, e["tensor"].get<std::string>());
+        QVERIFY2(text.find("'" + err.tensor + "'") != std::string::npos, text.c_str());
+      }
+      if (e.contains("mention")) QVERIFY2(text.find(e["mention"].get<std::string>()) != std::string::npos, text.c_str());
+      if (e.contains("offset")) {
+        QVERIFY2(err.offset.has_value(), text.c_str());
+        QCOMPARE(*err.offset, e["offset"].get<uint64_t>());
+        QVERIFY2(text.find("offset " + std::to_string(*err.offset)) != std::string::npos, text.c_str());
+      }
+    } else {
+      QVERIFY2(opened, opened ? "" : opened.error().describe().c_str());
+    }
+
+    // Validation never stops at a damaged file: it reports it, naming the same tensor.
+    auto report = val::validatePath(path, val::ValidateOptions{});
+    QVERIFY2(report, report ? "" : report.error().describe().c_str());
+    const auto& findings = report.value().findings;
+    if (e.contains("code")) QVERIFY(report.value().count(val::Severity::Error) >= 1);
+    const std::string want = e.value("finding", "");
+    if (!want.empty()) {
+      bool found = false;
+      for (const auto& f : findings) found |= f.code == want && f.tensor == e.value("tensor", "");
+      QVERIFY2(found, ("no " + want + " finding on the tensor").c_str());
+    } else if (e.value("opens", false)) {
+      QCOMPARE(report.value().count(val::Severity::Error), size_t(0));
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TstMalformedCorpus)
+#include "tst_malformed_corpus.moc"
