@@ -8,6 +8,7 @@
 #include <malloc.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <new>
@@ -29,17 +30,44 @@ void noteAlloc(void* p) {
 }
 }  // namespace
 
-void* operator new(size_t n) {
-  void* p = std::malloc(n ? n : 1);
-  if (!p) throw std::bad_alloc();
+// Every replaceable form, so no allocation bypasses the count and no block is freed by another
+// allocator than the one that made it (AddressSanitizer checks that).
+namespace {
+void* countedAlloc(size_t n, size_t align = 0) {
+  void* p = align > alignof(std::max_align_t) ? std::aligned_alloc(align, (n + align - 1) / align * align) : std::malloc(n ? n : 1);
   noteAlloc(p);
   return p;
 }
-void operator delete(void* p) noexcept {
+void countedFree(void* p) {
   if (p) gLive.fetch_sub(int64_t(malloc_usable_size(p)));
   std::free(p);
 }
-void operator delete(void* p, size_t) noexcept { operator delete(p); }
+void* orThrow(void* p) {
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+}  // namespace
+
+void* operator new(size_t n) { return orThrow(countedAlloc(n)); }
+void* operator new[](size_t n) { return orThrow(countedAlloc(n)); }
+void* operator new(size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n); }
+void* operator new[](size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n); }
+void* operator new(size_t n, std::align_val_t a) { return orThrow(countedAlloc(n, size_t(a))); }
+void* operator new[](size_t n, std::align_val_t a) { return orThrow(countedAlloc(n, size_t(a))); }
+void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return countedAlloc(n, size_t(a)); }
+void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return countedAlloc(n, size_t(a)); }
+void operator delete(void* p) noexcept { countedFree(p); }
+void operator delete[](void* p) noexcept { countedFree(p); }
+void operator delete(void* p, size_t) noexcept { countedFree(p); }
+void operator delete[](void* p, size_t) noexcept { countedFree(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { countedFree(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { countedFree(p); }
+void operator delete(void* p, std::align_val_t) noexcept { countedFree(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { countedFree(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { countedFree(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { countedFree(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { countedFree(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { countedFree(p); }
 
 using namespace ws;
 
