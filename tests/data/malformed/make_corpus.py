@@ -62,6 +62,11 @@ case("st-unknown-dtype.safetensors", st(obj(t("w", "F7", [1], 0, 1)), 1), code="
 case("st-negative-dim.safetensors", st(obj(t("a", "U8", [-1], 0, 0))), code="InvalidHeaderJson", tensor="a")
 case("st-metadata-not-string.safetensors", st('{"__metadata__":{"k":1}}'), code="InvalidHeaderJson", offset=8, mention="__metadata__ value for 'k'")
 case("st-missing-data-offsets.safetensors", st('{"a":{"dtype":"U8","shape":[1]}}', 1), code="InvalidHeaderJson", tensor="a")
+# Found by fuzz_checkpoint: a negative weight_shape entry was cast from float to uint64 (undefined
+# behaviour, then a read far past the packed codes). Now: the file opens, validation flags it.
+h = obj(t("q.weight_packed", "I32", [2, 1], 0, 8), t("q.weight_scale", "F32", [2, 1], 8, 16), t("q.weight_shape", "I64", [2], 16, 32))
+case("st-weight-shape-negative.safetensors", st(h, 32)[:-16] + struct.pack("<qq", -3, 8), opens=True, finding="WS-S006",
+     tensor="q.weight_shape")
 case("st-f4-odd-element-count.safetensors", st(obj(t("a", "F4", [3], 0, 2)), 2), code="MisalignedSlice", tensor="a")
 
 
