@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   ws::cli::registerPlan(reg);
   ws::cli::registerValidate(reg);
   ws::cli::registerLoad(reg);
+  ws::cli::registerDiff(reg);
 
   if (argc >= 2 && (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V"))) {
     std::cout << "weightscope " << kVersion << "\n";

@@ -68,5 +68,6 @@ void registerNumerics(CommandRegistry& r);
 void registerPlan(CommandRegistry& r);
 void registerValidate(CommandRegistry& r);
 void registerLoad(CommandRegistry& r);
+void registerDiff(CommandRegistry& r);
 
 }  // namespace ws::cli

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/report/format_bytes.h"
+#include "core/report/markup_escape.h"
 #include "core/validate/rules.h"
 
 namespace ws {
@@ -17,23 +18,7 @@ namespace {
 using val::Finding;
 using val::Severity;
 
-std::string escape(const std::string& s) {  // HTML and XML
-  std::string o;
-  o.reserve(s.size());
-  for (char ch : s) {
-    switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') o += ' ';
-        else o += ch;
-    }
-  }
-  return o;
-}
+std::string escape(const std::string& s) { return markupEscape(s); }
 
 std::vector<const Finding*> shown(const val::ValidationReport& r, Severity min) {
   std::vector<const Finding*> v;

@@ -1,0 +1,94 @@
+#include "core/diff/diff.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "core/diff/unit_matrix.h"
+
+namespace ws::diff {
+
+namespace {
+
+bool globMatch(const std::string& glob, const std::string& s) { return fnmatch(glob.c_str(), s.c_str(), 0) == 0; }
+
+double saturatedShare(const Matrix& m) {
+  if (m.saturated.empty() || m.values.empty()) return -1;
+  uint64_t n = 0;
+  for (uint8_t s : m.saturated) n += s;
+  return double(n) / double(m.saturated.size());
+}
+
+PairResult comparePair(const Checkpoint& a, const Checkpoint& b, const Pair& p) {
+  PairResult r;
+  r.pair = p;
+  r.nameA = a.logical[p.a.logical].name;
+  r.nameB = b.logical[p.b.logical].name;
+  r.schemeA = a.logical[p.a.logical].scheme;
+  r.schemeB = b.logical[p.b.logical].scheme;
+  auto ma = decodeUnit(a, p.a);
+  auto mb = decodeUnit(b, p.b);
+  if (!ma || !mb) {
+    r.error = (!ma ? "A: " + ma.error().describe() : std::string()) + (!ma && !mb ? "; " : "") + (!mb ? "B: " + mb.error().describe() : std::string());
+    return r;
+  }
+  r.shapeA = {ma.value().rows, ma.value().cols};
+  r.shapeB = {mb.value().rows, mb.value().cols};
+  r.metrics = compareMatrices(ma.value(), mb.value());
+  r.saturatedA = saturatedShare(ma.value());
+  r.saturatedB = saturatedShare(mb.value());
+  return r;
+}
+
+}  // namespace
+
+Result<DiffReport> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& opt) {
+  Matching m = matchCheckpoints(a, b);
+  DiffReport rep;
+  rep.pathA = a.root;
+  rep.pathB = b.root;
+  std::vector<Pair> todo;
+  for (const auto& p : m.pairs)
+    if (opt.tensors.empty() || globMatch(opt.tensors, p.key) || globMatch(opt.tensors, a.logical[p.a.logical].name) ||
+        globMatch(opt.tensors, b.logical[p.b.logical].name))
+      todo.push_back(p);
+  auto keep = [&](const std::vector<std::string>& keys, std::vector<std::string>& out) {
+    for (const auto& k : keys)
+      if (opt.tensors.empty() || globMatch(opt.tensors, k.substr(0, k.find(' '))) ||
+          globMatch(opt.tensors, k.substr(k.find('(') + 1, k.size() - k.find('(') - 2)))
+        out.push_back(k);
+  };
+  keep(m.onlyA, rep.onlyA);
+  keep(m.onlyB, rep.onlyB);
+
+  rep.pairs.resize(todo.size());
+  std::atomic<size_t> next{0}, done{0};
+  std::atomic<bool> cancelled{false};
+  const unsigned workers = std::max(1u, std::min<unsigned>(opt.threads ? opt.threads : std::thread::hardware_concurrency(), unsigned(todo.size())));
+  std::mutex progressMutex;
+  auto work = [&] {
+    for (size_t i; !cancelled && (i = next.fetch_add(1)) < todo.size();) {
+      rep.pairs[i] = comparePair(a, b, todo[i]);
+      const uint64_t d = done.fetch_add(1) + 1;
+      if (opt.progress) {
+        std::lock_guard lock(progressMutex);
+        if (!opt.progress(d, todo.size())) cancelled = true;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (cancelled) return Error{ErrorCode::Usage, "cancelled", {}, std::nullopt, {}};
+  for (const auto& r : rep.pairs) {
+    rep.errors += !r.error.empty();
+    rep.shapeMismatches += r.error.empty() && !r.metrics.shapesAgree;
+  }
+  return rep;
+}
+
+}  // namespace ws::diff
