@@ -26,8 +26,8 @@ class SynthCommand : public Command {
            "  --size     tiny (default, a few MiB) | full (the published model's dimensions)\n"
            "  --layers N --experts E --hidden H --intermediate I (expert) --dense-intermediate D\n"
            "  --shared S --dense-layers K --vocab V --mtp M --shards N --numa-nodes N (kt-int8)\n"
-           "  --sparse   write real headers over sparse (hole) data: a full-size checkpoint\n"
-           "             costs only its header bytes on disk\n"
+           "  --sparse   write real headers (and weight_shape values) over sparse (hole) data:\n"
+           "             a full-size checkpoint costs only its header bytes on disk\n"
            "  --seed N   seed of the deterministic tensor contents (default 1)\n"
            "  OUT        a new or empty folder; nothing is written anywhere else\n";
   }

@@ -34,9 +34,10 @@ class OutFile {
       n -= k;
     }
   }
-  // Sparse: extend the file to `size` without writing, leaving a hole.
+  // Sparse: extend the file to `size` without writing, leaving a hole; writing goes on there.
   void extendTo(uint64_t size) {
-    if (::ftruncate(fd_, off_t(size)) != 0) fail(ErrorCode::Io, std::string("cannot extend: ") + std::strerror(errno), path_);
+    if (::ftruncate(fd_, off_t(size)) != 0 || ::lseek(fd_, off_t(size), SEEK_SET) < 0)
+      fail(ErrorCode::Io, std::string("cannot extend: ") + std::strerror(errno), path_);
     pos_ = size;
   }
   uint64_t pos() const { return pos_; }
@@ -85,6 +86,17 @@ uint64_t writeSafetensorsFile(const std::string& path, const std::vector<const P
   f.write(&len, 8);
   f.write(header.data(), header.size());
   if (sparse) {
+    // Holes, except the few bytes that describe structure rather than weights: weight_shape
+    // values (zeros there would make every packed tensor a validation error).
+    uint64_t at = 0;
+    for (const PlannedTensor* t : tensors) {
+      if (t->fill == Fill::ShapeInts) {
+        f.extendTo(8 + len + at);
+        auto bytes = tensorBytes(*t, seed);
+        f.write(bytes.data(), bytes.size());
+      }
+      at += t->bytes();
+    }
     f.extendTo(8 + len + offset);
   } else {
     for (const PlannedTensor* t : tensors) {
