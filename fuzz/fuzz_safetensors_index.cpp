@@ -1,6 +1,5 @@
 // model.safetensors.index.json over arbitrary text: an error, or an index whose every shard is a
 // plain file name and whose weight_map only names listed shards.
-#include <algorithm>
 #include <string>
 
 #include "core/formats/safetensors_index.h"
@@ -11,8 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     ws::SafetensorsIndex idx = ws::parseSafetensorsIndex(std::string(reinterpret_cast<const char*>(data), size), "fuzz.index.json");
     for (const auto& s : idx.shards) wsfuzz::require(!s.empty() && s.find('/') == std::string::npos && s != "..", "shards are plain file names");
-    for (const auto& [tensor, shard] : idx.weightMap)
-      wsfuzz::require(std::find(idx.shards.begin(), idx.shards.end(), shard) != idx.shards.end(), "every mapped shard is listed");
+    for (const auto& [tensor, shard] : idx.weightMap) wsfuzz::require(shard < idx.shards.size(), "every mapped shard is listed");
   } catch (const ws::CoreError&) {
   }
   return 0;

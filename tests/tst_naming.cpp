@@ -1,6 +1,8 @@
 // Name classification across naming families, and natural ordering.
 #include <QtTest>
 
+#include <random>
+
 #include "core/model/naming.h"
 
 using namespace ws;
@@ -12,6 +14,46 @@ Q_DECLARE_METATYPE(Component)
 class TstNaming : public QObject {
   Q_OBJECT
  private slots:
+  // naturalLess skips equal prefixes at memcmp speed; it must order exactly like the plain
+  // definition (digit runs by value, then fewer leading zeros first), on any strings.
+  void naturalOrderEqualsItsDefinition() {
+    auto reference = [](std::string_view a, std::string_view b) {
+      size_t i = 0, j = 0;
+      auto digit = [](char c) { return c >= '0' && c <= '9'; };
+      while (i < a.size() && j < b.size()) {
+        if (digit(a[i]) && digit(b[j])) {
+          size_t i2 = i, j2 = j;
+          while (i2 < a.size() && a[i2] == '0') ++i2;
+          while (j2 < b.size() && b[j2] == '0') ++j2;
+          size_t ie = i2, je = j2;
+          while (ie < a.size() && digit(a[ie])) ++ie;
+          while (je < b.size() && digit(b[je])) ++je;
+          if (ie - i2 != je - j2) return ie - i2 < je - j2;
+          if (int c = a.substr(i2, ie - i2).compare(b.substr(j2, je - j2))) return c < 0;
+          if (ie - i != je - j) return ie - i < je - j;
+          i = ie;
+          j = je;
+        } else {
+          if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+          ++i;
+          ++j;
+        }
+      }
+      return a.size() - i < b.size() - j;
+    };
+    std::mt19937 rng(7);
+    const char alphabet[] = "a.0019x";
+    auto word = [&] {
+      std::string w(rng() % 9, ' ');
+      for (auto& ch : w) ch = alphabet[rng() % 7];
+      return w;
+    };
+    for (int n = 0; n < 200000; ++n) {
+      std::string a = word(), b = rng() % 3 ? a.substr(0, rng() % (a.size() + 1)) + word() : word();
+      if (naturalLess(a, b) != reference(a, b)) QFAIL(qPrintable(QString("'%1' vs '%2'").arg(a.c_str(), b.c_str())));
+    }
+  }
+
   void naturalOrder() {
     QVERIFY(naturalLess("experts.2.w1", "experts.10.w1"));
     QVERIFY(!naturalLess("experts.10.w1", "experts.2.w1"));

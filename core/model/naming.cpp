@@ -188,30 +188,57 @@ void classifyTopLevel(std::string_view tok, NameParts& p) {
 
 }  // namespace
 
+namespace {
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Digit runs starting at i in a and j in b: by value (length without leading zeros, then the
+// digits), then fewer leading zeros first; 0 when equal. *ie / *je receive the run ends.
+int compareNumbers(std::string_view a, size_t i, std::string_view b, size_t j, size_t* ie, size_t* je) {
+  size_t i2 = i, j2 = j;
+  while (i2 < a.size() && a[i2] == '0') ++i2;
+  while (j2 < b.size() && b[j2] == '0') ++j2;
+  size_t ia = i2, jb = j2;
+  while (ia < a.size() && isDigit(a[ia])) ++ia;
+  while (jb < b.size() && isDigit(b[jb])) ++jb;
+  *ie = ia;
+  *je = jb;
+  if (ia - i2 != jb - j2) return ia - i2 < jb - j2 ? -1 : 1;
+  if (int c = a.substr(i2, ia - i2).compare(b.substr(j2, jb - j2))) return c;
+  if (ia - i != jb - j) return ia - i < jb - j ? -1 : 1;
+  return 0;
+}
+
+}  // namespace
+
+// Equal prefixes compare equal in natural order too, so skip them at memcmp speed; only a
+// difference inside (or right after) a digit run needs the numeric comparison, which starts
+// where that run starts - the same place on both sides, since the bytes before are equal.
 bool naturalLess(std::string_view a, std::string_view b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    bool da = a[i] >= '0' && a[i] <= '9', db = b[j] >= '0' && b[j] <= '9';
-    if (da && db) {
-      size_t i2 = i, j2 = j;
-      while (i2 < a.size() && a[i2] == '0') ++i2;
-      while (j2 < b.size() && b[j2] == '0') ++j2;
-      size_t ie = i2, je = j2;
-      while (ie < a.size() && a[ie] >= '0' && a[ie] <= '9') ++ie;
-      while (je < b.size() && b[je] >= '0' && b[je] <= '9') ++je;
-      if (ie - i2 != je - j2) return ie - i2 < je - j2;
-      int c = a.substr(i2, ie - i2).compare(b.substr(j2, je - j2));
-      if (c != 0) return c < 0;
-      if (ie - i != je - j) return ie - i < je - j;  // fewer leading zeros first
+  const size_t n = std::min(a.size(), b.size());
+  size_t k = size_t(std::mismatch(a.begin(), a.begin() + std::ptrdiff_t(n), b.begin()).first - a.begin());
+  size_t s = k;
+  while (s > 0 && isDigit(a[s - 1])) --s;
+  const bool digitA = k < a.size() && isDigit(a[k]), digitB = k < b.size() && isDigit(b[k]);
+  if (s < k ? (digitA || digitB) : (digitA && digitB)) {
+    // Compare this run numerically; if equal (same value, same zeros), go on after it.
+    for (size_t i = s, j = s;;) {
+      size_t ie, je;
+      if (int c = compareNumbers(a, i, b, j, &ie, &je)) return c < 0;
       i = ie;
       j = je;
-    } else {
-      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
-      ++i;
-      ++j;
+      // Rest: the general loop (rare: runs equal in value but split differently).
+      while (i < a.size() && j < b.size()) {
+        if (isDigit(a[i]) && isDigit(b[j])) break;
+        if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+        ++i;
+        ++j;
+      }
+      if (i >= a.size() || j >= b.size()) return a.size() - i < b.size() - j;
     }
   }
-  return a.size() - i < b.size() - j;
+  if (k == n) return a.size() < b.size();
+  return static_cast<unsigned char>(a[k]) < static_cast<unsigned char>(b[k]);
 }
 
 NameParts parseTensorName(std::string_view name, const ModelDescription& model) {
