@@ -3,7 +3,7 @@
 # Qt 6, QCustomPlot, nlohmann/json and Xvfb from Debian; clang and its runtime for the libFuzzer
 # targets (scripts/fuzz.sh). Skips apt entirely when all are present.
 set -euo pipefail
-packages=(cmake ninja-build g++ qt6-base-dev libqcustomplot-dev nlohmann-json3-dev xvfb xauth
+packages=(cmake ninja-build g++ qt6-base-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev xvfb xauth
           libgl1-mesa-dev python3-venv clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
