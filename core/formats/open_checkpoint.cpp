@@ -22,40 +22,13 @@
 #include "core/io/text_file.h"
 #include "core/model/naming.h"
 #include "core/model/structure.h"
+#include "core/util/parallel.h"
 
 namespace ws {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// Runs fn(i) for i in [0, n) on all cores; the first exception is rethrown after all finish.
-// (Callers that want every failure catch inside fn.)
-template <class F>
-void parallelFor(size_t n, F&& fn) {
-  size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
-  if (workers <= 1) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::exception_ptr firstError;
-  std::mutex errMutex;
-  std::vector<std::thread> threads;
-  for (size_t w = 0; w < workers; ++w)
-    threads.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) {
-        try {
-          fn(i);
-        } catch (...) {
-          std::lock_guard lock(errMutex);
-          if (!firstError) firstError = std::current_exception();
-        }
-      }
-    });
-  for (auto& t : threads) t.join();
-  if (firstError) std::rethrow_exception(firstError);
-}
 
 // Strict opening throws at the first problem; tolerant opening (validation) records it in
 // Checkpoint::issues and carries on with what can be read.

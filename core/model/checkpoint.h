@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/io/mapped_file.h"
@@ -54,6 +55,9 @@ struct Checkpoint {
   // checkpoint, the catalog just cannot show them (validation must not call them missing).
   std::vector<std::string> unreadable;
   bool incomplete = false;  // some file could not be read
+  // compressed-tensors weight_shape values by tensor index, read once at open on all cores (one
+  // pread each: Kimi-K2 has 69k of them), for the scheme, the decoders and the validator.
+  std::unordered_map<uint32_t, std::vector<int64_t>> weightShapes;
 
   uint64_t totalBytes() const;
   uint64_t totalParameters() const;

@@ -6,6 +6,8 @@
 
 #include "core/model/naming.h"
 #include "core/model/quant_scheme.h"
+#include "core/model/weight_shape.h"
+#include "core/util/parallel.h"
 
 namespace ws {
 
@@ -70,7 +72,7 @@ void completeModelFromTensors(Checkpoint& c) {
   }
 }
 
-void decideFusedLayouts(Checkpoint& c, const std::vector<bool>& alwaysOutIn) {
+void decideFusedLayouts(Checkpoint& c, const std::vector<uint8_t>& alwaysOutIn) {
   const ModelDescription& m = c.model;
   bool gptOss = m.architecture == "gpt_oss";
   // First pass: what the shapes say, per layer.
@@ -99,23 +101,27 @@ void decideFusedLayouts(Checkpoint& c, const std::vector<bool>& alwaysOutIn) {
 }  // namespace
 
 void recognizeStructure(Checkpoint& c) {
-  std::vector<std::string> logicalNames;
-  logicalNames.reserve(c.tensors.size());
-  std::vector<bool> alwaysOutIn;
-  alwaysOutIn.reserve(c.tensors.size());
-  for (auto& t : c.tensors) {
-    NameParts p = parseTensorName(t.name, c.model);
-    logicalNames.push_back(std::move(p.logical));
-    alwaysOutIn.push_back(p.alwaysOutIn);
-    t.role = p.role;
-    t.layer = p.layer;
-    t.expert = p.expert;
-    t.numaNode = p.numaNode;
-    t.projection = p.projection;
-    t.component = p.component;
-    t.layout = p.stacked ? Layout::Stacked : (p.fused ? Layout::FusedOutIn /* provisional */ : Layout::None);
-    t.interleaved = false;
-  }
+  const size_t n = c.tensors.size();
+  std::vector<std::string> logicalNames(n);
+  std::vector<uint8_t> alwaysOutIn(n);
+  // Names classify independently: split over the cores (200k names in a Kimi-K2 checkpoint).
+  parallelChunks(n, 4096, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      TensorRecord& t = c.tensors[i];
+      NameParts p = parseTensorName(t.name, c.model);
+      logicalNames[i] = std::move(p.logical);
+      alwaysOutIn[i] = p.alwaysOutIn;
+      t.role = p.role;
+      t.layer = p.layer;
+      t.expert = p.expert;
+      t.numaNode = p.numaNode;
+      t.projection = p.projection;
+      t.component = p.component;
+      t.layout = p.stacked ? Layout::Stacked : (p.fused ? Layout::FusedOutIn /* provisional */ : Layout::None);
+      t.interleaved = false;
+    }
+  });
+  cacheWeightShapes(c);
   completeModelFromTensors(c);
   decideFusedLayouts(c, alwaysOutIn);
   assignQuantSchemes(c, logicalNames);

@@ -3,10 +3,13 @@
 #include <cstring>
 
 #include "core/util/error.h"
+#include "core/util/parallel.h"
 
 namespace ws {
 
-std::optional<std::vector<int64_t>> readWeightShape(const Checkpoint& c, const TensorRecord& t) {
+namespace {
+
+std::optional<std::vector<int64_t>> readFromFile(const Checkpoint& c, const TensorRecord& t) {
   const bool i64 = t.dtype->name == "I64", i32 = t.dtype->name == "I32";
   const uint64_t n = t.elements();
   if ((!i64 && !i32) || n == 0 || n > 8 || t.file >= c.files.size()) return std::nullopt;
@@ -29,6 +32,30 @@ std::optional<std::vector<int64_t>> readWeightShape(const Checkpoint& c, const T
     }
   }
   return v;
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> readWeightShape(const Checkpoint& c, const TensorRecord& t) {
+  if (!c.weightShapes.empty() && &t >= c.tensors.data() && &t < c.tensors.data() + c.tensors.size()) {
+    auto it = c.weightShapes.find(uint32_t(&t - c.tensors.data()));
+    if (it != c.weightShapes.end()) return it->second;
+  }
+  return readFromFile(c, t);
+}
+
+void cacheWeightShapes(Checkpoint& c) {
+  std::vector<uint32_t> which;
+  for (uint32_t i = 0; i < c.tensors.size(); ++i)
+    if (c.tensors[i].component == Component::Shape) which.push_back(i);
+  std::vector<std::optional<std::vector<int64_t>>> values(which.size());
+  parallelChunks(which.size(), 1024, [&](size_t begin, size_t end) {
+    for (size_t k = begin; k < end; ++k) values[k] = readFromFile(c, c.tensors[which[k]]);
+  });
+  c.weightShapes.clear();
+  c.weightShapes.reserve(which.size());
+  for (size_t k = 0; k < which.size(); ++k)
+    if (values[k]) c.weightShapes.emplace(which[k], std::move(*values[k]));
 }
 
 bool weightShapeFits(const std::vector<int64_t>& dims, const std::vector<uint64_t>& packedShape, uint64_t perWord) {

@@ -11,8 +11,12 @@
 
 namespace ws {
 
-// The entries, or nullopt when the tensor is not 1 to 8 I32/I64 values inside its file.
+// The entries, or nullopt when the tensor is not 1 to 8 I32/I64 values inside its file. From
+// Checkpoint::weightShapes when the open cached them, else read from the file.
 std::optional<std::vector<int64_t>> readWeightShape(const Checkpoint& c, const TensorRecord& t);
+
+// Reads every weight_shape tensor of the catalog into Checkpoint::weightShapes, on all cores.
+void cacheWeightShapes(Checkpoint& c);
 
 // True when `dims` is a shape the packed tensor can hold: same rank, every dimension positive,
 // leading dimensions equal to the packed ones, and the last within the packed row's
