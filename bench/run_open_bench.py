@@ -6,7 +6,9 @@ and shape), against Python peers measured in the same run on the same files, war
   and the validation rules that read no weight bytes;
 - safetensors.safe_open listing every tensor's name, dtype and shape, shard by shard;
 - a bare loop doing only json.loads of each header (the floor under any Python tool);
-- gguf.GGUFReader on a GGUF with the same tensor count as DeepSeek-V3, against open_bench on it.
+- gguf.GGUFReader on a GGUF with the same tensor count as DeepSeek-V3, against open_bench on it;
+- the GUI: tree_filter_bench types a filter into the main window's tree, one QTest keystroke at a
+  time (best of 3 runs by slowest keystroke).
 
 Prints a Markdown table and, with --write, replaces the open-bench section of docs/benchmarks.md.
 
@@ -110,6 +112,13 @@ def main():
         t_safe = best_of(lambda: safe_open_listing(path), a.runs)
         t_json = best_of(lambda: json_loads_headers(path), a.runs)
         rows.append((label, o, t_safe, t_json))
+    gui = []
+    exe = os.path.join(a.build, "bench", "tree_filter_bench")
+    if os.path.exists(exe):
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        for label, path in ensure(a.build, data).items():
+            runs = [json.loads(subprocess.run([exe, path], check=True, capture_output=True, text=True, env=env).stdout) for _ in range(3)]
+            gui.append((label, min(runs, key=lambda r: r["keystroke_max_ms"])))
     gpath = os.path.join(data, "many-tensors.gguf")
     many_tensor_gguf(gpath, counts["DeepSeek-V3 FP8"])
     og = ours(a.build, gpath, a.runs)
@@ -127,6 +136,11 @@ def main():
                      f"{rec:.0f} | {t_safe * 1000:.0f} ms | {t_safe / t:.1f}x | {t_json * 1000:.0f} ms | {t_json / t:.1f}x | {o['structure_rules_s'] * 1000:.0f} ms |")
     lines += ["", "| GGUF | tensors | weightscope open | gguf.GGUFReader | ratio |", "|---|---:|---:|---:|---:|",
               f"| {og['tensors']:,} tiny F32 tensors | {og['tensors']:,} | {og['open_s'] * 1000:.0f} ms | {t_reader * 1000:.0f} ms | {t_reader / og['open_s']:.1f}x |"]
+    if gui:
+        lines += ["", "| GUI (offscreen, QTest keystrokes typing `experts.17.down`) | tensors | slowest keystroke (goal <= 100 ms) | median keystroke | openPath to a usable tree |",
+                  "|---|---:|---:|---:|---:|"]
+        for label, g in gui:
+            lines.append(f"| {label} | {g['tensors']:,} | {g['keystroke_max_ms']:.0f} ms | {g['keystroke_median_ms']:.0f} ms | {g['open_to_tree_ms']:.0f} ms |")
     table = "\n".join(lines)
     print(table)
     if a.write:
