@@ -59,6 +59,12 @@ const std::vector<RuleInfo>& rules() {
       {"WS-L001", "load-failed", "load", S::Error, "the checkpoint (or EP rank) could not be loaded onto the device", "the message names the tensor and the cause; nothing stays allocated"},
       {"WS-L002", "residency-mismatch", "load", S::Error, "resident bytes after the load differ from the planner's prediction", "a tensor was loaded twice, partly, or not at all"},
       {"WS-L003", "load-summary", "load", S::Info, "what the load put on the device, and how fast", "see weightscope load for the full residency report"},
+      // against a reference checkpoint (validate --against REF)
+      {"WS-D001", "moved-from-reference", "diff", S::Error, "a tensor moved more than --max-rel-error from the reference (relative Frobenius error)", "requantize it with better scales, or accept a larger error for this scheme"},
+      {"WS-D002", "missing-from-reference", "diff", S::Error, "a tensor of the reference has no counterpart here", "the conversion dropped it"},
+      {"WS-D003", "shape-differs-from-reference", "diff", S::Error, "a tensor's shape differs from its counterpart in the reference", "the conversion reshaped or truncated it"},
+      {"WS-D004", "extra-versus-reference", "diff", S::Warning, "a tensor with no counterpart in the reference", "the conversion added it, or named it so it cannot be matched"},
+      {"WS-D005", "reference-summary", "diff", S::Info, "how far the checkpoint is from the reference overall", "see weightscope diff for every tensor"},
       // scales and values
       {"WS-V001", "nan-scales", "values", S::Error, "scales that are NaN", "NaN scales turn whole blocks into NaN"},
       {"WS-V002", "inf-scales", "values", S::Error, "scales that are infinite", "infinite scales overflow whole blocks"},

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/diff/diff.h"
 #include "core/formats/open_checkpoint.h"
 #include "core/load/backend_registry.h"
 #include "core/load/loader.h"
@@ -517,6 +518,39 @@ void loadRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt) {
   r.value().store->release();
 }
 
+// The checkpoint against a reference: A is the reference, B the checkpoint being validated.
+void diffRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt) {
+  auto ref = openCheckpoint(opt.against);
+  if (!ref) fail(ref.error().code, "reference checkpoint: " + ref.error().message, ref.error().file, ref.error().offset, ref.error().tensor);
+  diff::DiffOptions dopt;
+  dopt.threads = opt.threads;
+  if (opt.progress) dopt.progress = [&](uint64_t done, uint64_t total) { return opt.progress("comparing with the reference", done, total); };
+  auto r = diff::diffCheckpoints(*ref.value(), c, dopt);
+  if (!r) fail(r.error().code, r.error().message);
+  double worst = 0;
+  std::string worstKey;
+  for (const auto& p : r.value().pairs) {
+    if (!p.error.empty()) {
+      sink.add("WS-D003", "could not compare: " + p.error, p.nameB);
+      continue;
+    }
+    if (!p.metrics.shapesAgree) {
+      sink.add("WS-D003", p.pair.key + " is " + formatShape(p.shapeB) + " here, " + formatShape(p.shapeA) + " in the reference", p.nameB);
+      continue;
+    }
+    if (!(p.metrics.relFrobenius <= worst)) worst = p.metrics.relFrobenius, worstKey = p.pair.key;
+    if (opt.maxRelError >= 0 && !(p.metrics.relFrobenius <= opt.maxRelError))
+      sink.add("WS-D001", p.pair.key + ": relative error " + std::to_string(p.metrics.relFrobenius) + " (cosine " + std::to_string(p.metrics.cosine) + ", " +
+                              p.schemeB + " against " + p.schemeA + ") exceeds " + std::to_string(opt.maxRelError),
+               p.nameB);
+  }
+  for (const auto& k : r.value().onlyA) sink.add("WS-D002", "the reference holds " + k, {});
+  for (const auto& k : r.value().onlyB) sink.add("WS-D004", k + " has no counterpart in the reference", {});
+  sink.add("WS-D005", std::to_string(r.value().pairs.size()) + " tensors matched with " + opt.against + "; largest relative error " + std::to_string(worst) +
+                          (worstKey.empty() ? "" : " (" + worstKey + ")"),
+           {});
+}
+
 bool familyEnabled(const ValidateOptions& opt, const char* family) {
   for (const auto& r : rules())
     if (std::string(r.family) == family && ruleEnabled(opt, r.code)) return true;
@@ -542,7 +576,8 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   rep.path = c->root;
   rep.checkpoint = c;
   for (const auto& r : rules())
-    if (ruleEnabled(opt, r.code) && (opt.fullLoad || std::string(r.family) != "load")) rep.rulesRun.push_back(r.code);
+    if (ruleEnabled(opt, r.code) && (opt.fullLoad || std::string(r.family) != "load") && (!opt.against.empty() || std::string(r.family) != "diff"))
+      rep.rulesRun.push_back(r.code);
   std::mutex mu;
   Sink sink{opt, rep.findings, &mu};
   integrityRules(*c, sink);
@@ -557,6 +592,10 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
     valueRules(*c, sink, opt, valueBytes, flagged);
     rep.bytesReadByFamily["values (scales)"] = scaleBytes;
     rep.bytesReadByFamily["values (weights)"] = valueBytes;
+  }
+  if (!opt.against.empty() && familyEnabled(opt, "diff")) {
+    diffRules(*c, sink, opt);
+    rep.bytesReadByFamily["diff"] = c->totalBytes();
   }
   if (opt.fullLoad) {
     loadRules(*c, sink, opt);

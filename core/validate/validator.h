@@ -27,6 +27,10 @@ struct ValidateOptions {
   bool fullLoad = false;
   std::string device = "host";
   int epSize = 1, epRank = 0;
+  // --against REF: match every tensor with the reference checkpoint (any format), dequantize both
+  // and report what is missing, reshaped, or moved more than maxRelError (when >= 0).
+  std::string against;
+  double maxRelError = -1;
 };
 
 struct ValidationReport {

@@ -78,6 +78,7 @@ def bf16(x):
 # ---------------------------------------------------------------- 1. BF16 against FP8 block
 a_dir, b_dir = os.path.join(FX, "hf/qwen3_moe"), os.path.join(FX, "hf/qwen3_moe_fp8")
 rc, j = diff(a_dir, b_dir)
+j_fp8 = j
 check(rc == 0, f"qwen3_moe vs fp8: exit {rc}")
 check(not j["only_a"] and not j["only_b"], f"unmatched: {j['only_a'][:3]} {j['only_b'][:3]}")
 A, B = load_dir(a_dir), load_dir(b_dir)
@@ -241,7 +242,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 1 and j["only_a"] and (j["summary"]["shape_mismatches"] or j["only_b"]), f"qwen3_moe vs mixtral: exit {rc}")
     r = subprocess.run([WS, "diff", a_dir, os.path.join(tmp, "missing")], capture_output=True, text=True)
     check(r.returncode == 2, f"missing B: exit {r.returncode}")
-print("5. exit codes: 0 within --max-rel-error, 1 beyond it or with unmatched tensors, 2 when a side cannot be opened")
+    # validate --against: the same comparison as findings
+    report = os.path.join(tmp, "v.json")
+    r = subprocess.run([WS, "validate", b_dir, "--against", a_dir, "--max-rel-error", "0.01", "--report", report], capture_output=True, text=True)
+    v = json.load(open(report))
+    moved = {f["tensor"] for f in v["findings"] if f["code"] == "WS-D001"}
+    fp8 = {t["b"] for t in j_fp8["tensors"] if t["scheme_b"] == "fp8-block"}
+    check(r.returncode == 1 and moved == fp8, f"validate --against, 1%: exit {r.returncode}, {len(moved)} WS-D001 for {len(fp8)} FP8 tensors")
+    r = subprocess.run([WS, "validate", b_dir, "--against", a_dir, "--max-rel-error", "0.08", "--report", report], capture_output=True, text=True)
+    v = json.load(open(report))
+    check(r.returncode == 0 and [f["code"] for f in v["findings"] if f["code"].startswith("WS-D")] == ["WS-D005"], f"validate --against, 8%: exit {r.returncode}")
+print("5. exit codes: 0 within --max-rel-error, 1 beyond it or with unmatched tensors, 2 when a side cannot be opened; "
+      "validate --against reports WS-D001 on exactly the FP8 tensors at 1% and nothing at 8%")
 
 for f in failures:
     print("FAIL:", f)
