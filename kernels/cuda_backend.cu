@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/load/backend_registry.h"
+#include "core/numerics/device_dequant.h"
 
 namespace ws::kernels {
 
@@ -126,6 +127,12 @@ Result<std::unique_ptr<load::DeviceBackend>> makeCudaBackend(int index) {
   return std::unique_ptr<load::DeviceBackend>(std::make_unique<CudaBackend>(index, 4));
 }
 
-void registerCuda() { load::registerCudaBackend([](int index) { return makeCudaBackend(index); }); }
+void registerCuda() {
+  load::registerCudaBackend([](int index) { return makeCudaBackend(index); });
+  if (deviceAvailable(0))
+    num::registerDeviceDequant([](const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows) {
+      return dequantizeOnDevice(c, logical, firstRow, rows, 0);
+    }, "cuda:0");
+}
 
 }  // namespace ws::kernels

@@ -22,15 +22,15 @@ double saturatedShare(const Matrix& m) {
   return double(n) / double(m.saturated.size());
 }
 
-PairResult comparePair(const Checkpoint& a, const Checkpoint& b, const Pair& p) {
+PairResult comparePair(const Checkpoint& a, const Checkpoint& b, const Pair& p, const num::DeviceDequantFn* device) {
   PairResult r;
   r.pair = p;
   r.nameA = a.logical[p.a.logical].name;
   r.nameB = b.logical[p.b.logical].name;
   r.schemeA = a.logical[p.a.logical].scheme;
   r.schemeB = b.logical[p.b.logical].scheme;
-  auto ma = decodeUnit(a, p.a);
-  auto mb = decodeUnit(b, p.b);
+  auto ma = decodeUnit(a, p.a, device);
+  auto mb = decodeUnit(b, p.b, device);
   if (!ma || !mb) {
     r.error = (!ma ? "A: " + ma.error().describe() : std::string()) + (!ma && !mb ? "; " : "") + (!mb ? "B: " + mb.error().describe() : std::string());
     return r;
@@ -64,6 +64,9 @@ Result<DiffReport> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, con
   keep(m.onlyA, rep.onlyA);
   keep(m.onlyB, rep.onlyB);
 
+  auto [deviceFn, deviceName] = num::deviceDequant();
+  const num::DeviceDequantFn* device = opt.useDevice ? deviceFn : nullptr;
+  rep.device = device ? deviceName : "cpu";
   rep.pairs.resize(todo.size());
   std::atomic<size_t> next{0}, done{0};
   std::atomic<bool> cancelled{false};
@@ -71,7 +74,7 @@ Result<DiffReport> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, con
   std::mutex progressMutex;
   auto work = [&] {
     for (size_t i; !cancelled && (i = next.fetch_add(1)) < todo.size();) {
-      rep.pairs[i] = comparePair(a, b, todo[i]);
+      rep.pairs[i] = comparePair(a, b, todo[i], device);
       const uint64_t d = done.fetch_add(1) + 1;
       if (opt.progress) {
         std::lock_guard lock(progressMutex);

@@ -15,6 +15,7 @@ namespace ws::diff {
 struct DiffOptions {
   std::string tensors;   // glob over the canonical key and both logical names; empty: all
   unsigned threads = 0;  // 0: all cores
+  bool useDevice = true;  // dequantize on the GPU when kernels/ registered one (num::deviceDequant)
   // Called after each pair with (done, total); returning false cancels.
   std::function<bool(uint64_t, uint64_t)> progress;
 };
@@ -33,6 +34,7 @@ struct DiffReport {
   std::vector<PairResult> pairs;
   std::vector<std::string> onlyA, onlyB;
   uint64_t shapeMismatches = 0, errors = 0;
+  std::string device = "cpu";  // where the tensors were dequantized: "cpu" or "cuda:0"
 };
 
 // Throws nothing: decode failures land in PairResult::error. Returns Error(Usage) when cancelled.

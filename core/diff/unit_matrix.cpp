@@ -69,7 +69,7 @@ Matrix decodeMember(const Checkpoint& c, const Unit& u) {
 
 }  // namespace
 
-Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u) {
+Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceDequantFn* device) {
   return capture([&]() -> Matrix {
     if (u.member >= 0) return decodeMember(c, u);
     auto made = num::makeDecoder(c, u.logical);
@@ -87,8 +87,15 @@ Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u) {
       m.rows = d.rows();
     }
     m.cols = d.cols();
-    m.values.resize(m.rows * m.cols);
-    d.decode(firstRow, m.rows, m.values.data());
+    if (device) {
+      auto v = (*device)(c, u.logical, firstRow, m.rows);
+      if (!v) throw CoreError(v.error());
+      if (v.value().size() != m.rows * m.cols) fail(ErrorCode::Io, "the device returned " + std::to_string(v.value().size()) + " values", {}, std::nullopt, name);
+      m.values = std::move(v.value());
+    } else {
+      m.values.resize(m.rows * m.cols);
+      d.decode(firstRow, m.rows, m.values.data());
+    }
     m.saturated = saturationOf(d, firstRow, m.rows);
     if (u.transposed) {
       m.values = transpose(m.values, m.rows, m.cols);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/diff/diff_match.h"
+#include "core/numerics/device_dequant.h"
 #include "core/util/error.h"
 
 namespace ws::diff {
@@ -16,7 +17,8 @@ struct Matrix {
                                    // when the scheme has no such notion (saturation.h)
 };
 
-// Decodes only the expert (and half) the unit names. Errors name the logical tensor.
-Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u);
+// Decodes only the expert (and half) the unit names. Errors name the logical tensor. With a device
+// dequantizer (num::deviceDequant), the values come from the GPU; they equal the CPU's bit for bit.
+Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceDequantFn* device = nullptr);
 
 }  // namespace ws::diff

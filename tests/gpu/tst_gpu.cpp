@@ -17,6 +17,7 @@
 #include "core/numerics/float_formats.h"
 #include "core/numerics/stats.h"
 #include "core/numerics/scale_stats.h"
+#include "core/diff/diff.h"
 #include "core/synth/synth.h"
 #include "kernels/cuda_backend.h"
 
@@ -141,6 +142,22 @@ static void loads(const Checkpoint& c, const std::string& label) {
   }
 }
 
+// weightscope diff on the GPU reports exactly what it reports on the CPU.
+static void diffOnDeviceEqualsCpu(const Checkpoint& a, const Checkpoint& b, const std::string& label) {
+  diff::DiffOptions onDevice, onCpu;
+  onCpu.useDevice = false;
+  auto g = diff::diffCheckpoints(a, b, onDevice);
+  auto h = diff::diffCheckpoints(a, b, onCpu);
+  CHECK(g.ok() && h.ok() && g.value().device != "cpu" && g.value().pairs.size() == h.value().pairs.size(), "%s: diff on %s", label.c_str(),
+        g.ok() ? g.value().device.c_str() : "?");
+  if (!g.ok() || !h.ok()) return;
+  for (size_t i = 0; i < g.value().pairs.size(); ++i) {
+    const auto &x = g.value().pairs[i].metrics, &y = h.value().pairs[i].metrics;
+    CHECK(x.differing == y.differing && x.nmse == y.nmse && x.cosine == y.cosine && x.maxAbs == y.maxAbs, "%s: %s differs on the GPU", label.c_str(),
+          g.value().pairs[i].pair.key.c_str());
+  }
+}
+
 int main(int argc, char** argv) {
   std::string why;
   if (!kernels::deviceAvailable(0, &why)) {
@@ -148,6 +165,13 @@ int main(int argc, char** argv) {
     return 77;
   }
   const std::string fx = std::getenv("WEIGHTSCOPE_FIXTURES") ? std::getenv("WEIGHTSCOPE_FIXTURES") : WS_FIXTURES_DEFAULT;
+  kernels::registerCuda();  // also registers the device dequantizer diff uses
+  {
+    auto a = open(fx + "/hf/qwen3_moe"), b = open(fx + "/hf/qwen3_moe_fp8");
+    if (a && b) diffOnDeviceEqualsCpu(*a, *b, "qwen3_moe vs fp8");
+    auto k = open(fx + "/gguf/tiny-qwen3moe-kquants.gguf"), e = open(fx + "/gguf/tiny-qwen3moe-kquants.expected.gguf");
+    if (k && e) diffOnDeviceEqualsCpu(*k, *e, "kquants vs expected");
+  }
   for (const char* rel : {"hf/qwen3_moe", "hf/qwen3_moe_fp8", "hf/deepseek_v3", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf",
                           "gguf/tiny-qwen3moe-kquants.expected.gguf"})
     if (auto c = open(fx + "/" + rel)) {

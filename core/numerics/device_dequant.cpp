@@ -1,0 +1,33 @@
+#include "core/numerics/device_dequant.h"
+
+#include <memory>
+#include <mutex>
+
+namespace ws::num {
+
+namespace {
+
+std::mutex gMutex;
+std::shared_ptr<DeviceDequantFn> gFn;
+std::string gName;
+
+}  // namespace
+
+void registerDeviceDequant(DeviceDequantFn fn, std::string deviceName) {
+  std::lock_guard lock(gMutex);
+  gFn = std::make_shared<DeviceDequantFn>(std::move(fn));
+  gName = std::move(deviceName);
+}
+
+void unregisterDeviceDequant() {
+  std::lock_guard lock(gMutex);
+  gFn.reset();
+  gName.clear();
+}
+
+std::pair<const DeviceDequantFn*, std::string> deviceDequant() {
+  std::lock_guard lock(gMutex);
+  return {gFn.get(), gName};
+}
+
+}  // namespace ws::num

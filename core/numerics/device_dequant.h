@@ -1,0 +1,25 @@
+// The GPU dequantizer, as the core sees it: kernels/ registers one at start-up when it is built
+// and a device is present (kernels::registerCuda); the core - diff, for one - uses it when asked,
+// and falls back to the CPU reference otherwise. The core never links CUDA.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/model/checkpoint.h"
+#include "core/util/error.h"
+
+namespace ws::num {
+
+// Rows [firstRow, firstRow + rows) of logical tensor `logical`, F32, bit-identical to the CPU
+// reference (the kernels evaluate the decoders' own DecodeDesc).
+using DeviceDequantFn = std::function<Result<std::vector<float>>(const Checkpoint&, uint32_t logical, uint64_t firstRow, uint64_t rows)>;
+
+void registerDeviceDequant(DeviceDequantFn fn, std::string deviceName);
+void unregisterDeviceDequant();
+// The registered dequantizer and its device name ("cuda:0"), or {nullptr, ""} when there is none.
+std::pair<const DeviceDequantFn*, std::string> deviceDequant();
+
+}  // namespace ws::num
