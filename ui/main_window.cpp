@@ -23,6 +23,7 @@
 
 #include "core/formats/open_checkpoint.h"
 #include "core/report/format_bytes.h"
+#include "ui/diff_window.h"
 #include "ui/tensor_tree_model.h"
 
 namespace ws::ui {
@@ -140,6 +141,20 @@ void MainWindow::buildMenus() {
   copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   tree_->addAction(copy);
   tree_->setContextMenuPolicy(Qt::ActionsContextMenu);
+
+  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  QAction* compare = tools->addAction(tr("&Compare With..."), this, [this] {
+    if (!checkpoint()) return;
+    // A sharded checkpoint is chosen by its index.json, a GGUF or single safetensors by the file.
+    QString other = QFileDialog::getOpenFileName(this, tr("Compare with (B; the open checkpoint is A, the reference)"), {},
+                                                 tr("Checkpoints (*.safetensors *.gguf *.json);;All files (*)"));
+    if (other.isEmpty()) return;
+    auto* w = new DiffWindow;
+    w->setAttribute(Qt::WA_DeleteOnClose);
+    w->show();
+    w->start(QString::fromStdString(checkpoint()->root), other);
+  });
+  compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
 }
 
 void MainWindow::openPath(const QString& path) {

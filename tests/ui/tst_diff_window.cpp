@@ -1,0 +1,65 @@
+// Drives the comparison window: run weightscope diff of qwen3_moe (A) against its FP8 version (B)
+// off the GUI thread, read the error map, click a cell and see its tensors listed and previewed
+// (A - B equal to A minus B), and cancel a run. Checks state, not pixels.
+#include <QSignalSpy>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <cmath>
+
+#include "test_support.h"
+#include "ui/diff_window.h"
+#include "ui/heatmap_plot.h"
+
+using namespace ws;
+
+class TstDiffWindow : public QObject {
+  Q_OBJECT
+ private slots:
+  void mapsClicksAndPreviews() {
+    ui::DiffWindow w;
+    w.show();
+    QSignalSpy finished(&w, &ui::DiffWindow::finished);
+    w.start(QString::fromStdString(wstest::fixture("hf/qwen3_moe")), QString::fromStdString(wstest::fixture("hf/qwen3_moe_fp8")));
+    QVERIFY(finished.wait(30000));
+    QVERIFY(w.report());
+    QCOMPARE(w.report()->pairs.size(), size_t(80));
+    auto* map = w.errorMap();
+    QCOMPARE(map->rows(), 4);  // outside layers, then layers 0-2
+    QCOMPARE(map->cols(), 9);  // the layer's other tensors, then experts 0-7
+    QVERIFY(map->valueAt(0, 0) < 1e-6);                    // embeddings, final norm, lm_head: identical
+    QVERIFY(map->valueAt(2, 5) > 0.01);                    // layer 1, expert 4: FP8 moved it
+    QVERIFY(std::isnan(map->valueAt(1, 3)));               // layer 0 is dense: no experts
+
+    QSignalSpy preview(&w, &ui::DiffWindow::previewReady);
+    QTest::mouseClick(map, Qt::LeftButton, Qt::NoModifier, map->cellCentre(2, 5));
+    QCOMPARE(w.cellList()->topLevelItemCount(), 3);  // gate, up and down of expert 4
+    for (int i = 0; i < 3; ++i) QVERIFY(w.cellList()->topLevelItem(i)->text(0).startsWith("blk.1.ffn_"));
+    QVERIFY(preview.wait(10000));
+    QCOMPARE(w.previewKey(), w.cellList()->currentItem()->text(0));
+    auto *a = w.preview(0), *b = w.preview(1), *d = w.preview(2);
+    QVERIFY(a->rows() > 0 && a->rows() == b->rows() && a->cols() == d->cols());
+    for (int r = 0; r < a->rows(); r += 37)
+      for (int c = 0; c < a->cols(); c += 29) QCOMPARE(d->valueAt(r, c), a->valueAt(r, c) - b->valueAt(r, c));
+  }
+
+  void cancels() {
+    ui::DiffWindow w;
+    QSignalSpy finished(&w, &ui::DiffWindow::finished);
+    w.start(QString::fromStdString(wstest::fixture("hf/qwen3_moe")), QString::fromStdString(wstest::fixture("hf/qwen3_moe_fp8")));
+    w.cancel();
+    QVERIFY(finished.wait(30000));
+    QVERIFY(!w.report());
+  }
+
+  void reportsAMissingSide() {
+    ui::DiffWindow w;
+    QSignalSpy finished(&w, &ui::DiffWindow::finished);
+    w.start(QString::fromStdString(wstest::fixture("hf/qwen3_moe")), "/nonexistent/checkpoint");
+    QVERIFY(finished.wait(30000));
+    QVERIFY(!w.report());
+  }
+};
+
+QTEST_MAIN(TstDiffWindow)
+#include "tst_diff_window.moc"

@@ -1,0 +1,80 @@
+// Two checkpoints side by side: the per-layer x per-expert error map of weightscope diff (worst
+// relative error of the cell's tensors; column -1 holds each layer's non-expert tensors, row 0
+// the tensors outside layers), the tensors of a clicked cell, and previews of A, B and A - B.
+// The comparison runs off the GUI thread with progress and cancel.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+#include "core/diff/diff.h"
+#include "core/diff/unit_matrix.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+class QTreeWidget;
+
+namespace ws::ui {
+
+class HeatmapPlot;
+
+class DiffWindow : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DiffWindow(QWidget* parent = nullptr);
+  ~DiffWindow() override;
+
+  void start(const QString& pathA, const QString& pathB);
+  void cancel();
+  // Selects map cell (row, col) as a click would: lists its tensors and previews the worst.
+  void selectCell(int row, int col);
+
+  const diff::DiffReport* report() const { return report_.get(); }
+  HeatmapPlot* errorMap() const { return map_; }
+  QTreeWidget* cellList() const { return list_; }
+  HeatmapPlot* preview(int which) const { return which == 0 ? previewA_ : which == 1 ? previewB_ : previewD_; }
+  QString previewKey() const { return previewKey_; }
+
+ signals:
+  void finished();             // the comparison is done (report() is set) or failed / was cancelled
+  void previewReady();
+
+ private:
+  struct Outcome {
+    std::shared_ptr<const Checkpoint> a, b;
+    std::shared_ptr<diff::DiffReport> report;
+    QString error;
+  };
+  struct Preview {
+    QString key, error;
+    diff::Matrix a, b;
+  };
+  void onFinished();
+  void buildMap();
+  void showPair(int pairIndex);
+  void onPreview();
+
+  QLabel* header_;
+  QProgressBar* progress_;
+  QPushButton* cancel_;
+  QTimer* poll_;
+  HeatmapPlot* map_;
+  QTreeWidget* list_;
+  HeatmapPlot *previewA_, *previewB_, *previewD_;
+  QLabel* previewStats_;
+  QFutureWatcher<Outcome>* watcher_;
+  QFutureWatcher<Preview>* previewWatcher_;
+  std::shared_ptr<std::atomic<uint64_t>> done_, total_;
+  std::shared_ptr<std::atomic<bool>> cancelled_;
+  std::shared_ptr<const Checkpoint> a_, b_;
+  std::shared_ptr<diff::DiffReport> report_;
+  std::vector<std::vector<int>> cells_;  // pair indices per map cell, row-major
+  int rows_ = 0, cols_ = 0;
+  QString previewKey_;
+};
+
+}  // namespace ws::ui
