@@ -31,6 +31,26 @@ std::pair<uint64_t, uint64_t> parseRows(const std::string& s) {
   return {num(s.substr(0, colon), 0), num(s.substr(colon + 1), UINT64_MAX)};
 }
 
+// What TENSOR names: a logical tensor (decoded as its weight), or a stored companion - a bias, a
+// scale, a zero point - decoded as the plain numbers it holds, never silently as its weight.
+struct Target {
+  std::unique_ptr<num::RowDecoder> decoder;
+  std::string name, scheme;
+};
+
+Result<Target> resolveTarget(const Checkpoint& c, const std::string& name) {
+  if (const TensorRecord* t = c.find(name); t && t->component != Component::Weight) {
+    auto d = num::makeStoredDecoder(c, *t);
+    if (!d) return d.error();
+    return Target{std::move(d.value()), t->name, std::string(componentName(t->component)) + " " + std::string(t->dtype->name)};
+  }
+  auto li = num::findLogical(c, name);
+  if (!li) return li.error();
+  auto d = num::makeDecoder(c, li.value());
+  if (!d) return d.error();
+  return Target{std::move(d.value()), c.logical[li.value()].name, c.logical[li.value()].scheme};
+}
+
 void printStats(const num::Stats& s) {
   std::printf("  count %llu  finite %llu  nan %llu  inf %llu  zero %llu  subnormal %llu  negative %llu\n",
               (unsigned long long)s.count, (unsigned long long)s.finite(), (unsigned long long)s.nan, (unsigned long long)s.inf,
@@ -61,27 +81,21 @@ class DequantCommand : public Command {
     if (dtype != "f32" && dtype != "bf16") throw std::invalid_argument("--dtype must be f32 or bf16");
     auto c = openOrReport(a.positional()[0]);
     if (!c) return kExitCannotRun;
-    auto li = num::findLogical(*c, a.positional()[1]);
-    if (!li) {
-      std::cerr << "weightscope: " << li.error().describe() << "\n";
+    auto target = resolveTarget(*c, a.positional()[1]);
+    if (!target) {
+      std::cerr << "weightscope: " << target.error().describe() << "\n";
       return kExitCannotRun;
     }
     num::DequantRequest req;
-    req.logical = li.value();
     req.expert = a.getInt("expert", -1);
     if (a.has("rows")) std::tie(req.rowBegin, req.rowEnd) = parseRows(a.get("rows"));
-    auto dec = num::makeDecoder(*c, req.logical);
-    if (!dec) {
-      std::cerr << "weightscope: " << dec.error().describe() << "\n";
-      return kExitCannotRun;
-    }
     // Stream: decode a chunk of rows, feed the statistics and the .npy, repeat. Memory stays
     // bounded by the chunk whatever the tensor's size.
-    const num::RowDecoder& d = *dec.value();
+    num::RowDecoder& d = *target.value().decoder;
     num::ByteCounter counter;
-    dec.value()->setCounter(&counter);
+    d.setCounter(&counter);
     try {
-      const num::Selection sel = num::selectRows(d, req, c->logical[req.logical].name);
+      const num::Selection sel = num::selectRows(d, req, target.value().name);
       std::unique_ptr<NpyStream> npy;
       if (a.has("out")) npy = std::make_unique<NpyStream>(a.get("out"), sel.shape, dtype == "bf16");
       num::Stats stats;
@@ -93,7 +107,7 @@ class DequantCommand : public Command {
         if (a.has("stats")) stats.add(buf.data(), n * d.cols());
         if (npy) npy->append(buf.data(), n * d.cols());
       }
-      std::cout << c->logical[req.logical].name << "  scheme " << c->logical[req.logical].scheme << "  shape " << formatShape(sel.shape)
+      std::cout << target.value().name << "  scheme " << target.value().scheme << "  shape " << formatShape(sel.shape)
                 << "  read " << formatBytes(counter.bytes.load()) << "\n";
       if (a.has("stats")) printStats(stats);
       if (npy) {
@@ -125,31 +139,26 @@ class StatsCommand : public Command {
     }
     auto c = openOrReport(a.positional()[0]);
     if (!c) return kExitCannotRun;
-    std::vector<uint32_t> which;
+    std::vector<std::string> which;
     if (a.has("all")) {
-      for (uint32_t i = 0; i < c->logical.size(); ++i) which.push_back(i);
+      for (const auto& l : c->logical) which.push_back(l.name);
     } else {
-      auto li = num::findLogical(*c, a.positional()[1]);
-      if (!li) {
-        std::cerr << "weightscope: " << li.error().describe() << "\n";
-        return kExitCannotRun;
-      }
-      which.push_back(li.value());
+      which.push_back(a.positional()[1]);
     }
     const int bins = int(a.getInt("bins", 32));
     nlohmann::json doc = {{"schema", "weightscope.stats/1"}, {"path", c->root}, {"tensors", nlohmann::json::array()}};
     uint64_t totalRead = 0;
-    for (uint32_t li : which) {
-      auto dec = num::makeDecoder(*c, li);
-      if (!dec) {
-        std::cerr << "weightscope: " << dec.error().describe() << "\n";
+    for (const std::string& name : which) {
+      auto target = resolveTarget(*c, name);
+      if (!target) {
+        std::cerr << "weightscope: " << target.error().describe() << "\n";
         return kExitCannotRun;
       }
       num::ByteCounter counter;
-      dec.value()->setCounter(&counter);
+      target.value().decoder->setCounter(&counter);
       num::Stats s;
       num::Histogram h = num::Histogram::log2Fine();
-      const auto& d = *dec.value();
+      const auto& d = *target.value().decoder;
       const uint64_t chunkRows = std::max<uint64_t>(1, (1u << 20) / std::max<uint64_t>(1, d.cols()));
       std::vector<float> buf(chunkRows * d.cols());
       try {
@@ -164,7 +173,7 @@ class StatsCommand : public Command {
         return kExitCannotRun;
       }
       totalRead += counter.bytes.load();
-      const auto& l = c->logical[li];
+      const Target& l = target.value();
       if (a.has("json")) {
         doc["tensors"].push_back({{"name", l.name}, {"scheme", l.scheme}, {"shape", d.shape()}, {"stats", num::statsJson(s)},
                                   {"histogram", num::histogramJson(h.coarsened(bins))}, {"bytes_read", counter.bytes.load()}});

@@ -530,6 +530,13 @@ Result<std::unique_ptr<RowDecoder>> makeDecoder(const Checkpoint& c, uint32_t lo
   });
 }
 
+Result<std::unique_ptr<RowDecoder>> makeStoredDecoder(const Checkpoint& c, const TensorRecord& t) {
+  return capture([&]() -> std::unique_ptr<RowDecoder> {
+    if (t.dtype->isBlockQuant()) mismatch(c, t, "a block-quantized companion has no plain values");
+    return std::make_unique<PlainDecoder>(c, t);
+  });
+}
+
 Result<uint32_t> findLogical(const Checkpoint& c, const std::string& name) {
   if (const TensorRecord* t = c.find(name)) return t->logical;
   for (uint32_t i = 0; i < c.logical.size(); ++i)

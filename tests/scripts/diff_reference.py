@@ -221,7 +221,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check(not bad, f"fused vs per-expert: not identical: {bad[:5]}")
     nb = sum(1 for x in j["tensors"] if x["key"].endswith(".bias") and x["expert"] >= 0)
     check(nb == cfg["num_hidden_layers"] * cfg["num_local_experts"] * 3, f"fused vs per-expert: {nb} expert bias units")
-    print(f"3. gpt-oss fused [E, H, 2I] interleaved vs per-expert: {len(j['tensors'])} units identical, {nb} expert biases")
+    # dequant of a bias decodes the bias itself, not its weight
+    npy = os.path.join(tmp, "bias.npy")
+    subprocess.run([WS, "dequant", fused, "model.layers.1.mlp.experts.down_proj_bias", "--out", npy], check=True, capture_output=True)
+    check(np.array_equal(np.load(npy), bf16(t["model.layers.1.mlp.experts.down_proj_bias"])), "dequant of a bias does not return the bias")
+    print(f"3. gpt-oss fused [E, H, 2I] interleaved vs per-expert: {len(j['tensors'])} units identical, {nb} expert biases; dequant of a bias is the bias")
 
 # ---------------------------------------------------------------- 4. ggml's own output
 rc, j = diff(os.path.join(FX, "gguf/tiny-qwen3moe-kquants.gguf"), os.path.join(FX, "gguf/tiny-qwen3moe-kquants.expected.gguf"))
