@@ -1,5 +1,6 @@
 // The safetensors header parser over arbitrary bytes: it either throws CoreError or returns
-// tensors that lie inside the data section, are contiguous from 0 and hold exactly their bytes.
+// tensors that lie inside the data section, are contiguous from 0 and hold exactly their bytes,
+// and its simdjson fast path reads exactly what the reference-order SAX parser reads.
 #include <span>
 
 #include "core/formats/safetensors.h"
@@ -21,6 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       expect = t.end;
     }
     wsfuzz::require(expect == size - h.dataStart, "the data section is filled exactly");
+    // The simdjson fast path accepted it: the reference parser must read exactly the same.
+    ws::SafetensorsHeader r = ws::parseSafetensors(std::span<const uint8_t>(data, size), "fuzz.safetensors", ws::HeaderParser::Reference);
+    wsfuzz::require(r.tensors.size() == h.tensors.size() && r.metadata == h.metadata, "both parsers read the same header");
+    for (size_t i = 0; i < h.tensors.size(); ++i)
+      wsfuzz::require(r.tensors[i].name == h.tensors[i].name && r.tensors[i].dtype == h.tensors[i].dtype && r.tensors[i].shape == h.tensors[i].shape &&
+                          r.tensors[i].begin == h.tensors[i].begin && r.tensors[i].end == h.tensors[i].end,
+                      "both parsers read the same tensors");
   } catch (const ws::CoreError&) {
   }
   return 0;

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "core/formats/gguf.h"
 #include "core/formats/utf8.h"
@@ -189,9 +190,64 @@ class HeaderSax {
   std::size_t errorPos_ = 0;
 };
 
+SafetensorsHeader checkTensors(SafetensorsHeader h, std::span<const uint8_t> file, const std::string& path);
+
+// The fast path: simdjson over a header that is valid, which nearly all are. It accepts exactly
+// what HeaderSax accepts and returns false at anything else - a syntax error, a missing field, a
+// duplicate, an unknown dtype - so the slow path can name the problem with its byte offset.
+bool parseHeaderFast(const char* json, uint64_t n, SafetensorsHeader& h) {
+  thread_local simdjson::dom::parser parser;  // one per header-parsing thread, reused across shards
+  simdjson::dom::object top;
+  if (parser.parse(json, size_t(n), true).get_object().get(top)) return false;
+  std::unordered_set<std::string_view> names;
+  names.reserve(top.size());
+  for (auto field : top) {
+    if (!names.insert(field.key).second) return false;
+    if (field.key == "__metadata__") {
+      simdjson::dom::object md;
+      if (field.value.get_object().get(md)) return false;
+      for (auto kv : md) {
+        std::string_view v;
+        if (kv.value.get_string().get(v)) return false;
+        h.metadata[std::string(kv.key)] = std::string(v);
+      }
+      continue;
+    }
+    simdjson::dom::object info;
+    if (field.value.get_object().get(info)) return false;
+    SafetensorsTensor t;
+    bool dtype = false, shape = false, offsets = false;
+    for (auto f : info) {
+      if (f.key == "dtype") {
+        std::string_view d;
+        if (dtype || f.value.get_string().get(d) || !(t.dtype = dtypeFromSafetensors(d))) return false;
+        dtype = true;
+      } else if (f.key == "shape") {
+        simdjson::dom::array a;
+        if (shape || f.value.get_array().get(a)) return false;
+        for (auto e : a) {
+          uint64_t v;
+          if (e.get_uint64().get(v)) return false;
+          t.shape.push_back(v);
+        }
+        shape = true;
+      } else if (f.key == "data_offsets") {
+        simdjson::dom::array a;
+        if (offsets || f.value.get_array().get(a) || a.size() != 2) return false;
+        if (a.at(0).get_uint64().get(t.begin) || a.at(1).get_uint64().get(t.end)) return false;
+        offsets = true;
+      }  // other fields are ignored, as the reference reader ignores them
+    }
+    if (!dtype || !shape || !offsets) return false;
+    t.name = std::string(field.key);
+    h.tensors.push_back(std::move(t));
+  }
+  return true;
+}
+
 }  // namespace
 
-SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path) {
+SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path, HeaderParser parser) {
   SafetensorsHeader h;
   if (file.size() < 8)
     fail(ErrorCode::HeaderTooSmall, "file is " + std::to_string(file.size()) + " bytes, shorter than the 8-byte header length",
@@ -209,6 +265,9 @@ SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::str
   h.dataStart = 8 + n;
 
   const char* json = reinterpret_cast<const char*>(file.data() + 8);
+  if (parser == HeaderParser::Auto && parseHeaderFast(json, n, h)) return checkTensors(std::move(h), file, path);
+  h.tensors.clear();
+  h.metadata.clear();
   if (!isValidUtf8(std::string_view(json, n)))
     fail(ErrorCode::InvalidHeaderUtf8, "header is not valid UTF-8", path, 8 + firstInvalidUtf8(std::string_view(json, n)));
 
@@ -222,7 +281,15 @@ SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::str
     fail(ErrorCode::InvalidHeaderJson, "header is not a valid safetensors header: " + sax.problem, path, 8 + std::min<uint64_t>(sax.errorIndex(), n),
          sax.inTensor() ? sax.pendingName() : std::string{});
   }
+  // Valid JSON the fast path refused is rare but possible (an escape it reads differently would
+  // be a bug we want to hear about, not to hide): the slow path's result stands.
+  return checkTensors(std::move(h), file, path);
+}
 
+namespace {
+
+// The reference reader's checks on the parsed tensors, in its order.
+SafetensorsHeader checkTensors(SafetensorsHeader h, std::span<const uint8_t> file, const std::string& path) {
   // The reference reader validates in offset order, so key order in the JSON does not matter.
   std::stable_sort(h.tensors.begin(), h.tensors.end(), [](const SafetensorsTensor& a, const SafetensorsTensor& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
@@ -261,5 +328,7 @@ SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::str
   }
   return h;
 }
+
+}  // namespace
 
 }  // namespace ws

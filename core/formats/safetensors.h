@@ -29,7 +29,12 @@ struct SafetensorsHeader {
 
 constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
 
+// Auto: simdjson first, and the reference-order SAX parser for anything it does not accept (and
+// for every error, so messages name the byte at fault). Reference: the SAX parser only - the
+// fuzz target checks the two agree.
+enum class HeaderParser { Auto, Reference };
+
 // Throws CoreError with the file name, and the tensor or offset at fault.
-SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path);
+SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path, HeaderParser parser = HeaderParser::Auto);
 
 }  // namespace ws
