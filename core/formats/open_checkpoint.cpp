@@ -230,11 +230,11 @@ void checkIndexAgainstShards(Checkpoint& c, const SafetensorsIndex& idx, const f
       if (stored.count(name)) continue;
       const std::string& shard = idx.shards[shardId];
       if (missingShards.count(shard) || unreadableShard(c, dirOf(indexPath), shard)) {
-        c.unreadable.push_back(name);  // its shard is missing or broken: reported once, as such
+        c.unreadable.emplace_back(name);  // its shard is missing or broken: reported once, as such
         continue;
       }
       ++missing;
-      c.issues.push_back(Error{ErrorCode::IndexTensorAbsent, "weight_map puts it in '" + shard + "', which does not hold it", ip, std::nullopt, name});
+      c.issues.push_back(Error{ErrorCode::IndexTensorAbsent, "weight_map puts it in '" + shard + "', which does not hold it", ip, std::nullopt, std::string(name)});
     }
   }
   if (missing) c.notes.push_back(ip + ": " + std::to_string(missing) + " tensors in weight_map are absent from their shard");

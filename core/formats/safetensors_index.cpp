@@ -31,10 +31,16 @@ SafetensorsIndex parseSafetensorsIndex(const std::string& text, const std::strin
   if (top["weight_map"].get_object().get(weightMap)) fail(ErrorCode::InvalidHeaderJson, "index has no 'weight_map' object", path);
 
   SafetensorsIndex idx;
+  size_t nameBytes = 0;
+  for (auto field : weightMap) nameBytes += field.key.size();
+  auto names = std::make_shared<std::string>();
+  names->reserve(nameBytes);  // never reallocates below: the views stay valid
   idx.weightMap.reserve(weightMap.size());
   std::unordered_map<std::string_view, uint32_t> shardIds;
   for (auto field : weightMap) {
-    const std::string_view name = field.key;
+    const size_t at = names->size();
+    names->append(field.key);
+    const std::string_view name(names->data() + at, field.key.size());
     std::string_view shard;
     if (field.value.get_string().get(shard))
       fail(ErrorCode::InvalidHeaderJson, "weight_map value for '" + std::string(name) + "' is not a file name", path, std::nullopt, std::string(name));
@@ -47,6 +53,7 @@ SafetensorsIndex parseSafetensorsIndex(const std::string& text, const std::strin
     if (!idx.weightMap.emplace(name, it->second).second)
       fail(ErrorCode::InvalidHeaderJson, "weight_map names '" + std::string(name) + "' twice", path, std::nullopt, std::string(name));
   }
+  idx.names = std::move(names);
   uint64_t total;
   if (!top.at_pointer("/metadata/total_size").get_uint64().get(total)) idx.totalSize = total;
 

@@ -2,17 +2,21 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace ws {
 
 struct SafetensorsIndex {
-  std::vector<std::string> shards;                     // distinct shard files, natural order
-  std::unordered_map<std::string, uint32_t> weightMap;  // tensor -> index into shards
-  std::optional<uint64_t> totalSize;                   // metadata.total_size when an unsigned integer
+  std::vector<std::string> shards;                          // distinct shard files, natural order
+  std::unordered_map<std::string_view, uint32_t> weightMap;  // tensor -> index into shards
+  std::optional<uint64_t> totalSize;                        // metadata.total_size when an unsigned integer
+  // weightMap's keys view this one buffer: 200k names, one allocation instead of 200k.
+  std::shared_ptr<const std::string> names;
 };
 
 // weight_map is required; metadata is optional and its fields may be of any type. A shard must be

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstring>
 #include <vector>
 
 namespace ws {
@@ -214,9 +215,23 @@ int compareNumbers(std::string_view a, size_t i, std::string_view b, size_t j, s
 // Equal prefixes compare equal in natural order too, so skip them at memcmp speed; only a
 // difference inside (or right after) a digit run needs the numeric comparison, which starts
 // where that run starts - the same place on both sides, since the bytes before are equal.
+// First index where a and b differ within [0, n), eight bytes at a time: sorting 200k names that
+// share 40-byte prefixes spends its time here.
+size_t firstDifference(const char* a, const char* b, size_t n) {
+  size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + k, 8);
+    std::memcpy(&y, b + k, 8);
+    if (x != y) return k + size_t(__builtin_ctzll(x ^ y) / 8);  // little-endian: lowest byte first
+  }
+  while (k < n && a[k] == b[k]) ++k;
+  return k;
+}
+
 bool naturalLess(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
-  size_t k = size_t(std::mismatch(a.begin(), a.begin() + std::ptrdiff_t(n), b.begin()).first - a.begin());
+  size_t k = firstDifference(a.data(), b.data(), n);
   size_t s = k;
   while (s > 0 && isDigit(a[s - 1])) --s;
   const bool digitA = k < a.size() && isDigit(a[k]), digitB = k < b.size() && isDigit(b[k]);

@@ -119,17 +119,26 @@ void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNa
   c.logical.clear();
   std::unordered_map<std::string, uint32_t> index;
   index.reserve(c.tensors.size());
+  uint32_t previous = UINT32_MAX;
   for (uint32_t i = 0; i < c.tensors.size(); ++i) {
     auto& t = c.tensors[i];
     const std::string& key = logicalNames[i];
-    auto [it, inserted] = index.emplace(key, uint32_t(c.logical.size()));
-    if (inserted) {
-      LogicalTensor l;
-      l.name = key;
-      c.logical.push_back(std::move(l));
+    // Members of one logical tensor mostly sort next to each other: check the last one first.
+    uint32_t li;
+    if (previous != UINT32_MAX && c.logical[previous].name == key) {
+      li = previous;
+    } else {
+      auto [it, inserted] = index.emplace(key, uint32_t(c.logical.size()));
+      if (inserted) {
+        LogicalTensor l;
+        l.name = key;
+        c.logical.push_back(std::move(l));
+      }
+      li = it->second;
     }
-    LogicalTensor& l = c.logical[it->second];
-    t.logical = it->second;
+    previous = li;
+    LogicalTensor& l = c.logical[li];
+    t.logical = li;
     l.members.push_back(i);
     l.bytes += t.bytes;
     if (isScaleComponent(t.component)) l.scaleBytes += t.bytes;
