@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     ws::SafetensorsIndex idx = ws::parseSafetensorsIndex(std::string(reinterpret_cast<const char*>(data), size), "fuzz.index.json");
     for (const auto& s : idx.shards) wsfuzz::require(!s.empty() && s.find('/') == std::string::npos && s != "..", "shards are plain file names");
-    for (const auto& [tensor, shard] : idx.weightMap) wsfuzz::require(shard < idx.shards.size(), "every mapped shard is listed");
+    idx.weightMap.forEach([&](std::string_view, uint32_t shard) { wsfuzz::require(shard < idx.shards.size(), "every mapped shard is listed"); });
   } catch (const ws::CoreError&) {
   }
   return 0;

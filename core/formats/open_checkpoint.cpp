@@ -208,14 +208,14 @@ void checkIndexAgainstShards(Checkpoint& c, const SafetensorsIndex& idx, const f
   for (size_t f = 0; f < c.files.size(); ++f) holder[f] = fs::path(c.files[f].path).filename().string();
   size_t missing = 0, moved = 0, unlisted = 0, claimed = 0;
   for (const auto& t : c.tensors) {
-    auto it = idx.weightMap.find(t.name);
-    if (it == idx.weightMap.end()) {
+    const uint32_t* shardId = idx.weightMap.find(t.name);
+    if (!shardId) {
       ++unlisted;
       c.issues.push_back(Error{ErrorCode::IndexTensorUnlisted, "stored in the shard but not in weight_map", c.files[t.file].path, t.offset, t.name});
       continue;
     }
     ++claimed;
-    const std::string& shard = idx.shards[it->second];
+    const std::string& shard = idx.shards[*shardId];
     if (holder[t.file] != shard) {
       ++moved;
       c.issues.push_back(Error{ErrorCode::IndexTensorMisplaced, "weight_map says '" + shard + "' but it is stored in '" + holder[t.file] + "'",
@@ -226,16 +226,16 @@ void checkIndexAgainstShards(Checkpoint& c, const SafetensorsIndex& idx, const f
     std::unordered_set<std::string_view> stored;
     stored.reserve(c.tensors.size());
     for (const auto& t : c.tensors) stored.insert(t.name);
-    for (const auto& [name, shardId] : idx.weightMap) {
-      if (stored.count(name)) continue;
+    idx.weightMap.forEach([&](std::string_view name, uint32_t shardId) {
+      if (stored.count(name)) return;
       const std::string& shard = idx.shards[shardId];
       if (missingShards.count(shard) || unreadableShard(c, dirOf(indexPath), shard)) {
         c.unreadable.emplace_back(name);  // its shard is missing or broken: reported once, as such
-        continue;
+        return;
       }
       ++missing;
       c.issues.push_back(Error{ErrorCode::IndexTensorAbsent, "weight_map puts it in '" + shard + "', which does not hold it", ip, std::nullopt, std::string(name)});
-    }
+    });
   }
   if (missing) c.notes.push_back(ip + ": " + std::to_string(missing) + " tensors in weight_map are absent from their shard");
   if (moved) c.notes.push_back(ip + ": " + std::to_string(moved) + " tensors sit in a different shard than weight_map says");

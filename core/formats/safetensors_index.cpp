@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 #include <simdjson.h>
 
@@ -50,7 +51,7 @@ SafetensorsIndex parseSafetensorsIndex(const std::string& text, const std::strin
            std::nullopt, std::string(name));
     auto [it, fresh] = shardIds.emplace(shard, uint32_t(idx.shards.size()));
     if (fresh) idx.shards.emplace_back(shard);
-    if (!idx.weightMap.emplace(name, it->second).second)
+    if (!idx.weightMap.insert(name, it->second))
       fail(ErrorCode::InvalidHeaderJson, "weight_map names '" + std::string(name) + "' twice", path, std::nullopt, std::string(name));
   }
   idx.names = std::move(names);
@@ -68,7 +69,7 @@ SafetensorsIndex parseSafetensorsIndex(const std::string& text, const std::strin
     sorted[r] = std::move(idx.shards[order[r]]);
   }
   idx.shards = std::move(sorted);
-  for (auto& [name, shard] : idx.weightMap) shard = rank[shard];
+  idx.weightMap.updateValues([&](uint32_t shard) { return rank[shard]; });
   return idx;
 }
 

@@ -6,14 +6,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "core/util/name_table.h"
 
 namespace ws {
 
 struct SafetensorsIndex {
   std::vector<std::string> shards;                          // distinct shard files, natural order
-  std::unordered_map<std::string_view, uint32_t> weightMap;  // tensor -> index into shards
+  NameTable weightMap;                                        // tensor -> index into shards
   std::optional<uint64_t> totalSize;                        // metadata.total_size when an unsigned integer
   // weightMap's keys view this one buffer: 200k names, one allocation instead of 200k.
   std::shared_ptr<const std::string> names;
