@@ -1,9 +1,9 @@
 #include "core/model/quant_scheme.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "core/model/weight_shape.h"
+#include "core/util/name_table.h"
 
 namespace ws {
 
@@ -117,8 +117,8 @@ bool isScaleComponent(Component c) {
 
 void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNames) {
   c.logical.clear();
-  std::unordered_map<std::string, uint32_t> index;
-  index.reserve(c.tensors.size());
+  NameTable index;  // views into logicalNames, which outlive it
+  index.reserve(c.tensors.size() / 2);
   uint32_t previous = UINT32_MAX;
   for (uint32_t i = 0; i < c.tensors.size(); ++i) {
     auto& t = c.tensors[i];
@@ -128,13 +128,15 @@ void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNa
     if (previous != UINT32_MAX && c.logical[previous].name == key) {
       li = previous;
     } else {
-      auto [it, inserted] = index.emplace(key, uint32_t(c.logical.size()));
-      if (inserted) {
+      if (const uint32_t* known = index.find(key)) {
+        li = *known;
+      } else {
+        li = uint32_t(c.logical.size());
+        index.insert(key, li);
         LogicalTensor l;
         l.name = key;
         c.logical.push_back(std::move(l));
       }
-      li = it->second;
     }
     previous = li;
     LogicalTensor& l = c.logical[li];
