@@ -51,6 +51,10 @@ class TstNaming : public QObject {
     for (int n = 0; n < 200000; ++n) {
       std::string a = word(), b = rng() % 3 ? a.substr(0, rng() % (a.size() + 1)) + word() : word();
       if (naturalLess(a, b) != reference(a, b)) QFAIL(qPrintable(QString("'%1' vs '%2'").arg(a.c_str(), b.c_str())));
+      // and the precomputed keys order the same way as plain bytes
+      const std::string ka = naturalKey(a), kb = naturalKey(b);
+      if ((std::string_view(ka) < std::string_view(kb)) != reference(a, b))
+        QFAIL(qPrintable(QString("keys of '%1' vs '%2'").arg(a.c_str(), b.c_str())));
     }
   }
 

@@ -247,12 +247,16 @@ void checkIndexAgainstShards(Checkpoint& c, const SafetensorsIndex& idx, const f
   }
 }
 
-// Stable natural-order sort of record indices (records are 112 bytes; indices move cheaply),
-// the two halves on two threads, then one merge.
+// Stable natural-order sort of record indices (records are 112 bytes; indices move cheaply) by
+// precomputed natural keys, the two halves on two threads, then one merge.
 std::vector<uint32_t> naturalOrder(const std::vector<TensorRecord>& t) {
   std::vector<uint32_t> order(t.size());
   std::iota(order.begin(), order.end(), 0u);
-  auto less = [&](uint32_t a, uint32_t b) { return naturalLess(t[a].name, t[b].name); };
+  std::vector<std::string> keys(t.size());
+  parallelChunks(t.size(), 8192, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) keys[i] = naturalKey(t[i].name);
+  });
+  auto less = [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; };
   const auto mid = order.begin() + std::ptrdiff_t(order.size() / 2);
   if (order.size() < 4096 || std::thread::hardware_concurrency() < 2) {
     std::stable_sort(order.begin(), order.end(), less);

@@ -256,6 +256,28 @@ bool naturalLess(std::string_view a, std::string_view b) {
   return static_cast<unsigned char>(a[k]) < static_cast<unsigned char>(b[k]);
 }
 
+std::string naturalKey(std::string_view s) {
+  std::string k;
+  k.reserve(s.size() + 8);
+  for (size_t i = 0; i < s.size();) {
+    if (!isDigit(s[i])) {
+      k += s[i++];
+      continue;
+    }
+    size_t z = i;
+    while (z < s.size() && s[z] == '0') ++z;
+    size_t e = z;
+    while (e < s.size() && isDigit(s[e])) ++e;
+    const size_t sig = e - z, zeros = z - i;
+    k += '0';
+    k += char(sig >> 8), k += char(sig & 0xFF);
+    k.append(s.substr(z, sig));
+    k += char(zeros >> 8), k += char(zeros & 0xFF);
+    i = e;
+  }
+  return k;
+}
+
 NameParts parseTensorName(std::string_view name, const ModelDescription& model) {
   NameParts p;
   std::string_view base = name;

@@ -13,6 +13,11 @@ namespace ws {
 // "experts.2" < "experts.10": runs of digits compare by value.
 bool naturalLess(std::string_view a, std::string_view b);
 
+// A byte string whose plain order is naturalLess's order: each digit run becomes '0', its
+// significant-digit count (2 bytes), the significant digits and its leading-zero count (2 bytes).
+// Sorting 200k names by precomputed keys is memcmp work instead of re-parsing digits per compare.
+std::string naturalKey(std::string_view name);
+
 struct NameParts {
   std::string logical;     // the name with the component suffix (and any KT ".numa.N") removed
   Component component = Component::Weight;
