@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <malloc.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -150,6 +151,52 @@ class TstMalformedCorpus : public QObject {
     } else if (e.value("opens", false)) {
       QCOMPARE(report.value().count(val::Severity::Error), size_t(0));
     }
+  }
+
+  // Hostile inputs that need a folder rather than one file.
+  void aFifoIsRefusedNotWaitedFor() {
+    wstest::TempDir d;
+    QCOMPARE(::mkfifo(d.file("model.safetensors").c_str(), 0600), 0);
+    QVERIFY(!openCheckpoint(d.path()));  // a folder listing skips it: not a checkpoint
+    auto r = openCheckpoint(d.file("model.safetensors"));  // open(2) without O_NONBLOCK would block here forever
+    QVERIFY(!r);
+    QCOMPARE(r.error().code, ErrorCode::Io);
+    QVERIFY2(r.error().message.find("not a regular file") != std::string::npos, r.error().describe().c_str());
+
+    wstest::TempDir e;
+    wstest::SafetensorsBuilder().add("w", "F32", {2}).write(e.file("model.safetensors"));
+    QCOMPARE(::mkfifo(e.file("config.json").c_str(), 0600), 0);
+    auto v = val::validatePath(e.path(), {});
+    QVERIFY(v);
+    bool named = false;
+    for (const auto& f : v.value().findings) named |= f.file.find("config.json") != std::string::npos;
+    QVERIFY2(named, "the FIFO config.json is reported");
+  }
+
+  void indexShardsMustBePlainFileNames() {
+    for (const char* shard : {"../model.safetensors", "/dev/zero", "sub/model.safetensors", ".."}) {
+      wstest::TempDir d;
+      wstest::SafetensorsBuilder().add("w", "F32", {2}).write(d.file("model.safetensors"));
+      wstest::writeFile(d.file("model.safetensors.index.json"), std::string("{\"weight_map\": {\"w\": \"") + shard + "\"}}");
+      auto r = openCheckpoint(d.path());
+      QVERIFY2(!r, shard);
+      QCOMPARE(r.error().code, ErrorCode::InvalidHeaderJson);
+      QCOMPARE(r.error().tensor, std::string("w"));
+      QVERIFY2(r.error().message.find("plain file name") != std::string::npos, r.error().describe().c_str());
+    }
+  }
+
+  void absurdCountsAreErrorsNotLoops() {
+    wstest::TempDir d;
+    wstest::SafetensorsBuilder().add("w", "F32", {2}).write(d.file("model.safetensors"));
+    wstest::writeFile(d.file("config.json"), std::string("{\"model_type\": \"qwen3_moe\", \"num_hidden_layers\": 1000000000000000000}"));
+    const int64_t before = gLive.load();
+    gPeak.store(before);
+    auto r = openCheckpoint(d.path());
+    QVERIFY(gPeak.load() - before < (int64_t(1) << 24));  // nothing allocated per declared layer
+    QVERIFY(!r);
+    QCOMPARE(r.error().code, ErrorCode::InvalidHeaderJson);
+    QVERIFY2(r.error().message.find("num_hidden_layers") != std::string::npos, r.error().describe().c_str());
   }
 };
 
