@@ -91,7 +91,7 @@ std::string canonicalName(const TensorRecord& w, const LogicalTensor& l) {
 
 void addExpertUnits(const TensorRecord& w, uint32_t li, int64_t bias, std::vector<UnitKey>& out) {
   const std::string blk = "blk." + std::to_string(w.layer) + ".ffn_";
-  const bool stackedOrFused = w.expert < 0 && w.shape.size() == 3;
+  const bool stackedOrFused = w.expert < 0 && w.shape.size() >= 3;  // MXFP4 blocks: [E, rows, in/32, 16]
   const int64_t experts = stackedOrFused ? int64_t(w.shape[0]) : 1;
   for (int64_t e = 0; e < experts; ++e) {
     const int32_t expertIndex = stackedOrFused ? int32_t(e) : w.expert;

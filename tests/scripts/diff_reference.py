@@ -221,6 +221,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check(not bad, f"fused vs per-expert: not identical: {bad[:5]}")
     nb = sum(1 for x in j["tensors"] if x["key"].endswith(".bias") and x["expert"] >= 0)
     check(nb == cfg["num_hidden_layers"] * cfg["num_local_experts"] * 3, f"fused vs per-expert: {nb} expert bias units")
+    # MXFP4 blocks ([E, rows, in/32, 16]) are stacked experts too: one unit per expert
+    mx = os.path.join(tmp, "mxfp4")
+    subprocess.run([WS, "synth", "--like", "gpt-oss", "--scheme", "mxfp4", "--shards", "1", mx], check=True, capture_output=True)
+    rc, jm = diff(mx, mx)
+    keys = [x["key"] for x in jm["tensors"] if "_exps." in x["key"] and not x["key"].endswith(".bias")]
+    want = cfg["num_hidden_layers"] * cfg["num_local_experts"] * 3
+    check(rc == 0 and len(keys) == want and all(x["status"] == "identical" for x in jm["tensors"]) and not any(k.endswith(".-1") for k in keys),
+          f"mxfp4 against itself: {len(keys)} expert units (want {want}), e.g. {keys[:2]}")
     # dequant of a bias decodes the bias itself, not its weight
     npy = os.path.join(tmp, "bias.npy")
     subprocess.run([WS, "dequant", fused, "model.layers.1.mlp.experts.down_proj_bias", "--out", npy], check=True, capture_output=True)
