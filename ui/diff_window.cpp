@@ -236,8 +236,9 @@ void DiffWindow::showPair(int pairIndex) {
   previewWatcher_->setFuture(QtConcurrent::run([a, b, pair]() -> Preview {
     Preview pv;
     pv.key = QString::fromStdString(pair.key);
-    auto ma = diff::decodeUnit(*a, pair.a, num::deviceDequant().first);
-    auto mb = diff::decodeUnit(*b, pair.b, num::deviceDequant().first);
+    const auto device = num::deviceDequant().first;
+    auto ma = diff::decodeUnit(*a, pair.a, device.get());
+    auto mb = diff::decodeUnit(*b, pair.b, device.get());
     if (!ma || !mb) {
       pv.error = QString::fromStdString(!ma ? ma.error().describe() : mb.error().describe());
       return pv;

@@ -65,7 +65,7 @@ Result<DiffReport> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, con
   keep(m.onlyB, rep.onlyB);
 
   auto [deviceFn, deviceName] = num::deviceDequant();
-  const num::DeviceDequantFn* device = opt.useDevice ? deviceFn : nullptr;
+  const num::DeviceDequantFn* device = opt.useDevice ? deviceFn.get() : nullptr;  // deviceFn keeps it alive
   rep.device = device ? deviceName : "cpu";
   rep.pairs.resize(todo.size());
   std::atomic<size_t> next{0}, done{0};

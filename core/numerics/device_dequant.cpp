@@ -8,7 +8,7 @@ namespace ws::num {
 namespace {
 
 std::mutex gMutex;
-std::shared_ptr<DeviceDequantFn> gFn;
+std::shared_ptr<const DeviceDequantFn> gFn;
 std::string gName;
 
 }  // namespace
@@ -25,9 +25,9 @@ void unregisterDeviceDequant() {
   gName.clear();
 }
 
-std::pair<const DeviceDequantFn*, std::string> deviceDequant() {
+std::pair<std::shared_ptr<const DeviceDequantFn>, std::string> deviceDequant() {
   std::lock_guard lock(gMutex);
-  return {gFn.get(), gName};
+  return {gFn, gName};
 }
 
 }  // namespace ws::num

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ using DeviceDequantFn = std::function<Result<std::vector<float>>(const Checkpoin
 void registerDeviceDequant(DeviceDequantFn fn, std::string deviceName);
 void unregisterDeviceDequant();
 // The registered dequantizer and its device name ("cuda:0"), or {nullptr, ""} when there is none.
-std::pair<const DeviceDequantFn*, std::string> deviceDequant();
+// Shared, so unregistering cannot pull it from under a caller still using it.
+std::pair<std::shared_ptr<const DeviceDequantFn>, std::string> deviceDequant();
 
 }  // namespace ws::num
