@@ -21,11 +21,15 @@ void printHelp(const ws::cli::CommandRegistry& reg) {
   std::cout << "weightscope " << kVersion << " - explore and validate LLM checkpoints\n\n"
             << "usage: weightscope COMMAND [options]   (weightscope COMMAND --help for details)\n"
 #ifdef WEIGHTSCOPE_HAVE_GUI
-            << "       weightscope [PATH]               open the desktop GUI\n"
+            << "       weightscope [PATH]               open the desktop GUI (a file, or a checkpoint folder)\n"
+            << "       weightscope --diff A B           the comparison window: B against A, the reference\n"
+            << "       weightscope --screenshot FILE [--view tree|diff] PATH [PATH2]\n"
+            << "                                        render a view to a PNG and exit (for docs and tests)\n"
 #endif
             << "\ncommands:\n";
   for (const auto& [name, cmd] : reg.all()) std::cout << "  " << name << std::string(10 - std::min<size_t>(9, name.size()), ' ') << cmd->summary() << "\n";
-  std::cout << "\nexit codes: 0 success, 1 problems found, 2 could not run (bad usage, unreadable input)\n";
+  std::cout << "\nexit codes: 0 success, 1 problems found, 2 could not run (bad usage, unreadable input)\n"
+            << "weightscope --version prints the version. Documentation: README.md and docs/ of the source.\n";
 }
 
 }  // namespace
