@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Weightscope needs on a fresh Debian machine: the toolchain,
 # Qt 6, QCustomPlot, nlohmann/json and Xvfb from Debian; clang and its runtime for the libFuzzer
-# targets (scripts/fuzz.sh); dpkg-dev for the .deb package (dpkg-shlibdeps). Skips apt entirely when all are present.
+# targets (scripts/fuzz.sh); dpkg-dev for the .deb package (dpkg-shlibdeps). Skips apt entirely
+# when all are present.
 set -euo pipefail
 packages=(cmake ninja-build g++ qt6-base-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev xvfb xauth
           libgl1-mesa-dev python3-venv clang libclang-rt-dev dpkg-dev)
