@@ -1,7 +1,8 @@
 // How fast the main window's tensor tree answers the filter box on a large checkpoint: opens it
 // in a real MainWindow (offscreen), then types a filter one key at a time with QTest and times
-// each keystroke until the view has laid itself out again; also the time from openPath to a
-// usable tree. Prints one JSON object; bench/run_open_bench.py runs it.
+// each keystroke until the view has laid itself out again; then expands the whole tree and times
+// page-down frames; also the time from openPath to a usable tree. Prints one JSON object;
+// bench/run_open_bench.py runs it.
 //
 // usage: tree_filter_bench PATH [TEXT]   (QT_QPA_PLATFORM=offscreen)
 #include <QApplication>
@@ -55,10 +56,26 @@ int main(int argc, char** argv) {
   QCoreApplication::processEvents();
   w.treeView()->viewport()->repaint();
   const double clearMs = double(clear.nsecsElapsed()) / 1e6;
+
+  // Scrolling: everything expanded, then 200 page-downs through the whole tree, one frame each.
+  w.treeView()->expandAll();
+  QCoreApplication::processEvents();
+  std::vector<double> frames;
+  w.treeView()->setFocus();
+  for (int i = 0; i < 200; ++i) {
+    QElapsedTimer t;
+    t.start();
+    QTest::keyClick(w.treeView(), Qt::Key_PageDown);
+    QCoreApplication::processEvents();
+    w.treeView()->viewport()->repaint();
+    frames.push_back(double(t.nsecsElapsed()) / 1e6);
+  }
+  std::sort(frames.begin(), frames.end());
   std::vector<double> sorted = perKey;
   std::sort(sorted.begin(), sorted.end());
-  std::printf("{\"tensors\": %llu, \"open_to_tree_ms\": %.1f, \"keystrokes\": %zu, \"keystroke_max_ms\": %.1f, \"keystroke_median_ms\": %.1f, \"clear_ms\": %.1f}\n",
+  std::printf("{\"tensors\": %llu, \"open_to_tree_ms\": %.1f, \"keystrokes\": %zu, \"keystroke_max_ms\": %.1f, \"keystroke_median_ms\": %.1f, \"clear_ms\": %.1f, "
+              "\"scroll_frames\": %zu, \"scroll_frame_max_ms\": %.1f, \"scroll_frame_median_ms\": %.1f}\n",
               (unsigned long long)(w.checkpoint() ? w.checkpoint()->tensors.size() : 0), openMs, perKey.size(), sorted.back(),
-              sorted[sorted.size() / 2], clearMs);
+              sorted[sorted.size() / 2], clearMs, frames.size(), frames.back(), frames[frames.size() / 2]);
   return 0;
 }
