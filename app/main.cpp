@@ -23,7 +23,7 @@ void printHelp(const ws::cli::CommandRegistry& reg) {
 #ifdef WEIGHTSCOPE_HAVE_GUI
             << "       weightscope [PATH]               open the desktop GUI (a file, or a checkpoint folder)\n"
             << "       weightscope --diff A B           the comparison window: B against A, the reference\n"
-            << "       weightscope --screenshot FILE [--view tree|diff] PATH [PATH2]\n"
+            << "       weightscope --screenshot FILE [--view tree|experts|diff] PATH [PATH2]\n"
             << "                                        render a view to a PNG and exit (for docs and tests)\n"
 #endif
             << "\ncommands:\n";

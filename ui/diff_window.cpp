@@ -55,9 +55,7 @@ DiffWindow::DiffWindow(QWidget* parent)
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   header_->setWordWrap(true);
   map_->setLogScale(true);
-  QCPColorGradient errors;  // identical dark blue, then green, yellow, red for the worst
-  errors.setColorStops({{0.0, QColor(20, 30, 90)}, {0.4, QColor(40, 160, 90)}, {0.7, QColor(240, 200, 40)}, {1.0, QColor(200, 30, 30)}});
-  map_->setGradient(errors);
+  map_->setGradient(magnitudeGradient());  // identical dark blue ... worst red
   map_->setAxisLabels(tr("expert  (-1: the layer's other tensors)"), tr("layer + 1  (0: outside layers)"), tr("log10 worst relative error"));
   map_->setTooltip([this](int row, int col, double v) {
     if (cells_.empty() || cells_[size_t(row) * cols_ + col].empty()) return tr("no tensors");

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QMetaObject>
 #include <QTimer>
+#include <QTabWidget>
 #include <QTreeView>
 #include <cstdio>
 #include <cstdlib>
@@ -64,7 +65,7 @@ int guiMain(int argc, char** argv) {
   QApplication::setOrganizationName("Weightscope");
   QApplication::setApplicationName("Weightscope");
   QApplication::setApplicationVersion(WEIGHTSCOPE_VERSION);
-  // weightscope --screenshot FILE [--view tree|diff] PATH [PATH2]: render the view to FILE (PNG).
+  // weightscope --screenshot FILE [--view tree|experts|diff] PATH [PATH2]: render the view to FILE.
   // weightscope --diff A B: the comparison window.
   QString screenshot, view = "tree";
   QStringList paths;
@@ -84,6 +85,7 @@ int guiMain(int argc, char** argv) {
     int rc = 2;
     QObject::connect(&w, &MainWindow::checkpointOpened, &w, [&] {
       w.treeView()->expandToDepth(1);
+      if (view == "experts") w.tabs()->setCurrentIndex(1);
       QTimer::singleShot(200, &w, [&] {
         rc = w.grab().save(screenshot) ? 0 : 2;
         if (rc) std::fprintf(stderr, "weightscope: cannot write %s\n", qPrintable(screenshot));

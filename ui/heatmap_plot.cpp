@@ -6,6 +6,12 @@
 
 namespace ws::ui {
 
+QCPColorGradient magnitudeGradient() {
+  QCPColorGradient g;
+  g.setColorStops({{0.0, QColor(20, 30, 90)}, {0.4, QColor(40, 160, 90)}, {0.7, QColor(240, 200, 40)}, {1.0, QColor(200, 30, 30)}});
+  return g;
+}
+
 HeatmapPlot::HeatmapPlot(QWidget* parent) : QCustomPlot(parent), map_(new QCPColorMap(xAxis, yAxis)), scale_(new QCPColorScale(this)) {
   plotLayout()->addElement(0, 1, scale_);
   scale_->setType(QCPAxis::atRight);

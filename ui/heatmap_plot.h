@@ -10,6 +10,10 @@
 
 namespace ws::ui {
 
+// Dark blue for the least, through green and yellow, to red for the most; no white end, so the
+// largest cells never look empty against the background.
+QCPColorGradient magnitudeGradient();
+
 class HeatmapPlot : public QCustomPlot {
   Q_OBJECT
  public:

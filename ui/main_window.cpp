@@ -17,6 +17,7 @@
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTextBrowser>
+#include <QTabWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -24,6 +25,7 @@
 #include "core/formats/open_checkpoint.h"
 #include "core/report/format_bytes.h"
 #include "ui/diff_window.h"
+#include "ui/expert_map_view.h"
 #include "ui/tensor_tree_model.h"
 
 namespace ws::ui {
@@ -65,7 +67,9 @@ MainWindow::MainWindow(QWidget* parent)
       tree_(new QTreeView),
       filter_(new QLineEdit),
       details_(new QTextBrowser),
-      summary_(new QLabel) {
+      summary_(new QLabel),
+      tabs_(new QTabWidget),
+      experts_(new ExpertMapView) {
   setWindowTitle(tr("Weightscope"));
   setAcceptDrops(true);
   proxy_->setSourceModel(model_);
@@ -86,12 +90,15 @@ MainWindow::MainWindow(QWidget* parent)
   tree_->header()->setStretchLastSection(true);
   connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& cur) { showDetails(cur); });
 
-  auto* central = new QWidget;
-  auto* layout = new QVBoxLayout(central);
+  auto* treePage = new QWidget;
+  auto* layout = new QVBoxLayout(treePage);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(filter_);
   layout->addWidget(tree_);
-  setCentralWidget(central);
+  tabs_->addTab(treePage, tr("&Tensors"));
+  tabs_->addTab(experts_, tr("&Experts"));
+  setCentralWidget(tabs_);
+  connect(experts_, &ExpertMapView::tensorRequested, this, &MainWindow::selectTensor);
 
   auto* dock = new QDockWidget(tr("Details"), this);
   dock->setObjectName("details");
@@ -165,6 +172,16 @@ void MainWindow::openPath(const QString& path) {
   watcher_->setFuture(QtConcurrent::run([p] { return openCheckpoint(p); }));
 }
 
+void MainWindow::selectTensor(uint32_t tensorIndex) {
+  const QModelIndex source = model_->indexOfTensor(tensorIndex);
+  if (!source.isValid()) return;
+  filter_->clear();  // a filtered-out tensor could not be shown
+  const QModelIndex proxied = proxy_->mapFromSource(source);
+  tabs_->setCurrentIndex(0);
+  tree_->scrollTo(proxied);
+  tree_->setCurrentIndex(proxied);
+}
+
 void MainWindow::onOpened() {
   OpenResult r = watcher_->result();
   if (!r) {
@@ -175,6 +192,7 @@ void MainWindow::onOpened() {
     return;
   }
   model_->setCheckpoint(r.value());
+  experts_->setCheckpoint(r.value().get());
   tree_->expandToDepth(0);
   // Size columns for their widest likely text rather than measuring 200k rows.
   const QFontMetrics fm = tree_->fontMetrics();

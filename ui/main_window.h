@@ -13,11 +13,13 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 class QSortFilterProxyModel;
+class QTabWidget;
 class QTextBrowser;
 class QTreeView;
 
 namespace ws::ui {
 
+class ExpertMapView;
 class TensorTreeModel;
 
 class MainWindow : public QMainWindow {
@@ -32,6 +34,10 @@ class MainWindow : public QMainWindow {
   TensorTreeModel* treeModel() const { return model_; }
   QTreeView* treeView() const { return tree_; }
   QLineEdit* filterEdit() const { return filter_; }
+  QTabWidget* tabs() const { return tabs_; }
+  ExpertMapView* expertMap() const { return experts_; }
+  // Shows tensor `tensorIndex` of the catalog in the tree and selects it (the filter is cleared).
+  void selectTensor(uint32_t tensorIndex);
 
  signals:
   void checkpointOpened();
@@ -58,6 +64,8 @@ class MainWindow : public QMainWindow {
   QLineEdit* filter_;
   QTextBrowser* details_;
   QLabel* summary_;
+  QTabWidget* tabs_;
+  ExpertMapView* experts_;
   QMenu* recentMenu_ = nullptr;
   QString pendingPath_;
 };
