@@ -497,6 +497,9 @@ std::unique_ptr<RowDecoder> build(const Checkpoint& c, uint32_t li) {
   }
   const std::string& s = l.scheme;
   if (w.dtype->isBlockQuant()) return std::make_unique<GgufBlockDecoder>(c, w);
+  // Schemes read from the names alone (gpt-oss "_blocks") can lack their scales in a damaged file.
+  const bool scaled = s == "fp8-block" || s == "fp8-channel" || s == "fp8-tensor" || s == "nvfp4" || s == "mxfp4";
+  if (scaled && !scale) mismatch(c, w, s + " weight has no scale tensor");
   if (s == "fp8-block" || s == "fp8-channel" || s == "fp8-tensor") {
     auto mode = s == "fp8-block" ? Fp8ScaledDecoder::Mode::Block : s == "fp8-channel" ? Fp8ScaledDecoder::Mode::Channel : Fp8ScaledDecoder::Mode::Tensor;
     return std::make_unique<Fp8ScaledDecoder>(c, w, *scale, mode);

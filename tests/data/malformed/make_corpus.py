@@ -67,6 +67,10 @@ case("st-missing-data-offsets.safetensors", st('{"a":{"dtype":"U8","shape":[1]}}
 h = obj(t("q.weight_packed", "I32", [2, 1], 0, 8), t("q.weight_scale", "F32", [2, 1], 8, 16), t("q.weight_shape", "I64", [2], 16, 32))
 case("st-weight-shape-negative.safetensors", st(h, 32)[:-16] + struct.pack("<qq", -3, 8), opens=True, finding="WS-S006",
      tensor="q.weight_shape")
+# Found by fuzz_checkpoint in CI: gpt-oss MXFP4 "_blocks" without their "_scales" made the decoder
+# dereference a missing scale tensor. Now: it opens, validation reports the missing scales.
+case("st-mxfp4-blocks-without-scales.safetensors", st(obj(t("m.experts.down_proj_blocks", "U8", [2, 1, 16], 0, 32)), 32), opens=True,
+     finding="WS-C003", tensor="m.experts.down_proj_blocks")
 case("st-f4-odd-element-count.safetensors", st(obj(t("a", "F4", [3], 0, 2)), 2), code="MisalignedSlice", tensor="a")
 
 
