@@ -5,7 +5,8 @@
 #
 #   scripts/fuzz.sh [SECONDS=60] [TARGET...]
 #   env: JOBS (default: cores), FUZZ_OUT (logs), FUZZ_PRESET (CMake preset: "fuzz", optimized
-#        targets only, the default; "sanitize", the Debug build CI also runs the tests from)
+#        targets only, the default; "sanitize", the Debug build CI also runs the tests from),
+#        FUZZ_SEED (libFuzzer's -seed: CI fixes it so a run can be repeated; unset, random)
 #
 # Exit status 1 when any target crashes, leaks, times out or exceeds the memory limits; the input
 # that did it is kept in build-<preset>/artifacts/<target>/.
@@ -36,6 +37,7 @@ run_one() {
   local t="$1" corpus="$build/corpus/$1" art="$build/artifacts/$1/"
   mkdir -p "$corpus" "$art" "$build/seeds/$t"
   local opts=(-malloc_limit_mb=256 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$art")
+  [ -n "${FUZZ_SEED:-}" ] && opts+=(-seed="$FUZZ_SEED")
   if compgen -G "fuzz/regressions/$t/*" >/dev/null; then
     "$build/fuzz/$t" "${opts[@]}" fuzz/regressions/"$t"/* >"$out/$t.regressions.log" 2>&1 || { echo "$t: a regression input fails (see $out/$t.regressions.log)"; return 1; }
   fi
@@ -50,6 +52,6 @@ run_one() {
   fi
 }
 export -f run_one
-export seconds out build
+export seconds out build FUZZ_SEED
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}' && status=0 || status=1
 exit $status
