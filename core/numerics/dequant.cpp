@@ -524,6 +524,9 @@ void RowDecoder::setShape(std::vector<uint64_t> s) {
   cols_ = shape_.empty() ? 1 : shape_.back();
   rows_ = cols_ ? product(shape_) / cols_ : 0;
   if (shape_.empty()) rows_ = 1;
+  // No elements: 0 x 0 whatever the dims say, so nobody sizes a buffer from one dimension
+  // ([0, 2^50] is a valid safetensors tensor; the fuzzer made the value rules ask for 4 PiB).
+  if (rows_ == 0) cols_ = 0;
 }
 
 Result<std::unique_ptr<RowDecoder>> makeDecoder(const Checkpoint& c, uint32_t logical) {

@@ -27,6 +27,7 @@ class RowDecoder {
  public:
   virtual ~RowDecoder() = default;
   const std::vector<uint64_t>& shape() const { return shape_; }  // logical, PyTorch order
+  // rows() x cols() elements; a tensor with none is 0 x 0 whatever its dimensions.
   uint64_t rows() const { return rows_; }
   uint64_t cols() const { return cols_; }
   // Writes count*cols() floats. Throws CoreError naming the tensor on inconsistent companions.
