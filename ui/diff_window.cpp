@@ -136,7 +136,6 @@ void DiffWindow::start(const QString& pathA, const QString& pathB) {
   auto cancelled = cancelled_;
   const std::string a = pathA.toStdString(), b = pathB.toStdString();
   watcher_->setFuture(QtConcurrent::run([a, b, done, total, cancelled]() -> Outcome {
-    Outcome o;
     auto ca = openCheckpoint(a);
     if (!ca) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(ca.error().describe())};
     auto cb = openCheckpoint(b);

@@ -1,8 +1,9 @@
 #include "core/plan/placement.h"
 
-#include <fstream>
 
 #include <nlohmann/json.hpp>
+
+#include "core/io/text_file.h"
 
 namespace ws::plan {
 
@@ -74,9 +75,10 @@ Result<Placement> trivialMap(int64_t physical, Remainder rem, int epSize, int64_
 }
 
 Result<Placement> loadMap(const std::string& path, Remainder rem, int epSize, int64_t logicalExperts) {
-  std::ifstream in(path);
-  if (!in) return Error{ErrorCode::Io, "cannot open the expert map", path, std::nullopt, {}};
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  // The same guarded reader as config.json and index.json: no blocking on a FIFO, a size cap.
+  auto text = capture([&] { return readTextFile(path); });
+  if (!text) return Error{ErrorCode::Io, "cannot read the expert map: " + text.error().message, path, std::nullopt, {}};
+  nlohmann::json j = nlohmann::json::parse(text.value(), nullptr, false);
   if (j.is_discarded()) return Error{ErrorCode::InvalidHeaderJson, "expert map is not JSON", path, std::nullopt, {}};
   const nlohmann::json& m = j.is_object() && j.contains("physical_to_logical") ? j["physical_to_logical"] : j;
   if (!m.is_array() || m.empty()) return Error{ErrorCode::InvalidHeaderJson, "expected a list of logical expert ids (or one list per layer)", path, std::nullopt, {}};
