@@ -1,6 +1,5 @@
 #include "core/plan/placement.h"
 
-
 #include <nlohmann/json.hpp>
 
 #include "core/io/text_file.h"
