@@ -55,14 +55,15 @@ Result<DiffReport> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, con
     if (opt.tensors.empty() || globMatch(opt.tensors, p.key) || globMatch(opt.tensors, a.logical[p.a.logical].name) ||
         globMatch(opt.tensors, b.logical[p.b.logical].name))
       todo.push_back(p);
-  auto keep = [&](const std::vector<std::string>& keys, std::vector<std::string>& out) {
-    for (const auto& k : keys)
-      if (opt.tensors.empty() || globMatch(opt.tensors, k.substr(0, k.find(' '))) ||
-          globMatch(opt.tensors, k.substr(k.find('(') + 1, k.size() - k.find('(') - 2)))
-        out.push_back(k);
+  // One side only: "key (logical name)", filtered like the pairs.
+  auto keep = [&](const Checkpoint& c, const std::vector<UnitKey>& units, std::vector<std::string>& out) {
+    for (const auto& u : units) {
+      const std::string& name = c.logical[u.unit.logical].name;
+      if (opt.tensors.empty() || globMatch(opt.tensors, u.key) || globMatch(opt.tensors, name)) out.push_back(u.key + " (" + name + ")");
+    }
   };
-  keep(m.onlyA, rep.onlyA);
-  keep(m.onlyB, rep.onlyB);
+  keep(a, m.onlyA, rep.onlyA);
+  keep(b, m.onlyB, rep.onlyB);
 
   auto [deviceFn, deviceName] = num::deviceDequant();
   const num::DeviceDequantFn* device = opt.useDevice ? deviceFn.get() : nullptr;  // deviceFn keeps it alive

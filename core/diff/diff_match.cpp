@@ -193,14 +193,14 @@ Matching matchCheckpoints(const Checkpoint& a, const Checkpoint& b) {
   for (const auto& k : ua) {
     auto it = inB.find(k.key);
     if (it == inB.end() || usedB[it->second]) {
-      m.onlyA.push_back(k.key + " (" + a.logical[k.unit.logical].name + ")");
+      m.onlyA.push_back(k);
       continue;
     }
     usedB[it->second] = true;
     m.pairs.push_back(Pair{k.key, k.layer, k.expert, k.projection, k.unit, ub[it->second].unit});
   }
   for (size_t i = 0; i < ub.size(); ++i)
-    if (!usedB[i]) m.onlyB.push_back(ub[i].key + " (" + b.logical[ub[i].unit.logical].name + ")");
+    if (!usedB[i]) m.onlyB.push_back(ub[i]);
   return m;
 }
 

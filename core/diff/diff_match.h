@@ -45,8 +45,8 @@ struct Pair {
 
 struct Matching {
   std::vector<Pair> pairs;           // in A's order
-  std::vector<std::string> onlyA;    // keys, with the logical name in parentheses
-  std::vector<std::string> onlyB;
+  std::vector<UnitKey> onlyA;        // units with no counterpart on the other side
+  std::vector<UnitKey> onlyB;
 };
 
 Matching matchCheckpoints(const Checkpoint& a, const Checkpoint& b);
