@@ -9,7 +9,12 @@
 #include <cstdlib>
 
 #include "ui/diff_window.h"
+#include "ui/findings_view.h"
+#include "ui/load_view.h"
 #include "ui/main_window.h"
+#include "ui/preview_view.h"
+#include "ui/rank_map_view.h"
+#include "ui/scale_histogram_view.h"
 
 namespace ws::ui {
 
@@ -51,6 +56,61 @@ int diffMain(QApplication& app, const QStringList& paths, const QString& screens
   return rc;
 }
 
+// The first routed-expert weight (the tensor a preview of an MoE is most often about), else the
+// first weight.
+uint32_t tensorToPreview(const Checkpoint& c) {
+  for (uint32_t i = 0; i < c.tensors.size(); ++i)
+    if (c.tensors[i].role == Role::RoutedExpert && c.tensors[i].component == Component::Weight) return i;
+  for (uint32_t i = 0; i < c.tensors.size(); ++i)
+    if (c.tensors[i].component == Component::Weight) return i;
+  return 0;
+}
+
+// Opens PATH, brings up the view, starts its work, and saves the window once that work is done.
+int screenshotMain(QApplication& app, MainWindow& w, const QString& path, const QString& view, const QString& screenshot) {
+  static const QStringList views = {"tree", "experts", "ranks", "histogram", "preview", "findings", "residency"};
+  if (!views.contains(view)) {
+    std::fprintf(stderr, "weightscope: unknown --view '%s' (%s, diff)\n", qPrintable(view), qPrintable(views.join(", ")));
+    return 2;
+  }
+  int rc = 2;
+  auto save = [&] {
+    QTimer::singleShot(300, &w, [&] {
+      rc = w.grab().save(screenshot) ? 0 : 2;
+      if (rc) std::fprintf(stderr, "weightscope: cannot write %s\n", qPrintable(screenshot));
+      app.quit();
+    });
+  };
+  bool started = false;
+  QObject::connect(&w, &MainWindow::checkpointOpened, &w, [&] {
+    w.treeView()->expandToDepth(1);
+    w.showTab(MainWindow::Tab(views.indexOf(view)));
+    started = true;
+    if (view == "tree" || view == "experts") save();
+    else if (view == "preview") w.preview()->showTensor(tensorToPreview(*w.checkpoint()));
+    else if (view == "findings") w.findings()->run();
+    else if (view == "residency") w.loadView()->start();
+  });
+  // Views whose work starts by itself on open (the plan, the scale statistics) report when done.
+  QObject::connect(w.rankMap(), &RankMapView::planned, &w, [&] {
+    if (started && view == "ranks") save();
+  });
+  QObject::connect(w.histograms(), &ScaleHistogramView::computed, &w, [&] {
+    if (started && view == "histogram") save();
+  });
+  QObject::connect(w.preview(), &PreviewView::previewReady, &w, save);
+  QObject::connect(w.findings(), &FindingsView::finished, &w, save);
+  QObject::connect(w.loadView(), &LoadView::finished, &w, save);
+  QObject::connect(&w, &MainWindow::openFailed, &w, [&](const QString& m) {
+    std::fprintf(stderr, "weightscope: %s\n", qPrintable(m));
+    app.quit();
+  });
+  qputenv("WEIGHTSCOPE_NO_DIALOGS", "1");
+  w.openPath(path);
+  app.exec();
+  return rc;
+}
+
 }  // namespace
 
 int guiMain(int argc, char** argv) {
@@ -65,7 +125,8 @@ int guiMain(int argc, char** argv) {
   QApplication::setOrganizationName("Weightscope");
   QApplication::setApplicationName("Weightscope");
   QApplication::setApplicationVersion(WEIGHTSCOPE_VERSION);
-  // weightscope --screenshot FILE [--view tree|experts|diff] PATH [PATH2]: render the view to FILE.
+  // weightscope --screenshot FILE [--view tree|experts|ranks|histogram|preview|findings|residency|diff] PATH [PATH2]:
+  // render the view to FILE once its work is done.
   // weightscope --diff A B: the comparison window.
   QString screenshot, view = "tree";
   QStringList paths;
@@ -81,26 +142,7 @@ int guiMain(int argc, char** argv) {
   const QString path = paths.value(0);
   MainWindow w;
   w.show();
-  if (!screenshot.isEmpty()) {
-    int rc = 2;
-    QObject::connect(&w, &MainWindow::checkpointOpened, &w, [&] {
-      w.treeView()->expandToDepth(1);
-      if (view == "experts") w.tabs()->setCurrentIndex(1);
-      QTimer::singleShot(200, &w, [&] {
-        rc = w.grab().save(screenshot) ? 0 : 2;
-        if (rc) std::fprintf(stderr, "weightscope: cannot write %s\n", qPrintable(screenshot));
-        app.quit();
-      });
-    });
-    QObject::connect(&w, &MainWindow::openFailed, &w, [&](const QString& m) {
-      std::fprintf(stderr, "weightscope: %s\n", qPrintable(m));
-      app.quit();
-    });
-    qputenv("WEIGHTSCOPE_NO_DIALOGS", "1");
-    w.openPath(path);
-    app.exec();
-    return rc;
-  }
+  if (!screenshot.isEmpty()) return screenshotMain(app, w, path, view, screenshot);
   if (!path.isEmpty()) w.openPath(path);
   return app.exec();
 }

@@ -90,6 +90,7 @@ void HeatmapPlot::mouseMoveEvent(QMouseEvent* e) {
     return;
   }
   const double v = valueAt(r, c);
+  emit cellHovered(r, c, v);
   QToolTip::showText(e->globalPosition().toPoint(), tooltip_ ? tooltip_(r, c, v) : QString::number(v, 'g', 6), this);
 }
 

@@ -1,6 +1,6 @@
 // A QCustomPlot colour map with a legend, the value under the cursor in a tooltip, and clicks
-// reported in data coordinates. Used for the diff error map and the matrix previews (and meant
-// for the per-expert memory map and dequant previews to come).
+// reported in data coordinates; wheel zooms and dragging pans. Used for the diff error map, the
+// per-expert memory map and the dequant previews.
 #pragma once
 
 #include <functional>
@@ -40,6 +40,7 @@ class HeatmapPlot : public QCustomPlot {
 
  signals:
   void cellClicked(int row, int col);
+  void cellHovered(int row, int col, double value);  // the cell under the cursor (for a readout)
 
  protected:
   void mouseMoveEvent(QMouseEvent* e) override;

@@ -26,6 +26,11 @@
 #include "core/report/format_bytes.h"
 #include "ui/diff_window.h"
 #include "ui/expert_map_view.h"
+#include "ui/findings_view.h"
+#include "ui/load_view.h"
+#include "ui/preview_view.h"
+#include "ui/rank_map_view.h"
+#include "ui/scale_histogram_view.h"
 #include "ui/tensor_tree_model.h"
 
 namespace ws::ui {
@@ -69,7 +74,12 @@ MainWindow::MainWindow(QWidget* parent)
       details_(new QTextBrowser),
       summary_(new QLabel),
       tabs_(new QTabWidget),
-      experts_(new ExpertMapView) {
+      experts_(new ExpertMapView),
+      ranks_(new RankMapView),
+      histograms_(new ScaleHistogramView),
+      preview_(new PreviewView),
+      findings_(new FindingsView),
+      load_(new LoadView) {
   setWindowTitle(tr("Weightscope"));
   setAcceptDrops(true);
   proxy_->setSourceModel(model_);
@@ -97,8 +107,20 @@ MainWindow::MainWindow(QWidget* parent)
   layout->addWidget(tree_);
   tabs_->addTab(treePage, tr("&Tensors"));
   tabs_->addTab(experts_, tr("&Experts"));
+  tabs_->addTab(ranks_, tr("EP &Ranks"));
+  tabs_->addTab(histograms_, tr("&Scales"));
+  tabs_->addTab(preview_, tr("&Preview"));
+  tabs_->addTab(findings_, tr("&Findings"));
+  tabs_->addTab(load_, tr("Full &Load"));
   setCentralWidget(tabs_);
   connect(experts_, &ExpertMapView::tensorRequested, this, &MainWindow::selectTensor);
+  connect(ranks_, &RankMapView::tensorRequested, this, &MainWindow::selectTensor);
+  connect(histograms_, &ScaleHistogramView::tensorRequested, this, &MainWindow::selectTensor);
+  connect(findings_, &FindingsView::tensorRequested, this, &MainWindow::selectTensor);
+  connect(findings_, &FindingsView::finished, this, [this] {
+    if (const auto* r = findings_->report()) histograms_->setFindings(r->findings);
+    showDetails(tree_->currentIndex());  // the findings on the selected tensor
+  });
 
   auto* dock = new QDockWidget(tr("Details"), this);
   dock->setObjectName("details");
@@ -146,8 +168,20 @@ void MainWindow::buildMenus() {
   QAction* copy = edit->addAction(tr("&Copy Tensor Name"), this, &MainWindow::copySelectedName);
   copy->setShortcut(QKeySequence::Copy);
   copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-  tree_->addAction(copy);
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  QAction* preview = view->addAction(tr("&Preview Tensor"), this, &MainWindow::previewSelected);
+  preview->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  QAction* histogram = view->addAction(tr("Scale &Histogram"), this, &MainWindow::histogramOfSelected);
+  histogram->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
+  view->addSeparator();
+  const QStringList names = {tr("Tensors"), tr("Expert Map"), tr("EP Ranks"), tr("Scales"), tr("Preview"), tr("Findings"), tr("Full Load")};
+  for (int i = 0; i < names.size(); ++i) {
+    QAction* a = view->addAction(names[i], this, [this, i] { showTab(Tab(i)); });
+    a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
+  }
+  for (QAction* a : {preview, histogram, copy}) tree_->addAction(a);
   tree_->setContextMenuPolicy(Qt::ActionsContextMenu);
+  connect(tree_, &QTreeView::doubleClicked, this, &MainWindow::previewSelected);
 
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
   QAction* compare = tools->addAction(tr("&Compare With..."), this, [this] {
@@ -162,6 +196,34 @@ void MainWindow::buildMenus() {
     w->start(QString::fromStdString(checkpoint()->root), other);
   });
   compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  QAction* validate = tools->addAction(tr("&Validate"), this, [this] {
+    showTab(FindingsTab);
+    findings_->run();
+  });
+  validate->setShortcut(QKeySequence(Qt::Key_F5));
+  tools->addAction(tr("Full &Load..."), this, [this] { showTab(LoadTab); })->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+}
+
+void MainWindow::showTab(Tab t) { tabs_->setCurrentIndex(int(t)); }
+
+int64_t MainWindow::selectedTensor() const {
+  const QModelIndex cur = tree_->currentIndex();
+  const QVariant t = proxy_->mapToSource(cur.siblingAtColumn(0)).data(TensorTreeModel::TensorIndexRole);
+  return t.isValid() ? t.toLongLong() : -1;
+}
+
+void MainWindow::previewSelected() {
+  if (int64_t t = selectedTensor(); t >= 0) {
+    preview_->showTensor(uint32_t(t));
+    showTab(PreviewTab);
+  }
+}
+
+void MainWindow::histogramOfSelected() {
+  if (int64_t t = selectedTensor(); t >= 0) {
+    histograms_->showTensor(uint32_t(t));
+    showTab(ScalesTab);
+  }
 }
 
 void MainWindow::openPath(const QString& path) {
@@ -177,7 +239,7 @@ void MainWindow::selectTensor(uint32_t tensorIndex) {
   if (!source.isValid()) return;
   filter_->clear();  // a filtered-out tensor could not be shown
   const QModelIndex proxied = proxy_->mapFromSource(source);
-  tabs_->setCurrentIndex(0);
+  showTab(TensorsTab);
   tree_->scrollTo(proxied);
   tree_->setCurrentIndex(proxied);
 }
@@ -191,8 +253,14 @@ void MainWindow::onOpened() {
     if (!qEnvironmentVariableIsSet("WEIGHTSCOPE_NO_DIALOGS")) QMessageBox::warning(this, tr("Could not open checkpoint"), msg);
     return;
   }
-  model_->setCheckpoint(r.value());
-  experts_->setCheckpoint(r.value().get());
+  ckpt_ = r.value();
+  model_->setCheckpoint(ckpt_);
+  experts_->setCheckpoint(ckpt_.get());
+  ranks_->setCheckpoint(ckpt_);
+  histograms_->setCheckpoint(ckpt_);
+  preview_->setCheckpoint(ckpt_);
+  findings_->setCheckpoint(ckpt_);
+  load_->setCheckpoint(ckpt_);
   tree_->expandToDepth(0);
   // Size columns for their widest likely text rather than measuring 200k rows.
   const QFontMetrics fm = tree_->fontMetrics();
@@ -243,6 +311,17 @@ void MainWindow::showDetails(const QModelIndex& proxyIndex) {
     html += "<li>" + QString::fromStdString(c->tensors[m].name).toHtmlEscaped() + " <i>(" +
             QString::fromLatin1(componentName(c->tensors[m].component).data()) + ")</i></li>";
   html += "</ul>";
+  if (const val::ValidationReport* rep = findings_->report()) {
+    QString found;
+    for (const auto& f : rep->findings) {
+      bool mine = false;
+      for (uint32_t m : l.members) mine |= f.tensor == c->tensors[m].name;
+      if (mine)
+        found += "<li><b>" + QString::fromStdString(f.code) + "</b> " + QString::fromLatin1(val::severityName(f.severity)) + ": " +
+                 QString::fromStdString(f.message).toHtmlEscaped() + "</li>";
+    }
+    html += "<p><b>" + tr("Findings") + "</b></p>" + (found.isEmpty() ? tr("<p>none on this tensor or its companions</p>") : "<ul>" + found + "</ul>");
+  }
   details_->setHtml(html);
 }
 

@@ -1,5 +1,7 @@
 // The desktop main window: open a checkpoint (dialog, drag and drop, command line, recent files),
-// browse its tensor tree with a filter, see the facts of the selected tensor.
+// browse its tensor tree with a filter, see the facts of the selected tensor (and the findings on
+// it), and reach every view from its tabs: per-expert and per-EP-rank memory maps, scale
+// histograms, dequant preview, validation findings, full load.
 #pragma once
 
 #include <QFutureWatcher>
@@ -20,6 +22,11 @@ class QTreeView;
 namespace ws::ui {
 
 class ExpertMapView;
+class FindingsView;
+class LoadView;
+class PreviewView;
+class RankMapView;
+class ScaleHistogramView;
 class TensorTreeModel;
 
 class MainWindow : public QMainWindow {
@@ -36,6 +43,15 @@ class MainWindow : public QMainWindow {
   QLineEdit* filterEdit() const { return filter_; }
   QTabWidget* tabs() const { return tabs_; }
   ExpertMapView* expertMap() const { return experts_; }
+  RankMapView* rankMap() const { return ranks_; }
+  ScaleHistogramView* histograms() const { return histograms_; }
+  PreviewView* preview() const { return preview_; }
+  FindingsView* findings() const { return findings_; }
+  LoadView* loadView() const { return load_; }
+  enum Tab { TensorsTab, ExpertsTab, RanksTab, ScalesTab, PreviewTab, FindingsTab, LoadTab };
+  void showTab(Tab t);
+  // The catalog index of the tensor selected in the tree, or -1.
+  int64_t selectedTensor() const;
   // Shows tensor `tensorIndex` of the catalog in the tree and selects it (the filter is cleared).
   void selectTensor(uint32_t tensorIndex);
 
@@ -55,6 +71,8 @@ class MainWindow : public QMainWindow {
   void copySelectedName();
   void rememberRecent(const QString& path);
   void refreshRecentMenu();
+  void previewSelected();
+  void histogramOfSelected();
 
   using OpenResult = Result<std::shared_ptr<const Checkpoint>>;
   QFutureWatcher<OpenResult>* watcher_;
@@ -66,6 +84,12 @@ class MainWindow : public QMainWindow {
   QLabel* summary_;
   QTabWidget* tabs_;
   ExpertMapView* experts_;
+  RankMapView* ranks_;
+  ScaleHistogramView* histograms_;
+  PreviewView* preview_;
+  FindingsView* findings_;
+  LoadView* load_;
+  std::shared_ptr<const Checkpoint> ckpt_;
   QMenu* recentMenu_ = nullptr;
   QString pendingPath_;
 };

@@ -24,7 +24,9 @@ uint64_t ggufBlockScalesEmit(int id, const uint8_t* b, Emit&& emit) {
   return s.bytesRead;
 }
 
-std::string groupKey(const Checkpoint& c, const TensorRecord& w, const LogicalTensor& l, ScaleGrouping by) {
+}  // namespace
+
+std::string scaleGroupKey(const Checkpoint& c, const TensorRecord& w, const LogicalTensor& l, ScaleGrouping by) {
   switch (by) {
     case ScaleGrouping::Tensor: return l.name;
     case ScaleGrouping::Layer: return w.layer >= 0 ? "layer " + std::to_string(w.layer) : "(outside layers)";
@@ -38,8 +40,6 @@ std::string groupKey(const Checkpoint& c, const TensorRecord& w, const LogicalTe
   return "checkpoint";
 }
 
-}  // namespace
-
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress) {
   return capture([&]() -> ScaleReport {
     ScaleReport rep;
@@ -49,7 +49,7 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
       const LogicalTensor& l = c.logical[li];
       if (l.weight < 0) continue;
       const TensorRecord& w = c.tensors[uint32_t(l.weight)];
-      auto& kinds = rep.groups[groupKey(c, w, l, by)];
+      auto& kinds = rep.groups[scaleGroupKey(c, w, l, by)];
       bool any = false;
       if (w.dtype->isBlockQuant()) {
         const uint8_t* p = c.files[w.file].map->bytes().data() + w.offset;

@@ -30,6 +30,9 @@ struct ScaleReport {
   uint64_t logicalTensors = 0;  // logical tensors that have scales
 };
 
+// The group a logical tensor (with weight w) falls in: the keys of ScaleReport::groups.
+std::string scaleGroupKey(const Checkpoint& c, const TensorRecord& w, const LogicalTensor& l, ScaleGrouping by);
+
 // progress(done, total) is called between logical tensors; returning false cancels.
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by,
                                     const std::function<bool(uint64_t, uint64_t)>& progress = {});

@@ -1,0 +1,212 @@
+#include "ui/findings_view.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/atomic_file.h"
+#include "core/report/validate_report.h"
+#include "ui/findings_model.h"
+
+namespace ws::ui {
+
+namespace {
+
+// Keeps the findings at or above a severity.
+class SeverityProxy : public QSortFilterProxyModel {
+ public:
+  using QSortFilterProxyModel::QSortFilterProxyModel;
+  void setMinimum(int s) {
+    min_ = s;
+    invalidateRowsFilter();
+  }
+
+ protected:
+  bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
+    return sourceModel()->index(row, 0, parent).data(FindingsModel::SeverityRole).toInt() >= min_;
+  }
+
+ private:
+  int min_ = 0;
+};
+
+}  // namespace
+
+FindingsView::FindingsView(QWidget* parent)
+    : QWidget(parent),
+      model_(new FindingsModel(this)),
+      proxy_(new SeverityProxy(this)),
+      table_(new QTableView),
+      severity_(new QComboBox),
+      run_(new QPushButton(tr("&Validate"))),
+      cancel_(new QPushButton(tr("Cancel"))),
+      export_(new QPushButton(tr("E&xport Report..."))),
+      progress_(new QProgressBar),
+      summary_(new QLabel),
+      poll_(new QTimer(this)),
+      watcher_(new QFutureWatcher<std::shared_ptr<val::ValidationReport>>(this)),
+      done_(std::make_shared<std::atomic<uint64_t>>(0)),
+      total_(std::make_shared<std::atomic<uint64_t>>(0)),
+      cancelled_(std::make_shared<std::atomic<bool>>(false)) {
+  proxy_->setSourceModel(model_);
+  table_->setModel(proxy_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(-1, Qt::AscendingOrder);  // the report's order: errors first
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setWordWrap(false);
+  table_->verticalHeader()->setVisible(false);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  severity_->addItem(tr("errors only"), int(val::Severity::Error));
+  severity_->addItem(tr("warnings and errors"), int(val::Severity::Warning));
+  severity_->addItem(tr("everything (infos too)"), int(val::Severity::Info));
+  severity_->setCurrentIndex(2);
+  progress_->setVisible(false);
+  cancel_->setEnabled(false);
+  export_->setEnabled(false);
+  summary_->setWordWrap(true);
+  summary_->setText(tr("Press Validate to run every rule on this checkpoint (integrity, completeness, shapes, scales, values)."));
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(run_);
+  top->addWidget(cancel_);
+  top->addWidget(progress_, 1);
+  top->addStretch();
+  auto* sevLabel = new QLabel(tr("&Show:"));
+  sevLabel->setBuddy(severity_);
+  top->addWidget(sevLabel);
+  top->addWidget(severity_);
+  top->addWidget(export_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(summary_);
+  layout->addWidget(table_, 1);
+
+  connect(run_, &QPushButton::clicked, this, &FindingsView::run);
+  connect(cancel_, &QPushButton::clicked, this, &FindingsView::cancel);
+  connect(severity_, &QComboBox::currentIndexChanged, this, [this] { static_cast<SeverityProxy*>(proxy_)->setMinimum(severity_->currentData().toInt()); });
+  connect(export_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export validation report"), "weightscope-report.html",
+                                                      tr("HTML (*.html);;JSON (*.json);;Markdown (*.md);;JUnit XML (*.xml)"));
+    if (path.isEmpty()) return;
+    if (QString err = exportTo(path); !err.isEmpty()) QMessageBox::warning(this, tr("Could not export the report"), err);
+  });
+  connect(table_, &QTableView::activated, this, [this](const QModelIndex& i) {
+    const val::Finding* f = model_->finding(proxy_->mapToSource(i));
+    const Checkpoint* c = ckpt_.get();
+    if (!f || !c) return;
+    if (const TensorRecord* t = c->find(f->tensor)) emit tensorRequested(uint32_t(t - c->tensors.data()));
+  });
+  connect(table_, &QTableView::clicked, table_, &QTableView::activated);  // one click goes there too
+  connect(poll_, &QTimer::timeout, this, [this] {
+    progress_->setMaximum(int(std::min<uint64_t>(*total_ >> 10, INT32_MAX)));
+    progress_->setValue(int(std::min<uint64_t>(*done_ >> 10, INT32_MAX)));
+  });
+  connect(watcher_, &QFutureWatcher<std::shared_ptr<val::ValidationReport>>::finished, this, &FindingsView::onFinished);
+}
+
+FindingsView::~FindingsView() {
+  *cancelled_ = true;
+  watcher_->waitForFinished();
+}
+
+const val::ValidationReport* FindingsView::report() const { return model_->report(); }
+
+void FindingsView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
+  cancel();
+  watcher_->waitForFinished();
+  ckpt_ = std::move(c);
+  model_->setReport(nullptr);
+  export_->setEnabled(false);
+  run_->setEnabled(bool(ckpt_));
+}
+
+void FindingsView::setMinimumSeverity(val::Severity s) { severity_->setCurrentIndex(severity_->findData(int(s))); }
+
+void FindingsView::run() {
+  if (!ckpt_ || watcher_->isRunning()) return;
+  *cancelled_ = false;
+  *done_ = 0;
+  *total_ = 1;
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  progress_->setVisible(true);
+  progress_->setValue(0);
+  summary_->setText(tr("Validating ..."));
+  poll_->start(100);
+  auto ckpt = ckpt_;
+  auto done = done_, total = total_;
+  auto cancelled = cancelled_;
+  watcher_->setFuture(QtConcurrent::run([ckpt, done, total, cancelled]() -> std::shared_ptr<val::ValidationReport> {
+    val::ValidateOptions opt;
+    opt.progress = [&](const char*, uint64_t d, uint64_t t) {
+      *done = d;
+      *total = std::max<uint64_t>(t, 1);
+      return !*cancelled;
+    };
+    auto r = capture([&] { return val::validateCheckpoint(ckpt, opt); });
+    return r ? std::make_shared<val::ValidationReport>(std::move(r.value())) : nullptr;
+  }));
+}
+
+void FindingsView::cancel() { *cancelled_ = true; }
+
+void FindingsView::onFinished() {
+  poll_->stop();
+  progress_->setVisible(false);
+  cancel_->setEnabled(false);
+  run_->setEnabled(bool(ckpt_));
+  auto rep = watcher_->result();
+  model_->setReport(rep);
+  export_->setEnabled(bool(rep));
+  if (!rep) {
+    summary_->setText(*cancelled_ ? tr("Validation cancelled.") : tr("Validation failed."));
+  } else {
+    const size_t e = rep->count(val::Severity::Error), w = rep->count(val::Severity::Warning), i = rep->count(val::Severity::Info);
+    summary_->setText(tr("%1 rules run in %2 s: <b style='color:%3'>%4 error(s)</b>, %5 warning(s), %6 info(s). Click a finding to see its tensor.")
+                          .arg(rep->rulesRun.size())
+                          .arg(rep->seconds, 0, 'f', 2)
+                          .arg(e ? "#c00" : "#080")
+                          .arg(e)
+                          .arg(w)
+                          .arg(i));
+    table_->resizeColumnsToContents();
+  }
+  emit finished();
+}
+
+QString FindingsView::exportTo(const QString& path) const {
+  const val::ValidationReport* rep = report();
+  if (!rep) return tr("Nothing to export: run the validation first.");
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  const auto min = val::Severity::Info;  // the file keeps every finding; the filter is a view
+  try {
+    const std::string text = suffix == "json"                     ? validateJson(*rep, min).dump(1) + "\n"
+                             : suffix == "md"                     ? validateMarkdown(*rep, min)
+                             : suffix == "html" || suffix == "htm" ? validateHtml(*rep, min)
+                             : suffix == "xml"                    ? validateJunit(*rep, min)
+                                                                  : std::string();
+    if (text.empty()) return tr("Unknown report type '.%1': use .json, .md, .html or .xml (JUnit).").arg(suffix);
+    AtomicFile f(path.toStdString());
+    f.write(text);
+    f.commit();
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,66 @@
+// The validation panel: runs every validation rule on the open checkpoint off the GUI thread
+// (progress and cancel), lists the findings with a severity filter, goes to a finding's tensor on
+// a click, and exports the report as JSON, Markdown, HTML or JUnit (by the file's suffix).
+#pragma once
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+#include "core/validate/validator.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+class QTimer;
+
+namespace ws::ui {
+
+class FindingsModel;
+
+class FindingsView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit FindingsView(QWidget* parent = nullptr);
+  ~FindingsView() override;
+  void setCheckpoint(std::shared_ptr<const Checkpoint> c);
+  void run();
+  void cancel();
+  // Writes the report; the format follows the suffix (.json, .md, .html, .xml for JUnit).
+  // Returns an empty string or the error.
+  QString exportTo(const QString& path) const;
+  void setMinimumSeverity(val::Severity s);
+
+  FindingsModel* model() const { return model_; }
+  QTableView* table() const { return table_; }
+  QComboBox* severityBox() const { return severity_; }
+  QPushButton* runButton() const { return run_; }
+  QLabel* summary() const { return summary_; }
+  const val::ValidationReport* report() const;
+
+ signals:
+  void finished();  // report() is current, or the run failed or was cancelled
+  void tensorRequested(uint32_t tensorIndex);
+
+ private:
+  void onFinished();
+
+  FindingsModel* model_;
+  QSortFilterProxyModel* proxy_;
+  QTableView* table_;
+  QComboBox* severity_;
+  QPushButton *run_, *cancel_, *export_;
+  QProgressBar* progress_;
+  QLabel* summary_;
+  QTimer* poll_;
+  QFutureWatcher<std::shared_ptr<val::ValidationReport>>* watcher_;
+  std::shared_ptr<std::atomic<uint64_t>> done_, total_;
+  std::shared_ptr<std::atomic<bool>> cancelled_;
+  std::shared_ptr<const Checkpoint> ckpt_;
+};
+
+}  // namespace ws::ui

@@ -1,0 +1,94 @@
+// The full load: choose the device, EP size and rank and the derived buffers to build, then
+// stream the checkpoint (that rank of it) onto the device with progress, GB/s, ETA and cancel.
+// The residency view follows: bytes per category predicted by the planner beside what the load
+// measured, the device's memory before and after, the derived buffers and the deferred tensors.
+// The load is released once measured, so the device is free again.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QWidget>
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "core/load/loader.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTimer;
+class QTreeWidget;
+
+namespace ws::ui {
+
+class LoadView : public QWidget {
+  Q_OBJECT
+ public:
+  using BackendFactory = std::function<Result<std::unique_ptr<load::DeviceBackend>>(const std::string& device)>;
+
+  explicit LoadView(QWidget* parent = nullptr);
+  ~LoadView() override;
+  void setCheckpoint(std::shared_ptr<const Checkpoint> c);
+  // Where backends come from: load::makeBackend unless a test hands in its own.
+  void setBackendFactory(BackendFactory f) { factory_ = std::move(f); }
+  void start();
+  void cancel();
+  bool running() const;
+
+  QComboBox* deviceBox() const { return device_; }
+  QSpinBox* epSizeBox() const { return epSize_; }
+  QSpinBox* epRankBox() const { return epRank_; }
+  QPushButton* startButton() const { return start_; }
+  QPushButton* cancelButton() const { return cancel_; }
+  QLabel* status() const { return status_; }
+  QTreeWidget* residency() const { return residency_; }
+  QCustomPlot* plot() const { return plot_; }
+  // The last load's report (null before one finished; after a failure or cancel, too).
+  const load::LoadReport* report() const { return report_.get(); }
+  QString error() const { return error_; }
+
+ signals:
+  void finished();  // report() is set, or error() says why not
+
+ private:
+  struct Outcome {
+    std::shared_ptr<load::LoadReport> report;
+    std::vector<std::pair<std::string, uint64_t>> derived;          // name (kind), bytes
+    std::vector<std::pair<std::string, std::string>> deferred;      // name, reason
+    QString error;
+    uint64_t liveAfter = 0;  // allocations left on the device after release (must be 0)
+  };
+  void onFinished();
+  void updateProgress();
+  void showResidency(const Outcome& o);
+
+  QComboBox* device_;
+  QSpinBox *epSize_, *epRank_;
+  QCheckBox *fusedGateUp_, *transpose_, *bf16_;
+  QPushButton *start_, *cancel_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  QCustomPlot* plot_;
+  QTreeWidget* residency_;
+  QTimer* poll_;
+  QElapsedTimer clock_;
+  QFutureWatcher<Outcome>* watcher_;
+  BackendFactory factory_;
+  std::shared_ptr<const Checkpoint> ckpt_;
+  std::shared_ptr<load::LoadReport> report_;
+  QString error_;
+  // Shared with the worker, which may outlive a progress callback's caller.
+  struct Progress {
+    std::atomic<const char*> phase{""};
+    std::atomic<uint64_t> done{0}, total{0};
+    std::atomic<bool> cancel{false};
+  };
+  std::shared_ptr<Progress> live_;
+};
+
+}  // namespace ws::ui

@@ -1,0 +1,294 @@
+#include "ui/rank_map_view.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <qcustomplot.h>
+
+#include "core/report/format_bytes.h"
+#include "ui/byte_axis.h"
+
+namespace ws::ui {
+
+namespace {
+
+// One colour per category, in the order of plan::Category; experts warm, the rest cool.
+const QColor kCategoryColours[plan::kCategories] = {
+    QColor(214, 96, 77), QColor(244, 165, 130), QColor(67, 147, 195), QColor(146, 197, 222), QColor(90, 174, 97),
+    QColor(27, 120, 55), QColor(180, 180, 180), QColor(153, 112, 171), QColor(120, 120, 120), QColor(0, 0, 0)};
+
+QString bytesText(uint64_t b) { return QString::fromStdString(formatBytes(b)); }
+QString signedBytes(int64_t b) { return b < 0 ? "-" + bytesText(uint64_t(-b)) : bytesText(uint64_t(b)); }
+
+}  // namespace
+
+RankMapView::RankMapView(QWidget* parent)
+    : QWidget(parent),
+      epSize_(new QSpinBox),
+      placement_(new QComboBox),
+      remainder_(new QComboBox),
+      budget_(new QComboBox),
+      plot_(new QCustomPlot),
+      details_(new QTreeWidget),
+      caption_(new QLabel),
+      watcher_(new QFutureWatcher<Outcome>(this)) {
+  epSize_->setRange(1, 1);
+  epSize_->setToolTip(tr("Expert-parallel size: how many ranks share the routed experts"));
+  placement_->addItem(tr("linear (contiguous blocks)"), int(plan::PlacementKind::Linear));
+  placement_->addItem(tr("round-robin"), int(plan::PlacementKind::RoundRobin));
+  remainder_->addItem(tr("first ranks (vLLM)"), int(plan::Remainder::First));
+  remainder_->addItem(tr("last rank (seed runtime)"), int(plan::Remainder::Last));
+  remainder_->addItem(tr("strict (SGLang: must divide)"), int(plan::Remainder::Strict));
+  remainder_->setToolTip(tr("Who takes the experts left over when they do not divide evenly over the ranks"));
+  budget_->setEditable(true);
+  budget_->addItem(tr("no budget"));
+  for (const auto& [name, bytes] : plan::deviceTable()) budget_->addItem(QString::fromStdString(name));
+  budget_->setToolTip(tr("GPU memory per rank: a device, or a size such as 96GiB"));
+
+  auto* controls = new QFormLayout;
+  controls->addRow(tr("EP &size"), epSize_);
+  controls->addRow(tr("&Placement"), placement_);
+  controls->addRow(tr("&Remainder"), remainder_);
+  controls->addRow(tr("GPU &budget"), budget_);
+  details_->setHeaderLabels({tr("rank contents"), tr("bytes")});
+  details_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+  details_->setRootIsDecorated(true);
+  auto* side = new QWidget;
+  auto* sideLayout = new QVBoxLayout(side);
+  sideLayout->setContentsMargins(0, 0, 0, 0);
+  sideLayout->addLayout(controls);
+  sideLayout->addWidget(details_, 1);
+
+  plot_->yAxis->setLabel(tr("bytes per rank"));
+  plot_->xAxis->setLabel(tr("EP rank (click one to list its experts)"));
+  // The legend in a row of its own under the plot, so it never hides a bar.
+  plot_->legend->setVisible(true);
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->addElement(1, 0, plot_->legend);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->legend->setWrap(5);
+  plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+  plot_->setMinimumSize(400, 300);
+  caption_->setWordWrap(true);
+  caption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(plot_);
+  split->addWidget(side);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  split->setSizes({900, 420});
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(caption_);
+  layout->addWidget(split, 1);
+
+  connect(epSize_, &QSpinBox::valueChanged, this, &RankMapView::replan);
+  connect(placement_, &QComboBox::currentIndexChanged, this, &RankMapView::replan);
+  connect(remainder_, &QComboBox::currentIndexChanged, this, &RankMapView::replan);
+  connect(budget_, &QComboBox::currentTextChanged, this, &RankMapView::replan);
+  connect(watcher_, &QFutureWatcher<Outcome>::finished, this, &RankMapView::onPlanned);
+  connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+    if (!result_ || !plot_->axisRect()->rect().contains(e->pos())) return;
+    const int r = int(std::lround(plot_->xAxis->pixelToCoord(e->pos().x())));
+    if (r >= 0 && r < int(result_->ranks.size())) selectRank(r);
+  });
+  connect(details_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+    const QVariant t = item->data(0, Qt::UserRole);
+    if (t.isValid()) emit tensorRequested(t.toUInt());
+  });
+}
+
+RankMapView::~RankMapView() { watcher_->waitForFinished(); }
+
+void RankMapView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
+  ckpt_ = std::move(c);
+  result_.reset();
+  selected_ = -1;
+  const int64_t experts = ckpt_ ? std::max<int64_t>(ckpt_->model.numExperts, 1) : 1;
+  const QSignalBlocker block(epSize_);
+  epSize_->setRange(1, int(std::min<int64_t>(experts, 4096)));
+  epSize_->setValue(std::min(8, epSize_->maximum()));  // a typical node
+  replan();
+}
+
+void RankMapView::replan() {
+  if (!ckpt_) return;
+  if (watcher_->isRunning()) {  // one plan at a time; the newest options win
+    pending_ = true;
+    return;
+  }
+  const auto kind = plan::PlacementKind(placement_->currentData().toInt());
+  const auto rem = plan::Remainder(remainder_->currentData().toInt());
+  const int ep = epSize_->value();
+  const QString budget = budget_->currentIndex() == 0 && budget_->currentText() == budget_->itemText(0) ? QString() : budget_->currentText().trimmed();
+  auto ckpt = ckpt_;
+  watcher_->setFuture(QtConcurrent::run([ckpt, kind, rem, ep, budget]() -> Outcome {
+    plan::PlanOptions opt;
+    if (!budget.isEmpty()) {
+      try {
+        opt.capacity = plan::parseCapacity(budget.toStdString());
+      } catch (const std::exception& e) {
+        return {nullptr, QObject::tr("GPU budget '%1': %2").arg(budget, QString::fromStdString(e.what()))};
+      }
+    }
+    auto placement = plan::makePlacement(kind, rem, ep, ckpt->model.numExperts);
+    if (!placement) return {nullptr, QString::fromStdString(placement.error().describe())};
+    opt.placement = placement.value();
+    auto r = plan::planCheckpoint(*ckpt, opt);
+    if (!r) return {nullptr, QString::fromStdString(r.error().describe())};
+    return {std::make_shared<plan::PlanResult>(std::move(r.value())), {}};
+  }));
+}
+
+void RankMapView::onPlanned() {
+  Outcome o = watcher_->result();
+  if (pending_) {
+    pending_ = false;
+    replan();
+    return;
+  }
+  result_ = o.plan;
+  if (!result_) {
+    caption_->setText(tr("<b>Cannot plan:</b> %1").arg(o.error.toHtmlEscaped()));
+    plot_->clearPlottables();
+    plot_->clearItems();
+    plot_->replot();
+    details_->clear();
+    emit planned();
+    return;
+  }
+  draw();
+  selectRank(std::clamp(selected_, 0, int(result_->ranks.size()) - 1));
+  emit planned();
+}
+
+void RankMapView::draw() {
+  plot_->clearPlottables();
+  plot_->clearItems();
+  const auto& ranks = result_->ranks;
+  double largest = 0;
+  for (const auto& r : ranks) largest = std::max(largest, double(std::max(r.resident, r.peak)));
+  // The budget line: what a rank may use (capacity less the reserve) = any rank's peak + headroom.
+  std::optional<double> budget;
+  if (!ranks.empty() && ranks[0].fits.has_value()) budget = double(int64_t(ranks[0].peak) + ranks[0].headroom);
+  if (budget) largest = std::max(largest, *budget);
+  const ByteUnit unit = byteUnitFor(largest);
+  plot_->yAxis->setLabel(tr("per rank (%1)").arg(unit.name));
+
+  QCPBars* below = nullptr;
+  QVector<double> keys;
+  for (size_t r = 0; r < ranks.size(); ++r) keys << double(r);
+  for (int cat = 0; cat < plan::kCategories; ++cat) {
+    if (cat == plan::Deferred) continue;  // not uploaded: listed per rank, not drawn
+    QVector<double> values;
+    bool any = false;
+    for (const auto& r : ranks) {
+      values << double(r.bytes[size_t(cat)]) / unit.divisor;
+      any |= r.bytes[size_t(cat)] > 0;
+    }
+    if (!any) continue;
+    auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+    bars->setName(QString::fromLatin1(plan::categoryName(cat)).replace('_', ' '));
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(kCategoryColours[cat]);
+    bars->setWidth(0.7);
+    bars->setData(keys, values, true);
+    if (below) bars->moveAbove(below);
+    below = bars;
+  }
+  // Each rank's predicted load peak (resident, derived and transient buffers) as a marker.
+  auto* peak = plot_->addGraph();
+  peak->setName(tr("load peak (x%1)").arg(result_->multiplier, 0, 'f', 2));
+  peak->setLineStyle(QCPGraph::lsNone);
+  peak->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::white, 9));
+  for (size_t r = 0; r < ranks.size(); ++r) peak->addData(double(r), double(ranks[r].peak) / unit.divisor);
+  if (budget) {
+    auto* line = new QCPItemStraightLine(plot_);
+    line->point1->setCoords(0, *budget / unit.divisor);
+    line->point2->setCoords(1, *budget / unit.divisor);
+    line->setPen(QPen(QColor(200, 0, 0), 2, Qt::DashLine));
+    auto* label = new QCPItemText(plot_);
+    label->position->setCoords(double(ranks.size()) - 0.5, *budget / unit.divisor);
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    label->setText(tr("budget %1").arg(bytesText(uint64_t(*budget))));
+    label->setColor(QColor(200, 0, 0));
+  }
+  QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+  ticker->setTickStep(ranks.size() <= 32 ? 1 : std::pow(10.0, std::floor(std::log10(double(ranks.size()) / 4.0))));
+  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setRange(-0.6, double(ranks.size()) - 0.4);
+  plot_->yAxis->setRange(0, largest / unit.divisor * 1.12 + 1e-9);
+  plot_->replot();
+
+  int fits = 0;
+  int64_t worst = INT64_MAX;
+  for (const auto& r : ranks) {
+    fits += r.fits.value_or(false);
+    worst = std::min(worst, r.headroom);
+  }
+  QString text = tr("EP %1 over %2 experts (%3): imbalance %4 (largest rank / mean)")
+                     .arg(ranks.size())
+                     .arg(ckpt_->model.numExperts)
+                     .arg(placement_->currentText())
+                     .arg(result_->imbalance, 0, 'f', 3);
+  if (budget)
+    text += tr("; %1 of %2 ranks fit, least headroom %3").arg(fits).arg(ranks.size()).arg(signedBytes(worst));
+  for (const auto& n : result_->notes) text += "<br>" + QString::fromStdString(n).toHtmlEscaped();
+  caption_->setText(text);
+}
+
+void RankMapView::selectRank(int rank) {
+  details_->clear();
+  if (!result_ || rank < 0 || rank >= int(result_->ranks.size())) return;
+  selected_ = rank;
+  const plan::RankPlan& r = result_->ranks[size_t(rank)];
+  new QTreeWidgetItem(details_, {tr("rank %1: resident").arg(rank), bytesText(r.resident)});
+  new QTreeWidgetItem(details_, {tr("predicted load peak"), bytesText(r.peak)});
+  if (r.fits) new QTreeWidgetItem(details_, {*r.fits ? tr("fits; headroom") : tr("does NOT fit; short by"), signedBytes(r.headroom)});
+  auto* cats = new QTreeWidgetItem(details_, {tr("by category"), bytesText(r.resident)});
+  for (int cat = 0; cat < plan::kCategories; ++cat)
+    if (r.bytes[size_t(cat)]) {
+      auto* it = new QTreeWidgetItem(cats, {QString::fromLatin1(plan::categoryName(cat)).replace('_', ' '), bytesText(r.bytes[size_t(cat)])});
+      it->setForeground(0, kCategoryColours[cat]);
+    }
+  // Experts with their bytes summed over the MoE layers.
+  auto* experts = new QTreeWidgetItem(details_, {tr("%n routed expert(s)", nullptr, int(r.experts.size())), QString()});
+  uint64_t expertTotal = 0;
+  for (int64_t e : r.experts) {
+    uint64_t b = 0;
+    for (const auto& row : result_->expertBytes)
+      if (e >= 0 && size_t(e) < row.size()) b += row[size_t(e)];
+    expertTotal += b;
+    new QTreeWidgetItem(experts, {tr("expert %1").arg(e), bytesText(b)});
+  }
+  experts->setText(1, bytesText(expertTotal));
+  experts->setExpanded(true);
+  auto* held = new QTreeWidgetItem(details_, {tr("%n tensor(s) held (activate one to show it in the tree)", nullptr, int(r.held.size())), QString()});
+  for (const auto& h : r.held) {
+    auto* it = new QTreeWidgetItem(held, {QString::fromStdString(ckpt_->tensors[h.tensor].name), bytesText(h.bytes)});
+    it->setData(0, Qt::UserRole, h.tensor);
+  }
+  if (!r.skipped.empty()) {
+    auto* skipped = new QTreeWidgetItem(details_, {tr("%n tensor(s) not uploaded", nullptr, int(r.skipped.size())), QString()});
+    for (const auto& s : r.skipped) {
+      auto* it = new QTreeWidgetItem(skipped, {QString::fromStdString(ckpt_->tensors[s.tensor].name), QString::fromStdString(s.reason)});
+      it->setData(0, Qt::UserRole, s.tensor);
+    }
+  }
+}
+
+QPoint RankMapView::barCentre(int rank) const {
+  if (!result_ || rank < 0 || rank >= int(result_->ranks.size())) return {};
+  // A click picks the rank by x alone, so any height inside the plot will do.
+  return QPoint(int(plot_->xAxis->coordToPixel(rank)), plot_->axisRect()->center().y());
+}
+
+}  // namespace ws::ui

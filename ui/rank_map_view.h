@@ -1,0 +1,67 @@
+// The per-EP-rank memory map: for an EP size, placement, remainder policy and GPU budget chosen in
+// its controls, what every rank holds - stacked bars by category, the budget line, each rank's
+// predicted load peak and headroom, and the imbalance. A click on a rank lists its experts. The
+// plan (core/plan) runs off the GUI thread and is redone whenever a control changes.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+
+#include "core/plan/ep_plan.h"
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QSpinBox;
+class QTreeWidget;
+
+namespace ws::ui {
+
+class RankMapView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RankMapView(QWidget* parent = nullptr);
+  ~RankMapView() override;
+  void setCheckpoint(std::shared_ptr<const Checkpoint> c);
+
+  QSpinBox* epSizeBox() const { return epSize_; }
+  QComboBox* placementBox() const { return placement_; }
+  QComboBox* remainderBox() const { return remainder_; }
+  QComboBox* budgetBox() const { return budget_; }
+  QCustomPlot* plot() const { return plot_; }
+  QTreeWidget* rankDetails() const { return details_; }
+  QLabel* caption() const { return caption_; }
+  // The latest plan (null before the first one, or when the options were refused).
+  const plan::PlanResult* result() const { return result_.get(); }
+  // Lists rank r's experts and bytes, as a click on its bar does.
+  void selectRank(int rank);
+  int selectedRank() const { return selected_; }
+  QPoint barCentre(int rank) const;  // for tests that click a bar
+
+ signals:
+  void planned();                          // result() is current (or the options were refused)
+  void tensorRequested(uint32_t tensorIndex);
+
+ private:
+  struct Outcome {
+    std::shared_ptr<plan::PlanResult> plan;
+    QString error;
+  };
+  void replan();
+  void onPlanned();
+  void draw();
+
+  QSpinBox* epSize_;
+  QComboBox *placement_, *remainder_, *budget_;
+  QCustomPlot* plot_;
+  QTreeWidget* details_;
+  QLabel* caption_;
+  QFutureWatcher<Outcome>* watcher_;
+  std::shared_ptr<const Checkpoint> ckpt_;
+  std::shared_ptr<plan::PlanResult> result_;
+  bool pending_ = false;
+  int selected_ = -1;
+};
+
+}  // namespace ws::ui
