@@ -21,6 +21,11 @@ std::string fixtures() {
 
 std::string fixture(const std::string& rel) { return fixtures() + "/" + rel; }
 
+std::vector<std::string> fixtureCheckpoints() {
+  return {"hf/qwen3_moe", "hf/qwen3_moe_fp8", "hf/deepseek_v3", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf",
+          "gguf/tiny-qwen3moe-kquants.expected.gguf", "gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf"};
+}
+
 TempDir::TempDir() {
   std::random_device rd;
   for (int i = 0; i < 100; ++i) {

@@ -13,6 +13,8 @@ namespace wstest {
 // ../shared/fixtures, or $WEIGHTSCOPE_FIXTURES.
 std::string fixtures();
 std::string fixture(const std::string& rel);
+// Every checkpoint among the fixtures (paths relative to fixtures(); a split GGUF by its first file).
+std::vector<std::string> fixtureCheckpoints();
 
 // A fresh folder under the system temp dir, removed by the destructor.
 class TempDir {

@@ -1,6 +1,18 @@
 // Drives the main window: open a fixture off the GUI thread, filter the tree, select a tensor,
-// and get a clear failure for a path that is not a checkpoint. Checks state, not pixels.
+// follow an expert-map click into the tree, change the EP size and see the rank map follow, run a
+// dequant preview and compare it with ggml's own output, start and cancel a full load, validate
+// and follow a finding, export the report, see an outlier scale in the histogram; and get a clear
+// failure for a path that is not a checkpoint. Checks state, not pixels.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
+#include <QSemaphore>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTreeWidget>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -8,11 +20,28 @@
 #include <QtTest>
 
 #include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
 
+#include <nlohmann/json.hpp>
+#include <qcustomplot.h>
+
+#include "core/load/device_backend.h"
+#include "core/numerics/dequant.h"
+#include "core/report/validate_report.h"
 #include "test_support.h"
 #include "ui/expert_map_view.h"
+#include "ui/findings_model.h"
+#include "ui/findings_view.h"
 #include "ui/heatmap_plot.h"
+#include "ui/load_view.h"
 #include "ui/main_window.h"
+#include "ui/preview_view.h"
+#include "ui/rank_map_view.h"
+#include "ui/scale_histogram_view.h"
 #include "ui/tensor_tree_model.h"
 
 using namespace ws;
@@ -27,6 +56,70 @@ int countLeaves(const QAbstractItemModel* m, const QModelIndex& parent = {}) {
   }
   return n;
 }
+
+// Opens `path` in `w` and waits until it is shown.
+bool openAndWait(ui::MainWindow& w, const std::string& path) {
+  QSignalSpy opened(&w, &ui::MainWindow::checkpointOpened);
+  w.openPath(QString::fromStdString(path));
+  return opened.wait(10000);
+}
+
+uint32_t tensorIndex(const Checkpoint& c, const std::string& name) {
+  const TensorRecord* t = c.find(name);
+  if (!t) qFatal("no tensor %s", name.c_str());
+  return uint32_t(t - c.tensors.data());
+}
+
+// A host "device" whose uploads wait at a gate: the test can cancel while the load is surely in
+// flight, without racing a load that takes milliseconds.
+class GatedBackend : public load::HostBackend {
+ public:
+  GatedBackend(QSemaphore& entered, std::shared_ptr<std::pair<std::mutex, std::condition_variable>> gate, std::shared_ptr<bool> open)
+      : entered_(entered), gate_(std::move(gate)), open_(std::move(open)) {}
+  Result<bool> upload(const load::DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int stream) override {
+    entered_.release();
+    std::unique_lock lock(gate_->first);
+    gate_->second.wait(lock, [&] { return *open_; });
+    return HostBackend::upload(b, offset, src, bytes, stream);
+  }
+
+ private:
+  QSemaphore& entered_;
+  std::shared_ptr<std::pair<std::mutex, std::condition_variable>> gate_;
+  std::shared_ptr<bool> open_;
+};
+
+// A copy of the FP8 fixture in which one expert's block scales are 2^12 times its peers'.
+std::string fp8WithOutlierScale(const wstest::TempDir& d, const std::string& scaleName) {
+  namespace fs = std::filesystem;
+  for (const auto& e : fs::directory_iterator(wstest::fixture("hf/qwen3_moe_fp8")))
+    fs::copy_file(e.path(), d.path() + "/" + e.path().filename().string());
+  fs::permissions(d.file("model.safetensors"), fs::perms::owner_write, fs::perm_options::add);
+  uint64_t at = 0, elements = 0;
+  {
+    auto c = wstest::openOrFail(d.path());
+    const TensorRecord* t = c->find(scaleName);
+    if (!t || t->dtype->name != "F32") qFatal("no F32 tensor %s", scaleName.c_str());
+    at = t->offset;
+    elements = t->elements();
+  }
+  std::fstream f(d.file("model.safetensors"), std::ios::in | std::ios::out | std::ios::binary);
+  std::vector<float> v(elements);
+  f.seekg(std::streamoff(at));
+  f.read(reinterpret_cast<char*>(v.data()), std::streamsize(elements * 4));
+  for (float& x : v) x *= 4096.0f;
+  f.seekp(std::streamoff(at));
+  f.write(reinterpret_cast<const char*>(v.data()), std::streamsize(elements * 4));
+  return d.path();
+}
+
+void activate(QWidget& w) {
+  w.activateWindow();
+  QApplication::setActiveWindow(&w);
+  if (!QTest::qWaitForWindowActive(&w)) qWarning("the window did not become active");
+}
+
+int visibleRows(const QTableView* t) { return t->model()->rowCount(); }
 
 }  // namespace
 
@@ -77,6 +170,218 @@ class TstMainWindow : public QObject {
     const uint32_t t = cur.data(ui::TensorTreeModel::TensorIndexRole).toUInt();
     QCOMPARE(w.checkpoint()->tensors[t].layer, 2);
     QCOMPARE(w.checkpoint()->tensors[t].expert, 7);
+  }
+
+  // EP ranks: the map follows the EP size, a click lists the rank's experts, a budget is applied,
+  // and a strict remainder that does not divide is refused with the reason.
+  void rankMapFollowsEpSize() {
+    ui::MainWindow w;
+    w.show();
+    QSignalSpy planned(w.rankMap(), &ui::RankMapView::planned);
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
+    QVERIFY(planned.wait(10000));
+    w.showTab(ui::MainWindow::RanksTab);
+    ui::RankMapView* v = w.rankMap();
+    QCOMPARE(v->result()->ranks.size(), size_t(8));  // 8 experts: EP 8 by default
+
+    planned.clear();
+    v->epSizeBox()->selectAll();
+    QTest::keyClicks(v->epSizeBox(), "4");
+    QVERIFY(planned.count() || planned.wait(10000));
+    QCOMPARE(v->result()->ranks.size(), size_t(4));
+    for (int i = 0; i < v->plot()->plottableCount(); ++i)
+      if (auto* bars = qobject_cast<QCPBars*>(v->plot()->plottable(i))) QCOMPARE(bars->dataCount(), 4);
+    // Rank 2 of 4 holds experts 4 and 5: gate, up and down of 64 KiB each in MoE layers 1 and 2.
+    QTest::mouseClick(v->plot(), Qt::LeftButton, Qt::NoModifier, v->barCentre(2));
+    QCOMPARE(v->selectedRank(), 2);
+    QCOMPARE(v->result()->ranks[2].experts, (std::vector<int64_t>{4, 5}));
+    QCOMPARE(v->result()->ranks[2].bytes[plan::RoutedExperts], uint64_t(2 * 2 * 3 * 64 * 1024));
+    QStringList listed;
+    for (int i = 0; i < v->rankDetails()->topLevelItemCount(); ++i) {
+      QTreeWidgetItem* top = v->rankDetails()->topLevelItem(i);
+      if (top->text(0).contains("routed expert"))
+        for (int k = 0; k < top->childCount(); ++k) listed << top->child(k)->text(0);
+    }
+    QCOMPARE(listed, (QStringList{"expert 4", "expert 5"}));
+
+    planned.clear();
+    v->budgetBox()->setEditText("1MiB");  // less than any rank needs
+    QVERIFY(planned.count() || planned.wait(10000));
+    QVERIFY(v->result()->ranks[0].fits.has_value() && !*v->result()->ranks[0].fits);
+    QVERIFY2(v->caption()->text().contains("0 of 4 ranks fit"), qPrintable(v->caption()->text()));
+
+    planned.clear();
+    v->remainderBox()->setCurrentIndex(v->remainderBox()->findData(int(plan::Remainder::Strict)));
+    QVERIFY(planned.count() || planned.wait(10000));
+    planned.clear();
+    v->epSizeBox()->setValue(3);
+    QVERIFY(planned.count() || planned.wait(10000));
+    QVERIFY(!v->result());
+    QVERIFY2(v->caption()->text().contains("do not divide"), qPrintable(v->caption()->text()));
+  }
+
+  // Preview: Ctrl+P on a stacked Q6_K tensor, then a tile of expert 3; the values equal ggml's own
+  // dequantization in the expected fixture, bit for bit, and the device used is shown.
+  void previewMatchesGgml() {
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf")));
+    const std::string name = "blk.0.ffn_down_exps.weight";
+    w.selectTensor(tensorIndex(*w.checkpoint(), name));
+    QSignalSpy ready(w.preview(), &ui::PreviewView::previewReady);
+    activate(w);  // shortcuts go to the active window
+    QTest::keyClick(w.treeView(), Qt::Key_P, Qt::ControlModifier);
+    QCOMPARE(w.tabs()->currentIndex(), int(ui::MainWindow::PreviewTab));
+    QVERIFY(ready.wait(10000));
+    ready.clear();
+    w.preview()->setTile(3, 10, 20, 64);
+    QVERIFY(ready.wait(10000));
+    ui::PreviewView* p = w.preview();
+    QVERIFY2(p->error().isEmpty(), qPrintable(p->error()));
+    QCOMPARE(p->tileRows(), 64);
+    QCOMPARE(p->tileCols(), 64);
+    QVERIFY(p->deviceLabel()->text().contains("CPU"));  // no GPU dequantizer in this test
+
+    auto expected = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.expected.gguf"));
+    auto ref = num::dequantize(*expected, {expected->find(name)->logical, 3, 10, 74});
+    QVERIFY(ref);
+    const auto& e = ref.value();
+    QCOMPARE(e.shape, (std::vector<uint64_t>{64, 256}));
+    for (int r = 0; r < 64; ++r)
+      for (int c = 0; c < 64; ++c) {
+        const float got = p->tileValues()[size_t(r) * 64 + c], want = e.values[size_t(r) * 256 + 20 + c];
+        if (std::memcmp(&got, &want, 4) != 0) QFAIL(qPrintable(QString("[%1, %2]: %3 != %4").arg(r).arg(c).arg(got).arg(want)));
+        QCOMPARE(p->plot()->valueAt(r, c), double(want));
+      }
+    // The value under the cursor.
+    QTest::mouseMove(p->plot(), p->plot()->cellCentre(5, 7));
+    QVERIFY2(p->valueLabel()->text().contains("[15, 27]"), qPrintable(p->valueLabel()->text()));
+    QVERIFY(p->valueLabel()->text().contains(QString::number(double(e.values[size_t(5) * 256 + 27]), 'g', 7)));
+  }
+
+  // Full load: start, cancel while uploads are in flight, and nothing is left allocated; then a
+  // load that runs to the end and measures what the planner predicted.
+  void loadStartAndCancel() {
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
+    w.showTab(ui::MainWindow::LoadTab);
+    ui::LoadView* v = w.loadView();
+    QSemaphore entered;
+    auto gate = std::make_shared<std::pair<std::mutex, std::condition_variable>>();
+    auto open = std::make_shared<bool>(false);
+    v->setBackendFactory([&entered, gate, open](const std::string& device) -> Result<std::unique_ptr<load::DeviceBackend>> {
+      if (device != "host") return Error{ErrorCode::Usage, "unexpected device " + device, {}, std::nullopt, {}};
+      return std::unique_ptr<load::DeviceBackend>(std::make_unique<GatedBackend>(entered, gate, open));
+    });
+    v->deviceBox()->setCurrentIndex(0);
+    QSignalSpy finished(v, &ui::LoadView::finished);
+    QTest::mouseClick(v->startButton(), Qt::LeftButton);
+    QVERIFY(entered.tryAcquire(1, 10000));  // an upload is waiting at the gate
+    QVERIFY(v->running());
+    QVERIFY(!v->startButton()->isEnabled());
+    QVERIFY(v->cancelButton()->isEnabled());
+    QTest::mouseClick(v->cancelButton(), Qt::LeftButton);
+    {
+      std::lock_guard lock(gate->first);
+      *open = true;
+    }
+    gate->second.notify_all();
+    QVERIFY(finished.wait(10000));
+    QVERIFY(!v->report());
+    QVERIFY2(v->error().contains("cancelled"), qPrintable(v->error()));
+    QVERIFY2(v->status()->text().contains("Allocations left on the device: 0"), qPrintable(v->status()->text()));
+    QVERIFY(v->startButton()->isEnabled());
+    QVERIFY(!v->cancelButton()->isEnabled());
+
+    // Again, to the end: everything resident, measured equal to predicted, per category too.
+    v->setBackendFactory(load::makeBackend);
+    finished.clear();
+    QTest::mouseClick(v->startButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(10000));
+    QVERIFY2(v->report(), qPrintable(v->error()));
+    QCOMPARE(v->report()->resident, w.checkpoint()->totalBytes());
+    QCOMPARE(v->report()->residentDifference, int64_t(0));
+    QCOMPARE(v->report()->bytes, v->report()->predicted.bytes);
+    QTreeWidgetItem* top = v->residency()->topLevelItem(0);
+    QCOMPARE(top->text(1), top->text(2));  // measured, predicted
+    QCOMPARE(top->text(3), QString("0"));
+  }
+
+  // Validation: an outlier scale is found, the severity filter hides what is below it, a click goes
+  // to the tensor, the details pane and the scale histogram show it, and the report exports.
+  void findingsAndHistogram() {
+    wstest::TempDir d;
+    const std::string scale = "model.layers.2.mlp.experts.3.gate_proj.weight_scale_inv";
+    const std::string path = fp8WithOutlierScale(d, scale);
+    ui::MainWindow w;
+    w.show();
+    QSignalSpy computed(w.histograms(), &ui::ScaleHistogramView::computed);
+    QVERIFY(openAndWait(w, path));
+    w.showTab(ui::MainWindow::FindingsTab);
+    ui::FindingsView* f = w.findings();
+    QSignalSpy finished(f, &ui::FindingsView::finished);
+    QTest::mouseClick(f->runButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(20000));
+    const val::ValidationReport* rep = f->report();
+    QVERIFY(rep);
+    QCOMPARE(f->model()->rowCount(), int(rep->findings.size()));
+    int outlierRow = -1;
+    for (int r = 0; r < f->model()->rowCount(); ++r)
+      if (f->model()->index(r, ui::FindingsModel::Code).data() == "WS-V007") {
+        QCOMPARE(outlierRow, -1);  // only the patched tensor
+        outlierRow = r;
+      }
+    QVERIFY(outlierRow >= 0);
+    QCOMPARE(f->model()->index(outlierRow, ui::FindingsModel::Tensor).data().toString().toStdString(), scale);
+
+    f->setMinimumSeverity(val::Severity::Error);
+    QCOMPARE(visibleRows(f->table()), int(rep->count(val::Severity::Error)));
+    f->setMinimumSeverity(val::Severity::Warning);
+    QCOMPARE(visibleRows(f->table()), int(rep->count(val::Severity::Error) + rep->count(val::Severity::Warning)));
+    QVERIFY(rep->count(val::Severity::Warning) >= 1);
+    f->setMinimumSeverity(val::Severity::Info);
+    QCOMPARE(visibleRows(f->table()), int(rep->findings.size()));
+
+    // A click on the finding selects its tensor in the tree; the details pane lists the finding.
+    const QModelIndex cell = f->table()->model()->index(outlierRow, ui::FindingsModel::Tensor);
+    f->table()->scrollTo(cell);
+    QTest::mouseClick(f->table()->viewport(), Qt::LeftButton, Qt::NoModifier, f->table()->visualRect(cell).center());
+    QCOMPARE(w.tabs()->currentIndex(), int(ui::MainWindow::TensorsTab));
+    QCOMPARE(w.selectedTensor(), int64_t(tensorIndex(*w.checkpoint(), scale)));
+    auto* details = w.findChild<QTextBrowser*>();
+    QVERIFY(details && details->toPlainText().contains("WS-V007"));
+
+    // Export: the JSON file is the validator's own report.
+    QCOMPARE(f->exportTo(QString::fromStdString(d.file("report.json"))), QString());
+    std::ifstream in(d.file("report.json"));
+    const auto j = nlohmann::json::parse(in);
+    QCOMPARE(j, validateJson(*rep, val::Severity::Info));
+    QVERIFY(!f->exportTo(QString::fromStdString(d.file("report.txt"))).isEmpty());  // unknown type: refused
+
+    // The whole checkpoint's block scales: the patched tensor's 2 values sit in red outlier bins.
+    ui::ScaleHistogramView* h = w.histograms();
+    QVERIFY(h->report() || computed.wait(10000));
+    h->kindBox()->setCurrentText("scale");
+    uint64_t inOutliers = 0, total = 0;
+    for (size_t i = 0; i < h->histogram().counts.size(); ++i) {
+      total += h->histogram().counts[i];
+      if (h->outlierBins()[i]) inOutliers += h->histogram().counts[i];
+    }
+    QCOMPARE(inOutliers, w.checkpoint()->find(scale)->elements());
+    QCOMPARE(total, h->report()->groups.at("checkpoint").at("scale").stats.count);
+    QVERIFY(h->findingsList()->findItems(QString::fromStdString(scale), Qt::MatchExactly, 1).size() == 1);
+
+    // Ctrl+H on the tensor: its own histogram, nothing an outlier within one tensor.
+    computed.clear();
+    activate(w);
+    QTest::keyClick(w.treeView(), Qt::Key_H, Qt::ControlModifier);
+    QCOMPARE(w.tabs()->currentIndex(), int(ui::MainWindow::ScalesTab));
+    QVERIFY(computed.wait(10000));
+    QCOMPARE(h->groupBox()->currentText().toStdString(), w.checkpoint()->logical[w.checkpoint()->find(scale)->logical].name);
+    uint64_t n = 0;
+    for (uint64_t c : h->histogram().counts) n += c;
+    QCOMPARE(n, w.checkpoint()->find(scale)->elements());
   }
 
   void reportsBadInput() {

@@ -3,6 +3,7 @@
 #include <QAbstractItemModelTester>
 #include <QtTest>
 
+#include "core/synth/synth.h"
 #include "test_support.h"
 #include "ui/tensor_tree_model.h"
 
@@ -21,9 +22,15 @@ class TstTensorTreeModel : public QObject {
  private slots:
   void modelChecker_data() {
     QTest::addColumn<QString>("path");
-    for (const char* p : {"hf/qwen3_moe", "hf/qwen3_moe_fp8", "hf/deepseek_v3", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf",
-                          "gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf"})
-      QTest::newRow(p) << QString::fromStdString(wstest::fixture(p));
+    for (const std::string& p : wstest::fixtureCheckpoints()) QTest::newRow(p.c_str()) << QString::fromStdString(wstest::fixture(p));
+    // and a KTransformers expert folder, which no fixture holds: written by synth
+    static wstest::TempDir kt;
+    ws::synth::Options o;
+    o.like = "deepseek-v3";
+    o.scheme = "kt-int8";
+    o.out = kt.path();
+    QVERIFY(ws::synth::write(o));
+    QTest::newRow("synth kt-int8") << QString::fromStdString(kt.path());
   }
 
   void modelChecker() {
