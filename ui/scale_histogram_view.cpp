@@ -150,7 +150,14 @@ void ScaleHistogramView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
   ckpt_ = std::move(c);
   report_.reset();
   allFindings_.clear();
-  compute();
+  group_->clear();
+  // Reading every scale of a large checkpoint takes a while: only when someone looks.
+  if (isVisible()) compute();
+}
+
+void ScaleHistogramView::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (ckpt_ && !report_ && !watcher_->isRunning()) compute();
 }
 
 void ScaleHistogramView::setFindings(const std::vector<val::Finding>& findings) {
@@ -167,7 +174,7 @@ void ScaleHistogramView::showTensor(uint32_t tensorIndex) {
   wantedGroup_ = QString::fromStdString(ckpt_->logical[ckpt_->tensors[tensorIndex].logical].name);
   const int tensorGrouping = grouping_->findData(int(num::ScaleGrouping::Tensor));
   if (grouping_->currentIndex() != tensorGrouping) grouping_->setCurrentIndex(tensorGrouping);  // recomputes, then selects
-  else if (!watcher_->isRunning()) fillGroups();
+  else if (report_ && !watcher_->isRunning()) fillGroups();
 }
 
 void ScaleHistogramView::compute() {

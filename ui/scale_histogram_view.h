@@ -4,7 +4,8 @@
 // group's typical scale are drawn red (the validator's outlier test: 3 octaves and 6 robust
 // deviations from the median); zero, NaN and infinite scales are counted beside the plot; the
 // validation findings about these scales are listed under it and lead to their tensor.
-// Statistics are gathered off the GUI thread, with progress and cancel.
+// Statistics are gathered off the GUI thread, with progress and cancel, when the view is first
+// shown for a checkpoint.
 #pragma once
 
 #include <QFutureWatcher>
@@ -54,6 +55,9 @@ class ScaleHistogramView : public QWidget {
  signals:
   void computed();  // report() is current, or the run failed or was cancelled
   void tensorRequested(uint32_t tensorIndex);
+
+ protected:
+  void showEvent(QShowEvent* e) override;
 
  private:
   struct Outcome {
