@@ -4,9 +4,10 @@
 // page-down frames; also the time from openPath to a usable tree. Prints one JSON object;
 // bench/run_open_bench.py runs it.
 //
-// usage: tree_filter_bench PATH [TEXT]   (QT_QPA_PLATFORM=offscreen)
+// usage: tree_filter_bench PATH [TEXT [substring|glob|regex]]   (QT_QPA_PLATFORM=offscreen)
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QComboBox>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
@@ -23,12 +24,14 @@ int main(int argc, char** argv) {
   qputenv("WEIGHTSCOPE_NO_DIALOGS", "1");
   QApplication app(argc, argv);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: tree_filter_bench PATH [TEXT]\n");
+    std::fprintf(stderr, "usage: tree_filter_bench PATH [TEXT [substring|glob|regex]]\n");
     return 2;
   }
   const QString text = argc > 2 ? QString::fromLocal8Bit(argv[2]) : QStringLiteral("experts.17.down");
+  const QString mode = argc > 3 ? QString::fromLocal8Bit(argv[3]) : QStringLiteral("substring");
   ws::ui::MainWindow w;
   w.resize(1400, 900);
+  w.filterModeBox()->setCurrentText(mode);
   w.show();
   QSignalSpy opened(&w, &ws::ui::MainWindow::checkpointOpened);
   QElapsedTimer open;
@@ -73,9 +76,9 @@ int main(int argc, char** argv) {
   std::sort(frames.begin(), frames.end());
   std::vector<double> sorted = perKey;
   std::sort(sorted.begin(), sorted.end());
-  std::printf("{\"tensors\": %llu, \"open_to_tree_ms\": %.1f, \"keystrokes\": %zu, \"keystroke_max_ms\": %.1f, \"keystroke_median_ms\": %.1f, \"clear_ms\": %.1f, "
+  std::printf("{\"mode\": \"%s\", \"tensors\": %llu, \"open_to_tree_ms\": %.1f, \"keystrokes\": %zu, \"keystroke_max_ms\": %.1f, \"keystroke_median_ms\": %.1f, \"clear_ms\": %.1f, "
               "\"scroll_frames\": %zu, \"scroll_frame_max_ms\": %.1f, \"scroll_frame_median_ms\": %.1f}\n",
-              (unsigned long long)(w.checkpoint() ? w.checkpoint()->tensors.size() : 0), openMs, perKey.size(), sorted.back(),
+              qPrintable(w.filterModeBox()->currentText()), (unsigned long long)(w.checkpoint() ? w.checkpoint()->tensors.size() : 0), openMs, perKey.size(), sorted.back(),
               sorted[sorted.size() / 2], clearMs, frames.size(), frames.back(), frames[frames.size() / 2]);
   return 0;
 }

@@ -43,6 +43,7 @@ class LoadView : public QWidget {
   QComboBox* deviceBox() const { return device_; }
   QSpinBox* epSizeBox() const { return epSize_; }
   QSpinBox* epRankBox() const { return epRank_; }
+  QCheckBox* fusedGateUpBox() const { return fusedGateUp_; }
   QPushButton* startButton() const { return start_; }
   QPushButton* cancelButton() const { return cancel_; }
   QLabel* status() const { return status_; }

@@ -7,12 +7,15 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
@@ -71,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
       proxy_(new TreeSortProxy(this)),
       tree_(new QTreeView),
       filter_(new QLineEdit),
+      filterMode_(new QComboBox),
       details_(new QTextBrowser),
       summary_(new QLabel),
       tabs_(new QTabWidget),
@@ -90,7 +94,12 @@ MainWindow::MainWindow(QWidget* parent)
 
   filter_->setPlaceholderText(tr("Filter tensors (substring)   Ctrl+F"));
   filter_->setClearButtonEnabled(true);
-  connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+  filterMode_->addItem(tr("substring"));
+  filterMode_->addItem(tr("glob"));
+  filterMode_->addItem(tr("regex"));
+  filterMode_->setToolTip(tr("How the filter matches tensor names: a substring, a glob (* ? [abc], the whole name) or a regular expression"));
+  connect(filter_, &QLineEdit::textChanged, this, &MainWindow::applyFilter);
+  connect(filterMode_, &QComboBox::currentIndexChanged, this, &MainWindow::applyFilter);
 
   tree_->setModel(proxy_);
   tree_->setSortingEnabled(true);
@@ -103,7 +112,10 @@ MainWindow::MainWindow(QWidget* parent)
   auto* treePage = new QWidget;
   auto* layout = new QVBoxLayout(treePage);
   layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(filter_);
+  auto* filterRow = new QHBoxLayout;
+  filterRow->addWidget(filter_, 1);
+  filterRow->addWidget(filterMode_);
+  layout->addLayout(filterRow);
   layout->addWidget(tree_);
   tabs_->addTab(treePage, tr("&Tensors"));
   tabs_->addTab(experts_, tr("&Experts"));
@@ -204,6 +216,29 @@ void MainWindow::buildMenus() {
   tools->addAction(tr("Full &Load..."), this, [this] { showTab(LoadTab); })->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
 }
 
+void MainWindow::applyFilter() {
+  const QString text = filter_->text();
+  QString problem;
+  switch (filterMode_->currentIndex()) {
+    case 1:  // a glob matches the whole name, as in a shell (Qt anchors the pattern)
+      proxy_->setFilterRegularExpression(
+          QRegularExpression(text.isEmpty() ? QString() : QRegularExpression::wildcardToRegularExpression(text), QRegularExpression::CaseInsensitiveOption));
+      break;
+    case 2: {
+      QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
+      if (!re.isValid()) {
+        problem = re.errorString();
+        break;  // keep the last valid filter while the expression is being typed
+      }
+      proxy_->setFilterRegularExpression(re);
+      break;
+    }
+    default: proxy_->setFilterFixedString(text);
+  }
+  filter_->setStyleSheet(problem.isEmpty() ? QString() : QStringLiteral("QLineEdit { background: #fdd; }"));
+  filter_->setToolTip(problem.isEmpty() ? QString() : tr("Not a regular expression: %1").arg(problem));
+}
+
 void MainWindow::showTab(Tab t) { tabs_->setCurrentIndex(int(t)); }
 
 int64_t MainWindow::selectedTensor() const {
@@ -255,7 +290,7 @@ void MainWindow::onOpened() {
   }
   ckpt_ = r.value();
   model_->setCheckpoint(ckpt_);
-  experts_->setCheckpoint(ckpt_.get());
+  experts_->setCheckpoint(ckpt_);
   ranks_->setCheckpoint(ckpt_);
   histograms_->setCheckpoint(ckpt_);
   preview_->setCheckpoint(ckpt_);

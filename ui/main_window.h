@@ -11,6 +11,7 @@
 #include "core/model/checkpoint.h"
 #include "core/util/error.h"
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -41,6 +42,8 @@ class MainWindow : public QMainWindow {
   TensorTreeModel* treeModel() const { return model_; }
   QTreeView* treeView() const { return tree_; }
   QLineEdit* filterEdit() const { return filter_; }
+  // How the filter text matches full tensor names: substring, glob (* ? [...]) or regex.
+  QComboBox* filterModeBox() const { return filterMode_; }
   QTabWidget* tabs() const { return tabs_; }
   ExpertMapView* expertMap() const { return experts_; }
   RankMapView* rankMap() const { return ranks_; }
@@ -71,6 +74,7 @@ class MainWindow : public QMainWindow {
   void copySelectedName();
   void rememberRecent(const QString& path);
   void refreshRecentMenu();
+  void applyFilter();
   void previewSelected();
   void histogramOfSelected();
 
@@ -80,6 +84,7 @@ class MainWindow : public QMainWindow {
   QSortFilterProxyModel* proxy_;
   QTreeView* tree_;
   QLineEdit* filter_;
+  QComboBox* filterMode_;
   QTextBrowser* details_;
   QLabel* summary_;
   QTabWidget* tabs_;

@@ -1,5 +1,6 @@
 #include "core/numerics/scale_stats.h"
 
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -38,6 +39,13 @@ std::string scaleGroupKey(const Checkpoint& c, const TensorRecord& w, const Logi
     case ScaleGrouping::Checkpoint: return "checkpoint";
   }
   return "checkpoint";
+}
+
+double typicalLog2(const Histogram& h) {
+  double sum = 0, n = 0;
+  for (size_t i = 0; i < h.counts.size(); ++i)
+    if (h.counts[i]) sum += double(h.counts[i]) * (h.edge(i) + h.edge(i + 1)) / 2, n += double(h.counts[i]);
+  return n ? sum / n : NAN;
 }
 
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress) {

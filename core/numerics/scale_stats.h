@@ -33,6 +33,10 @@ struct ScaleReport {
 // The group a logical tensor (with weight w) falls in: the keys of ScaleReport::groups.
 std::string scaleGroupKey(const Checkpoint& c, const TensorRecord& w, const LogicalTensor& l, ScaleGrouping by);
 
+// The typical magnitude of a group's scales: the geometric mean of |x| as a log2 value, from the
+// fine histogram (bin centres weighted by count); NaN when it holds no nonzero value.
+double typicalLog2(const Histogram& h);
+
 // progress(done, total) is called between logical tensors; returning false cancels.
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by,
                                     const std::function<bool(uint64_t, uint64_t)>& progress = {});

@@ -352,14 +352,6 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
   }
 }
 
-// Geometric mean of |x| from a fine log2 histogram (bin centres weighted by count).
-double log2Centre(const num::Histogram& h) {
-  double sum = 0, n = 0;
-  for (size_t i = 0; i < h.counts.size(); ++i)
-    if (h.counts[i]) sum += double(h.counts[i]) * (h.edge(i) + h.edge(i + 1)) / 2, n += double(h.counts[i]);
-  return n ? sum / n : NAN;
-}
-
 // Fills `flagged` with the logical tensors whose scales are already reported: the weights they
 // scale are then not reported again (NaN scales make NaN weights; zero scales, zero weights).
 void scaleRules(const Checkpoint& c, Sink& sink, uint64_t& bytesRead, num::ScaleReport& byLayer, std::set<uint32_t>& flagged) {
@@ -391,14 +383,14 @@ void scaleRules(const Checkpoint& c, Sink& sink, uint64_t& bytesRead, num::Scale
       if (s.nan) sink.add(e8m0 ? "WS-V006" : "WS-V001", std::to_string(s.nan) + " of " + std::to_string(s.count) + " " + kind + " values are NaN", tensor);
       if (s.inf) sink.add("WS-V002", std::to_string(s.inf) + " of " + std::to_string(s.count) + " " + kind + " values are infinite", tensor);
       if (gguf) {
-        if (kind == "d") peers[l.scheme + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, log2Centre(g.hist), li->second});
+        if (kind == "d") peers[l.scheme + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
         continue;  // GGUF d may be negative and sub-block mins are signed by design
       }
       if (s.negative) sink.add("WS-V003", std::to_string(s.negative) + " of " + std::to_string(s.count) + " " + kind + " values are negative", tensor);
       if (s.zero) sink.add("WS-V004", std::to_string(s.zero) + " of " + std::to_string(s.count) + " " + kind + " values are zero", tensor);
       if (s.subnormal) sink.add("WS-V005", std::to_string(s.subnormal) + " of " + std::to_string(s.count) + " " + kind + " values are subnormal", tensor);
       if (kind == "scale")
-        peers[l.scheme + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, log2Centre(g.hist), li->second});
+        peers[l.scheme + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
     }
   }
   // Outliers: a tensor's typical scale (geometric mean) against its peers', by median and MAD

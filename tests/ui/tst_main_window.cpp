@@ -147,6 +147,23 @@ class TstMainWindow : public QObject {
     w.filterEdit()->clear();
     QCOMPARE(countLeaves(w.treeView()->model()), 80);
     QVERIFY(w.windowTitle().contains("qwen3_moe"));
+
+    // Glob: the whole name; regex: anywhere; a broken regex keeps the last filter and says so.
+    w.filterModeBox()->setCurrentIndex(1);
+    QTest::keyClicks(w.filterEdit(), "model.layers.?.mlp.experts.[37].*_proj.weight");
+    QCOMPARE(countLeaves(w.treeView()->model()), 2 * 2 * 3);  // layers 1-2, experts 3 and 7, 3 projections
+    w.filterEdit()->setText("experts.3");  // a glob without * matches only the whole name
+    QCOMPARE(countLeaves(w.treeView()->model()), 0);
+    w.filterModeBox()->setCurrentIndex(2);
+    w.filterEdit()->setText(R"(layers\.[12]\.mlp\.experts\.(0|5)\.down)");
+    QCOMPARE(countLeaves(w.treeView()->model()), 4);
+    w.filterEdit()->setText(R"(layers\.[12)");
+    QCOMPARE(countLeaves(w.treeView()->model()), 4);
+    QVERIFY(w.filterEdit()->toolTip().contains("Not a regular expression"));
+    w.filterModeBox()->setCurrentIndex(0);
+    w.filterEdit()->clear();
+    QCOMPARE(countLeaves(w.treeView()->model()), 80);
+    QVERIFY(w.filterEdit()->toolTip().isEmpty());
   }
 
   // The per-expert map: layers x experts of bytes; a click on a cell selects its tensor in the tree.
@@ -163,6 +180,12 @@ class TstMainWindow : public QObject {
     QVERIFY(std::isnan(plot->valueAt(0, 3)));          // layer 0 is dense: no routed experts
     QCOMPARE(plot->valueAt(1, 5), double(3 * 64 * 1024));  // gate, up, down of expert 4: 64 KiB each
     QVERIFY(plot->valueAt(0, 0) > 0);                   // the dense MLP of layer 0
+    QCOMPARE(w.expertMap()->denseLayers(), std::vector<int>{0});
+    w.expertMap()->setMetric(ui::ExpertMapView::Parameters);
+    QCOMPARE(plot->valueAt(1, 5), double(3 * 128 * 256));  // gate, up, down of expert 4: [128, 256] each
+    w.expertMap()->setMetric(ui::ExpertMapView::Tensors);
+    QCOMPARE(plot->valueAt(1, 5), 3.0);
+    w.expertMap()->setMetric(ui::ExpertMapView::Bytes);
     QTest::mouseClick(plot, Qt::LeftButton, Qt::NoModifier, plot->cellCentre(2, 8));  // layer 2, expert 7
     QCOMPARE(w.tabs()->currentIndex(), 0);
     const QModelIndex cur = w.treeView()->currentIndex();
@@ -306,6 +329,23 @@ class TstMainWindow : public QObject {
     QTreeWidgetItem* top = v->residency()->topLevelItem(0);
     QCOMPARE(top->text(1), top->text(2));  // measured, predicted
     QCOMPARE(top->text(3), QString("0"));
+
+    // EP 4, rank 1, fused gate+up derived: 2 experts x 2 MoE layers, one [2I, H] buffer each.
+    v->epSizeBox()->setValue(4);
+    v->epRankBox()->setValue(1);
+    v->fusedGateUpBox()->setChecked(true);
+    finished.clear();
+    QTest::mouseClick(v->startButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(10000));
+    QVERIFY2(v->report(), qPrintable(v->error()));
+    QCOMPARE(v->report()->epRank, 1);
+    QCOMPARE(v->report()->epSize, 4);
+    QCOMPARE(v->report()->bytes[plan::RoutedExperts], uint64_t(2 * 2 * 3 * 64 * 1024));
+    QCOMPARE(v->report()->derivedBytes, uint64_t(2 * 2 * 2 * 64 * 1024));
+    QCOMPARE(v->report()->derivedDifference, int64_t(0));
+    QTreeWidgetItem* derived = v->residency()->topLevelItem(1);
+    QCOMPARE(derived->childCount(), 4);
+    QVERIFY(derived->child(0)->text(0).contains("fused-gate-up"));
   }
 
   // Validation: an outlier scale is found, the severity filter hides what is below it, a click goes
@@ -373,6 +413,17 @@ class TstMainWindow : public QObject {
     QCOMPARE(inOutliers, w.checkpoint()->find(scale)->elements());
     QCOMPARE(total, h->report()->groups.at("checkpoint").at("scale").stats.count);
     QVERIFY(h->findingsList()->findItems(QString::fromStdString(scale), Qt::MatchExactly, 1).size() == 1);
+
+    // The expert map coloured by typical scale: layer 2, expert 3 stands out (its gate scales are
+    // 12 octaves up, so the cell's count-weighted mean over gate, up and down is 4 octaves up).
+    QSignalSpy drawn(w.expertMap(), &ui::ExpertMapView::drawn);
+    w.expertMap()->setMetric(ui::ExpertMapView::TypicalScale);
+    QVERIFY(drawn.wait(10000));
+    ui::HeatmapPlot* map = w.expertMap()->plot();
+    const double patched = map->valueAt(2, 4);
+    for (int layer = 1; layer <= 2; ++layer)
+      for (int e = 0; e < 8; ++e)
+        if (!(layer == 2 && e == 3)) QVERIFY2(patched > map->valueAt(layer, e + 1) + 3, qPrintable(QString("layer %1 expert %2").arg(layer).arg(e)));
 
     // Ctrl+H on the tensor: its own histogram, nothing an outlier within one tensor.
     computed.clear();
