@@ -48,9 +48,7 @@ DiffWindow::DiffWindow(QWidget* parent)
       previewStats_(new QLabel),
       watcher_(new QFutureWatcher<Outcome>(this)),
       previewWatcher_(new QFutureWatcher<Preview>(this)),
-      done_(std::make_shared<std::atomic<uint64_t>>(0)),
-      total_(std::make_shared<std::atomic<uint64_t>>(0)),
-      cancelled_(std::make_shared<std::atomic<bool>>(false)) {
+      job_(std::make_shared<JobState>()) {
   setWindowTitle(tr("Weightscope - compare checkpoints"));
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   header_->setWordWrap(true);
@@ -110,17 +108,14 @@ DiffWindow::DiffWindow(QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(split, 1);
   connect(cancel_, &QPushButton::clicked, this, &DiffWindow::cancel);
-  connect(poll_, &QTimer::timeout, this, [this] {
-    progress_->setMaximum(int(std::min<uint64_t>(*total_, INT32_MAX)));
-    progress_->setValue(int(std::min<uint64_t>(*done_, INT32_MAX)));
-  });
+  connect(poll_, &QTimer::timeout, this, [this] { job_->showOn(progress_); });
   connect(watcher_, &QFutureWatcher<Outcome>::finished, this, &DiffWindow::onFinished);
   connect(previewWatcher_, &QFutureWatcher<Preview>::finished, this, &DiffWindow::onPreview);
   resize(1500, 900);
 }
 
 DiffWindow::~DiffWindow() {
-  *cancelled_ = true;
+  job_->cancel = true;
   watcher_->waitForFinished();
   previewWatcher_->waitForFinished();
 }
@@ -130,21 +125,20 @@ void DiffWindow::start(const QString& pathA, const QString& pathB) {
   progress_->setVisible(true);
   cancel_->setVisible(true);
   progress_->setFormat(tr("%v of %m tensors"));
-  *cancelled_ = false;
+  job_ = std::make_shared<JobState>();
   poll_->start(100);
-  auto done = done_, total = total_;
-  auto cancelled = cancelled_;
+  auto job = job_;
   const std::string a = pathA.toStdString(), b = pathB.toStdString();
-  watcher_->setFuture(QtConcurrent::run([a, b, done, total, cancelled]() -> Outcome {
+  watcher_->setFuture(QtConcurrent::run([a, b, job]() -> Outcome {
     auto ca = openCheckpoint(a);
     if (!ca) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(ca.error().describe())};
     auto cb = openCheckpoint(b);
     if (!cb) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(cb.error().describe())};
     diff::DiffOptions opt;
     opt.progress = [&](uint64_t d, uint64_t t) {
-      *done = d;
-      *total = t;
-      return !*cancelled;
+      job->done = d;
+      job->total = t;
+      return !job->cancel;
     };
     auto r = diff::diffCheckpoints(*ca.value(), *cb.value(), opt);
     if (!r) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(r.error().message)};
@@ -152,7 +146,7 @@ void DiffWindow::start(const QString& pathA, const QString& pathB) {
   }));
 }
 
-void DiffWindow::cancel() { *cancelled_ = true; }
+void DiffWindow::cancel() { job_->cancel = true; }
 
 void DiffWindow::onFinished() {
   poll_->stop();

@@ -11,6 +11,7 @@
 
 #include "core/diff/diff.h"
 #include "core/diff/unit_matrix.h"
+#include "ui/job_state.h"
 
 class QLabel;
 class QProgressBar;
@@ -68,8 +69,7 @@ class DiffWindow : public QWidget {
   QLabel* previewStats_;
   QFutureWatcher<Outcome>* watcher_;
   QFutureWatcher<Preview>* previewWatcher_;
-  std::shared_ptr<std::atomic<uint64_t>> done_, total_;
-  std::shared_ptr<std::atomic<bool>> cancelled_;
+  std::shared_ptr<JobState> job_;
   std::shared_ptr<const Checkpoint> a_, b_;
   std::shared_ptr<diff::DiffReport> report_;
   std::vector<std::vector<int>> cells_;  // pair indices per map cell, row-major

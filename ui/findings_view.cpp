@@ -58,9 +58,7 @@ FindingsView::FindingsView(QWidget* parent)
       summary_(new QLabel),
       poll_(new QTimer(this)),
       watcher_(new QFutureWatcher<std::shared_ptr<val::ValidationReport>>(this)),
-      done_(std::make_shared<std::atomic<uint64_t>>(0)),
-      total_(std::make_shared<std::atomic<uint64_t>>(0)),
-      cancelled_(std::make_shared<std::atomic<bool>>(false)) {
+      job_(std::make_shared<JobState>()) {
   proxy_->setSourceModel(model_);
   table_->setModel(proxy_);
   table_->setSortingEnabled(true);
@@ -112,14 +110,14 @@ FindingsView::FindingsView(QWidget* parent)
   });
   connect(table_, &QTableView::clicked, table_, &QTableView::activated);  // one click goes there too
   connect(poll_, &QTimer::timeout, this, [this] {
-    progress_->setMaximum(int(std::min<uint64_t>(*total_ >> 10, INT32_MAX)));
-    progress_->setValue(int(std::min<uint64_t>(*done_ >> 10, INT32_MAX)));
+    job_->showOn(progress_);
+    progress_->setFormat(QString::fromLatin1(job_->phase.load()) + " %p%");
   });
   connect(watcher_, &QFutureWatcher<std::shared_ptr<val::ValidationReport>>::finished, this, &FindingsView::onFinished);
 }
 
 FindingsView::~FindingsView() {
-  *cancelled_ = true;
+  job_->cancel = true;
   watcher_->waitForFinished();
 }
 
@@ -138,9 +136,7 @@ void FindingsView::setMinimumSeverity(val::Severity s) { severity_->setCurrentIn
 
 void FindingsView::run() {
   if (!ckpt_ || watcher_->isRunning()) return;
-  *cancelled_ = false;
-  *done_ = 0;
-  *total_ = 1;
+  job_ = std::make_shared<JobState>();
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   progress_->setVisible(true);
@@ -148,21 +144,21 @@ void FindingsView::run() {
   summary_->setText(tr("Validating ..."));
   poll_->start(100);
   auto ckpt = ckpt_;
-  auto done = done_, total = total_;
-  auto cancelled = cancelled_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, done, total, cancelled]() -> std::shared_ptr<val::ValidationReport> {
+  auto job = job_;
+  watcher_->setFuture(QtConcurrent::run([ckpt, job]() -> std::shared_ptr<val::ValidationReport> {
     val::ValidateOptions opt;
-    opt.progress = [&](const char*, uint64_t d, uint64_t t) {
-      *done = d;
-      *total = std::max<uint64_t>(t, 1);
-      return !*cancelled;
+    opt.progress = [&](const char* stage, uint64_t d, uint64_t t) {
+      job->phase = stage;
+      job->done = d;
+      job->total = t;
+      return !job->cancel;
     };
     auto r = capture([&] { return val::validateCheckpoint(ckpt, opt); });
     return r ? std::make_shared<val::ValidationReport>(std::move(r.value())) : nullptr;
   }));
 }
 
-void FindingsView::cancel() { *cancelled_ = true; }
+void FindingsView::cancel() { job_->cancel = true; }
 
 void FindingsView::onFinished() {
   poll_->stop();
@@ -173,7 +169,7 @@ void FindingsView::onFinished() {
   model_->setReport(rep);
   export_->setEnabled(bool(rep));
   if (!rep) {
-    summary_->setText(*cancelled_ ? tr("Validation cancelled.") : tr("Validation failed."));
+    summary_->setText(job_->cancel ? tr("Validation cancelled.") : tr("Validation failed."));
   } else {
     const size_t e = rep->count(val::Severity::Error), w = rep->count(val::Severity::Warning), i = rep->count(val::Severity::Info);
     summary_->setText(tr("%1 rules run in %2 s: <b style='color:%3'>%4 error(s)</b>, %5 warning(s), %6 info(s). Click a finding to see its tensor.")

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/validate/validator.h"
+#include "ui/job_state.h"
 
 class QComboBox;
 class QLabel;
@@ -58,8 +59,7 @@ class FindingsView : public QWidget {
   QLabel* summary_;
   QTimer* poll_;
   QFutureWatcher<std::shared_ptr<val::ValidationReport>>* watcher_;
-  std::shared_ptr<std::atomic<uint64_t>> done_, total_;
-  std::shared_ptr<std::atomic<bool>> cancelled_;
+  std::shared_ptr<JobState> job_;
   std::shared_ptr<const Checkpoint> ckpt_;
 };
 

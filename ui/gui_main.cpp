@@ -20,6 +20,16 @@ namespace ws::ui {
 
 namespace {
 
+// Saves the window to `file` once pending paints are done, sets rc (0, or 2 when it cannot be
+// written) and ends the event loop.
+void saveSoon(QApplication& app, QWidget& w, const QString& file, int& rc) {
+  QTimer::singleShot(300, &w, [&app, &w, file, &rc] {
+    rc = w.grab().save(file) ? 0 : 2;
+    if (rc) std::fprintf(stderr, "weightscope: cannot write %s\n", qPrintable(file));
+    app.quit();
+  });
+}
+
 // The comparison window for A and B; with `screenshot`, the worst cell selected, then a PNG.
 int diffMain(QApplication& app, const QStringList& paths, const QString& screenshot) {
   if (paths.size() != 2) {
@@ -31,13 +41,7 @@ int diffMain(QApplication& app, const QStringList& paths, const QString& screens
   w.start(paths[0], paths[1]);
   if (screenshot.isEmpty()) return app.exec();
   int rc = 2;
-  auto save = [&] {
-    QTimer::singleShot(200, &w, [&] {
-      rc = w.grab().save(screenshot) ? 0 : 2;
-      if (rc) std::fprintf(stderr, "weightscope: cannot write %s\n", qPrintable(screenshot));
-      app.quit();
-    });
-  };
+  auto save = [&] { saveSoon(app, w, screenshot, rc); };
   QObject::connect(&w, &DiffWindow::previewReady, &w, save);
   QObject::connect(&w, &DiffWindow::finished, &w, [&] {
     if (!w.report() || w.report()->pairs.empty()) {
@@ -74,13 +78,7 @@ int screenshotMain(QApplication& app, MainWindow& w, const QString& path, const 
     return 2;
   }
   int rc = 2;
-  auto save = [&] {
-    QTimer::singleShot(300, &w, [&] {
-      rc = w.grab().save(screenshot) ? 0 : 2;
-      if (rc) std::fprintf(stderr, "weightscope: cannot write %s\n", qPrintable(screenshot));
-      app.quit();
-    });
-  };
+  auto save = [&] { saveSoon(app, w, screenshot, rc); };
   bool started = false;
   QObject::connect(&w, &MainWindow::checkpointOpened, &w, [&] {
     w.treeView()->expandToDepth(1);

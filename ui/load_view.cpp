@@ -49,7 +49,7 @@ LoadView::LoadView(QWidget* parent)
       poll_(new QTimer(this)),
       watcher_(new QFutureWatcher<Outcome>(this)),
       factory_(load::makeBackend),
-      live_(std::make_shared<Progress>()) {
+      job_(std::make_shared<JobState>()) {
   device_->addItem(tr("host memory (stands in for a GPU)"), "host");
   if (load::cudaBackendBuilt()) {
     // Offer the GPU only when one answers; otherwise say why it is not there.
@@ -103,7 +103,7 @@ LoadView::LoadView(QWidget* parent)
 }
 
 LoadView::~LoadView() {
-  live_->cancel = true;
+  job_->cancel = true;
   watcher_->waitForFinished();
 }
 
@@ -127,7 +127,7 @@ void LoadView::start() {
   if (!ckpt_ || running()) return;
   report_.reset();
   error_.clear();
-  live_ = std::make_shared<Progress>();
+  job_ = std::make_shared<JobState>();
   load::LoadOptions opt;
   auto placement = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::First, epSize_->value(), ckpt_->model.numExperts);
   if (!placement) {
@@ -148,21 +148,21 @@ void LoadView::start() {
   clock_.start();
   poll_->start(100);
   auto ckpt = ckpt_;
-  auto live = live_;
+  auto job = job_;
   const std::string device = device_->currentData().toString().toStdString();
   BackendFactory factory = factory_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, live, opt, device, factory]() mutable -> Outcome {
+  watcher_->setFuture(QtConcurrent::run([ckpt, job, opt, device, factory]() mutable -> Outcome {
     Outcome o;
     auto backend = factory(device);
     if (!backend) {
       o.error = QString::fromStdString(backend.error().describe());
       return o;
     }
-    opt.cancel = &live->cancel;
-    opt.progress = [live](const char* phase, uint64_t done, uint64_t total) {
-      live->phase = phase;
-      live->done = done;
-      live->total = total;
+    opt.cancel = &job->cancel;
+    opt.progress = [job](const char* phase, uint64_t done, uint64_t total) {
+      job->phase = phase;
+      job->done = done;
+      job->total = total;
     };
     auto r = load::loadCheckpoint(*ckpt, *backend.value(), opt);
     if (!r) {
@@ -179,19 +179,18 @@ void LoadView::start() {
 }
 
 void LoadView::cancel() {
-  live_->cancel = true;
+  job_->cancel = true;
   if (running()) status_->setText(tr("Cancelling ..."));
 }
 
 void LoadView::updateProgress() {
-  const uint64_t done = live_->done, total = live_->total;
+  const uint64_t done = job_->done, total = job_->total;
   if (total == 0) return;
-  progress_->setMaximum(1000);
-  progress_->setValue(int(double(done) / double(total) * 1000));
+  job_->showOn(progress_);
   const double seconds = std::max(clock_.elapsed(), qint64(1)) / 1000.0;
   const double rate = double(done) / seconds;
   status_->setText(tr("%1: %2 of %3, %4 GB/s, about %5 left")
-                       .arg(QString::fromLatin1(live_->phase.load()))
+                       .arg(QString::fromLatin1(job_->phase.load()))
                        .arg(bytesText(done))
                        .arg(bytesText(total))
                        .arg(rate / 1e9, 0, 'f', 2)

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "core/load/loader.h"
+#include "ui/job_state.h"
 
 class QCheckBox;
 class QComboBox;
@@ -83,13 +84,7 @@ class LoadView : public QWidget {
   std::shared_ptr<const Checkpoint> ckpt_;
   std::shared_ptr<load::LoadReport> report_;
   QString error_;
-  // Shared with the worker, which may outlive a progress callback's caller.
-  struct Progress {
-    std::atomic<const char*> phase{""};
-    std::atomic<uint64_t> done{0}, total{0};
-    std::atomic<bool> cancel{false};
-  };
-  std::shared_ptr<Progress> live_;
+  std::shared_ptr<JobState> job_;
 };
 
 }  // namespace ws::ui

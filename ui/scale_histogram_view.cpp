@@ -74,9 +74,7 @@ ScaleHistogramView::ScaleHistogramView(QWidget* parent)
       caption_(new QLabel),
       findings_(new QTreeWidget),
       watcher_(new QFutureWatcher<Outcome>(this)),
-      done_(std::make_shared<std::atomic<uint64_t>>(0)),
-      total_(std::make_shared<std::atomic<uint64_t>>(0)),
-      cancelled_(std::make_shared<std::atomic<bool>>(false)) {
+      job_(std::make_shared<JobState>()) {
   grouping_->addItem(tr("whole checkpoint"), int(num::ScaleGrouping::Checkpoint));
   grouping_->addItem(tr("per layer"), int(num::ScaleGrouping::Layer));
   grouping_->addItem(tr("per projection"), int(num::ScaleGrouping::Projection));
@@ -128,10 +126,7 @@ ScaleHistogramView::ScaleHistogramView(QWidget* parent)
   connect(logX_, &QCheckBox::toggled, this, &ScaleHistogramView::draw);
   connect(logY_, &QCheckBox::toggled, this, &ScaleHistogramView::draw);
   connect(cancel_, &QPushButton::clicked, this, &ScaleHistogramView::cancel);
-  connect(poll_, &QTimer::timeout, this, [this] {
-    progress_->setMaximum(int(std::min<uint64_t>(*total_, INT32_MAX)));
-    progress_->setValue(int(std::min<uint64_t>(*done_, INT32_MAX)));
-  });
+  connect(poll_, &QTimer::timeout, this, [this] { job_->showOn(progress_); });
   connect(watcher_, &QFutureWatcher<Outcome>::finished, this, &ScaleHistogramView::onComputed);
   connect(findings_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     if (!ckpt_) return;
@@ -140,7 +135,7 @@ ScaleHistogramView::ScaleHistogramView(QWidget* parent)
 }
 
 ScaleHistogramView::~ScaleHistogramView() {
-  *cancelled_ = true;
+  job_->cancel = true;
   watcher_->waitForFinished();
 }
 
@@ -167,7 +162,7 @@ void ScaleHistogramView::setFindings(const std::vector<val::Finding>& findings) 
   listFindings();
 }
 
-void ScaleHistogramView::cancel() { *cancelled_ = true; }
+void ScaleHistogramView::cancel() { job_->cancel = true; }
 
 void ScaleHistogramView::showTensor(uint32_t tensorIndex) {
   if (!ckpt_ || tensorIndex >= ckpt_->tensors.size()) return;
@@ -181,23 +176,21 @@ void ScaleHistogramView::compute() {
   if (!ckpt_) return;
   if (watcher_->isRunning()) {  // the newest grouping wins
     pending_ = true;
-    *cancelled_ = true;
+    job_->cancel = true;
     return;
   }
-  *cancelled_ = false;
-  *done_ = 0;
-  *total_ = ckpt_->logical.size();
+  job_ = std::make_shared<JobState>();
+  job_->total = ckpt_->logical.size();
   progress_->setVisible(true);
   cancel_->setVisible(true);
   poll_->start(100);
   auto ckpt = ckpt_;
   const auto by = num::ScaleGrouping(grouping_->currentData().toInt());
-  auto done = done_;
-  auto cancelled = cancelled_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, by, done, cancelled]() -> Outcome {
+  auto job = job_;
+  watcher_->setFuture(QtConcurrent::run([ckpt, by, job]() -> Outcome {
     auto r = num::scaleStatistics(*ckpt, by, [&](uint64_t d, uint64_t) {
-      *done = d;
-      return !*cancelled;
+      job->done = d;
+      return !job->cancel;
     });
     if (!r) return {nullptr, QString::fromStdString(r.error().message)};
     return {std::make_shared<num::ScaleReport>(std::move(r.value())), {}};

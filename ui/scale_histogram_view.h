@@ -15,6 +15,7 @@
 
 #include "core/numerics/scale_stats.h"
 #include "core/validate/finding.h"
+#include "ui/job_state.h"
 
 class QCheckBox;
 class QComboBox;
@@ -80,8 +81,7 @@ class ScaleHistogramView : public QWidget {
   QLabel* caption_;
   QTreeWidget* findings_;
   QFutureWatcher<Outcome>* watcher_;
-  std::shared_ptr<std::atomic<uint64_t>> done_, total_;
-  std::shared_ptr<std::atomic<bool>> cancelled_;
+  std::shared_ptr<JobState> job_;
   std::shared_ptr<const Checkpoint> ckpt_;
   std::shared_ptr<num::ScaleReport> report_;
   std::vector<val::Finding> allFindings_;
