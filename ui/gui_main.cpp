@@ -85,7 +85,12 @@ int screenshotMain(QApplication& app, MainWindow& w, const QString& path, const 
     w.showTab(MainWindow::Tab(views.indexOf(view)));
     started = true;
     if (view == "tree" || view == "experts") save();
-    else if (view == "preview") w.preview()->showTensor(tensorToPreview(*w.checkpoint()));
+    else if (view == "preview") {
+      const uint32_t t = tensorToPreview(*w.checkpoint());
+      w.selectTensor(t);  // its details beside the preview
+      w.preview()->showTensor(t);
+      w.showTab(MainWindow::PreviewTab);
+    }
     else if (view == "findings") w.findings()->run();
     else if (view == "residency") w.loadView()->start();
   });

@@ -116,14 +116,19 @@ PreviewView::PreviewView(QWidget* parent)
   form->addRow(tr("Tile &size"), size_);
   form->addRow(tr("&Colormap"), colormap_);
   form->addRow(resetZoom_);
-  auto* side = new QVBoxLayout;
+  auto* sidePanel = new QWidget;
+  sidePanel->setMaximumWidth(380);  // the matrix gets the room
+  auto* side = new QVBoxLayout(sidePanel);
+  side->setContentsMargins(0, 0, 0, 0);
   side->addLayout(form);
   side->addWidget(device_);
   side->addWidget(value_);
   side->addWidget(stats_, 1);
+  device_->setWordWrap(true);
+  value_->setWordWrap(true);
   auto* body = new QHBoxLayout;
   body->addWidget(plot_, 1);
-  body->addLayout(side);
+  body->addWidget(sidePanel);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(title_);
   layout->addLayout(body, 1);

@@ -1,12 +1,15 @@
 #include "ui/rank_map_view.h"
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QToolTip>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -44,6 +47,7 @@ RankMapView::RankMapView(QWidget* parent)
   epSize_->setToolTip(tr("Expert-parallel size: how many ranks share the routed experts"));
   placement_->addItem(tr("linear (contiguous blocks)"), int(plan::PlacementKind::Linear));
   placement_->addItem(tr("round-robin"), int(plan::PlacementKind::RoundRobin));
+  placement_->addItem(tr("EPLB map file..."), int(plan::PlacementKind::Map));
   remainder_->addItem(tr("first ranks (vLLM)"), int(plan::Remainder::First));
   remainder_->addItem(tr("last rank (seed runtime)"), int(plan::Remainder::Last));
   remainder_->addItem(tr("strict (SGLang: must divide)"), int(plan::Remainder::Strict));
@@ -91,10 +95,32 @@ RankMapView::RankMapView(QWidget* parent)
   layout->addWidget(split, 1);
 
   connect(epSize_, &QSpinBox::valueChanged, this, &RankMapView::replan);
-  connect(placement_, &QComboBox::currentIndexChanged, this, &RankMapView::replan);
+  connect(placement_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (placement_->itemData(index).toInt() == int(plan::PlacementKind::Map)) {
+      const QString path = QFileDialog::getOpenFileName(this, tr("EPLB placement map"), {}, tr("JSON (*.json);;All files (*)"));
+      if (path.isEmpty()) {
+        const QSignalBlocker block(placement_);
+        placement_->setCurrentIndex(lastPlacement_);
+        return;
+      }
+      mapFile_ = path;
+      placement_->setItemText(index, tr("map: %1").arg(QFileInfo(path).fileName()));
+    }
+    lastPlacement_ = index;
+    replan();
+  });
   connect(remainder_, &QComboBox::currentIndexChanged, this, &RankMapView::replan);
   connect(budget_, &QComboBox::currentTextChanged, this, &RankMapView::replan);
   connect(watcher_, &QFutureWatcher<Outcome>::finished, this, &RankMapView::onPlanned);
+  connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+    if (!result_ || !plot_->axisRect()->rect().contains(e->pos())) return QToolTip::hideText();
+    const int r = int(std::lround(plot_->xAxis->pixelToCoord(e->pos().x())));
+    if (r < 0 || r >= int(result_->ranks.size())) return QToolTip::hideText();
+    const plan::RankPlan& p = result_->ranks[size_t(r)];
+    QString tip = tr("rank %1: %2 resident, %3 experts\npredicted load peak %4").arg(r).arg(bytesText(p.resident)).arg(p.experts.size()).arg(bytesText(p.peak));
+    if (p.fits) tip += (*p.fits ? tr("\nfits; headroom %1") : tr("\ndoes NOT fit; short by %1")).arg(bytesText(uint64_t(std::abs(p.headroom))));
+    QToolTip::showText(e->globalPosition().toPoint(), tip + tr("\nclick to list its experts"), plot_);
+  });
   connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
     if (!result_ || !plot_->axisRect()->rect().contains(e->pos())) return;
     const int r = int(std::lround(plot_->xAxis->pixelToCoord(e->pos().x())));
@@ -107,6 +133,16 @@ RankMapView::RankMapView(QWidget* parent)
 }
 
 RankMapView::~RankMapView() { watcher_->waitForFinished(); }
+
+void RankMapView::setMapFile(const QString& path) {
+  mapFile_ = path;
+  const int index = placement_->findData(int(plan::PlacementKind::Map));
+  placement_->setItemText(index, tr("map: %1").arg(QFileInfo(path).fileName()));
+  lastPlacement_ = index;
+  const QSignalBlocker block(placement_);
+  placement_->setCurrentIndex(index);
+  replan();
+}
 
 void RankMapView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
   ckpt_ = std::move(c);
@@ -128,9 +164,10 @@ void RankMapView::replan() {
   const auto kind = plan::PlacementKind(placement_->currentData().toInt());
   const auto rem = plan::Remainder(remainder_->currentData().toInt());
   const int ep = epSize_->value();
+  const QString mapFile = mapFile_;
   const QString budget = budget_->currentIndex() == 0 && budget_->currentText() == budget_->itemText(0) ? QString() : budget_->currentText().trimmed();
   auto ckpt = ckpt_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, kind, rem, ep, budget]() -> Outcome {
+  watcher_->setFuture(QtConcurrent::run([ckpt, kind, rem, ep, budget, mapFile]() -> Outcome {
     plan::PlanOptions opt;
     if (!budget.isEmpty()) {
       try {
@@ -139,7 +176,8 @@ void RankMapView::replan() {
         return {nullptr, QObject::tr("GPU budget '%1': %2").arg(budget, QString::fromStdString(e.what()))};
       }
     }
-    auto placement = plan::makePlacement(kind, rem, ep, ckpt->model.numExperts);
+    auto placement = kind == plan::PlacementKind::Map ? plan::loadMap(mapFile.toStdString(), rem, ep, ckpt->model.numExperts)
+                                                      : plan::makePlacement(kind, rem, ep, ckpt->model.numExperts);
     if (!placement) return {nullptr, QString::fromStdString(placement.error().describe())};
     opt.placement = placement.value();
     auto r = plan::planCheckpoint(*ckpt, opt);

@@ -1,5 +1,5 @@
-// The per-EP-rank memory map: for an EP size, placement, remainder policy and GPU budget chosen in
-// its controls, what every rank holds - stacked bars by category, the budget line, each rank's
+// The per-EP-rank memory map: for an EP size, placement (linear, round-robin, or an EPLB map
+// file), remainder policy and GPU budget chosen in its controls, what every rank holds - stacked bars by category, the budget line, each rank's
 // predicted load peak and headroom, and the imbalance. A click on a rank lists its experts. The
 // plan (core/plan) runs off the GUI thread and is redone whenever a control changes.
 #pragma once
@@ -34,6 +34,9 @@ class RankMapView : public QWidget {
   QLabel* caption() const { return caption_; }
   // The latest plan (null before the first one, or when the options were refused).
   const plan::PlanResult* result() const { return result_.get(); }
+  // Places experts by an EPLB map file ({"physical_to_logical": [...]}, or one row per MoE layer),
+  // as choosing "EPLB map file..." does after its dialog.
+  void setMapFile(const QString& path);
   // Lists rank r's experts and bytes, as a click on its bar does.
   void selectRank(int rank);
   int selectedRank() const { return selected_; }
@@ -62,6 +65,8 @@ class RankMapView : public QWidget {
   std::shared_ptr<plan::PlanResult> result_;
   bool pending_ = false;
   int selected_ = -1;
+  QString mapFile_;
+  int lastPlacement_ = 0;  // to go back to when the map file dialog is cancelled
 };
 
 }  // namespace ws::ui

@@ -243,6 +243,35 @@ class TstMainWindow : public QObject {
     QVERIFY2(v->caption()->text().contains("do not divide"), qPrintable(v->caption()->text()));
   }
 
+  // An EPLB map with replicas of the hot experts: the ranks hold the slots it names.
+  void rankMapFromEplbMap() {
+    wstest::TempDir d;
+    wstest::writeFile(d.file("eplb.json"), std::string(R"({"physical_to_logical": [0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 1, 1, 2, 2, 3, 3]})"));
+    ui::MainWindow w;
+    QSignalSpy planned(w.rankMap(), &ui::RankMapView::planned);
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
+    QVERIFY(planned.wait(10000));
+    ui::RankMapView* v = w.rankMap();
+    v->epSizeBox()->setValue(4);
+    QVERIFY(planned.wait(10000));
+    planned.clear();
+    v->setMapFile(QString::fromStdString(d.file("eplb.json")));
+    QVERIFY(planned.count() || planned.wait(10000));
+    QVERIFY2(v->result(), qPrintable(v->caption()->text()));
+    QCOMPARE(v->result()->ranks.size(), size_t(4));
+    QCOMPARE(v->result()->ranks[0].experts, (std::vector<int64_t>{0, 1, 2, 3}));
+    QCOMPARE(v->result()->ranks[3].experts, (std::vector<int64_t>{2, 2, 3, 3}));
+    QVERIFY(v->placementBox()->currentText().contains("eplb.json"));
+    v->selectRank(3);
+    QStringList listed;
+    for (int i = 0; i < v->rankDetails()->topLevelItemCount(); ++i) {
+      QTreeWidgetItem* top = v->rankDetails()->topLevelItem(i);
+      if (top->text(0).contains("routed expert"))
+        for (int k = 0; k < top->childCount(); ++k) listed << top->child(k)->text(0);
+    }
+    QCOMPARE(listed, (QStringList{"expert 2", "expert 2", "expert 3", "expert 3"}));
+  }
+
   // Preview: Ctrl+P on a stacked Q6_K tensor, then a tile of expert 3; the values equal ggml's own
   // dequantization in the expected fixture, bit for bit, and the device used is shown.
   void previewMatchesGgml() {
