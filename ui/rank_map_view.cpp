@@ -28,6 +28,11 @@ const QColor kCategoryColours[plan::kCategories] = {
     QColor(214, 96, 77), QColor(244, 165, 130), QColor(67, 147, 195), QColor(146, 197, 222), QColor(90, 174, 97),
     QColor(27, 120, 55), QColor(180, 180, 180), QColor(153, 112, 171), QColor(120, 120, 120), QColor(0, 0, 0)};
 
+// Lists of a rank's tensors: which one an item is, and how many rows it shows at most.
+constexpr int kListRole = Qt::UserRole + 1;
+enum { kHeld, kSkipped };
+constexpr size_t kMaxListed = 20000;
+
 QString bytesText(uint64_t b) { return QString::fromStdString(formatBytes(b)); }
 QString signedBytes(int64_t b) { return b < 0 ? "-" + bytesText(uint64_t(-b)) : bytesText(uint64_t(b)); }
 
@@ -126,6 +131,7 @@ RankMapView::RankMapView(QWidget* parent)
     const int r = int(std::lround(plot_->xAxis->pixelToCoord(e->pos().x())));
     if (r >= 0 && r < int(result_->ranks.size())) selectRank(r);
   });
+  connect(details_, &QTreeWidget::itemExpanded, this, &RankMapView::fillTensors);
   connect(details_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     const QVariant t = item->data(0, Qt::UserRole);
     if (t.isValid()) emit tensorRequested(t.toUInt());
@@ -309,18 +315,33 @@ void RankMapView::selectRank(int rank) {
   }
   experts->setText(1, bytesText(expertTotal));
   experts->setExpanded(true);
+  // A rank can hold 200k tensors: their rows are made when the list is opened (fillTensors).
   auto* held = new QTreeWidgetItem(details_, {tr("%n tensor(s) held (activate one to show it in the tree)", nullptr, int(r.held.size())), QString()});
-  for (const auto& h : r.held) {
-    auto* it = new QTreeWidgetItem(held, {QString::fromStdString(ckpt_->tensors[h.tensor].name), bytesText(h.bytes)});
-    it->setData(0, Qt::UserRole, h.tensor);
-  }
+  held->setData(0, kListRole, kHeld);
+  held->setChildIndicatorPolicy(r.held.empty() ? QTreeWidgetItem::DontShowIndicator : QTreeWidgetItem::ShowIndicator);
   if (!r.skipped.empty()) {
     auto* skipped = new QTreeWidgetItem(details_, {tr("%n tensor(s) not uploaded", nullptr, int(r.skipped.size())), QString()});
-    for (const auto& s : r.skipped) {
-      auto* it = new QTreeWidgetItem(skipped, {QString::fromStdString(ckpt_->tensors[s.tensor].name), QString::fromStdString(s.reason)});
-      it->setData(0, Qt::UserRole, s.tensor);
-    }
+    skipped->setData(0, kListRole, kSkipped);
+    skipped->setChildIndicatorPolicy(QTreeWidgetItem::ShowIndicator);
   }
+}
+
+void RankMapView::fillTensors(QTreeWidgetItem* list) {
+  if (!result_ || selected_ < 0 || list->childCount() > 0 || !list->data(0, kListRole).isValid()) return;
+  const plan::RankPlan& r = result_->ranks[size_t(selected_)];
+  const bool held = list->data(0, kListRole).toInt() == kHeld;
+  const size_t n = held ? r.held.size() : r.skipped.size(), shown = std::min<size_t>(n, kMaxListed);
+  QList<QTreeWidgetItem*> items;
+  items.reserve(qsizetype(shown) + 1);
+  for (size_t i = 0; i < shown; ++i) {
+    const uint32_t t = held ? r.held[i].tensor : r.skipped[i].tensor;
+    auto* it = new QTreeWidgetItem({QString::fromStdString(ckpt_->tensors[t].name),
+                                    held ? bytesText(r.held[i].bytes) : QString::fromStdString(r.skipped[i].reason)});
+    it->setData(0, Qt::UserRole, t);
+    items << it;
+  }
+  if (n > shown) items << new QTreeWidgetItem({tr("... and %1 more (the Tensors tab lists them all)").arg(n - shown)});
+  list->addChildren(items);
 }
 
 QPoint RankMapView::barCentre(int rank) const {

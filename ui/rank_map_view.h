@@ -15,6 +15,7 @@ class QCustomPlot;
 class QLabel;
 class QSpinBox;
 class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace ws::ui {
 
@@ -54,6 +55,7 @@ class RankMapView : public QWidget {
   void replan();
   void onPlanned();
   void draw();
+  void fillTensors(QTreeWidgetItem* list);
 
   QSpinBox* epSize_;
   QComboBox *placement_, *remainder_, *budget_;

@@ -226,6 +226,19 @@ class TstMainWindow : public QObject {
         for (int k = 0; k < top->childCount(); ++k) listed << top->child(k)->text(0);
     }
     QCOMPARE(listed, (QStringList{"expert 4", "expert 5"}));
+    // The rank's tensors are listed when their row is opened; activating one shows it in the tree.
+    QTreeWidgetItem* held = nullptr;
+    for (int i = 0; i < v->rankDetails()->topLevelItemCount(); ++i)
+      if (v->rankDetails()->topLevelItem(i)->text(0).contains("held")) held = v->rankDetails()->topLevelItem(i);
+    QVERIFY(held);
+    QCOMPARE(held->childCount(), 0);
+    held->setExpanded(true);
+    QCOMPARE(size_t(held->childCount()), v->result()->ranks[2].held.size());
+    QTreeWidgetItem* last = held->child(held->childCount() - 1);
+    emit v->rankDetails()->itemActivated(last, 0);
+    QCOMPARE(w.tabs()->currentIndex(), int(ui::MainWindow::TensorsTab));
+    QCOMPARE(QString::fromStdString(w.checkpoint()->tensors[size_t(w.selectedTensor())].name), last->text(0));
+    w.showTab(ui::MainWindow::RanksTab);
 
     planned.clear();
     v->budgetBox()->setEditText("1MiB");  // less than any rank needs
