@@ -20,7 +20,7 @@ const char* kMetricLegend[] = {"bytes", "parameters", "tensors", "scale bytes", 
 }  // namespace
 
 ExpertMapView::ExpertMapView(QWidget* parent)
-    : QWidget(parent), plot_(new HeatmapPlot), metric_(new QComboBox), caption_(new QLabel), watcher_(new QFutureWatcher<std::shared_ptr<num::ScaleReport>>(this)) {
+    : QWidget(parent), plot_(new HeatmapPlot), metric_(new QComboBox), caption_(new QLabel), watcher_(new QFutureWatcher<Scales>(this)) {
   metric_->addItem(tr("bytes"), Bytes);
   metric_->addItem(tr("parameters"), Parameters);
   metric_->addItem(tr("tensors"), Tensors);
@@ -47,8 +47,9 @@ ExpertMapView::ExpertMapView(QWidget* parent)
     if (int64_t t = firstTensor(row, col); t >= 0) emit tensorRequested(uint32_t(t));
   });
   connect(metric_, &QComboBox::currentIndexChanged, this, [this] { setMetric(Metric(metric_->currentData().toInt())); });
-  connect(watcher_, &QFutureWatcher<std::shared_ptr<num::ScaleReport>>::finished, this, [this] {
-    auto rep = watcher_->result();
+  connect(watcher_, &QFutureWatcher<Scales>::finished, this, [this] {
+    auto [of, rep] = watcher_->result();
+    if (of != ckpt_) return;  // the scales of the checkpoint open before this one
     scalesGathered_ = true;
     if (rep && ckpt_) {
       // Each logical tensor's scales (the stored "scale", or GGUF's per-block "d") into its cell.
@@ -171,9 +172,9 @@ void ExpertMapView::gatherScales() {
   if (!ckpt_ || watcher_->isRunning()) return;
   caption_->setText(tr("Reading the scales ..."));
   auto ckpt = ckpt_;
-  watcher_->setFuture(QtConcurrent::run([ckpt]() -> std::shared_ptr<num::ScaleReport> {
+  watcher_->setFuture(QtConcurrent::run([ckpt]() -> Scales {
     auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor);
-    return r ? std::make_shared<num::ScaleReport>(std::move(r.value())) : nullptr;
+    return {ckpt, r ? std::make_shared<num::ScaleReport>(std::move(r.value())) : nullptr};
   }));
 }
 

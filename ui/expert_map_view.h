@@ -56,7 +56,9 @@ class ExpertMapView : public QWidget {
   HeatmapPlot* plot_;
   QComboBox* metric_;
   QLabel* caption_;
-  QFutureWatcher<std::shared_ptr<num::ScaleReport>>* watcher_;
+  // The scale statistics and the checkpoint they are of.
+  using Scales = std::pair<std::shared_ptr<const Checkpoint>, std::shared_ptr<num::ScaleReport>>;
+  QFutureWatcher<Scales>* watcher_;
   std::shared_ptr<const Checkpoint> ckpt_;
   std::vector<Cell> cells_;
   std::vector<int> dense_;

@@ -166,6 +166,7 @@ void FindingsView::onFinished() {
   cancel_->setEnabled(false);
   run_->setEnabled(bool(ckpt_));
   auto rep = watcher_->result();
+  if (rep && rep->checkpoint != ckpt_) return;  // the validation of the checkpoint open before this one
   model_->setReport(rep);
   export_->setEnabled(bool(rep));
   if (!rep) {

@@ -153,6 +153,7 @@ void LoadView::start() {
   BackendFactory factory = factory_;
   watcher_->setFuture(QtConcurrent::run([ckpt, job, opt, device, factory]() mutable -> Outcome {
     Outcome o;
+    o.ckpt = ckpt;
     auto backend = factory(device);
     if (!backend) {
       o.error = QString::fromStdString(backend.error().describe());
@@ -202,6 +203,7 @@ void LoadView::onFinished() {
   cancel_->setEnabled(false);
   start_->setEnabled(bool(ckpt_));
   Outcome o = watcher_->result();
+  if (o.ckpt != ckpt_) return;  // a load of the checkpoint open before this one
   report_ = o.report;
   error_ = o.error;
   if (!report_) {

@@ -59,6 +59,7 @@ class LoadView : public QWidget {
 
  private:
   struct Outcome {
+    std::shared_ptr<const Checkpoint> ckpt;  // what was loaded
     std::shared_ptr<load::LoadReport> report;
     std::vector<std::pair<std::string, uint64_t>> derived;          // name (kind), bytes
     std::vector<std::pair<std::string, std::string>> deferred;      // name, reason

@@ -154,6 +154,7 @@ PreviewView::PreviewView(QWidget* parent)
       return;
     }
     Tile t = watcher_->result();
+    if (t.ckpt != ckpt_) return;  // a tile of the checkpoint open before this one
     error_ = t.error;
     tile_ = std::move(t.values);
     tileRows_ = t.rows;
@@ -219,6 +220,7 @@ void PreviewView::refresh() {
   watcher_->setFuture(QtConcurrent::run([ckpt, q]() -> Tile {
     auto r = decodeTile(*ckpt, q);
     Tile t;
+    t.ckpt = ckpt;
     if (!r) {
       t.error = QString::fromStdString(r.error().describe());
       return t;

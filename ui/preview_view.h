@@ -49,6 +49,7 @@ class PreviewView : public QWidget {
 
  private:
   struct Tile {
+    std::shared_ptr<const Checkpoint> ckpt;  // what it was decoded from
     std::vector<float> values;
     int rows = 0, cols = 0;
     uint64_t selectionRows = 0, selectionCols = 0;

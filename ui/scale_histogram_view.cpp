@@ -192,8 +192,8 @@ void ScaleHistogramView::compute() {
       job->done = d;
       return !job->cancel;
     });
-    if (!r) return {nullptr, QString::fromStdString(r.error().message)};
-    return {std::make_shared<num::ScaleReport>(std::move(r.value())), {}};
+    if (!r) return {ckpt, nullptr, QString::fromStdString(r.error().message)};
+    return {ckpt, std::make_shared<num::ScaleReport>(std::move(r.value())), {}};
   }));
 }
 
@@ -207,6 +207,7 @@ void ScaleHistogramView::onComputed() {
     return;
   }
   Outcome o = watcher_->result();
+  if (o.ckpt != ckpt_) return;  // finished for the checkpoint open before this one
   report_ = o.report;
   if (!report_) {
     caption_->setText(tr("Scale statistics stopped: %1").arg(o.error.toHtmlEscaped()));

@@ -62,6 +62,7 @@ class ScaleHistogramView : public QWidget {
 
  private:
   struct Outcome {
+    std::shared_ptr<const Checkpoint> ckpt;  // what it was computed for
     std::shared_ptr<num::ScaleReport> report;
     QString error;
   };
