@@ -3,6 +3,7 @@
 // dequant preview and compare it with ggml's own output, start and cancel a full load, validate
 // and follow a finding, export the report, see an outlier scale in the histogram; and get a clear
 // failure for a path that is not a checkpoint. Checks state, not pixels.
+#include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -134,6 +135,8 @@ class TstMainWindow : public QObject {
   void opensAndFilters() {
     ui::MainWindow w;
     w.show();
+    // The sorting and filtering proxy the tree shows is an item model too.
+    QAbstractItemModelTester tester(w.treeView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy opened(&w, &ui::MainWindow::checkpointOpened);
     w.openPath(QString::fromStdString(wstest::fixture("hf/qwen3_moe")));
     QVERIFY(opened.wait(10000));
@@ -402,6 +405,7 @@ class TstMainWindow : public QObject {
     QVERIFY(openAndWait(w, path));
     w.showTab(ui::MainWindow::FindingsTab);
     ui::FindingsView* f = w.findings();
+    QAbstractItemModelTester tester(f->table()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);  // the severity proxy
     QSignalSpy finished(f, &ui::FindingsView::finished);
     QTest::mouseClick(f->runButton(), Qt::LeftButton);
     QVERIFY(finished.wait(20000));
