@@ -10,6 +10,7 @@
 
 #include "core/report/format_bytes.h"
 #include "ui/heatmap_plot.h"
+#include "ui/remembered.h"
 
 namespace ws::ui {
 
@@ -26,6 +27,7 @@ ExpertMapView::ExpertMapView(QWidget* parent)
   metric_->addItem(tr("tensors"), Tensors);
   metric_->addItem(tr("scale bytes"), ScaleBytes);
   metric_->addItem(tr("typical |scale| (geometric mean)"), TypicalScale);
+  remember(metric_, "experts/metric");
   plot_->setAxisLabels(tr("expert  (-1: shared experts, or the dense MLP)"), tr("layer"), tr("bytes"));
   plot_->setGradient(magnitudeGradient());
   plot_->setTooltip([this](int row, int col, double v) {

@@ -20,6 +20,7 @@
 #include "core/io/atomic_file.h"
 #include "core/report/validate_report.h"
 #include "ui/findings_model.h"
+#include "ui/remembered.h"
 
 namespace ws::ui {
 
@@ -72,6 +73,7 @@ FindingsView::FindingsView(QWidget* parent)
   severity_->addItem(tr("warnings and errors"), int(val::Severity::Warning));
   severity_->addItem(tr("everything (infos too)"), int(val::Severity::Info));
   severity_->setCurrentIndex(2);
+  remember(severity_, "findings/severity");
   progress_->setVisible(false);
   cancel_->setEnabled(false);
   export_->setEnabled(false);

@@ -21,6 +21,7 @@
 #include "core/load/backend_registry.h"
 #include "core/report/format_bytes.h"
 #include "ui/byte_axis.h"
+#include "ui/remembered.h"
 
 namespace ws::ui {
 
@@ -64,6 +65,9 @@ LoadView::LoadView(QWidget* parent)
   fusedGateUp_->setToolTip(tr("Build one [2I, H] buffer per expert from its gate and up projections"));
   transpose_->setToolTip(tr("Build a transposed copy of each expert weight"));
   bf16_->setToolTip(tr("Build a BF16 dequantized copy of each quantized expert weight"));
+  remember(fusedGateUp_, "load/deriveFusedGateUp");
+  remember(transpose_, "load/deriveTranspose");
+  remember(bf16_, "load/deriveBf16");
   cancel_->setEnabled(false);
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -33,6 +33,7 @@
 #include "ui/load_view.h"
 #include "ui/preview_view.h"
 #include "ui/rank_map_view.h"
+#include "ui/remembered.h"
 #include "ui/scale_histogram_view.h"
 #include "ui/tensor_tree_model.h"
 
@@ -98,6 +99,7 @@ MainWindow::MainWindow(QWidget* parent)
   filterMode_->addItem(tr("glob"));
   filterMode_->addItem(tr("regex"));
   filterMode_->setToolTip(tr("How the filter matches tensor names: a substring, a glob (* ? [abc], the whole name) or a regular expression"));
+  remember(filterMode_, "tree/filterMode");
   connect(filter_, &QLineEdit::textChanged, this, &MainWindow::applyFilter);
   connect(filterMode_, &QComboBox::currentIndexChanged, this, &MainWindow::applyFilter);
 

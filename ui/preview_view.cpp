@@ -14,6 +14,7 @@
 #include "core/numerics/stats.h"
 #include "core/report/format_bytes.h"
 #include "ui/heatmap_plot.h"
+#include "ui/remembered.h"
 
 namespace ws::ui {
 
@@ -101,6 +102,8 @@ PreviewView::PreviewView(QWidget* parent)
   colormap_->addItem(tr("magnitude"), Magnitude);
   colormap_->addItem(tr("grayscale"), Grayscale);
   colormap_->addItem(tr("thermal"), Thermal);
+  remember(colormap_, "preview/colormap");
+  remember(size_, "preview/tileSize");
   plot_->setAxisLabels(tr("column (in)"), tr("row (out)"), tr("value"));
   plot_->setMinimumSize(360, 300);
   applyColormap();

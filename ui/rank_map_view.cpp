@@ -18,6 +18,7 @@
 
 #include "core/report/format_bytes.h"
 #include "ui/byte_axis.h"
+#include "ui/remembered.h"
 
 namespace ws::ui {
 
@@ -61,6 +62,8 @@ RankMapView::RankMapView(QWidget* parent)
   budget_->addItem(tr("no budget"));
   for (const auto& [name, bytes] : plan::deviceTable()) budget_->addItem(QString::fromStdString(name));
   budget_->setToolTip(tr("GPU memory per rank: a device, or a size such as 96GiB"));
+  remember(remainder_, "ranks/remainder");
+  remember(budget_, "ranks/budget");
 
   auto* controls = new QFormLayout;
   controls->addRow(tr("EP &size"), epSize_);

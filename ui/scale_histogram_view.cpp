@@ -15,6 +15,8 @@
 
 #include <qcustomplot.h>
 
+#include "ui/remembered.h"
+
 #include <cmath>
 
 namespace ws::ui {
@@ -84,6 +86,9 @@ ScaleHistogramView::ScaleHistogramView(QWidget* parent)
   group_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   logX_->setChecked(true);
   logX_->setToolTip(tr("Scale magnitude on a logarithmic axis: the bins are quarter octaves, so they are evenly spaced"));
+  remember(grouping_, "scales/grouping");
+  remember(logX_, "scales/logX");
+  remember(logY_, "scales/logY");
   progress_->setVisible(false);
   cancel_->setVisible(false);
   caption_->setWordWrap(true);

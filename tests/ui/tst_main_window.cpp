@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSemaphore>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTextBrowser>
@@ -129,7 +130,34 @@ class TstMainWindow : public QObject {
  private slots:
   void initTestCase() {
     qputenv("WEIGHTSCOPE_NO_DIALOGS", "1");
-    QCoreApplication::setOrganizationName("WeightscopeTest");
+    // Settings of this process only (the suite also runs on Xvfb at the same time).
+    QCoreApplication::setOrganizationName(QString("WeightscopeTest-%1").arg(QCoreApplication::applicationPid()));
+  }
+  void init() { QSettings().clear(); }  // every test starts from the defaults
+  void cleanupTestCase() {
+    QSettings s;
+    s.clear();
+    QFile::remove(s.fileName());
+  }
+
+  // View options come back in the next window.
+  void optionsAreRemembered() {
+    {
+      ui::MainWindow w;
+      w.filterModeBox()->setCurrentText("regex");
+      w.preview()->colormapBox()->setCurrentIndex(2);
+      w.rankMap()->budgetBox()->setEditText("96GiB");
+      w.expertMap()->metricBox()->setCurrentIndex(1);
+      w.findings()->setMinimumSeverity(val::Severity::Warning);
+      w.histograms()->logY()->setChecked(true);
+    }
+    ui::MainWindow w;
+    QCOMPARE(w.filterModeBox()->currentText(), QString("regex"));
+    QCOMPARE(w.preview()->colormapBox()->currentIndex(), 2);
+    QCOMPARE(w.rankMap()->budgetBox()->currentText(), QString("96GiB"));
+    QCOMPARE(w.expertMap()->metricBox()->currentIndex(), 1);
+    QCOMPARE(w.findings()->severityBox()->currentData().toInt(), int(val::Severity::Warning));
+    QVERIFY(w.histograms()->logY()->isChecked());
   }
 
   void opensAndFilters() {
