@@ -33,6 +33,7 @@
 
 #include "core/load/device_backend.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/device_dequant.h"
 #include "core/report/validate_report.h"
 #include "test_support.h"
 #include "ui/expert_map_view.h"
@@ -353,6 +354,28 @@ class TstMainWindow : public QObject {
     QTest::mouseMove(p->plot(), p->plot()->cellCentre(5, 7));
     QVERIFY2(p->valueLabel()->text().contains("[15, 27]"), qPrintable(p->valueLabel()->text()));
     QVERIFY(p->valueLabel()->text().contains(QString::number(double(e.values[size_t(5) * 256 + 27]), 'g', 7)));
+
+    // With a GPU dequantizer registered (a stand-in here: the GPU session checks the real one
+    // against the CPU), the preview asks it for exactly the tile's rows and says where it ran.
+    std::vector<std::pair<uint64_t, uint64_t>> asked;
+    num::registerDeviceDequant(
+        [&asked](const Checkpoint& c, uint32_t logical, uint64_t first, uint64_t rows) -> Result<std::vector<float>> {
+          asked.push_back({first, rows});
+          auto d = num::makeDecoder(c, logical);
+          if (!d) return d.error();
+          std::vector<float> out(rows * d.value()->cols());
+          d.value()->decode(first, rows, out.data());
+          return out;
+        },
+        "stand-in:0");
+    ready.clear();
+    p->setTile(3, 10, 20, 64);
+    QVERIFY(ready.wait(10000));
+    num::unregisterDeviceDequant();
+    QCOMPARE(asked, (std::vector<std::pair<uint64_t, uint64_t>>{{3 * 256 + 10, 64}}));  // expert 3's rows 10..73
+    QVERIFY2(p->deviceLabel()->text().contains("stand-in:0 (GPU)"), qPrintable(p->deviceLabel()->text()));
+    for (int r = 0; r < 64; ++r)
+      for (int c = 0; c < 64; ++c) QCOMPARE(p->tileValues()[size_t(r) * 64 + c], e.values[size_t(r) * 256 + 20 + c]);
   }
 
   // Full load: start, cancel while uploads are in flight, and nothing is left allocated; then a
