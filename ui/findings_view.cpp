@@ -68,6 +68,7 @@ FindingsView::FindingsView(QWidget* parent)
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setWordWrap(false);
   table_->verticalHeader()->setVisible(false);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);  // one line a finding
   table_->horizontalHeader()->setStretchLastSection(true);
   severity_->addItem(tr("errors only"), int(val::Severity::Error));
   severity_->addItem(tr("warnings and errors"), int(val::Severity::Warning));

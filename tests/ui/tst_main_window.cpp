@@ -141,6 +141,36 @@ class TstMainWindow : public QObject {
     QFile::remove(s.fileName());
   }
 
+  // The proxies the window puts over its models (the tree's sort and filter, the findings'
+  // severity filter) pass the model checker on every fixture through open, filter, sort and
+  // validation.
+  void proxiesOnEveryFixture_data() {
+    QTest::addColumn<QString>("path");
+    for (const std::string& p : wstest::fixtureCheckpoints()) QTest::newRow(p.c_str()) << QString::fromStdString(wstest::fixture(p));
+  }
+  void proxiesOnEveryFixture() {
+    QFETCH(QString, path);
+    ui::MainWindow w;
+    QAbstractItemModelTester tree(w.treeView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester findings(w.findings()->table()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(openAndWait(w, path.toStdString()));
+    w.treeView()->sortByColumn(ui::TensorTreeModel::Bytes, Qt::DescendingOrder);
+    w.filterEdit()->setText("weight");
+    w.filterModeBox()->setCurrentText("glob");
+    w.filterEdit()->setText("*.1.*");
+    w.filterEdit()->clear();
+    QSignalSpy finished(w.findings(), &ui::FindingsView::finished);
+    w.findings()->run();
+    QVERIFY(finished.wait(20000));
+    QVERIFY(w.findings()->report());
+    for (auto s : {val::Severity::Error, val::Severity::Warning, val::Severity::Info}) {
+      w.findings()->setMinimumSeverity(s);
+      int expected = 0;
+      for (const auto& f : w.findings()->report()->findings) expected += f.severity >= s;
+      QCOMPARE(w.findings()->table()->model()->rowCount(), expected);
+    }
+  }
+
   // View options come back in the next window.
   void optionsAreRemembered() {
     {
