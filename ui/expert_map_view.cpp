@@ -3,6 +3,9 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -21,7 +24,19 @@ const char* kMetricLegend[] = {"bytes", "parameters", "tensors", "scale bytes", 
 }  // namespace
 
 ExpertMapView::ExpertMapView(QWidget* parent)
-    : QWidget(parent), plot_(new HeatmapPlot), metric_(new QComboBox), caption_(new QLabel), watcher_(new QFutureWatcher<Scales>(this)) {
+    : QWidget(parent),
+      plot_(new HeatmapPlot),
+      metric_(new QComboBox),
+      caption_(new QLabel),
+      progress_(new QProgressBar),
+      cancel_(new QPushButton(tr("Cancel"))),
+      poll_(new QTimer(this)),
+      job_(std::make_shared<JobState>()),
+      watcher_(new QFutureWatcher<Scales>(this)) {
+  progress_->setVisible(false);
+  cancel_->setVisible(false);
+  connect(cancel_, &QPushButton::clicked, this, &ExpertMapView::cancel);
+  connect(poll_, &QTimer::timeout, this, [this] { job_->showOn(progress_); });
   metric_->addItem(tr("bytes"), Bytes);
   metric_->addItem(tr("parameters"), Parameters);
   metric_->addItem(tr("tensors"), Tensors);
@@ -50,8 +65,19 @@ ExpertMapView::ExpertMapView(QWidget* parent)
   });
   connect(metric_, &QComboBox::currentIndexChanged, this, [this] { setMetric(Metric(metric_->currentData().toInt())); });
   connect(watcher_, &QFutureWatcher<Scales>::finished, this, [this] {
+    poll_->stop();
+    progress_->setVisible(false);
+    cancel_->setVisible(false);
     auto [of, rep] = watcher_->result();
     if (of != ckpt_) return;  // the scales of the checkpoint open before this one
+    if (!rep) {  // cancelled: back to bytes, and the scales can be asked for again
+      const QSignalBlocker block(metric_);
+      metric_->setCurrentIndex(metric_->findData(Bytes));
+      draw();
+      caption_->setText(tr("Reading the scales was cancelled; showing bytes."));
+      emit drawn();
+      return;
+    }
     scalesGathered_ = true;
     if (rep && ckpt_) {
       // Each logical tensor's scales (the stored "scale", or GGUF's per-block "d") into its cell.
@@ -87,12 +113,17 @@ ExpertMapView::ExpertMapView(QWidget* parent)
   top->addWidget(label);
   top->addWidget(metric_);
   top->addWidget(caption_, 1);
+  top->addWidget(progress_);
+  top->addWidget(cancel_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
   layout->addWidget(plot_, 1);
 }
 
-ExpertMapView::~ExpertMapView() { watcher_->waitForFinished(); }
+ExpertMapView::~ExpertMapView() {
+  job_->cancel = true;
+  watcher_->waitForFinished();
+}
 
 int64_t ExpertMapView::firstTensor(int row, int col) const {
   if (row < 0 || col < 0 || row >= rows_ || col >= cols_) return -1;
@@ -100,6 +131,7 @@ int64_t ExpertMapView::firstTensor(int row, int col) const {
 }
 
 void ExpertMapView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
+  job_->cancel = true;
   watcher_->waitForFinished();
   ckpt_ = std::move(c);
   cells_.clear();
@@ -173,9 +205,18 @@ void ExpertMapView::setMetric(Metric m) {
 void ExpertMapView::gatherScales() {
   if (!ckpt_ || watcher_->isRunning()) return;
   caption_->setText(tr("Reading the scales ..."));
+  job_ = std::make_shared<JobState>();
+  job_->total = ckpt_->logical.size();
+  progress_->setVisible(true);
+  cancel_->setVisible(true);
+  poll_->start(100);
   auto ckpt = ckpt_;
-  watcher_->setFuture(QtConcurrent::run([ckpt]() -> Scales {
-    auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor);
+  auto job = job_;
+  watcher_->setFuture(QtConcurrent::run([ckpt, job]() -> Scales {
+    auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor, [&](uint64_t d, uint64_t) {
+      job->done = d;
+      return !job->cancel;
+    });
     return {ckpt, r ? std::make_shared<num::ScaleReport>(std::move(r.value())) : nullptr};
   }));
 }

@@ -3,7 +3,8 @@
 // (a slice of a fused or stacked tensor counts its share). Column -1, set off by a line, holds the
 // layer's shared experts, or its dense MLP in a dense layer; dense layers are hatched across the
 // expert columns. A click asks for the cell's first tensor, which the main window selects in the
-// tree. The scale statistic is gathered off the GUI thread when first chosen.
+// tree. The scale statistic is gathered off the GUI thread when first chosen, with progress and
+// cancel (it reads every scale of the checkpoint).
 #pragma once
 
 #include <QFutureWatcher>
@@ -12,9 +13,13 @@
 #include <vector>
 
 #include "core/numerics/scale_stats.h"
+#include "ui/job_state.h"
 
 class QComboBox;
 class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTimer;
 
 namespace ws::ui {
 
@@ -31,6 +36,7 @@ class ExpertMapView : public QWidget {
   void setMetric(Metric m);
   HeatmapPlot* plot() const { return plot_; }
   QComboBox* metricBox() const { return metric_; }
+  void cancel() { job_->cancel = true; }
   // The catalog index of the first tensor in a cell (row = layer, col = expert + 1), or -1.
   int64_t firstTensor(int row, int col) const;
   // Layers drawn as dense (no routed experts; column -1 is their MLP).
@@ -56,6 +62,10 @@ class ExpertMapView : public QWidget {
   HeatmapPlot* plot_;
   QComboBox* metric_;
   QLabel* caption_;
+  QProgressBar* progress_;
+  QPushButton* cancel_;
+  QTimer* poll_;
+  std::shared_ptr<JobState> job_;
   // The scale statistics and the checkpoint they are of.
   using Scales = std::pair<std::shared_ptr<const Checkpoint>, std::shared_ptr<num::ScaleReport>>;
   QFutureWatcher<Scales>* watcher_;
