@@ -122,6 +122,38 @@ class TstStats : public QObject {
     QCOMPARE(one.value().groups.at("blk.1.ffn_gate_exps").at("d").stats.count, uint64_t(8 * 256 * 8));
   }
 
+  // Regrouping the per-tensor report equals a direct pass by each grouping: the same groups,
+  // counts and histogram bins, and moments to rounding.
+  void regroupingEqualsADirectPass() {
+    for (const char* f : {"hf/qwen3_moe_fp8", "gguf/tiny-qwen3moe-kquants.gguf"}) {
+      auto c = wstest::openOrFail(wstest::fixture(f));
+      auto byTensor = num::scaleStatistics(*c, num::ScaleGrouping::Tensor);
+      QVERIFY(byTensor.ok());
+      for (auto by : {num::ScaleGrouping::Layer, num::ScaleGrouping::Projection, num::ScaleGrouping::Expert, num::ScaleGrouping::Checkpoint}) {
+        auto direct = num::scaleStatistics(*c, by);
+        QVERIFY(direct.ok());
+        const num::ScaleReport re = num::regroupScales(*c, byTensor.value(), by);
+        QCOMPARE(re.groups.size(), direct.value().groups.size());
+        for (const auto& [key, kinds] : direct.value().groups) {
+          QVERIFY2(re.groups.count(key), key.c_str());
+          QCOMPARE(re.groups.at(key).size(), kinds.size());
+          for (const auto& [kind, g] : kinds) {
+            const num::ScaleGroup& r = re.groups.at(key).at(kind);
+            QCOMPARE(r.tensors, g.tensors);
+            QCOMPARE(r.hist.counts, g.hist.counts);
+            QCOMPARE(r.hist.below, g.hist.below);
+            QCOMPARE(r.stats.count, g.stats.count);
+            QCOMPARE(r.stats.zero + r.stats.negative + r.stats.nan + r.stats.inf, g.stats.zero + g.stats.negative + g.stats.nan + g.stats.inf);
+            QCOMPARE(r.stats.min(), g.stats.min());
+            QCOMPARE(r.stats.max(), g.stats.max());
+            QVERIFY(std::fabs(r.stats.mean() - g.stats.mean()) <= 1e-12 * std::max(1.0, std::fabs(g.stats.mean())));
+            QVERIFY(std::fabs(r.stats.stddev() - g.stats.stddev()) <= 1e-9 * std::max(1.0, g.stats.stddev()));
+          }
+        }
+      }
+    }
+  }
+
   void badScalesAreCounted() {
     wstest::TempDir d;
     std::vector<float> s = {1.0f, NAN, -2.0f, 0.0f, 1e-40f, 1e4f};

@@ -149,6 +149,7 @@ void ScaleHistogramView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
   watcher_->waitForFinished();
   ckpt_ = std::move(c);
   report_.reset();
+  byTensor_.reset();
   allFindings_.clear();
   group_->clear();
   // Reading every scale of a large checkpoint takes a while: only when someone looks.
@@ -192,13 +193,19 @@ void ScaleHistogramView::compute() {
   auto ckpt = ckpt_;
   const auto by = num::ScaleGrouping(grouping_->currentData().toInt());
   auto job = job_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, by, job]() -> Outcome {
-    auto r = num::scaleStatistics(*ckpt, by, [&](uint64_t d, uint64_t) {
-      job->done = d;
-      return !job->cancel;
-    });
-    if (!r) return {ckpt, nullptr, QString::fromStdString(r.error().message)};
-    return {ckpt, std::make_shared<num::ScaleReport>(std::move(r.value())), {}};
+  auto byTensor = byTensor_;
+  watcher_->setFuture(QtConcurrent::run([ckpt, by, job, byTensor]() mutable -> Outcome {
+    if (!byTensor) {
+      auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor, [&](uint64_t d, uint64_t) {
+        job->done = d;
+        return !job->cancel;
+      });
+      if (!r) return {ckpt, nullptr, nullptr, QString::fromStdString(r.error().message)};
+      byTensor = std::make_shared<const num::ScaleReport>(std::move(r.value()));
+    }
+    auto grouped = by == num::ScaleGrouping::Tensor ? std::make_shared<num::ScaleReport>(*byTensor)
+                                                   : std::make_shared<num::ScaleReport>(num::regroupScales(*ckpt, *byTensor, by));
+    return {ckpt, byTensor, grouped, {}};
   }));
 }
 
@@ -213,6 +220,7 @@ void ScaleHistogramView::onComputed() {
   }
   Outcome o = watcher_->result();
   if (o.ckpt != ckpt_) return;  // finished for the checkpoint open before this one
+  if (o.byTensor) byTensor_ = o.byTensor;
   report_ = o.report;
   if (!report_) {
     caption_->setText(tr("Scale statistics stopped: %1").arg(o.error.toHtmlEscaped()));

@@ -4,8 +4,8 @@
 // group's typical scale are drawn red (the validator's outlier test: 3 octaves and 6 robust
 // deviations from the median); zero, NaN and infinite scales are counted beside the plot; the
 // validation findings about these scales are listed under it and lead to their tensor.
-// Statistics are gathered off the GUI thread, with progress and cancel, when the view is first
-// shown for a checkpoint.
+// The scales are read once, off the GUI thread with progress and cancel, when the view is first
+// shown for a checkpoint; another grouping is then regrouped from that pass without reading again.
 #pragma once
 
 #include <QFutureWatcher>
@@ -49,6 +49,8 @@ class ScaleHistogramView : public QWidget {
   QTreeWidget* findingsList() const { return findings_; }
   QLabel* caption() const { return caption_; }
   const num::ScaleReport* report() const { return report_.get(); }
+  // The one per-tensor pass every grouping is made from (null until it is done).
+  const num::ScaleReport* perTensorPass() const { return byTensor_.get(); }
   // What is drawn: the bins of the current group and kind, and which are outliers.
   const num::Histogram& histogram() const { return hist_; }
   const std::vector<bool>& outlierBins() const { return outliers_; }
@@ -63,6 +65,7 @@ class ScaleHistogramView : public QWidget {
  private:
   struct Outcome {
     std::shared_ptr<const Checkpoint> ckpt;  // what it was computed for
+    std::shared_ptr<const num::ScaleReport> byTensor;  // the one pass over the scales
     std::shared_ptr<num::ScaleReport> report;
     QString error;
   };
@@ -85,6 +88,7 @@ class ScaleHistogramView : public QWidget {
   std::shared_ptr<JobState> job_;
   std::shared_ptr<const Checkpoint> ckpt_;
   std::shared_ptr<num::ScaleReport> report_;
+  std::shared_ptr<const num::ScaleReport> byTensor_;
   std::vector<val::Finding> allFindings_;
   num::Histogram hist_;
   std::vector<bool> outliers_;

@@ -20,8 +20,9 @@ class Progress {
   bool tty_;
   bool drawn_ = false;
   uint64_t last_ = 0;
+  std::string stage_;  // a new stage starts counting again
   int lastDecile_ = -1;
-  std::chrono::steady_clock::time_point start_, lastLine_;
+  std::chrono::steady_clock::time_point start_, lastLine_, stageStart_;
 };
 
 }  // namespace ws::cli

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/model/quant_scheme.h"
 #include "core/numerics/element_reader.h"
@@ -97,6 +99,28 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
     }
     return rep;
   });
+}
+
+ScaleReport regroupScales(const Checkpoint& c, const ScaleReport& byTensor, ScaleGrouping by) {
+  ScaleReport out;
+  out.bytesRead = byTensor.bytesRead;
+  out.logicalTensors = byTensor.logicalTensors;
+  std::unordered_map<std::string_view, uint32_t> logicalOf;
+  logicalOf.reserve(c.logical.size());
+  for (uint32_t i = 0; i < c.logical.size(); ++i) logicalOf.emplace(c.logical[i].name, i);
+  for (const auto& [name, kinds] : byTensor.groups) {
+    auto li = logicalOf.find(name);
+    if (li == logicalOf.end() || c.logical[li->second].weight < 0) continue;
+    const LogicalTensor& l = c.logical[li->second];
+    auto& target = out.groups[scaleGroupKey(c, c.tensors[uint32_t(l.weight)], l, by)];
+    for (const auto& [kind, g] : kinds) {
+      ScaleGroup& t = target[kind];
+      t.stats.merge(g.stats);
+      t.hist.merge(g.hist);
+      t.tensors += g.tensors;
+    }
+  }
+  return out;
 }
 
 }  // namespace ws::num

@@ -41,4 +41,9 @@ double typicalLog2(const Histogram& h);
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by,
                                     const std::function<bool(uint64_t, uint64_t)>& progress = {});
 
+// A report grouped per tensor, regrouped by `by` without reading anything again: counts and
+// histograms are exactly those of a direct pass; moments are merged (Chan), so the mean and
+// standard deviation may differ from a direct pass in the last bits.
+ScaleReport regroupScales(const Checkpoint& c, const ScaleReport& byTensor, ScaleGrouping by);
+
 }  // namespace ws::num

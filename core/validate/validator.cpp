@@ -354,8 +354,23 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
 
 // Fills `flagged` with the logical tensors whose scales are already reported: the weights they
 // scale are then not reported again (NaN scales make NaN weights; zero scales, zero weights).
-void scaleRules(const Checkpoint& c, Sink& sink, uint64_t& bytesRead, num::ScaleReport& byLayer, std::set<uint32_t>& flagged) {
-  auto rep = num::scaleStatistics(c, num::ScaleGrouping::Tensor);
+// One pass over the scales (a 1T-parameter INT4 checkpoint holds 64 GB of them), with progress and
+// cancel; the per-layer report is regrouped from it.
+void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, num::ScaleReport& byLayer, std::set<uint32_t>& flagged) {
+  // Progress in bytes, like the other stages: the scale tensors read, or for GGUF the blocks whose
+  // headers hold the scales.
+  std::vector<uint64_t> before(c.logical.size() + 1, 0);
+  for (size_t i = 0; i < c.logical.size(); ++i) {
+    const LogicalTensor& l = c.logical[i];
+    const bool blocks = l.weight >= 0 && c.tensors[uint32_t(l.weight)].dtype->isBlockQuant();
+    before[i + 1] = before[i] + (blocks ? c.tensors[uint32_t(l.weight)].bytes : l.scaleBytes);
+  }
+  bool cancelled = false;
+  auto rep = num::scaleStatistics(c, num::ScaleGrouping::Tensor, [&](uint64_t done, uint64_t) {
+    cancelled = opt.progress && !opt.progress("scales", before[std::min<size_t>(done, c.logical.size())], before.back());
+    return !cancelled;
+  });
+  if (cancelled) fail(ErrorCode::Usage, "cancelled");
   if (!rep) return;
   bytesRead += rep.value().bytesRead;
   std::map<std::string, uint32_t> logicalIndex;
@@ -415,8 +430,7 @@ void scaleRules(const Checkpoint& c, Sink& sink, uint64_t& bytesRead, num::Scale
                  p.tensor);
     }
   }
-  auto layers = num::scaleStatistics(c, num::ScaleGrouping::Layer);
-  if (layers) byLayer = std::move(layers.value());
+  byLayer = num::regroupScales(c, rep.value(), num::ScaleGrouping::Layer);
 }
 
 // NaN/Inf weights and placeholder experts: decode each weight once, in parallel.
@@ -580,7 +594,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   if (familyEnabled(opt, "values")) {
     uint64_t scaleBytes = 0, valueBytes = 0;
     std::set<uint32_t> flagged;
-    scaleRules(*c, sink, scaleBytes, rep.scalesByLayer, flagged);
+    scaleRules(*c, sink, opt, scaleBytes, rep.scalesByLayer, flagged);
     valueRules(*c, sink, opt, valueBytes, flagged);
     rep.bytesReadByFamily["values (scales)"] = scaleBytes;
     rep.bytesReadByFamily["values (weights)"] = valueBytes;

@@ -541,6 +541,19 @@ class TstMainWindow : public QObject {
     QCOMPARE(total, h->report()->groups.at("checkpoint").at("scale").stats.count);
     QVERIFY(h->findingsList()->findItems(QString::fromStdString(scale), Qt::MatchExactly, 1).size() == 1);
 
+    // Another grouping comes from the same pass over the scales, not a second read.
+    const num::ScaleReport* pass = h->perTensorPass();
+    QVERIFY(pass);
+    computed.clear();
+    h->groupingBox()->setCurrentIndex(h->groupingBox()->findData(int(num::ScaleGrouping::Layer)));
+    QVERIFY(computed.wait(10000));
+    QCOMPARE(h->perTensorPass(), pass);
+    QVERIFY(h->report()->groups.count("layer 2"));
+    uint64_t layer2 = 0;  // the scale values stored in layer 2, from the catalog
+    for (const auto& t : w.checkpoint()->tensors)
+      if (t.layer == 2 && t.component == Component::Scale) layer2 += t.elements();
+    QCOMPARE(h->report()->groups.at("layer 2").at("scale").stats.count, layer2);
+
     // The expert map coloured by typical scale: layer 2, expert 3 stands out (its gate scales are
     // 12 octaves up, so the cell's count-weighted mean over gate, up and down is 4 octaves up).
     QSignalSpy drawn(w.expertMap(), &ui::ExpertMapView::drawn);
