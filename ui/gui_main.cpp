@@ -2,6 +2,8 @@
 
 #include <QApplication>
 #include <QMetaObject>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QTabWidget>
 #include <QTreeView>
@@ -140,6 +142,13 @@ int guiMain(int argc, char** argv) {
     else if (a == "--view" && i + 1 < argc) view = QString::fromLocal8Bit(argv[++i]);
     else if (a == "--diff") diffMode = true;
     else if (!a.startsWith("--")) paths << a;
+  }
+  // A screenshot shows the defaults - the window size, every view option - and leaves the user's
+  // settings alone: it reads and writes settings of its own, thrown away afterwards.
+  QTemporaryDir scratch;
+  if (!screenshot.isEmpty() && scratch.isValid()) {
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, scratch.path());
   }
   if (diffMode || view == "diff") return diffMain(app, paths, screenshot);
   const QString path = paths.value(0);

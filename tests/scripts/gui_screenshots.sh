@@ -8,7 +8,7 @@ shift
 bin="$1" fixtures="$2"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-export XDG_CONFIG_HOME="$out/config"  # fresh settings: the default window size, no recent files
+export XDG_CONFIG_HOME="$out/config"  # where the user's settings would be
 check() {  # view, expected WIDTHxHEIGHT, checkpoint(s)
   local view="$1" want="$2"
   shift 2
@@ -28,4 +28,8 @@ if "${xvfb[@]}" "$bin" --screenshot "$out/x.png" --view nonsense "$fixtures/hf/q
   echo "an unknown view was accepted"; exit 1
 fi
 grep -q "unknown --view 'nonsense'" "$out/err" || { cat "$out/err"; exit 1; }
+# --screenshot keeps to settings of its own: nothing was read from or written to the user's.
+if [ -e "$out/config/Weightscope" ]; then
+  echo "--screenshot wrote the user's settings:"; ls -R "$out/config"; exit 1
+fi
 echo "all views rendered"
