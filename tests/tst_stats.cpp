@@ -154,6 +154,20 @@ class TstStats : public QObject {
     }
   }
 
+  // The robust spread behind WS-V007 and the histogram's red bins: upper median, scaled MAD.
+  void robustSpreadAndOutlierTest() {
+    const num::RobustSpread plain = num::robustSpread({{4, 1}, {1, 1}, {3, 1}, {2, 1}});
+    QCOMPARE(plain.median, 3.0);                  // the upper median of 1, 2, 3, 4
+    QCOMPARE(plain.deviation, 1.4826 * 1.0);      // deviations 0, 1, 1, 2: upper median 1
+    const num::RobustSpread weighted = num::robustSpread({{0, 1}, {10, 3}});
+    QCOMPARE(weighted.median, 10.0);
+    QCOMPARE(weighted.deviation, 0.0);
+    QVERIFY(num::farFromPeers(13.0, {10, 0.1}));   // 3 octaves, 30 deviations
+    QVERIFY(!num::farFromPeers(12.9, {10, 0.1}));  // under 3 octaves
+    QVERIFY(!num::farFromPeers(13.0, {10, 0.6}));  // 3 octaves but only 5 deviations
+    QVERIFY(num::farFromPeers(6.0, {10, 0.1}));    // below counts as well
+  }
+
   void badScalesAreCounted() {
     wstest::TempDir d;
     std::vector<float> s = {1.0f, NAN, -2.0f, 0.0f, 1e-40f, 1e4f};

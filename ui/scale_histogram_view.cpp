@@ -25,33 +25,18 @@ namespace {
 
 constexpr int kBins = 96;
 
-// The validator's outlier test (WS-V007), applied to the bins of one histogram: a bin whose
-// log2 centre lies at least 3 octaves and 6 robust deviations (1.4826 MAD) from the weighted
-// median is an outlier.
+// The validator's outlier test (num::farFromPeers) applied to the bins of one histogram, each
+// bin's log2 centre weighted by its count.
 std::vector<bool> findOutlierBins(const num::Histogram& h) {
   std::vector<bool> out(h.counts.size(), false);
   const double width = (h.hi - h.lo) / double(std::max<size_t>(h.counts.size(), 1));
   auto centre = [&](size_t i) { return h.lo + width * (double(i) + 0.5); };
-  auto weightedMedian = [&](const std::vector<std::pair<double, uint64_t>>& v) {
-    uint64_t total = 0, seen = 0;
-    for (const auto& p : v) total += p.second;
-    for (const auto& p : v)
-      if ((seen += p.second) * 2 >= total) return p.first;
-    return v.empty() ? 0.0 : v.back().first;
-  };
   std::vector<std::pair<double, uint64_t>> bins;
   for (size_t i = 0; i < h.counts.size(); ++i)
     if (h.counts[i]) bins.push_back({centre(i), h.counts[i]});
   if (bins.empty()) return out;
-  const double med = weightedMedian(bins);
-  std::vector<std::pair<double, uint64_t>> dev;
-  for (const auto& b : bins) dev.push_back({std::fabs(b.first - med), b.second});
-  std::sort(dev.begin(), dev.end());
-  const double mad = 1.4826 * weightedMedian(dev);
-  for (size_t i = 0; i < h.counts.size(); ++i) {
-    const double d = std::fabs(centre(i) - med);
-    out[i] = h.counts[i] && d >= 3.0 && d > 6.0 * mad;
-  }
+  const num::RobustSpread spread = num::robustSpread(std::move(bins));
+  for (size_t i = 0; i < h.counts.size(); ++i) out[i] = h.counts[i] && num::farFromPeers(centre(i), spread);
   return out;
 }
 

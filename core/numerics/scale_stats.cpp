@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -99,6 +100,32 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
     }
     return rep;
   });
+}
+
+namespace {
+
+double upperWeightedMedian(std::vector<std::pair<double, uint64_t>>& v) {
+  std::sort(v.begin(), v.end());
+  uint64_t total = 0, seen = 0;
+  for (const auto& p : v) total += p.second;
+  for (const auto& p : v)
+    if ((seen += p.second) * 2 > total) return p.first;
+  return v.empty() ? 0.0 : v.back().first;
+}
+
+}  // namespace
+
+RobustSpread robustSpread(std::vector<std::pair<double, uint64_t>> values) {
+  RobustSpread s;
+  s.median = upperWeightedMedian(values);
+  for (auto& p : values) p.first = std::fabs(p.first - s.median);
+  s.deviation = 1.4826 * upperWeightedMedian(values);
+  return s;
+}
+
+bool farFromPeers(double log2Value, const RobustSpread& s) {
+  const double d = std::fabs(log2Value - s.median);
+  return d >= 3.0 && d > 6.0 * s.deviation;
 }
 
 ScaleReport regroupScales(const Checkpoint& c, const ScaleReport& byTensor, ScaleGrouping by) {

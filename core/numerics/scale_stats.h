@@ -6,6 +6,8 @@
 
 #include <functional>
 #include <map>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "core/model/checkpoint.h"
@@ -36,6 +38,17 @@ std::string scaleGroupKey(const Checkpoint& c, const TensorRecord& w, const Logi
 // The typical magnitude of a group's scales: the geometric mean of |x| as a log2 value, from the
 // fine histogram (bin centres weighted by count); NaN when it holds no nonzero value.
 double typicalLog2(const Histogram& h);
+
+// Where a set of log2 magnitudes sits, robustly: the upper weighted median and the median
+// absolute deviation from it, scaled by 1.4826 (a standard deviation for normal data).
+struct RobustSpread {
+  double median = 0, deviation = 0;
+};
+// (value, weight) pairs; weights are counts (1 for plain values). Empty: {0, 0}.
+RobustSpread robustSpread(std::vector<std::pair<double, uint64_t>> values);
+// The scale-outlier test (validation rule WS-V007, and the red bins of the GUI's histograms): at
+// least 3 octaves (8x) and 6 robust deviations away from the median.
+bool farFromPeers(double log2Value, const RobustSpread& s);
 
 // progress(done, total) is called between logical tensors; returning false cancels.
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by,

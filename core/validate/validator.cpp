@@ -354,7 +354,7 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
 
 // Fills `flagged` with the logical tensors whose scales are already reported: the weights they
 // scale are then not reported again (NaN scales make NaN weights; zero scales, zero weights).
-// One pass over the scales (a 1T-parameter INT4 checkpoint holds 64 GB of them), with progress and
+// One pass over the scales (Kimi-K2 INT4 holds 63 GB of group scales), with progress and
 // cancel; the per-layer report is regrouped from it.
 void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, num::ScaleReport& byLayer, std::set<uint32_t>& flagged) {
   // Progress in bytes, like the other stages: the scale tensors read, or for GGUF the blocks whose
@@ -408,24 +408,17 @@ void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
         peers[l.scheme + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
     }
   }
-  // Outliers: a tensor's typical scale (geometric mean) against its peers', by median and MAD
-  // in log2 units; at least 8x (3 octaves) away and 6 robust deviations.
+  // Outliers: a tensor's typical scale (geometric mean) against its peers' (num::farFromPeers).
   for (auto& [key, ps] : peers) {
     if (ps.size() < 4) continue;
-    std::vector<double> v;
+    std::vector<std::pair<double, uint64_t>> v;
     for (const auto& p : ps)
-      if (std::isfinite(p.centre)) v.push_back(p.centre);
+      if (std::isfinite(p.centre)) v.push_back({p.centre, 1});
     if (v.size() < 4) continue;
-    std::sort(v.begin(), v.end());
-    const double med = v[v.size() / 2];
-    std::vector<double> dev;
-    for (double x : v) dev.push_back(std::fabs(x - med));
-    std::sort(dev.begin(), dev.end());
-    const double mad = 1.4826 * dev[dev.size() / 2];
+    const num::RobustSpread spread = num::robustSpread(std::move(v));
     for (const auto& p : ps) {
-      const double d = std::fabs(p.centre - med);
-      if (std::isfinite(p.centre) && !flagged.count(p.logical) && d >= 3.0 && d > 6.0 * mad)
-        sink.add("WS-V007", "typical scale 2^" + std::to_string(int(std::lround(p.centre))) + " against 2^" + std::to_string(int(std::lround(med))) + " for its " +
+      if (std::isfinite(p.centre) && !flagged.count(p.logical) && num::farFromPeers(p.centre, spread))
+        sink.add("WS-V007", "typical scale 2^" + std::to_string(int(std::lround(p.centre))) + " against 2^" + std::to_string(int(std::lround(spread.median))) + " for its " +
                                 std::to_string(ps.size()) + " peers (" + key.substr(0, key.find('|')) + ")",
                  p.tensor);
     }
