@@ -7,7 +7,6 @@
 #include <QPushButton>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
@@ -23,20 +22,19 @@ const char* kMetricLegend[] = {"bytes", "parameters", "tensors", "scale bytes", 
 
 }  // namespace
 
-ExpertMapView::ExpertMapView(QWidget* parent)
+ExpertMapView::ExpertMapView(ScalePass* scales, QWidget* parent)
     : QWidget(parent),
+      scales_(scales),
       plot_(new HeatmapPlot),
       metric_(new QComboBox),
       caption_(new QLabel),
       progress_(new QProgressBar),
       cancel_(new QPushButton(tr("Cancel"))),
-      poll_(new QTimer(this)),
-      job_(std::make_shared<JobState>()),
-      watcher_(new QFutureWatcher<Scales>(this)) {
+      poll_(new QTimer(this)) {
   progress_->setVisible(false);
   cancel_->setVisible(false);
   connect(cancel_, &QPushButton::clicked, this, &ExpertMapView::cancel);
-  connect(poll_, &QTimer::timeout, this, [this] { job_->showOn(progress_); });
+  connect(poll_, &QTimer::timeout, this, [this] { scales_->job().showOn(progress_); });
   metric_->addItem(tr("bytes"), Bytes);
   metric_->addItem(tr("parameters"), Parameters);
   metric_->addItem(tr("tensors"), Tensors);
@@ -64,48 +62,7 @@ ExpertMapView::ExpertMapView(QWidget* parent)
     if (int64_t t = firstTensor(row, col); t >= 0) emit tensorRequested(uint32_t(t));
   });
   connect(metric_, &QComboBox::currentIndexChanged, this, [this] { setMetric(Metric(metric_->currentData().toInt())); });
-  connect(watcher_, &QFutureWatcher<Scales>::finished, this, [this] {
-    poll_->stop();
-    progress_->setVisible(false);
-    cancel_->setVisible(false);
-    auto [of, rep] = watcher_->result();
-    if (of != ckpt_) return;  // the scales of the checkpoint open before this one
-    if (!rep) {  // cancelled: back to bytes, and the scales can be asked for again
-      const QSignalBlocker block(metric_);
-      metric_->setCurrentIndex(metric_->findData(Bytes));
-      draw();
-      caption_->setText(tr("Reading the scales was cancelled; showing bytes."));
-      emit drawn();
-      return;
-    }
-    scalesGathered_ = true;
-    if (rep && ckpt_) {
-      // Each logical tensor's scales (the stored "scale", or GGUF's per-block "d") into its cell.
-      for (const LogicalTensor& l : ckpt_->logical) {
-        if (l.weight < 0) continue;
-        auto g = rep->groups.find(l.name);
-        if (g == rep->groups.end()) continue;
-        auto k = g->second.count("scale") ? g->second.find("scale") : g->second.find("d");
-        if (k == g->second.end()) continue;
-        const double centre = num::typicalLog2(k->second.hist);
-        if (!std::isfinite(centre)) continue;
-        const TensorRecord& w = ckpt_->tensors[uint32_t(l.weight)];
-        if (w.layer < 0 || w.layer >= rows_) continue;
-        const double n = double(k->second.stats.count);
-        auto add = [&](int col, bool stacked) {
-          Cell& c = cells_[size_t(w.layer) * cols_ + col];
-          c.log2Sum += centre * n;
-          c.log2Count += n;
-          c.stackedScales |= stacked;
-        };
-        if (w.role == Role::SharedExpert || w.role == Role::DenseMlp) add(0, false);
-        else if (w.role == Role::RoutedExpert && w.expert >= 0 && w.expert < experts_) add(int(w.expert) + 1, false);
-        else if (w.role == Role::RoutedExpert && !w.shape.empty())
-          for (int64_t e = 0; e < std::min<int64_t>(int64_t(w.shape[0]), experts_); ++e) add(int(e) + 1, true);
-      }
-    }
-    draw();
-  });
+  connect(scales_, &ScalePass::finished, this, &ExpertMapView::onScales);
   caption_->setWordWrap(true);
   auto* top = new QHBoxLayout;
   auto* label = new QLabel(tr("&Colour by:"));
@@ -120,9 +77,45 @@ ExpertMapView::ExpertMapView(QWidget* parent)
   layout->addWidget(plot_, 1);
 }
 
-ExpertMapView::~ExpertMapView() {
-  job_->cancel = true;
-  watcher_->waitForFinished();
+void ExpertMapView::onScales() {
+  if (!waiting_ || scales_->checkpoint() != ckpt_) return;  // another view's request, or another checkpoint
+  waiting_ = false;
+  poll_->stop();
+  progress_->setVisible(false);
+  cancel_->setVisible(false);
+  const ScalePass::Report rep = scales_->result();
+  if (!rep) {  // cancelled: back to bytes, and the scales can be asked for again
+    const QSignalBlocker block(metric_);
+    metric_->setCurrentIndex(metric_->findData(Bytes));
+    draw();
+    caption_->setText(tr("Reading the scales stopped (%1); showing bytes.").arg(scales_->error()));
+    return;
+  }
+  scalesGathered_ = true;
+  // Each logical tensor's scales (the stored "scale", or GGUF's per-block "d") into its cell.
+  for (const LogicalTensor& l : ckpt_->logical) {
+    if (l.weight < 0) continue;
+    auto g = rep->groups.find(l.name);
+    if (g == rep->groups.end()) continue;
+    auto k = g->second.count("scale") ? g->second.find("scale") : g->second.find("d");
+    if (k == g->second.end()) continue;
+    const double centre = num::typicalLog2(k->second.hist);
+    if (!std::isfinite(centre)) continue;
+    const TensorRecord& w = ckpt_->tensors[uint32_t(l.weight)];
+    if (w.layer < 0 || w.layer >= rows_) continue;
+    const double n = double(k->second.stats.count);
+    auto add = [&](int col, bool stacked) {
+      Cell& c = cells_[size_t(w.layer) * cols_ + col];
+      c.log2Sum += centre * n;
+      c.log2Count += n;
+      c.stackedScales |= stacked;
+    };
+    if (w.role == Role::SharedExpert || w.role == Role::DenseMlp) add(0, false);
+    else if (w.role == Role::RoutedExpert && w.expert >= 0 && w.expert < experts_) add(int(w.expert) + 1, false);
+    else if (w.role == Role::RoutedExpert && !w.shape.empty())
+      for (int64_t e = 0; e < std::min<int64_t>(int64_t(w.shape[0]), experts_); ++e) add(int(e) + 1, true);
+  }
+  draw();
 }
 
 int64_t ExpertMapView::firstTensor(int row, int col) const {
@@ -131,8 +124,10 @@ int64_t ExpertMapView::firstTensor(int row, int col) const {
 }
 
 void ExpertMapView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
-  job_->cancel = true;
-  watcher_->waitForFinished();
+  waiting_ = false;
+  poll_->stop();
+  progress_->setVisible(false);
+  cancel_->setVisible(false);
   ckpt_ = std::move(c);
   cells_.clear();
   dense_.clear();
@@ -203,22 +198,13 @@ void ExpertMapView::setMetric(Metric m) {
 }
 
 void ExpertMapView::gatherScales() {
-  if (!ckpt_ || watcher_->isRunning()) return;
+  if (!ckpt_ || waiting_) return;
+  waiting_ = true;
   caption_->setText(tr("Reading the scales ..."));
-  job_ = std::make_shared<JobState>();
-  job_->total = ckpt_->logical.size();
   progress_->setVisible(true);
   cancel_->setVisible(true);
   poll_->start(100);
-  auto ckpt = ckpt_;
-  auto job = job_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, job]() -> Scales {
-    auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor, [&](uint64_t d, uint64_t) {
-      job->done = d;
-      return !job->cancel;
-    });
-    return {ckpt, r ? std::make_shared<num::ScaleReport>(std::move(r.value())) : nullptr};
-  }));
+  scales_->request();
 }
 
 double ExpertMapView::value(const Cell& c) const {

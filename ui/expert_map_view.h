@@ -7,13 +7,12 @@
 // cancel (it reads every scale of the checkpoint).
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 #include <vector>
 
-#include "core/numerics/scale_stats.h"
-#include "ui/job_state.h"
+#include "core/model/checkpoint.h"
+#include "ui/scale_pass.h"
 
 class QComboBox;
 class QLabel;
@@ -30,13 +29,13 @@ class ExpertMapView : public QWidget {
  public:
   enum Metric { Bytes, Parameters, Tensors, ScaleBytes, TypicalScale };
 
-  explicit ExpertMapView(QWidget* parent = nullptr);
-  ~ExpertMapView() override;
+  // The typical-scale statistic comes from `scales`, the pass the main window shares.
+  explicit ExpertMapView(ScalePass* scales, QWidget* parent = nullptr);
   void setCheckpoint(std::shared_ptr<const Checkpoint> c);
   void setMetric(Metric m);
   HeatmapPlot* plot() const { return plot_; }
   QComboBox* metricBox() const { return metric_; }
-  void cancel() { job_->cancel = true; }
+  void cancel() { scales_->cancel(); }
   // The catalog index of the first tensor in a cell (row = layer, col = expert + 1), or -1.
   int64_t firstTensor(int row, int col) const;
   // Layers drawn as dense (no routed experts; column -1 is their MLP).
@@ -57,18 +56,17 @@ class ExpertMapView : public QWidget {
   };
   void draw();
   void gatherScales();
+  void onScales();
   double value(const Cell& c) const;
 
+  ScalePass* scales_;
   HeatmapPlot* plot_;
   QComboBox* metric_;
   QLabel* caption_;
   QProgressBar* progress_;
   QPushButton* cancel_;
   QTimer* poll_;
-  std::shared_ptr<JobState> job_;
-  // The scale statistics and the checkpoint they are of.
-  using Scales = std::pair<std::shared_ptr<const Checkpoint>, std::shared_ptr<num::ScaleReport>>;
-  QFutureWatcher<Scales>* watcher_;
+  bool waiting_ = false;  // for the scale pass
   std::shared_ptr<const Checkpoint> ckpt_;
   std::vector<Cell> cells_;
   std::vector<int> dense_;

@@ -15,7 +15,6 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include <nlohmann/json.hpp>
 
 #include "core/io/atomic_file.h"
 #include "core/report/validate_report.h"
@@ -191,17 +190,11 @@ void FindingsView::onFinished() {
 QString FindingsView::exportTo(const QString& path) const {
   const val::ValidationReport* rep = report();
   if (!rep) return tr("Nothing to export: run the validation first.");
-  const QString suffix = QFileInfo(path).suffix().toLower();
-  const auto min = val::Severity::Info;  // the file keeps every finding; the filter is a view
+  const std::string format = validateFormatFor(path.toLower().toStdString());
+  if (format.empty()) return tr("Unknown report type '.%1': use .json, .md, .html or .xml (JUnit).").arg(QFileInfo(path).suffix());
   try {
-    const std::string text = suffix == "json"                     ? validateJson(*rep, min).dump(1) + "\n"
-                             : suffix == "md"                     ? validateMarkdown(*rep, min)
-                             : suffix == "html" || suffix == "htm" ? validateHtml(*rep, min)
-                             : suffix == "xml"                    ? validateJunit(*rep, min)
-                                                                  : std::string();
-    if (text.empty()) return tr("Unknown report type '.%1': use .json, .md, .html or .xml (JUnit).").arg(suffix);
     AtomicFile f(path.toStdString());
-    f.write(text);
+    f.write(validateReportText(*rep, val::Severity::Info, format));  // the file keeps every finding; the filter is a view
     f.commit();
   } catch (const std::exception& e) {
     return QString::fromStdString(e.what());

@@ -35,6 +35,7 @@
 #include "ui/rank_map_view.h"
 #include "ui/remembered.h"
 #include "ui/scale_histogram_view.h"
+#include "ui/scale_pass.h"
 #include "ui/tensor_tree_model.h"
 
 namespace ws::ui {
@@ -79,9 +80,10 @@ MainWindow::MainWindow(QWidget* parent)
       details_(new QTextBrowser),
       summary_(new QLabel),
       tabs_(new QTabWidget),
-      experts_(new ExpertMapView),
+      scales_(new ScalePass(this)),
+      experts_(new ExpertMapView(scales_)),
       ranks_(new RankMapView),
-      histograms_(new ScaleHistogramView),
+      histograms_(new ScaleHistogramView(scales_)),
       preview_(new PreviewView),
       findings_(new FindingsView),
       load_(new LoadView) {
@@ -292,6 +294,7 @@ void MainWindow::onOpened() {
   }
   ckpt_ = r.value();
   model_->setCheckpoint(ckpt_);
+  scales_->setCheckpoint(ckpt_);
   experts_->setCheckpoint(ckpt_);
   ranks_->setCheckpoint(ckpt_);
   histograms_->setCheckpoint(ckpt_);

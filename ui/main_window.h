@@ -28,6 +28,7 @@ class LoadView;
 class PreviewView;
 class RankMapView;
 class ScaleHistogramView;
+class ScalePass;
 class TensorTreeModel;
 
 class MainWindow : public QMainWindow {
@@ -48,6 +49,7 @@ class MainWindow : public QMainWindow {
   ExpertMapView* expertMap() const { return experts_; }
   RankMapView* rankMap() const { return ranks_; }
   ScaleHistogramView* histograms() const { return histograms_; }
+  ScalePass* scalePass() const { return scales_; }
   PreviewView* preview() const { return preview_; }
   FindingsView* findings() const { return findings_; }
   LoadView* loadView() const { return load_; }
@@ -88,6 +90,7 @@ class MainWindow : public QMainWindow {
   QTextBrowser* details_;
   QLabel* summary_;
   QTabWidget* tabs_;
+  ScalePass* scales_;  // before the views that share it
   ExpertMapView* experts_;
   RankMapView* ranks_;
   ScaleHistogramView* histograms_;

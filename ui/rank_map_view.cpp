@@ -174,7 +174,7 @@ void RankMapView::replan() {
   const auto rem = plan::Remainder(remainder_->currentData().toInt());
   const int ep = epSize_->value();
   const QString mapFile = mapFile_;
-  const QString budget = budget_->currentIndex() == 0 && budget_->currentText() == budget_->itemText(0) ? QString() : budget_->currentText().trimmed();
+  const QString budget = budget_->currentText() == budget_->itemText(0) ? QString() : budget_->currentText().trimmed();  // "no budget"
   auto ckpt = ckpt_;
   watcher_->setFuture(QtConcurrent::run([ckpt, kind, rem, ep, budget, mapFile]() -> Outcome {
     plan::PlanOptions opt;

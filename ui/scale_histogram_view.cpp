@@ -47,8 +47,9 @@ bool isScaleFinding(const val::Finding& f) {
 
 }  // namespace
 
-ScaleHistogramView::ScaleHistogramView(QWidget* parent)
+ScaleHistogramView::ScaleHistogramView(ScalePass* scales, QWidget* parent)
     : QWidget(parent),
+      scales_(scales),
       grouping_(new QComboBox),
       group_(new QComboBox),
       kind_(new QComboBox),
@@ -60,8 +61,7 @@ ScaleHistogramView::ScaleHistogramView(QWidget* parent)
       plot_(new QCustomPlot),
       caption_(new QLabel),
       findings_(new QTreeWidget),
-      watcher_(new QFutureWatcher<Outcome>(this)),
-      job_(std::make_shared<JobState>()) {
+      watcher_(new QFutureWatcher<Outcome>(this)) {
   grouping_->addItem(tr("whole checkpoint"), int(num::ScaleGrouping::Checkpoint));
   grouping_->addItem(tr("per layer"), int(num::ScaleGrouping::Layer));
   grouping_->addItem(tr("per projection"), int(num::ScaleGrouping::Projection));
@@ -116,7 +116,8 @@ ScaleHistogramView::ScaleHistogramView(QWidget* parent)
   connect(logX_, &QCheckBox::toggled, this, &ScaleHistogramView::draw);
   connect(logY_, &QCheckBox::toggled, this, &ScaleHistogramView::draw);
   connect(cancel_, &QPushButton::clicked, this, &ScaleHistogramView::cancel);
-  connect(poll_, &QTimer::timeout, this, [this] { job_->showOn(progress_); });
+  connect(poll_, &QTimer::timeout, this, [this] { scales_->job().showOn(progress_); });
+  connect(scales_, &ScalePass::finished, this, &ScaleHistogramView::onScales);
   connect(watcher_, &QFutureWatcher<Outcome>::finished, this, &ScaleHistogramView::onComputed);
   connect(findings_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     if (!ckpt_) return;
@@ -124,17 +125,13 @@ ScaleHistogramView::ScaleHistogramView(QWidget* parent)
   });
 }
 
-ScaleHistogramView::~ScaleHistogramView() {
-  job_->cancel = true;
-  watcher_->waitForFinished();
-}
+ScaleHistogramView::~ScaleHistogramView() { watcher_->waitForFinished(); }
 
 void ScaleHistogramView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
-  cancel();
   watcher_->waitForFinished();
+  showWaiting(false);
   ckpt_ = std::move(c);
   report_.reset();
-  byTensor_.reset();
   allFindings_.clear();
   group_->clear();
   // Reading every scale of a large checkpoint takes a while: only when someone looks.
@@ -143,7 +140,7 @@ void ScaleHistogramView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
 
 void ScaleHistogramView::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
-  if (ckpt_ && !report_ && !watcher_->isRunning()) compute();
+  if (ckpt_ && !report_ && !watcher_->isRunning() && !waiting_) compute();
 }
 
 void ScaleHistogramView::setFindings(const std::vector<val::Finding>& findings) {
@@ -153,7 +150,30 @@ void ScaleHistogramView::setFindings(const std::vector<val::Finding>& findings) 
   listFindings();
 }
 
-void ScaleHistogramView::cancel() { job_->cancel = true; }
+void ScaleHistogramView::cancel() {
+  if (waiting_) scales_->cancel();
+}
+
+void ScaleHistogramView::showWaiting(bool on) {
+  waiting_ = on;
+  progress_->setVisible(on);
+  cancel_->setVisible(on);
+  if (on) poll_->start(100);
+  else poll_->stop();
+}
+
+void ScaleHistogramView::onScales() {
+  if (!waiting_ || scales_->checkpoint() != ckpt_) return;  // another view's request, or another checkpoint
+  showWaiting(false);
+  if (scales_->result()) {
+    compute();
+    return;
+  }
+  report_.reset();
+  group_->clear();
+  caption_->setText(tr("Scale statistics stopped: %1").arg(scales_->error().toHtmlEscaped()));
+  emit computed();
+}
 
 void ScaleHistogramView::showTensor(uint32_t tensorIndex) {
   if (!ckpt_ || tensorIndex >= ckpt_->tensors.size()) return;
@@ -164,40 +184,27 @@ void ScaleHistogramView::showTensor(uint32_t tensorIndex) {
 }
 
 void ScaleHistogramView::compute() {
-  if (!ckpt_) return;
+  if (!ckpt_ || waiting_) return;
   if (watcher_->isRunning()) {  // the newest grouping wins
     pending_ = true;
-    job_->cancel = true;
     return;
   }
-  job_ = std::make_shared<JobState>();
-  job_->total = ckpt_->logical.size();
-  progress_->setVisible(true);
-  cancel_->setVisible(true);
-  poll_->start(100);
+  if (!scales_->result() || scales_->checkpoint() != ckpt_) {  // the one read of the scales first
+    showWaiting(true);
+    scales_->request();
+    return;
+  }
   auto ckpt = ckpt_;
   const auto by = num::ScaleGrouping(grouping_->currentData().toInt());
-  auto job = job_;
-  auto byTensor = byTensor_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, by, job, byTensor]() mutable -> Outcome {
-    if (!byTensor) {
-      auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor, [&](uint64_t d, uint64_t) {
-        job->done = d;
-        return !job->cancel;
-      });
-      if (!r) return {ckpt, nullptr, nullptr, QString::fromStdString(r.error().message)};
-      byTensor = std::make_shared<const num::ScaleReport>(std::move(r.value()));
-    }
+  const ScalePass::Report byTensor = scales_->result();
+  watcher_->setFuture(QtConcurrent::run([ckpt, by, byTensor]() -> Outcome {
     auto grouped = by == num::ScaleGrouping::Tensor ? std::make_shared<num::ScaleReport>(*byTensor)
                                                    : std::make_shared<num::ScaleReport>(num::regroupScales(*ckpt, *byTensor, by));
-    return {ckpt, byTensor, grouped, {}};
+    return {ckpt, grouped};
   }));
 }
 
 void ScaleHistogramView::onComputed() {
-  poll_->stop();
-  progress_->setVisible(false);
-  cancel_->setVisible(false);
   if (pending_) {
     pending_ = false;
     compute();
@@ -205,14 +212,8 @@ void ScaleHistogramView::onComputed() {
   }
   Outcome o = watcher_->result();
   if (o.ckpt != ckpt_) return;  // finished for the checkpoint open before this one
-  if (o.byTensor) byTensor_ = o.byTensor;
   report_ = o.report;
-  if (!report_) {
-    caption_->setText(tr("Scale statistics stopped: %1").arg(o.error.toHtmlEscaped()));
-    group_->clear();
-  } else {
-    fillGroups();
-  }
+  fillGroups();
   emit computed();
 }
 

@@ -4,8 +4,9 @@
 // group's typical scale are drawn red (the validator's outlier test: 3 octaves and 6 robust
 // deviations from the median); zero, NaN and infinite scales are counted beside the plot; the
 // validation findings about these scales are listed under it and lead to their tensor.
-// The scales are read once, off the GUI thread with progress and cancel, when the view is first
-// shown for a checkpoint; another grouping is then regrouped from that pass without reading again.
+// The scales are read once (ScalePass, shared with the expert map), off the GUI thread with
+// progress and cancel, when the view is first shown for a checkpoint; every grouping is regrouped
+// from that pass without reading again.
 #pragma once
 
 #include <QFutureWatcher>
@@ -15,7 +16,7 @@
 
 #include "core/numerics/scale_stats.h"
 #include "core/validate/finding.h"
-#include "ui/job_state.h"
+#include "ui/scale_pass.h"
 
 class QCheckBox;
 class QComboBox;
@@ -31,7 +32,7 @@ namespace ws::ui {
 class ScaleHistogramView : public QWidget {
   Q_OBJECT
  public:
-  explicit ScaleHistogramView(QWidget* parent = nullptr);
+  explicit ScaleHistogramView(ScalePass* scales, QWidget* parent = nullptr);
   ~ScaleHistogramView() override;
   void setCheckpoint(std::shared_ptr<const Checkpoint> c);
   // The findings of the last validation; the ones about scales are listed with their groups.
@@ -49,8 +50,6 @@ class ScaleHistogramView : public QWidget {
   QTreeWidget* findingsList() const { return findings_; }
   QLabel* caption() const { return caption_; }
   const num::ScaleReport* report() const { return report_.get(); }
-  // The one per-tensor pass every grouping is made from (null until it is done).
-  const num::ScaleReport* perTensorPass() const { return byTensor_.get(); }
   // What is drawn: the bins of the current group and kind, and which are outliers.
   const num::Histogram& histogram() const { return hist_; }
   const std::vector<bool>& outlierBins() const { return outliers_; }
@@ -65,17 +64,18 @@ class ScaleHistogramView : public QWidget {
  private:
   struct Outcome {
     std::shared_ptr<const Checkpoint> ckpt;  // what it was computed for
-    std::shared_ptr<const num::ScaleReport> byTensor;  // the one pass over the scales
     std::shared_ptr<num::ScaleReport> report;
-    QString error;
   };
   void compute();
   void onComputed();
+  void onScales();
+  void showWaiting(bool on);  // the progress of the scale pass, and its cancel
   void fillGroups();
   void fillKinds();
   void draw();
   void listFindings();
 
+  ScalePass* scales_;
   QComboBox *grouping_, *group_, *kind_;
   QCheckBox *logX_, *logY_;
   QProgressBar* progress_;
@@ -85,10 +85,9 @@ class ScaleHistogramView : public QWidget {
   QLabel* caption_;
   QTreeWidget* findings_;
   QFutureWatcher<Outcome>* watcher_;
-  std::shared_ptr<JobState> job_;
   std::shared_ptr<const Checkpoint> ckpt_;
   std::shared_ptr<num::ScaleReport> report_;
-  std::shared_ptr<const num::ScaleReport> byTensor_;
+  bool waiting_ = false;  // for the scale pass
   std::vector<val::Finding> allFindings_;
   num::Histogram hist_;
   std::vector<bool> outliers_;

@@ -1,9 +1,6 @@
 // weightscope validate PATH [--report FILE] [--format json|md|html|junit] [--rules LIST]
 //                           [--skip-rules LIST] [--min-severity error|warning|info]
-#include <cstring>
 #include <iostream>
-
-#include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
 #include "app/cli/progress.h"
@@ -26,13 +23,11 @@ std::set<std::string> splitList(const std::string& s) {
   return out;
 }
 
+// --format, else the report file's suffix, else Markdown (also on standard output).
 std::string formatFor(const std::string& file, const std::string& given) {
   if (!given.empty()) return given;
-  auto ends = [&](const char* e) { return file.size() >= std::strlen(e) && file.compare(file.size() - std::strlen(e), std::strlen(e), e) == 0; };
-  if (ends(".json")) return "json";
-  if (ends(".html") || ends(".htm")) return "html";
-  if (ends(".xml")) return "junit";
-  return "md";
+  const std::string byName = validateFormatFor(file);
+  return byName.empty() ? "md" : byName;
 }
 
 class ValidateCommand : public Command {
@@ -89,10 +84,7 @@ class ValidateCommand : public Command {
       return kExitCannotRun;
     }
     const auto& rep = r.value();
-    std::string text = format == "json" ? validateJson(rep, min).dump(1) + "\n"
-                       : format == "html" ? validateHtml(rep, min)
-                       : format == "junit" ? validateJunit(rep, min)
-                                           : validateMarkdown(rep, min);
+    const std::string text = validateReportText(rep, min, format);
     if (report.empty()) {
       std::cout << text;
     } else {

@@ -1,5 +1,8 @@
 #include "core/report/validate_report.h"
 
+#include <stdexcept>
+#include <string_view>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -288,6 +291,23 @@ q.addEventListener('input',apply);boxes.forEach(function(b){b.addEventListener('
 </script></body></html>
 )";
   return o.str();
+}
+
+std::string validateFormatFor(const std::string& file) {
+  auto ends = [&](std::string_view e) { return file.size() >= e.size() && file.compare(file.size() - e.size(), e.size(), e) == 0; };
+  if (ends(".json")) return "json";
+  if (ends(".md")) return "md";
+  if (ends(".html") || ends(".htm")) return "html";
+  if (ends(".xml")) return "junit";
+  return {};
+}
+
+std::string validateReportText(const val::ValidationReport& r, val::Severity minSeverity, const std::string& format) {
+  if (format == "json") return validateJson(r, minSeverity).dump(1) + "\n";
+  if (format == "md") return validateMarkdown(r, minSeverity);
+  if (format == "html") return validateHtml(r, minSeverity);
+  if (format == "junit") return validateJunit(r, minSeverity);
+  throw std::invalid_argument("report format '" + format + "': use json, md, html or junit");
 }
 
 }  // namespace ws

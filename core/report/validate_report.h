@@ -15,4 +15,10 @@ std::string validateMarkdown(const val::ValidationReport& r, val::Severity minSe
 std::string validateHtml(const val::ValidationReport& r, val::Severity minSeverity);
 std::string validateJunit(const val::ValidationReport& r, val::Severity minSeverity);
 
+// The format a report file's name asks for: "json" (.json), "md" (.md), "html" (.html, .htm) or
+// "junit" (.xml); empty for any other name.
+std::string validateFormatFor(const std::string& file);
+// The report as text in `format` (json, md, html or junit); throws std::invalid_argument otherwise.
+std::string validateReportText(const val::ValidationReport& r, val::Severity minSeverity, const std::string& format);
+
 }  // namespace ws
