@@ -75,6 +75,7 @@ LoadView::LoadView(QWidget* parent)
   residency_->setHeaderLabels({tr("residency"), tr("measured"), tr("predicted"), tr("difference")});
   residency_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
   plot_->setMinimumSize(360, 240);
+  barsGroup_ = new QCPBarsGroup(plot_);  // predicted and measured side by side, for every load
   plot_->xAxis->setTickLabelRotation(30);
 
   auto* derive = new QHBoxLayout;
@@ -281,7 +282,6 @@ void LoadView::showResidency(const Outcome& o) {
       measured << double(r.bytes[size_t(k)]) / unit.divisor;
       predicted << double(r.predicted.bytes[size_t(k)]) / unit.divisor;
     }
-  auto* group = new QCPBarsGroup(plot_);
   auto* p = new QCPBars(plot_->xAxis, plot_->yAxis);
   auto* m = new QCPBars(plot_->xAxis, plot_->yAxis);
   p->setName(tr("predicted"));
@@ -290,7 +290,7 @@ void LoadView::showResidency(const Outcome& o) {
   m->setBrush(QColor(40, 90, 160));
   for (auto* b : {p, m}) {
     b->setWidth(0.35);
-    b->setBarsGroup(group);
+    b->setBarsGroup(barsGroup_);
   }
   plot_->legend->setVisible(true);
   p->setData(keys, predicted, true);

@@ -17,6 +17,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QCPBarsGroup;
 class QCustomPlot;
 class QLabel;
 class QProgressBar;
@@ -77,6 +78,7 @@ class LoadView : public QWidget {
   QProgressBar* progress_;
   QLabel* status_;
   QCustomPlot* plot_;
+  QCPBarsGroup* barsGroup_;
   QTreeWidget* residency_;
   QTimer* poll_;
   QElapsedTimer clock_;
