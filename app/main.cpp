@@ -25,7 +25,7 @@ void printHelp(const ws::cli::CommandRegistry& reg) {
             << "       weightscope --diff A B           the comparison window: B against A, the reference\n"
             << "       weightscope --screenshot FILE [--view VIEW] PATH [PATH2]\n"
             << "                                        render a view to a PNG once its work is done, and exit;\n"
-            << "                                        VIEW: tree experts ranks histogram preview findings residency diff\n"
+            << "                                        VIEW: " << ws::ui::screenshotViews() << "\n"
 #endif
             << "\ncommands:\n";
   for (const auto& [name, cmd] : reg.all()) std::cout << "  " << name << std::string(10 - std::min<size_t>(9, name.size()), ' ') << cmd->summary() << "\n";

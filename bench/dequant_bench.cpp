@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < out.size(); i += 4096)
       if (std::isfinite(out[i])) checksum += out[i];  // keeps the work observable
     std::printf("{\"tensor\": \"%s\", \"scheme\": \"%s\", \"elements\": %llu, \"seconds\": %.6f, \"checksum\": %.6g}\n", name.c_str(),
-                c.logical[li.value()].scheme.c_str(), static_cast<unsigned long long>(out.size()), best, checksum);
+                c.logical[li.value()].schemeName.c_str(), static_cast<unsigned long long>(out.size()), best, checksum);
   }
   return 0;
 }

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     const uint64_t moved = t.value().bytesIn + t.value().bytesOut;
     auto copy = ws::kernels::timeDeviceCopy(moved / 2, repeat);  // a copy moves its bytes twice (read + write)
     std::printf("{\"tensor\": \"%s\", \"scheme\": \"%s\", \"bytes_in\": %llu, \"bytes_out\": %llu, \"seconds\": %.6f, \"copy_seconds\": %.6f}\n", n.c_str(),
-                c.value()->logical[li.value()].scheme.c_str(), (unsigned long long)t.value().bytesIn, (unsigned long long)t.value().bytesOut, t.value().seconds,
+                c.value()->logical[li.value()].schemeName.c_str(), (unsigned long long)t.value().bytesIn, (unsigned long long)t.value().bytesOut, t.value().seconds,
                 copy ? copy.value() : -1.0);
     std::fflush(stdout);
   }

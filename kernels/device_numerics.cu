@@ -301,11 +301,11 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
   for (uint32_t mi : l.members) {
     const TensorRecord& s = c.tensors[mi];
     if (s.component != Component::Scale && s.component != Component::GlobalScale) continue;
-    // The scale tensor as a plain tensor (MX scales stored as U8 are E8M0), decoded on the device.
+    // The scale tensor as a plain tensor (read as the scheme table says), decoded on the device.
     num::DecodeDesc d;
     d.kind = num::DescKind::Plain;
     d.rows = 1, d.cols = s.elements();
-    const DType* dt = (s.dtype->name == "U8" && l.scheme == "mxfp4") ? dtypeFromSafetensors("F8_E8M0") : s.dtype;
+    const DType* dt = scaleReadDtype(l.scheme, s.dtype);
     num::ElementReader r;
     if (!r.init(dt)) continue;
     d.w = num::Region{c.files[s.file].map->bytes().data() + s.offset, s.bytes, s.elements(), r.kind()};

@@ -38,7 +38,7 @@ uint64_t compareAll(const Checkpoint& c) {
       for (uint64_t r = 0; r < d.rows(); ++r)
         for (uint64_t j = 0; j < d.cols(); ++j)
           if (!num::sameBitsOrNan(num::decodeElement(desc, r, j), want[r * d.cols() + j]))
-            throw std::runtime_error(c.logical[li].name + " (" + c.logical[li].scheme + "): element (" + std::to_string(r) + ", " + std::to_string(j) + ") differs");
+            throw std::runtime_error(c.logical[li].name + " (" + c.logical[li].schemeName + "): element (" + std::to_string(r) + ", " + std::to_string(j) + ") differs");
     }
     n += want.size();
   }
@@ -130,7 +130,7 @@ class TstDecodeDesc : public QObject {
       "config_groups":{"g":{"weights":{"num_bits":8,"symmetric":false,"strategy":"group","group_size":64}}}}})"));
     auto c = wstest::openOrFail(d.path());
     std::set<std::string> schemes;
-    for (const auto& l : c->logical) schemes.insert(l.scheme);
+    for (const auto& l : c->logical) schemes.insert(l.schemeName);
     for (const char* s : {"fp8-channel", "fp8-tensor", "int8-ct", "rawint4", "mlx-affine4", "kt-int4"}) QVERIFY2(schemes.count(s), s);
     QVERIFY(compareAll(*c) > 0);
   }

@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/model/expert_grid.h"
 #include "core/model/quant_scheme.h"
 #include "test_support.h"
 
@@ -26,7 +28,7 @@ const TensorRecord& get(const Checkpoint& c, const std::string& name) {
   return *t;
 }
 
-std::string scheme(const Checkpoint& c, const std::string& name) { return c.logical[get(c, name).logical].scheme; }
+std::string scheme(const Checkpoint& c, const std::string& name) { return c.logical[get(c, name).logical].schemeName; }
 
 }  // namespace
 
@@ -45,7 +47,7 @@ class TstFixtureCatalog : public QObject {
     QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
     QCOMPARE(c->totalParameters(), indexTotalParameters(wstest::fixture("hf/qwen3_moe")));
     QVERIFY(c->notes.empty());  // index and shards agree
-    for (const auto& l : c->logical) QCOMPARE(l.scheme, std::string("bf16"));
+    for (const auto& l : c->logical) QCOMPARE(l.schemeName, std::string("bf16"));
     int experts = 0;
     for (const auto& t : c->tensors)
       if (t.role == Role::RoutedExpert) {
@@ -69,12 +71,12 @@ class TstFixtureCatalog : public QObject {
       const TensorRecord& w = c->tensors[size_t(l.weight)];
       if (w.dtype->name == "F8_E4M3") {
         ++fp8;
-        QCOMPARE(l.scheme, std::string("fp8-block"));
+        QCOMPARE(l.schemeName, std::string("fp8-block"));
         QCOMPARE(l.members.size(), size_t(2));  // the weight and its weight_scale_inv
         for (uint32_t m : l.members)
           if (c->tensors[m].component == Component::Scale && c->tensors[m].shape.size() == 1) ++squeezed;
       } else {
-        QCOMPARE(l.scheme, std::string("bf16"));
+        QCOMPARE(l.schemeName, std::string("bf16"));
       }
     }
     QCOMPARE(fp8, 7 + 2 * (8 * 3 + 4));  // layer 0: 4 attn + 3 dense; layers 1-2: 24 experts + 4 attn each
@@ -98,7 +100,7 @@ class TstFixtureCatalog : public QObject {
     QCOMPARE(get(*c, "model.layers.2.mlp.shared_experts.down_proj.weight").role, Role::SharedExpert);
     QCOMPARE(get(*c, "model.layers.0.self_attn.kv_a_proj_with_mqa.weight").role, Role::Attention);
     QCOMPARE(get(*c, "model.layers.0.self_attn.kv_a_layernorm.weight").role, Role::Norm);
-    for (const auto& l : c->logical) QCOMPARE(l.scheme, std::string("bf16"));  // transformers saved even the bias buffer in BF16
+    for (const auto& l : c->logical) QCOMPARE(l.schemeName, std::string("bf16"));  // transformers saved even the bias buffer in BF16
   }
 
   void mixtral() {
@@ -109,7 +111,7 @@ class TstFixtureCatalog : public QObject {
     QCOMPARE(get(*c, "model.layers.0.block_sparse_moe.experts.3.w2.weight").projection, Projection::Down);
     QCOMPARE(get(*c, "model.layers.0.block_sparse_moe.gate.weight").role, Role::Router);
     QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
-    for (const auto& l : c->logical) QCOMPARE(l.scheme, std::string("bf16"));
+    for (const auto& l : c->logical) QCOMPARE(l.schemeName, std::string("bf16"));
   }
 
   void qwen3VlMoeFusedOrientation() {
@@ -126,8 +128,36 @@ class TstFixtureCatalog : public QObject {
     int vision = 0;
     for (const auto& t : c->tensors) vision += t.role == Role::Vision;
     QCOMPARE(vision, 27);
-    for (const auto& l : c->logical) QCOMPARE(l.scheme, std::string("bf16"));
+    for (const auto& l : c->logical) QCOMPARE(l.schemeName, std::string("bf16"));
     QCOMPARE(c->totalBytes(), wstest::safetensorsDataBytes(*c));
+  }
+
+  // The expert grid (Experts tab, HTML report, inspect --json): a row's bytes add up to the
+  // catalog's expert and MLP tensors of that layer, and a fused tensor gives each expert its share.
+  void expertGridAddsUp() {
+    for (const std::string& p : wstest::fixtureCheckpoints()) {
+      auto c = wstest::openOrFail(wstest::fixture(p));
+      const ExpertGrid g = expertGrid(*c);
+      std::map<int, uint64_t> want, got;
+      for (const auto& t : c->tensors)
+        if (t.layer >= 0 && (t.role == Role::RoutedExpert || t.role == Role::SharedExpert || t.role == Role::DenseMlp)) want[t.layer] += t.bytes;
+      for (int l = 0; l < g.layers; ++l)
+        for (int64_t e = -1; e < g.experts; ++e) got[l] += g.at(l, e).bytes;
+      for (auto it = got.begin(); it != got.end();) it = it->second ? std::next(it) : got.erase(it);
+      QVERIFY2(got == want, p.c_str());
+    }
+    auto vl = wstest::openOrFail(wstest::fixture("hf/qwen3_vl_moe"));
+    const ExpertGrid g = expertGrid(*vl);
+    const uint64_t fused = get(*vl, "model.language_model.layers.0.mlp.experts.gate_up_proj").bytes + get(*vl, "model.language_model.layers.0.mlp.experts.down_proj").bytes;
+    QCOMPARE(g.experts, int64_t(8));
+    for (int64_t e = 0; e < 8; ++e) {
+      QCOMPARE(g.at(0, e).bytes, fused / 8);
+      QCOMPARE(g.at(0, e).tensors, 2u);
+    }
+    auto gguf = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));
+    const ExpertGrid gg = expertGrid(*gguf);
+    QVERIFY(gg.denseLayers.empty());
+    QCOMPARE(gg.at(0, 3).tensors, 3u);  // stacked gate, up and down each touch expert 3
   }
 
   void ggufSingle() {
@@ -149,7 +179,7 @@ class TstFixtureCatalog : public QObject {
       std::string want(t.dtype->name);
       for (auto& ch : want) ch = char(std::tolower(ch));
       if (t.dtype->isBlockQuant()) want = "gguf-" + want;
-      QCOMPARE(c->logical[t.logical].scheme, want);
+      QCOMPARE(c->logical[t.logical].schemeName, want);
       QCOMPARE(c->logical[t.logical].members.size(), size_t(1));
     }
     // totals: every tensor's bytes lie inside the file's data section
@@ -184,7 +214,7 @@ class TstFixtureCatalog : public QObject {
         QCOMPARE(b.bytes, a.bytes);
         QCOMPARE(b.role, a.role);
         QCOMPARE(b.layout, a.layout);
-        QCOMPARE(split->logical[b.logical].scheme, single->logical[a.logical].scheme);
+        QCOMPARE(split->logical[b.logical].schemeName, single->logical[a.logical].schemeName);
         // The bytes are not compared: ggml wrote the split set from its own random weights
         // (gguf-py shows every tensor's data differs from the single file), so only the catalog
         // is the same.

@@ -100,6 +100,30 @@ class TstPlan : public QObject {
     QVERIFY(QString::fromStdString(bad.error().describe()).contains("logical expert 3 has no physical slot"));
   }
 
+  // The words every front end takes, parsed once (PlacementSpec), build what the direct calls build.
+  void placementSpec() {
+    auto rr = plan::PlacementSpec::parse("round-robin", "last");
+    QVERIFY(rr.ok());
+    QCOMPARE(rr.value().kind, plan::PlacementKind::RoundRobin);
+    QCOMPARE(rr.value().build(4, 10).value().slotsOf(1), (std::vector<int64_t>{1, 5, 9}));
+    QCOMPARE(plan::PlacementSpec::parse("linear", "last").value().build(3, 8).value().slotsOf(2), (std::vector<int64_t>{4, 5, 6, 7}));
+    QCOMPARE(plan::PlacementSpec::parse("", "first").value().build(3, 8).value().slotsOf(0), (std::vector<int64_t>{0, 1, 2}));
+    QCOMPARE(plan::PlacementSpec::parse("trivial:10").value().build(2, 8).value().logicalOf(1), (std::vector<int64_t>{5, 6, 7, 0, 1}));
+    wstest::TempDir d;
+    wstest::writeFile(d.file("map.json"), std::string(R"({"physical_to_logical": [3, 2, 1, 0, 0, 1]})"));
+    auto map = plan::PlacementSpec::parse(d.file("map.json"));
+    QCOMPARE(map.value().kind, plan::PlacementKind::Map);
+    QCOMPARE(map.value().build(3, 4).value().logicalOf(2), (std::vector<int64_t>{0, 1}));
+    QVERIFY(!plan::PlacementSpec::parse(d.file("missing.json")).value().build(3, 4).ok());
+    auto badRem = plan::PlacementSpec::parse("linear", "middle");
+    QVERIFY(!badRem.ok());
+    QVERIFY(QString::fromStdString(badRem.error().message).contains("'middle'"));
+    for (const char* bad : {"trivial:", "trivial:x", "trivial:0", "trivial:3x"}) QVERIFY2(!plan::PlacementSpec::parse(bad).ok(), bad);
+    auto strict = plan::PlacementSpec::parse("linear", "strict").value().build(6, 256);
+    QVERIFY(!strict.ok());
+    QVERIFY(QString::fromStdString(strict.error().describe()).contains("do not divide"));
+  }
+
   // Case 1 (docs/plan.md): BF16, EP 2. Experts are 3 x 256 B = 768 B; rank 0 holds experts 0-1
   // (1536 B) plus the replicated embedding 1024, norm 32, q_proj 512 and router 128 = 1696 B:
   // 3232 B resident, multiplier 1.0, so peak 3232. With 4000 B and 500 reserved: headroom 268.

@@ -1,6 +1,10 @@
 // Companion pairing and scheme naming for schemes the fixtures do not cover, on hand-built files.
 #include <QtTest>
 
+#include <set>
+
+#include "core/model/dtype.h"
+#include "core/numerics/dequant.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -48,7 +52,7 @@ class TstQuantScheme : public QObject {
         .add(p + "switch_mlp.gate_proj.biases", "BF16", {4, 64, 2})
         .write(d.file("model.safetensors"));
     auto c = wstest::openOrFail(d.path());
-    auto scheme = [&](const std::string& n) { return logicalOf(*c, n).scheme; };
+    auto scheme = [&](const std::string& n) { return logicalOf(*c, n).schemeName; };
     QCOMPARE(scheme(p + "experts.0.gate_proj.weight"), std::string("fp8-tensor"));
     QCOMPARE(scheme(p + "experts.0.up_proj.weight_scale"), std::string("fp8-channel"));
     QCOMPARE(scheme(p + "experts.0.down_proj.weight"), std::string("fp8"));
@@ -67,6 +71,51 @@ class TstQuantScheme : public QObject {
     QCOMPARE(logicalOf(*c, p + "experts.1.up_proj.weight_zero_point").scaleBytes, uint64_t(64 * 2 + 8 * 4));
   }
 
+  // The scheme table: every row named and readable back, U8 scales read as E8M0 only where the
+  // scheme says so, and the checkpoint's load-peak multiplier from the schemes present.
+  void schemeTable() {
+    std::set<std::string> names;
+    for (size_t i = 0; i < size_t(Scheme::kCount); ++i) {
+      const SchemeInfo& row = schemeInfo(Scheme(i));
+      QCOMPARE(size_t(row.id), i);
+      if (!row.name.empty()) QVERIFY2(names.insert(std::string(row.name)).second, row.name.data());
+      QVERIFY(row.quantized || row.id == Scheme::Plain);
+      QCOMPARE(row.decoder == DecoderKind::Unsupported, !row.gpuKernel);
+    }
+    QCOMPARE(schemeDisplayName(Scheme::Plain, dtypeFromSafetensors("BF16")), std::string("bf16"));
+    QCOMPARE(schemeDisplayName(Scheme::GgufBlock, dtypeByName("Q4_K")), std::string("gguf-q4_k"));
+    QCOMPARE(schemeDisplayName(Scheme::MlxAffineOther, dtypeFromSafetensors("U32"), 3), std::string("mlx-affine3"));
+    QCOMPARE(schemeDisplayName(Scheme::Fp8Block, dtypeFromSafetensors("F8_E4M3")), std::string("fp8-block"));
+    const DType* u8 = dtypeFromSafetensors("U8");
+    QCOMPARE(scaleReadDtype(Scheme::Mxfp4, u8)->name, std::string_view("F8_E8M0"));
+    QCOMPARE(scaleReadDtype(Scheme::RawInt4, u8)->name, std::string_view("U8"));
+    QVERIFY(scalesAreE8M0(Scheme::GgufBlock, dtypeByName("MXFP4")));
+    QVERIFY(!scalesAreE8M0(Scheme::GgufBlock, dtypeByName("Q4_K")));
+    bool present[size_t(Scheme::kCount)] = {};
+    QCOMPARE(peakMultiplierOf(present), 1.0);
+    present[size_t(Scheme::Fp8Block)] = true;
+    QCOMPARE(peakMultiplierOf(present), 1.5);
+    present[size_t(Scheme::Nvfp4)] = true;  // an NVFP4 checkpoint with FP8 layers is NVFP4
+    QCOMPARE(peakMultiplierOf(present), 1.3);
+  }
+
+  // An MLX weight of a width the decoders do not read is refused by name, not decoded as words.
+  void mlxOtherWidthRefused() {
+    wstest::TempDir d;
+    wstest::SafetensorsBuilder()
+        .add("model.layers.0.mlp.gate_proj.weight", "U32", {64, 12})  // 12 words x 32 bits = 384 = 64 x 6 bits
+        .add("model.layers.0.mlp.gate_proj.scales", "BF16", {64, 1})
+        .add("model.layers.0.mlp.gate_proj.biases", "BF16", {64, 1})
+        .write(d.file("model.safetensors"));
+    auto c = wstest::openOrFail(d.path());
+    const auto& l = logicalOf(*c, "model.layers.0.mlp.gate_proj.weight");
+    QCOMPARE(l.scheme, Scheme::MlxAffineOther);
+    QCOMPARE(l.schemeName, std::string("mlx-affine6"));
+    auto dec = num::makeDecoder(*c, c->find("model.layers.0.mlp.gate_proj.weight")->logical);
+    QVERIFY(!dec.ok());
+    QVERIFY(QString::fromStdString(dec.error().message).contains("mlx-affine6"));
+  }
+
   void ktInt4FromBytes() {
     // Two NUMA halves of a [128, 64] projection hold 64*64/2 bytes each: INT4.
     wstest::TempDir d;
@@ -83,7 +132,7 @@ class TstQuantScheme : public QObject {
     QCOMPARE(c->format, std::string("ktransformers"));
     QCOMPARE(c->model.numaNodes, int64_t(2));
     const auto& l = logicalOf(*c, "blk.0.ffn_up_exps.0.numa.1.weight");
-    QCOMPARE(l.scheme, std::string("kt-int4"));
+    QCOMPARE(l.schemeName, std::string("kt-int4"));
     QCOMPARE(l.members.size(), size_t(4));
     QCOMPARE(l.parameters, uint64_t(128 * 64));
     QCOMPARE(c->find("blk.0.ffn_up_exps.0.numa.1.weight")->expert, 0);

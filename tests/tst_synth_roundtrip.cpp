@@ -72,7 +72,7 @@ class TstSynthRoundtrip : public QObject {
       projections.insert({t.layer, t.expert, int(t.projection)});
       const LogicalTensor& l = c->logical[t.logical];
       // GGUF: Q4_K needs rows of whole 256-blocks; shorter rows fall back to Q8_0.
-      QCOMPARE(l.scheme, gguf && t.shape.back() % 256 != 0 ? std::string("gguf-q8_0") : wantScheme);
+      QCOMPARE(l.schemeName, gguf && t.shape.back() % 256 != 0 ? std::string("gguf-q8_0") : wantScheme);
       if (seen.insert(t.logical).second) expertParams += l.parameters;
       if (!gguf && !kt && fusedFamily(L)) {
         QVERIFY(t.layout == Layout::FusedOutIn || t.layout == Layout::FusedInOut);

@@ -9,7 +9,6 @@
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
@@ -46,8 +45,7 @@ DiffWindow::DiffWindow(QWidget* parent)
       previewB_(new HeatmapPlot),
       previewD_(new HeatmapPlot),
       previewStats_(new QLabel),
-      watcher_(new QFutureWatcher<Outcome>(this)),
-      previewWatcher_(new QFutureWatcher<Preview>(this)),
+      jobs_(this),
       job_(std::make_shared<JobState>()) {
   setWindowTitle(tr("Weightscope - compare checkpoints"));
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -56,8 +54,9 @@ DiffWindow::DiffWindow(QWidget* parent)
   map_->setGradient(magnitudeGradient());  // identical dark blue ... worst red
   map_->setAxisLabels(tr("expert  (-1: the layer's other tensors)"), tr("layer + 1  (0: outside layers)"), tr("log10 worst relative error"));
   map_->setTooltip([this](int row, int col, double v) {
-    if (cells_.empty() || cells_[size_t(row) * cols_ + col].empty()) return tr("no tensors");
-    const auto& p = report_->pairs[size_t(cells_[size_t(row) * cols_ + col].front())];
+    const diff::DiffCell* cell = report_ ? cells_.find(row - 1, col - 1) : nullptr;
+    if (!cell) return tr("no tensors");
+    const auto& p = report_->pairs[cell->pairs.front()];
     return tr("layer %1, %2\nworst: %3\nrelative error %4, cosine %5")
         .arg(row - 1)
         .arg(col == 0 ? tr("non-expert tensors") : tr("expert %1").arg(col - 1))
@@ -109,15 +108,13 @@ DiffWindow::DiffWindow(QWidget* parent)
   layout->addWidget(split, 1);
   connect(cancel_, &QPushButton::clicked, this, &DiffWindow::cancel);
   connect(poll_, &QTimer::timeout, this, [this] { job_->showOn(progress_); });
-  connect(watcher_, &QFutureWatcher<Outcome>::finished, this, &DiffWindow::onFinished);
-  connect(previewWatcher_, &QFutureWatcher<Preview>::finished, this, &DiffWindow::onPreview);
   resize(1500, 900);
 }
 
-DiffWindow::~DiffWindow() {
-  job_->cancel = true;
-  watcher_->waitForFinished();
-  previewWatcher_->waitForFinished();
+DiffWindow::~DiffWindow() = default;  // a comparison or preview still running is cancelled and dropped
+
+namespace {
+enum Jobs { Comparison, PairPreview };
 }
 
 void DiffWindow::start(const QString& pathA, const QString& pathB) {
@@ -125,34 +122,31 @@ void DiffWindow::start(const QString& pathA, const QString& pathB) {
   progress_->setVisible(true);
   cancel_->setVisible(true);
   progress_->setFormat(tr("%v of %m tensors"));
-  job_ = std::make_shared<JobState>();
   poll_->start(100);
-  auto job = job_;
   const std::string a = pathA.toStdString(), b = pathB.toStdString();
-  watcher_->setFuture(QtConcurrent::run([a, b, job]() -> Outcome {
+  job_ = jobs_.start(Comparison, [a, b](JobState& job) -> Outcome {
     auto ca = openCheckpoint(a);
     if (!ca) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(ca.error().describe())};
     auto cb = openCheckpoint(b);
     if (!cb) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(cb.error().describe())};
     diff::DiffOptions opt;
     opt.progress = [&](uint64_t d, uint64_t t) {
-      job->done = d;
-      job->total = t;
-      return !job->cancel;
+      job.done = d;
+      job.total = t;
+      return !job.cancel;
     };
     auto r = diff::diffCheckpoints(*ca.value(), *cb.value(), opt);
     if (!r) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(r.error().message)};
     return Outcome{ca.value(), cb.value(), std::make_shared<diff::DiffReport>(std::move(r.value())), {}};
-  }));
+  }, [this](Outcome o) { onFinished(std::move(o)); });
 }
 
 void DiffWindow::cancel() { job_->cancel = true; }
 
-void DiffWindow::onFinished() {
+void DiffWindow::onFinished(Outcome o) {
   poll_->stop();
   progress_->setVisible(false);
   cancel_->setVisible(false);
-  Outcome o = watcher_->result();
   if (!o.report) {
     header_->setText(tr("Comparison stopped: %1").arg(o.error));
     emit finished();
@@ -177,33 +171,27 @@ void DiffWindow::onFinished() {
 }
 
 void DiffWindow::buildMap() {
-  int maxLayer = -1, maxExpert = -1;
-  for (const auto& p : report_->pairs) maxLayer = std::max(maxLayer, p.pair.layer), maxExpert = std::max(maxExpert, p.pair.expert);
-  rows_ = maxLayer + 2;   // row 0: outside layers
-  cols_ = maxExpert + 2;  // column 0 (x = -1): non-expert tensors of the layer
-  cells_.assign(size_t(rows_) * cols_, {});
-  for (size_t i = 0; i < report_->pairs.size(); ++i) {
-    const auto& p = report_->pairs[i];
-    cells_[size_t(p.pair.layer + 1) * cols_ + size_t(p.pair.expert + 1)].push_back(int(i));
-  }
-  std::vector<double> worst(cells_.size(), NAN);
-  for (size_t k = 0; k < cells_.size(); ++k) {
-    auto& c = cells_[k];
-    auto err = [&](int i) {
-      const auto& p = report_->pairs[size_t(i)];
-      return !p.error.empty() || !p.metrics.shapesAgree ? INFINITY : p.metrics.relFrobenius;
-    };
-    std::sort(c.begin(), c.end(), [&](int x, int y) { return err(x) > err(y); });
-    if (!c.empty()) worst[k] = std::max(kIdentical, std::isfinite(err(c.front())) ? err(c.front()) : 1.0);
-  }
+  cells_ = diff::diffCells(*report_);
+  rows_ = cells_.maxLayer + 2;   // row 0: outside layers
+  cols_ = cells_.maxExpert + 2;  // column 0 (x = -1): non-expert tensors of the layer
+  std::vector<double> worst(size_t(rows_) * size_t(cols_), NAN);
+  for (const auto& c : cells_.cells)  // an undecodable pair is drawn as relative error 1
+    worst[size_t(c.layer + 1) * size_t(cols_) + size_t(c.expert + 1)] = std::max(kIdentical, std::isfinite(c.worst) ? c.worst : 1.0);
   map_->setMatrix(worst, rows_, cols_, -1);
+}
+
+QPoint DiffWindow::worstCell() const {
+  if (!report_ || cells_.worstCell < 0) return {-1, -1};
+  const diff::DiffCell& c = cells_.cells[size_t(cells_.worstCell)];
+  return {c.expert + 1, c.layer + 1};  // x = column, y = row
 }
 
 void DiffWindow::selectCell(int row, int col) {
   if (!report_ || row < 0 || col < 0 || row >= rows_ || col >= cols_) return;
   list_->clear();
-  for (int i : cells_[size_t(row) * cols_ + col]) {
-    const auto& p = report_->pairs[size_t(i)];
+  const diff::DiffCell* cell = cells_.find(row - 1, col - 1);
+  for (size_t i : cell ? cell->pairs : std::vector<size_t>{}) {
+    const auto& p = report_->pairs[i];
     auto* item = new QTreeWidgetItem(list_);
     item->setText(0, QString::fromStdString(p.pair.key));
     item->setText(1, QString::fromStdString(p.schemeA));
@@ -212,19 +200,19 @@ void DiffWindow::selectCell(int row, int col) {
                                                                                                                         : QString::number(p.metrics.relFrobenius, 'g', 4));
     item->setText(4, QString::number(p.metrics.cosine, 'f', 6));
     item->setText(5, percent(p.saturatedB));
-    item->setData(0, Qt::UserRole, i);
+    item->setData(0, Qt::UserRole, int(i));
     item->setToolTip(0, QString::fromStdString(p.nameA + "  vs  " + p.nameB + (p.error.empty() ? "" : "\n" + p.error)));
   }
   if (list_->topLevelItemCount()) list_->setCurrentItem(list_->topLevelItem(0));
 }
 
 void DiffWindow::showPair(int pairIndex) {
-  if (!report_ || previewWatcher_->isRunning()) return;
+  if (!report_) return;  // the newest pair wins: a preview still decoding is dropped
   const auto& p = report_->pairs[size_t(pairIndex)];
   auto a = a_, b = b_;
   const diff::Pair pair = p.pair;
   previewStats_->setText(tr("decoding %1...").arg(QString::fromStdString(pair.key)));
-  previewWatcher_->setFuture(QtConcurrent::run([a, b, pair]() -> Preview {
+  jobs_.start(PairPreview, [a, b, pair](JobState&) -> Preview {
     Preview pv;
     pv.key = QString::fromStdString(pair.key);
     const auto device = num::deviceDequant().first;
@@ -237,11 +225,10 @@ void DiffWindow::showPair(int pairIndex) {
     pv.a = std::move(ma.value());
     pv.b = std::move(mb.value());
     return pv;
-  }));
+  }, [this](Preview pv) { onPreview(std::move(pv)); });
 }
 
-void DiffWindow::onPreview() {
-  Preview pv = previewWatcher_->result();
+void DiffWindow::onPreview(Preview pv) {
   previewKey_ = pv.key;
   if (!pv.error.isEmpty() || pv.a.rows != pv.b.rows || pv.a.cols != pv.b.cols) {
     previewStats_->setText(pv.error.isEmpty() ? tr("%1: shapes differ, nothing to preview").arg(pv.key) : pv.error);

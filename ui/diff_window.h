@@ -4,14 +4,14 @@
 // The comparison runs off the GUI thread with progress and cancel.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
 #include <memory>
 
 #include "core/diff/diff.h"
+#include "core/diff/diff_cells.h"
 #include "core/diff/unit_matrix.h"
-#include "ui/job_state.h"
+#include "ui/job_runner.h"
 
 class QLabel;
 class QProgressBar;
@@ -33,6 +33,8 @@ class DiffWindow : public QWidget {
   void cancel();
   // Selects map cell (row, col) as a click would: lists its tensors and previews the worst.
   void selectCell(int row, int col);
+  // The map cell (row, col) of the worst cell (diff::DiffCells::worstCell), or (-1, -1).
+  QPoint worstCell() const;
 
   const diff::DiffReport* report() const { return report_.get(); }
   HeatmapPlot* errorMap() const { return map_; }
@@ -54,10 +56,10 @@ class DiffWindow : public QWidget {
     QString key, error;
     diff::Matrix a, b;
   };
-  void onFinished();
+  void onFinished(Outcome o);
   void buildMap();
   void showPair(int pairIndex);
-  void onPreview();
+  void onPreview(Preview pv);
 
   QLabel* header_;
   QProgressBar* progress_;
@@ -67,12 +69,11 @@ class DiffWindow : public QWidget {
   QTreeWidget* list_;
   HeatmapPlot *previewA_, *previewB_, *previewD_;
   QLabel* previewStats_;
-  QFutureWatcher<Outcome>* watcher_;
-  QFutureWatcher<Preview>* previewWatcher_;
+  JobRunner jobs_;
   std::shared_ptr<JobState> job_;
   std::shared_ptr<const Checkpoint> a_, b_;
   std::shared_ptr<diff::DiffReport> report_;
-  std::vector<std::vector<int>> cells_;  // pair indices per map cell, row-major
+  diff::DiffCells cells_;  // the map's cells (core/diff/diff_cells)
   int rows_ = 0, cols_ = 0;
   QString previewKey_;
 };

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/model/checkpoint.h"
+#include "core/model/expert_grid.h"
+#include "ui/checkpoint_view.h"
 #include "ui/scale_pass.h"
 
 class QComboBox;
@@ -24,14 +26,14 @@ namespace ws::ui {
 
 class HeatmapPlot;
 
-class ExpertMapView : public QWidget {
+class ExpertMapView : public QWidget, public CheckpointView {
   Q_OBJECT
  public:
   enum Metric { Bytes, Parameters, Tensors, ScaleBytes, TypicalScale };
 
   // The typical-scale statistic comes from `scales`, the pass the main window shares.
   explicit ExpertMapView(ScalePass* scales, QWidget* parent = nullptr);
-  void setCheckpoint(std::shared_ptr<const Checkpoint> c);
+  void setCheckpoint(std::shared_ptr<const Checkpoint> c) override;
   void setMetric(Metric m);
   HeatmapPlot* plot() const { return plot_; }
   QComboBox* metricBox() const { return metric_; }
@@ -39,25 +41,24 @@ class ExpertMapView : public QWidget {
   // The catalog index of the first tensor in a cell (row = layer, col = expert + 1), or -1.
   int64_t firstTensor(int row, int col) const;
   // Layers drawn as dense (no routed experts; column -1 is their MLP).
-  const std::vector<int>& denseLayers() const { return dense_; }
+  const std::vector<int>& denseLayers() const { return grid_.denseLayers; }
+  // The grid drawn (core/model/expert_grid: the same as inspect --json's "experts"), and the value
+  // the current metric gives a cell (NaN where the cell has none).
+  const ExpertGrid& grid() const { return grid_; }
+  double cellValue(int layer, int64_t expert) const;
 
  signals:
   void tensorRequested(uint32_t tensorIndex);
   void drawn();  // the map shows the chosen metric
 
  private:
-  struct Cell {
-    double bytes = 0, parameters = 0, scaleBytes = 0;
+  struct ScaleCell {
     double log2Sum = 0, log2Count = 0;  // scale magnitudes, count-weighted
-    bool stackedScales = false;         // the scale statistic is a whole stacked tensor's
-    int64_t first = -1;
-    int tensors = 0;
-    bool dense = false;
+    bool stacked = false;               // the scale statistic is a whole stacked tensor's
   };
   void draw();
   void gatherScales();
   void onScales();
-  double value(const Cell& c) const;
 
   ScalePass* scales_;
   HeatmapPlot* plot_;
@@ -68,10 +69,8 @@ class ExpertMapView : public QWidget {
   QTimer* poll_;
   bool waiting_ = false;  // for the scale pass
   std::shared_ptr<const Checkpoint> ckpt_;
-  std::vector<Cell> cells_;
-  std::vector<int> dense_;
-  int rows_ = 0, cols_ = 0;
-  int64_t experts_ = 0;
+  ExpertGrid grid_;
+  std::vector<ScaleCell> scaleCells_;  // parallel to grid_.cells
   bool scalesGathered_ = false;
 };
 

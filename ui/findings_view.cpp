@@ -13,7 +13,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 
 #include "core/io/atomic_file.h"
@@ -57,7 +56,7 @@ FindingsView::FindingsView(QWidget* parent)
       progress_(new QProgressBar),
       summary_(new QLabel),
       poll_(new QTimer(this)),
-      watcher_(new QFutureWatcher<std::shared_ptr<val::ValidationReport>>(this)),
+      jobs_(this),
       job_(std::make_shared<JobState>()) {
   proxy_->setSourceModel(model_);
   table_->setModel(proxy_);
@@ -115,19 +114,15 @@ FindingsView::FindingsView(QWidget* parent)
     job_->showOn(progress_);
     progress_->setFormat(QString::fromLatin1(job_->phase.load()) + " %p%");
   });
-  connect(watcher_, &QFutureWatcher<std::shared_ptr<val::ValidationReport>>::finished, this, &FindingsView::onFinished);
 }
 
-FindingsView::~FindingsView() {
-  job_->cancel = true;
-  watcher_->waitForFinished();
-}
+FindingsView::~FindingsView() = default;  // the runner cancels a running validation; nothing waits
 
 const val::ValidationReport* FindingsView::report() const { return model_->report(); }
 
 void FindingsView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
-  cancel();
-  watcher_->waitForFinished();
+  jobs_.drop(0);  // a validation of the previous checkpoint stops, and its report is dropped
+  showIdle();
   ckpt_ = std::move(c);
   model_->setReport(nullptr);
   export_->setEnabled(false);
@@ -137,8 +132,7 @@ void FindingsView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
 void FindingsView::setMinimumSeverity(val::Severity s) { severity_->setCurrentIndex(severity_->findData(int(s))); }
 
 void FindingsView::run() {
-  if (!ckpt_ || watcher_->isRunning()) return;
-  job_ = std::make_shared<JobState>();
+  if (!ckpt_ || jobs_.running(0)) return;
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   progress_->setVisible(true);
@@ -146,28 +140,33 @@ void FindingsView::run() {
   summary_->setText(tr("Validating ..."));
   poll_->start(100);
   auto ckpt = ckpt_;
-  auto job = job_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, job]() -> std::shared_ptr<val::ValidationReport> {
-    val::ValidateOptions opt;
-    opt.progress = [&](const char* stage, uint64_t d, uint64_t t) {
-      job->phase = stage;
-      job->done = d;
-      job->total = t;
-      return !job->cancel;
-    };
-    auto r = capture([&] { return val::validateCheckpoint(ckpt, opt); });
-    return r ? std::make_shared<val::ValidationReport>(std::move(r.value())) : nullptr;
-  }));
+  job_ = jobs_.start(
+      0,
+      [ckpt](JobState& job) -> std::shared_ptr<val::ValidationReport> {
+        val::ValidateOptions opt;
+        opt.progress = [&](const char* stage, uint64_t d, uint64_t t) {
+          job.phase = stage;
+          job.done = d;
+          job.total = t;
+          return !job.cancel;
+        };
+        auto r = capture([&] { return val::validateCheckpoint(ckpt, opt); });
+        return r ? std::make_shared<val::ValidationReport>(std::move(r.value())) : nullptr;
+      },
+      [this](std::shared_ptr<val::ValidationReport> rep) { onFinished(std::move(rep)); });
 }
 
 void FindingsView::cancel() { job_->cancel = true; }
 
-void FindingsView::onFinished() {
+void FindingsView::showIdle() {
   poll_->stop();
   progress_->setVisible(false);
   cancel_->setEnabled(false);
   run_->setEnabled(bool(ckpt_));
-  auto rep = watcher_->result();
+}
+
+void FindingsView::onFinished(std::shared_ptr<val::ValidationReport> rep) {
+  showIdle();
   if (rep && rep->checkpoint != ckpt_) return;  // the validation of the checkpoint open before this one
   model_->setReport(rep);
   export_->setEnabled(bool(rep));

@@ -3,13 +3,13 @@
 // a click, and exports the report as JSON, Markdown, HTML or JUnit (by the file's suffix).
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
 #include <memory>
 
 #include "core/validate/validator.h"
-#include "ui/job_state.h"
+#include "ui/checkpoint_view.h"
+#include "ui/job_runner.h"
 
 class QComboBox;
 class QLabel;
@@ -23,12 +23,12 @@ namespace ws::ui {
 
 class FindingsModel;
 
-class FindingsView : public QWidget {
+class FindingsView : public QWidget, public CheckpointView {
   Q_OBJECT
  public:
   explicit FindingsView(QWidget* parent = nullptr);
   ~FindingsView() override;
-  void setCheckpoint(std::shared_ptr<const Checkpoint> c);
+  void setCheckpoint(std::shared_ptr<const Checkpoint> c) override;
   void run();
   void cancel();
   // Writes the report; the format follows the suffix (.json, .md, .html, .xml for JUnit).
@@ -48,7 +48,8 @@ class FindingsView : public QWidget {
   void tensorRequested(uint32_t tensorIndex);
 
  private:
-  void onFinished();
+  void onFinished(std::shared_ptr<val::ValidationReport> rep);
+  void showIdle();
 
   FindingsModel* model_;
   QSortFilterProxyModel* proxy_;
@@ -58,7 +59,7 @@ class FindingsView : public QWidget {
   QProgressBar* progress_;
   QLabel* summary_;
   QTimer* poll_;
-  QFutureWatcher<std::shared_ptr<val::ValidationReport>>* watcher_;
+  JobRunner jobs_;
   std::shared_ptr<JobState> job_;
   std::shared_ptr<const Checkpoint> ckpt_;
 };

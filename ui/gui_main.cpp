@@ -11,12 +11,8 @@
 #include <cstdlib>
 
 #include "ui/diff_window.h"
-#include "ui/findings_view.h"
-#include "ui/load_view.h"
 #include "ui/main_window.h"
-#include "ui/preview_view.h"
-#include "ui/rank_map_view.h"
-#include "ui/scale_histogram_view.h"
+#include "ui/view_table.h"
 
 namespace ws::ui {
 
@@ -51,61 +47,28 @@ int diffMain(QApplication& app, const QStringList& paths, const QString& screens
       app.quit();
       return;
     }
-    // the worst cell: the pair with the largest relative error
-    const auto& pairs = w.report()->pairs;
-    size_t worst = 0;
-    for (size_t i = 0; i < pairs.size(); ++i)
-      if (pairs[i].metrics.relFrobenius > pairs[worst].metrics.relFrobenius) worst = i;
-    w.selectCell(pairs[worst].pair.layer + 1, pairs[worst].pair.expert + 1);
+    // the worst cell, as diff --json names it
+    const QPoint worst = w.worstCell();
+    w.selectCell(worst.y(), worst.x());
   });
   app.exec();
   return rc;
 }
 
-// The first routed-expert weight (the tensor a preview of an MoE is most often about), else the
-// first weight.
-uint32_t tensorToPreview(const Checkpoint& c) {
-  for (uint32_t i = 0; i < c.tensors.size(); ++i)
-    if (c.tensors[i].role == Role::RoutedExpert && c.tensors[i].component == Component::Weight) return i;
-  for (uint32_t i = 0; i < c.tensors.size(); ++i)
-    if (c.tensors[i].component == Component::Weight) return i;
-  return 0;
-}
+}  // namespace
 
-// Opens PATH, brings up the view, starts its work, and saves the window once that work is done.
-int screenshotMain(QApplication& app, MainWindow& w, const QString& path, const QString& view, const QString& screenshot) {
-  static const QStringList views = {"tree", "experts", "ranks", "histogram", "preview", "findings", "residency"};
-  if (!views.contains(view)) {
-    std::fprintf(stderr, "weightscope: unknown --view '%s' (%s, diff)\n", qPrintable(view), qPrintable(views.join(", ")));
+int screenshotInWindow(QApplication& app, MainWindow& w, const QString& path, const QString& view, const QString& screenshot) {
+  const int index = viewIndex(view);
+  if (index < 0) {
+    std::fprintf(stderr, "weightscope: unknown --view '%s' (%s)\n", qPrintable(view), screenshotViewNames().c_str());
     return 2;
   }
   int rc = 2;
-  auto save = [&] { saveSoon(app, w, screenshot, rc); };
-  bool started = false;
   QObject::connect(&w, &MainWindow::checkpointOpened, &w, [&] {
     w.treeView()->expandToDepth(1);
-    w.showTab(MainWindow::Tab(views.indexOf(view)));
-    started = true;
-    if (view == "tree" || view == "experts") save();
-    else if (view == "preview") {
-      const uint32_t t = tensorToPreview(*w.checkpoint());
-      w.selectTensor(t);  // its details beside the preview
-      w.preview()->showTensor(t);
-      w.showTab(MainWindow::PreviewTab);
-    }
-    else if (view == "findings") w.findings()->run();
-    else if (view == "residency") w.loadView()->start();
-  });
-  // Views whose work starts by itself on open (the plan, the scale statistics) report when done.
-  QObject::connect(w.rankMap(), &RankMapView::planned, &w, [&] {
-    if (started && view == "ranks") save();
-  });
-  QObject::connect(w.histograms(), &ScaleHistogramView::computed, &w, [&] {
-    if (started && view == "histogram") save();
-  });
-  QObject::connect(w.preview(), &PreviewView::previewReady, &w, save);
-  QObject::connect(w.findings(), &FindingsView::finished, &w, save);
-  QObject::connect(w.loadView(), &LoadView::finished, &w, save);
+    viewTable()[size_t(index)].screenshot(w, [&] { saveSoon(app, w, screenshot, rc); });
+    w.showTab(index);
+  }, Qt::SingleShotConnection);
   QObject::connect(&w, &MainWindow::openFailed, &w, [&](const QString& m) {
     std::fprintf(stderr, "weightscope: %s\n", qPrintable(m));
     app.quit();
@@ -116,7 +79,7 @@ int screenshotMain(QApplication& app, MainWindow& w, const QString& path, const 
   return rc;
 }
 
-}  // namespace
+std::string screenshotViews() { return screenshotViewNames(); }
 
 int guiMain(int argc, char** argv) {
   // Without a display Qt would abort; say so plainly instead (the CLI still works).
@@ -130,8 +93,8 @@ int guiMain(int argc, char** argv) {
   QApplication::setOrganizationName("Weightscope");
   QApplication::setApplicationName("Weightscope");
   QApplication::setApplicationVersion(WEIGHTSCOPE_VERSION);
-  // weightscope --screenshot FILE [--view tree|experts|ranks|histogram|preview|findings|residency|diff] PATH [PATH2]:
-  // render the view to FILE once its work is done.
+  // weightscope --screenshot FILE [--view VIEW] PATH [PATH2]: render the view (a name of the view
+  // table, or diff) to FILE once its work is done.
   // weightscope --diff A B: the comparison window.
   QString screenshot, view = "tree";
   QStringList paths;
@@ -154,7 +117,7 @@ int guiMain(int argc, char** argv) {
   const QString path = paths.value(0);
   MainWindow w;
   w.show();
-  if (!screenshot.isEmpty()) return screenshotMain(app, w, path, view, screenshot);
+  if (!screenshot.isEmpty()) return screenshotInWindow(app, w, path, view, screenshot);
   if (!path.isEmpty()) w.openPath(path);
   return app.exec();
 }

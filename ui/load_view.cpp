@@ -14,13 +14,13 @@
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <qcustomplot.h>
 
 #include "core/load/backend_registry.h"
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 #include "ui/byte_axis.h"
+#include "ui/placement_controls.h"
 #include "ui/remembered.h"
 
 namespace ws::ui {
@@ -38,6 +38,7 @@ LoadView::LoadView(QWidget* parent)
       device_(new QComboBox),
       epSize_(new QSpinBox),
       epRank_(new QSpinBox),
+      placement_(new PlacementControls(this, "load/remainder")),
       fusedGateUp_(new QCheckBox(tr("fused gate+up"))),
       transpose_(new QCheckBox(tr("transposed copies"))),
       bf16_(new QCheckBox(tr("BF16 copies"))),
@@ -48,7 +49,7 @@ LoadView::LoadView(QWidget* parent)
       plot_(new QCustomPlot),
       residency_(new QTreeWidget),
       poll_(new QTimer(this)),
-      watcher_(new QFutureWatcher<Outcome>(this)),
+      jobs_(this),
       factory_(load::makeBackend),
       job_(std::make_shared<JobState>()) {
   device_->addItem(tr("host memory (stands in for a GPU)"), "host");
@@ -87,6 +88,8 @@ LoadView::LoadView(QWidget* parent)
   form->addRow(tr("&Device"), device_);
   form->addRow(tr("EP si&ze"), epSize_);
   form->addRow(tr("EP &rank"), epRank_);
+  form->addRow(tr("Pl&acement"), placement_->placementBox());
+  form->addRow(tr("Rema&inder"), placement_->remainderBox());
   form->addRow(tr("Derive"), derive);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(start_);
@@ -104,19 +107,17 @@ LoadView::LoadView(QWidget* parent)
   connect(start_, &QPushButton::clicked, this, &LoadView::start);
   connect(cancel_, &QPushButton::clicked, this, &LoadView::cancel);
   connect(poll_, &QTimer::timeout, this, &LoadView::updateProgress);
-  connect(watcher_, &QFutureWatcher<Outcome>::finished, this, &LoadView::onFinished);
 }
 
-LoadView::~LoadView() {
-  job_->cancel = true;
-  watcher_->waitForFinished();
-}
+// A load still running is cancelled (it frees what it allocated on its own thread); nothing waits.
+LoadView::~LoadView() = default;
 
-bool LoadView::running() const { return watcher_->isRunning(); }
+bool LoadView::running() const { return jobs_.running(0); }
 
 void LoadView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
-  cancel();
-  watcher_->waitForFinished();
+  jobs_.drop(0);  // a load of the previous checkpoint stops, and its report is dropped
+  poll_->stop();
+  cancel_->setEnabled(false);
   ckpt_ = std::move(c);
   report_.reset();
   residency_->clear();
@@ -132,9 +133,8 @@ void LoadView::start() {
   if (!ckpt_ || running()) return;
   report_.reset();
   error_.clear();
-  job_ = std::make_shared<JobState>();
   load::LoadOptions opt;
-  auto placement = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::First, epSize_->value(), ckpt_->model.numExperts);
+  auto placement = placement_->spec().build(epSize_->value(), ckpt_->model.numExperts);
   if (!placement) {
     error_ = QString::fromStdString(placement.error().describe());
     status_->setText(tr("<b>Cannot load:</b> %1").arg(error_.toHtmlEscaped()));
@@ -153,10 +153,9 @@ void LoadView::start() {
   clock_.start();
   poll_->start(100);
   auto ckpt = ckpt_;
-  auto job = job_;
   const std::string device = device_->currentData().toString().toStdString();
   BackendFactory factory = factory_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, job, opt, device, factory]() mutable -> Outcome {
+  job_ = jobs_.start(0, [ckpt, opt, device, factory](JobState& job) mutable -> Outcome {
     Outcome o;
     o.ckpt = ckpt;
     auto backend = factory(device);
@@ -164,11 +163,11 @@ void LoadView::start() {
       o.error = QString::fromStdString(backend.error().describe());
       return o;
     }
-    opt.cancel = &job->cancel;
-    opt.progress = [job](const char* phase, uint64_t done, uint64_t total) {
-      job->phase = phase;
-      job->done = done;
-      job->total = total;
+    opt.cancel = &job.cancel;
+    opt.progress = [&job](const char* phase, uint64_t done, uint64_t total) {
+      job.phase = phase;
+      job.done = done;
+      job.total = total;
     };
     auto r = load::loadCheckpoint(*ckpt, *backend.value(), opt);
     if (!r) {
@@ -181,7 +180,7 @@ void LoadView::start() {
     }
     o.liveAfter = backend.value()->liveAllocations();
     return o;
-  }));
+  }, [this](Outcome o) { onFinished(std::move(o)); });
 }
 
 void LoadView::cancel() {
@@ -203,11 +202,10 @@ void LoadView::updateProgress() {
                        .arg(rate > 0 ? duration(double(total - done) / rate) : tr("?")));
 }
 
-void LoadView::onFinished() {
+void LoadView::onFinished(Outcome o) {
   poll_->stop();
   cancel_->setEnabled(false);
   start_->setEnabled(bool(ckpt_));
-  Outcome o = watcher_->result();
   if (o.ckpt != ckpt_) return;  // a load of the checkpoint open before this one
   report_ = o.report;
   error_ = o.error;

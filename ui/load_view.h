@@ -6,14 +6,14 @@
 #pragma once
 
 #include <QElapsedTimer>
-#include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
 #include <functional>
 #include <memory>
 
 #include "core/load/loader.h"
-#include "ui/job_state.h"
+#include "ui/checkpoint_view.h"
+#include "ui/job_runner.h"
 
 class QCheckBox;
 class QComboBox;
@@ -28,14 +28,16 @@ class QTreeWidget;
 
 namespace ws::ui {
 
-class LoadView : public QWidget {
+class PlacementControls;
+
+class LoadView : public QWidget, public CheckpointView {
   Q_OBJECT
  public:
   using BackendFactory = std::function<Result<std::unique_ptr<load::DeviceBackend>>(const std::string& device)>;
 
   explicit LoadView(QWidget* parent = nullptr);
   ~LoadView() override;
-  void setCheckpoint(std::shared_ptr<const Checkpoint> c);
+  void setCheckpoint(std::shared_ptr<const Checkpoint> c) override;
   // Where backends come from: load::makeBackend unless a test hands in its own.
   void setBackendFactory(BackendFactory f) { factory_ = std::move(f); }
   void start();
@@ -45,6 +47,7 @@ class LoadView : public QWidget {
   QComboBox* deviceBox() const { return device_; }
   QSpinBox* epSizeBox() const { return epSize_; }
   QSpinBox* epRankBox() const { return epRank_; }
+  PlacementControls* placement() const { return placement_; }
   QCheckBox* fusedGateUpBox() const { return fusedGateUp_; }
   QPushButton* startButton() const { return start_; }
   QPushButton* cancelButton() const { return cancel_; }
@@ -67,12 +70,13 @@ class LoadView : public QWidget {
     QString error;
     uint64_t liveAfter = 0;  // allocations left on the device after release (must be 0)
   };
-  void onFinished();
+  void onFinished(Outcome o);
   void updateProgress();
   void showResidency(const Outcome& o);
 
   QComboBox* device_;
   QSpinBox *epSize_, *epRank_;
+  PlacementControls* placement_;
   QCheckBox *fusedGateUp_, *transpose_, *bf16_;
   QPushButton *start_, *cancel_;
   QProgressBar* progress_;
@@ -82,7 +86,7 @@ class LoadView : public QWidget {
   QTreeWidget* residency_;
   QTimer* poll_;
   QElapsedTimer clock_;
-  QFutureWatcher<Outcome>* watcher_;
+  JobRunner jobs_;
   BackendFactory factory_;
   std::shared_ptr<const Checkpoint> ckpt_;
   std::shared_ptr<load::LoadReport> report_;

@@ -23,10 +23,9 @@
 #include <QTabWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/formats/open_checkpoint.h"
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 #include "ui/diff_window.h"
 #include "ui/expert_map_view.h"
 #include "ui/findings_view.h"
@@ -37,6 +36,7 @@
 #include "ui/scale_histogram_view.h"
 #include "ui/scale_pass.h"
 #include "ui/tensor_tree_model.h"
+#include "ui/view_table.h"
 
 namespace ws::ui {
 
@@ -71,7 +71,7 @@ QString summaryText(const Checkpoint& c) {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
-      watcher_(new QFutureWatcher<OpenResult>(this)),
+      jobs_(this),
       model_(new TensorTreeModel(this)),
       proxy_(new TreeSortProxy(this)),
       tree_(new QTreeView),
@@ -80,13 +80,7 @@ MainWindow::MainWindow(QWidget* parent)
       details_(new QTextBrowser),
       summary_(new QLabel),
       tabs_(new QTabWidget),
-      scales_(new ScalePass(this)),
-      experts_(new ExpertMapView(scales_)),
-      ranks_(new RankMapView),
-      histograms_(new ScaleHistogramView(scales_)),
-      preview_(new PreviewView),
-      findings_(new FindingsView),
-      load_(new LoadView) {
+      scales_(new ScalePass(this)) {
   setWindowTitle(tr("Weightscope"));
   setAcceptDrops(true);
   proxy_->setSourceModel(model_);
@@ -105,6 +99,42 @@ MainWindow::MainWindow(QWidget* parent)
   connect(filter_, &QLineEdit::textChanged, this, &MainWindow::applyFilter);
   connect(filterMode_, &QComboBox::currentIndexChanged, this, &MainWindow::applyFilter);
 
+  // Every view of the table, in its order: its page in a tab, handed each checkpoint, leading to
+  // the tensors it asks for.
+  for (const ViewSpec& v : viewTable()) {
+    QWidget* page = v.page(*this);
+    tabs_->addTab(page, v.tabTitle);
+    if (auto* cv = dynamic_cast<CheckpointView*>(page)) views_.push_back(cv);
+    if (page->metaObject()->indexOfSignal("tensorRequested(uint32_t)") >= 0)
+      connect(page, SIGNAL(tensorRequested(uint32_t)), this, SLOT(selectTensor(uint32_t)));
+    experts_ = experts_ ? experts_ : qobject_cast<ExpertMapView*>(page);
+    ranks_ = ranks_ ? ranks_ : qobject_cast<RankMapView*>(page);
+    histograms_ = histograms_ ? histograms_ : qobject_cast<ScaleHistogramView*>(page);
+    preview_ = preview_ ? preview_ : qobject_cast<PreviewView*>(page);
+    findings_ = findings_ ? findings_ : qobject_cast<FindingsView*>(page);
+    load_ = load_ ? load_ : qobject_cast<LoadView*>(page);
+  }
+  setCentralWidget(tabs_);
+  connect(findings_, &FindingsView::finished, this, [this] {
+    if (const auto* r = findings_->report()) histograms_->setFindings(r->findings);
+    showDetails(tree_->currentIndex());  // the findings on the selected tensor
+  });
+
+  auto* dock = new QDockWidget(tr("Details"), this);
+  dock->setObjectName("details");
+  dock->setWidget(details_);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  statusBar()->addWidget(summary_, 1);
+  summary_->setText(tr("Open a checkpoint: File > Open, or drop a file or folder here."));
+
+  buildMenus();
+
+  QSettings settings;
+  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1440, 860);
+  restoreState(settings.value("window/state").toByteArray());
+}
+
+QWidget* MainWindow::makeTreePage() {
   tree_->setModel(proxy_);
   tree_->setSortingEnabled(true);
   tree_->sortByColumn(-1, Qt::AscendingOrder);  // keep the natural order until the user sorts
@@ -121,39 +151,10 @@ MainWindow::MainWindow(QWidget* parent)
   filterRow->addWidget(filterMode_);
   layout->addLayout(filterRow);
   layout->addWidget(tree_);
-  tabs_->addTab(treePage, tr("&Tensors"));
-  tabs_->addTab(experts_, tr("&Experts"));
-  tabs_->addTab(ranks_, tr("EP &Ranks"));
-  tabs_->addTab(histograms_, tr("&Scales"));
-  tabs_->addTab(preview_, tr("&Preview"));
-  tabs_->addTab(findings_, tr("&Findings"));
-  tabs_->addTab(load_, tr("Full &Load"));
-  setCentralWidget(tabs_);
-  connect(experts_, &ExpertMapView::tensorRequested, this, &MainWindow::selectTensor);
-  connect(ranks_, &RankMapView::tensorRequested, this, &MainWindow::selectTensor);
-  connect(histograms_, &ScaleHistogramView::tensorRequested, this, &MainWindow::selectTensor);
-  connect(findings_, &FindingsView::tensorRequested, this, &MainWindow::selectTensor);
-  connect(findings_, &FindingsView::finished, this, [this] {
-    if (const auto* r = findings_->report()) histograms_->setFindings(r->findings);
-    showDetails(tree_->currentIndex());  // the findings on the selected tensor
-  });
-
-  auto* dock = new QDockWidget(tr("Details"), this);
-  dock->setObjectName("details");
-  dock->setWidget(details_);
-  addDockWidget(Qt::RightDockWidgetArea, dock);
-  statusBar()->addWidget(summary_, 1);
-  summary_->setText(tr("Open a checkpoint: File > Open, or drop a file or folder here."));
-
-  buildMenus();
-  connect(watcher_, &QFutureWatcher<OpenResult>::finished, this, &MainWindow::onOpened);
-
-  QSettings settings;
-  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1440, 860);
-  restoreState(settings.value("window/state").toByteArray());
+  return treePage;
 }
 
-MainWindow::~MainWindow() { watcher_->waitForFinished(); }
+MainWindow::~MainWindow() = default;  // an open still running is dropped; nothing waits
 
 const Checkpoint* MainWindow::checkpoint() const { return model_->checkpoint(); }
 
@@ -190,10 +191,10 @@ void MainWindow::buildMenus() {
   QAction* histogram = view->addAction(tr("Scale &Histogram"), this, &MainWindow::histogramOfSelected);
   histogram->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
   view->addSeparator();
-  const QStringList names = {tr("Tensors"), tr("Expert Map"), tr("EP Ranks"), tr("Scales"), tr("Preview"), tr("Findings"), tr("Full Load")};
-  for (int i = 0; i < names.size(); ++i) {
-    QAction* a = view->addAction(names[i], this, [this, i] { showTab(Tab(i)); });
-    a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
+  const auto& views = viewTable();
+  for (int i = 0; i < int(views.size()); ++i) {
+    QAction* a = view->addAction(views[size_t(i)].menuTitle, this, [this, i] { showTab(i); });
+    if (i < 9) a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
   }
   for (QAction* a : {preview, histogram, copy}) tree_->addAction(a);
   tree_->setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -243,7 +244,7 @@ void MainWindow::applyFilter() {
   filter_->setToolTip(problem.isEmpty() ? QString() : tr("Not a regular expression: %1").arg(problem));
 }
 
-void MainWindow::showTab(Tab t) { tabs_->setCurrentIndex(int(t)); }
+void MainWindow::showTab(int index) { tabs_->setCurrentIndex(index); }
 
 int64_t MainWindow::selectedTensor() const {
   const QModelIndex cur = tree_->currentIndex();
@@ -266,11 +267,11 @@ void MainWindow::histogramOfSelected() {
 }
 
 void MainWindow::openPath(const QString& path) {
-  if (watcher_->isRunning()) return;
+  // The newest path wins: an open still running for another one is dropped.
   pendingPath_ = path;
   summary_->setText(tr("Opening %1 ...").arg(path));
   std::string p = path.toStdString();
-  watcher_->setFuture(QtConcurrent::run([p] { return openCheckpoint(p); }));
+  jobs_.start(0, [p](JobState&) { return openCheckpoint(p); }, [this](OpenResult r) { onOpened(std::move(r)); });
 }
 
 void MainWindow::selectTensor(uint32_t tensorIndex) {
@@ -283,8 +284,7 @@ void MainWindow::selectTensor(uint32_t tensorIndex) {
   tree_->setCurrentIndex(proxied);
 }
 
-void MainWindow::onOpened() {
-  OpenResult r = watcher_->result();
+void MainWindow::onOpened(OpenResult r) {
   if (!r) {
     QString msg = QString::fromStdString(r.error().describe());
     summary_->setText(tr("Could not open: %1").arg(msg));
@@ -294,13 +294,8 @@ void MainWindow::onOpened() {
   }
   ckpt_ = r.value();
   model_->setCheckpoint(ckpt_);
-  scales_->setCheckpoint(ckpt_);
-  experts_->setCheckpoint(ckpt_);
-  ranks_->setCheckpoint(ckpt_);
-  histograms_->setCheckpoint(ckpt_);
-  preview_->setCheckpoint(ckpt_);
-  findings_->setCheckpoint(ckpt_);
-  load_->setCheckpoint(ckpt_);
+  scales_->setCheckpoint(ckpt_);  // before the views that share it
+  for (CheckpointView* v : views_) v->setCheckpoint(ckpt_);
   tree_->expandToDepth(0);
   // Size columns for their widest likely text rather than measuring 200k rows.
   const QFontMetrics fm = tree_->fontMetrics();
@@ -343,7 +338,7 @@ void MainWindow::showDetails(const QModelIndex& proxyIndex) {
   if (t.projection != Projection::None) row(tr("projection"), QString::fromLatin1(projectionName(t.projection).data()));
   row(tr("component"), QString::fromLatin1(componentName(t.component).data()));
   if (t.layout != Layout::None) row(tr("layout"), QString::fromLatin1(layoutName(t.layout).data()) + (t.interleaved ? tr(", gate/up interleaved") : QString()));
-  row(tr("scheme"), QString::fromStdString(l.scheme));
+  row(tr("scheme"), QString::fromStdString(l.schemeName));
   row(tr("logical tensor"), QString::fromStdString(l.name));
   row(tr("parameters"), QString::fromStdString(formatCount(l.parameters)));
   html += "</table><p><b>" + tr("Companions") + "</b></p><ul>";

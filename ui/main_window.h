@@ -4,12 +4,13 @@
 // histograms, dequant preview, validation findings, full load.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QMainWindow>
 #include <memory>
+#include <vector>
 
 #include "core/model/checkpoint.h"
 #include "core/util/error.h"
+#include "ui/job_runner.h"
 
 class QComboBox;
 class QLabel;
@@ -22,6 +23,7 @@ class QTreeView;
 
 namespace ws::ui {
 
+class CheckpointView;
 class ExpertMapView;
 class FindingsView;
 class LoadView;
@@ -53,11 +55,18 @@ class MainWindow : public QMainWindow {
   PreviewView* preview() const { return preview_; }
   FindingsView* findings() const { return findings_; }
   LoadView* loadView() const { return load_; }
+  // The built-in views' tabs, in the order of the view table (ui/view_table).
   enum Tab { TensorsTab, ExpertsTab, RanksTab, ScalesTab, PreviewTab, FindingsTab, LoadTab };
-  void showTab(Tab t);
+  void showTab(Tab t) { showTab(int(t)); }
+  void showTab(int index);
+  // The page of the Tensors tab (the filter and the tree), built by the view table.
+  QWidget* makeTreePage();
   // The catalog index of the tensor selected in the tree, or -1.
   int64_t selectedTensor() const;
+
+ public slots:
   // Shows tensor `tensorIndex` of the catalog in the tree and selects it (the filter is cleared).
+  // (A slot: the view table's pages are connected to it by signal name.)
   void selectTensor(uint32_t tensorIndex);
 
  signals:
@@ -70,8 +79,9 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* e) override;
 
  private:
+  using OpenResult = Result<std::shared_ptr<const Checkpoint>>;
   void buildMenus();
-  void onOpened();
+  void onOpened(OpenResult r);
   void showDetails(const QModelIndex& proxyIndex);
   void copySelectedName();
   void rememberRecent(const QString& path);
@@ -80,8 +90,7 @@ class MainWindow : public QMainWindow {
   void previewSelected();
   void histogramOfSelected();
 
-  using OpenResult = Result<std::shared_ptr<const Checkpoint>>;
-  QFutureWatcher<OpenResult>* watcher_;
+  JobRunner jobs_;
   TensorTreeModel* model_;
   QSortFilterProxyModel* proxy_;
   QTreeView* tree_;
@@ -91,12 +100,13 @@ class MainWindow : public QMainWindow {
   QLabel* summary_;
   QTabWidget* tabs_;
   ScalePass* scales_;  // before the views that share it
-  ExpertMapView* experts_;
-  RankMapView* ranks_;
-  ScaleHistogramView* histograms_;
-  PreviewView* preview_;
-  FindingsView* findings_;
-  LoadView* load_;
+  std::vector<CheckpointView*> views_;  // every page of the view table that takes the checkpoint
+  ExpertMapView* experts_ = nullptr;
+  RankMapView* ranks_ = nullptr;
+  ScaleHistogramView* histograms_ = nullptr;
+  PreviewView* preview_ = nullptr;
+  FindingsView* findings_ = nullptr;
+  LoadView* load_ = nullptr;
   std::shared_ptr<const Checkpoint> ckpt_;
   QMenu* recentMenu_ = nullptr;
   QString pendingPath_;

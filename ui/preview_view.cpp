@@ -7,12 +7,11 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/numerics/dequant.h"
 #include "core/numerics/device_dequant.h"
 #include "core/numerics/stats.h"
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 #include "ui/heatmap_plot.h"
 #include "ui/remembered.h"
 
@@ -88,7 +87,7 @@ PreviewView::PreviewView(QWidget* parent)
       device_(new QLabel),
       value_(new QLabel),
       stats_(new QLabel),
-      watcher_(new QFutureWatcher<Tile>(this)) {
+      jobs_(this) {
   title_->setWordWrap(true);
   title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   title_->setText(tr("Choose a tensor in the tree and press Ctrl+P (or right-click > Preview)."));
@@ -150,31 +149,26 @@ PreviewView::PreviewView(QWidget* parent)
   connect(plot_, &HeatmapPlot::cellHovered, this, [this](int r, int c, double v) {
     value_->setText(tr("under the cursor: [%1, %2] = %3").arg(uint64_t(row_->value()) + uint64_t(r)).arg(uint64_t(col_->value()) + uint64_t(c)).arg(number(v)));
   });
-  connect(watcher_, &QFutureWatcher<Tile>::finished, this, [this] {
-    if (pending_) {  // a newer request came while this one ran
-      pending_ = false;
-      refresh();
-      return;
-    }
-    Tile t = watcher_->result();
-    if (t.ckpt != ckpt_) return;  // a tile of the checkpoint open before this one
-    error_ = t.error;
-    tile_ = std::move(t.values);
-    tileRows_ = t.rows;
-    tileCols_ = t.cols;
-    const QSignalBlocker b1(row_), b2(col_);
-    row_->setRange(0, int(std::min<uint64_t>(t.selectionRows ? t.selectionRows - 1 : 0, INT32_MAX)));
-    col_->setRange(0, int(std::min<uint64_t>(t.selectionCols ? t.selectionCols - 1 : 0, INT32_MAX)));
-    device_->setText(t.error.isEmpty() ? tr("computed on: <b>%1</b>").arg(t.device.toHtmlEscaped()) : QString());
-    onReady();
-    emit previewReady();
-  });
 }
 
-PreviewView::~PreviewView() { watcher_->waitForFinished(); }
+void PreviewView::onTile(Tile t) {
+  if (t.ckpt != ckpt_) return;  // a tile of the checkpoint open before this one
+  error_ = t.error;
+  tile_ = std::move(t.values);
+  tileRows_ = t.rows;
+  tileCols_ = t.cols;
+  const QSignalBlocker b1(row_), b2(col_);
+  row_->setRange(0, int(std::min<uint64_t>(t.selectionRows ? t.selectionRows - 1 : 0, INT32_MAX)));
+  col_->setRange(0, int(std::min<uint64_t>(t.selectionCols ? t.selectionCols - 1 : 0, INT32_MAX)));
+  device_->setText(t.error.isEmpty() ? tr("computed on: <b>%1</b>").arg(t.device.toHtmlEscaped()) : QString());
+  onReady();
+  emit previewReady();
+}
+
+PreviewView::~PreviewView() = default;  // a tile still decoding is dropped; nothing waits
 
 void PreviewView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
-  watcher_->waitForFinished();
+  jobs_.drop(0);
   ckpt_ = std::move(c);
   tensor_ = -1;
   tile_.clear();
@@ -197,7 +191,7 @@ void PreviewView::showTensor(uint32_t tensorIndex) {
                       .arg(QString::fromStdString(t.name).toHtmlEscaped())
                       .arg(QString::fromLatin1(t.dtype->name.data(), qsizetype(t.dtype->name.size())))
                       .arg(QString::fromStdString(formatShape(t.shape)))
-                      .arg(QString::fromStdString(ckpt_->logical[t.logical].scheme)));
+                      .arg(QString::fromStdString(ckpt_->logical[t.logical].schemeName)));
   refresh();
 }
 
@@ -214,13 +208,10 @@ void PreviewView::setTile(int64_t expert, uint64_t row, uint64_t col, int size) 
 
 void PreviewView::refresh() {
   if (!ckpt_ || tensor_ < 0) return;
-  if (watcher_->isRunning()) {
-    pending_ = true;
-    return;
-  }
+  // The newest request wins: a tile still decoding for older settings is dropped.
   const TileRequest q{uint32_t(tensor_), expert_->value(), uint64_t(row_->value()), uint64_t(col_->value()), size_->currentData().toInt()};
   auto ckpt = ckpt_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, q]() -> Tile {
+  jobs_.start(0, [ckpt, q](JobState&) -> Tile {
     auto r = decodeTile(*ckpt, q);
     Tile t;
     t.ckpt = ckpt;
@@ -235,7 +226,7 @@ void PreviewView::refresh() {
     t.selectionCols = r.value().selectionCols;
     t.device = QString::fromStdString(r.value().device);
     return t;
-  }));
+  }, [this](Tile t) { onTile(std::move(t)); });
 }
 
 void PreviewView::applyColormap() {

@@ -4,12 +4,13 @@
 // else by the CPU reference; the device used is shown. Decoding runs off the GUI thread.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 #include <vector>
 
 #include "core/model/checkpoint.h"
+#include "ui/checkpoint_view.h"
+#include "ui/job_runner.h"
 
 class QComboBox;
 class QLabel;
@@ -20,12 +21,12 @@ namespace ws::ui {
 
 class HeatmapPlot;
 
-class PreviewView : public QWidget {
+class PreviewView : public QWidget, public CheckpointView {
   Q_OBJECT
  public:
   explicit PreviewView(QWidget* parent = nullptr);
   ~PreviewView() override;
-  void setCheckpoint(std::shared_ptr<const Checkpoint> c);
+  void setCheckpoint(std::shared_ptr<const Checkpoint> c) override;
   // Previews stored tensor `tensorIndex`: a weight decodes with its scales; a bias or scale named
   // on its own shows its own numbers.
   void showTensor(uint32_t tensorIndex);
@@ -56,6 +57,7 @@ class PreviewView : public QWidget {
     QString device, error;
   };
   void refresh();
+  void onTile(Tile t);
   void onReady();
   void applyColormap();
 
@@ -65,10 +67,9 @@ class PreviewView : public QWidget {
   QPushButton* resetZoom_;
   HeatmapPlot* plot_;
   QLabel *device_, *value_, *stats_;
-  QFutureWatcher<Tile>* watcher_;
+  JobRunner jobs_;
   std::shared_ptr<const Checkpoint> ckpt_;
   int32_t tensor_ = -1;
-  bool pending_ = false;
   std::vector<float> tile_;
   int tileRows_ = 0, tileCols_ = 0;
   QString error_;

@@ -12,12 +12,12 @@
 #include <QToolTip>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <qcustomplot.h>
 
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 #include "ui/byte_axis.h"
+#include "ui/placement_controls.h"
 #include "ui/remembered.h"
 
 namespace ws::ui {
@@ -42,33 +42,24 @@ QString signedBytes(int64_t b) { return b < 0 ? "-" + bytesText(uint64_t(-b)) : 
 RankMapView::RankMapView(QWidget* parent)
     : QWidget(parent),
       epSize_(new QSpinBox),
-      placement_(new QComboBox),
-      remainder_(new QComboBox),
+      placement_(new PlacementControls(this, "ranks/remainder")),
       budget_(new QComboBox),
       plot_(new QCustomPlot),
       details_(new QTreeWidget),
       caption_(new QLabel),
-      watcher_(new QFutureWatcher<Outcome>(this)) {
+      jobs_(this) {
   epSize_->setRange(1, 1);
   epSize_->setToolTip(tr("Expert-parallel size: how many ranks share the routed experts"));
-  placement_->addItem(tr("linear (contiguous blocks)"), int(plan::PlacementKind::Linear));
-  placement_->addItem(tr("round-robin"), int(plan::PlacementKind::RoundRobin));
-  placement_->addItem(tr("EPLB map file..."), int(plan::PlacementKind::Map));
-  remainder_->addItem(tr("first ranks (vLLM)"), int(plan::Remainder::First));
-  remainder_->addItem(tr("last rank (seed runtime)"), int(plan::Remainder::Last));
-  remainder_->addItem(tr("strict (SGLang: must divide)"), int(plan::Remainder::Strict));
-  remainder_->setToolTip(tr("Who takes the experts left over when they do not divide evenly over the ranks"));
   budget_->setEditable(true);
   budget_->addItem(tr("no budget"));
   for (const auto& [name, bytes] : plan::deviceTable()) budget_->addItem(QString::fromStdString(name));
   budget_->setToolTip(tr("GPU memory per rank: a device, or a size such as 96GiB"));
-  remember(remainder_, "ranks/remainder");
   remember(budget_, "ranks/budget");
 
   auto* controls = new QFormLayout;
   controls->addRow(tr("EP &size"), epSize_);
-  controls->addRow(tr("&Placement"), placement_);
-  controls->addRow(tr("&Remainder"), remainder_);
+  controls->addRow(tr("&Placement"), placement_->placementBox());
+  controls->addRow(tr("&Remainder"), placement_->remainderBox());
   controls->addRow(tr("GPU &budget"), budget_);
   details_->setHeaderLabels({tr("rank contents"), tr("bytes")});
   details_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
@@ -103,23 +94,8 @@ RankMapView::RankMapView(QWidget* parent)
   layout->addWidget(split, 1);
 
   connect(epSize_, &QSpinBox::valueChanged, this, &RankMapView::replan);
-  connect(placement_, &QComboBox::currentIndexChanged, this, [this](int index) {
-    if (placement_->itemData(index).toInt() == int(plan::PlacementKind::Map)) {
-      const QString path = QFileDialog::getOpenFileName(this, tr("EPLB placement map"), {}, tr("JSON (*.json);;All files (*)"));
-      if (path.isEmpty()) {
-        const QSignalBlocker block(placement_);
-        placement_->setCurrentIndex(lastPlacement_);
-        return;
-      }
-      mapFile_ = path;
-      placement_->setItemText(index, tr("map: %1").arg(QFileInfo(path).fileName()));
-    }
-    lastPlacement_ = index;
-    replan();
-  });
-  connect(remainder_, &QComboBox::currentIndexChanged, this, &RankMapView::replan);
+  connect(placement_, &PlacementControls::changed, this, &RankMapView::replan);
   connect(budget_, &QComboBox::currentTextChanged, this, &RankMapView::replan);
-  connect(watcher_, &QFutureWatcher<Outcome>::finished, this, &RankMapView::onPlanned);
   connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
     if (!result_ || !plot_->axisRect()->rect().contains(e->pos())) return QToolTip::hideText();
     const int r = int(std::lround(plot_->xAxis->pixelToCoord(e->pos().x())));
@@ -141,17 +117,12 @@ RankMapView::RankMapView(QWidget* parent)
   });
 }
 
-RankMapView::~RankMapView() { watcher_->waitForFinished(); }
+RankMapView::~RankMapView() = default;  // a plan still running is dropped; nothing waits
 
-void RankMapView::setMapFile(const QString& path) {
-  mapFile_ = path;
-  const int index = placement_->findData(int(plan::PlacementKind::Map));
-  placement_->setItemText(index, tr("map: %1").arg(QFileInfo(path).fileName()));
-  lastPlacement_ = index;
-  const QSignalBlocker block(placement_);
-  placement_->setCurrentIndex(index);
-  replan();
-}
+QComboBox* RankMapView::placementBox() const { return placement_->placementBox(); }
+QComboBox* RankMapView::remainderBox() const { return placement_->remainderBox(); }
+
+void RankMapView::setMapFile(const QString& path) { placement_->setMapFile(path); }
 
 void RankMapView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
   ckpt_ = std::move(c);
@@ -166,17 +137,12 @@ void RankMapView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
 
 void RankMapView::replan() {
   if (!ckpt_) return;
-  if (watcher_->isRunning()) {  // one plan at a time; the newest options win
-    pending_ = true;
-    return;
-  }
-  const auto kind = plan::PlacementKind(placement_->currentData().toInt());
-  const auto rem = plan::Remainder(remainder_->currentData().toInt());
+  // The newest options (or checkpoint) win: a plan still running for older ones is dropped.
+  const plan::PlacementSpec spec = placement_->spec();
   const int ep = epSize_->value();
-  const QString mapFile = mapFile_;
   const QString budget = budget_->currentText() == budget_->itemText(0) ? QString() : budget_->currentText().trimmed();  // "no budget"
   auto ckpt = ckpt_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, kind, rem, ep, budget, mapFile]() -> Outcome {
+  jobs_.start(0, [ckpt, spec, ep, budget](JobState&) -> Outcome {
     plan::PlanOptions opt;
     if (!budget.isEmpty()) {
       try {
@@ -185,23 +151,16 @@ void RankMapView::replan() {
         return {nullptr, QObject::tr("GPU budget '%1': %2").arg(budget, QString::fromStdString(e.what()))};
       }
     }
-    auto placement = kind == plan::PlacementKind::Map ? plan::loadMap(mapFile.toStdString(), rem, ep, ckpt->model.numExperts)
-                                                      : plan::makePlacement(kind, rem, ep, ckpt->model.numExperts);
+    auto placement = spec.build(ep, ckpt->model.numExperts);
     if (!placement) return {nullptr, QString::fromStdString(placement.error().describe())};
     opt.placement = placement.value();
     auto r = plan::planCheckpoint(*ckpt, opt);
     if (!r) return {nullptr, QString::fromStdString(r.error().describe())};
     return {std::make_shared<plan::PlanResult>(std::move(r.value())), {}};
-  }));
+  }, [this](Outcome o) { onPlanned(std::move(o)); });
 }
 
-void RankMapView::onPlanned() {
-  Outcome o = watcher_->result();
-  if (pending_) {
-    pending_ = false;
-    replan();
-    return;
-  }
+void RankMapView::onPlanned(Outcome o) {
   result_ = o.plan;
   if (!result_) {
     caption_->setText(tr("<b>Cannot plan:</b> %1").arg(o.error.toHtmlEscaped()));
@@ -284,7 +243,7 @@ void RankMapView::draw() {
   QString text = tr("EP %1 over %2 experts (%3): imbalance %4 (largest rank / mean)")
                      .arg(ranks.size())
                      .arg(ckpt_->model.numExperts)
-                     .arg(placement_->currentText())
+                     .arg(placement_->placementBox()->currentText())
                      .arg(result_->imbalance, 0, 'f', 3);
   if (budget)
     text += tr("; %1 of %2 ranks fit, least headroom %3").arg(fits).arg(ranks.size()).arg(signedBytes(worst));

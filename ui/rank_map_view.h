@@ -4,11 +4,12 @@
 // plan (core/plan) runs off the GUI thread and is redone whenever a control changes.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 
 #include "core/plan/ep_plan.h"
+#include "ui/checkpoint_view.h"
+#include "ui/job_runner.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -19,16 +20,18 @@ class QTreeWidgetItem;
 
 namespace ws::ui {
 
-class RankMapView : public QWidget {
+class PlacementControls;
+
+class RankMapView : public QWidget, public CheckpointView {
   Q_OBJECT
  public:
   explicit RankMapView(QWidget* parent = nullptr);
   ~RankMapView() override;
-  void setCheckpoint(std::shared_ptr<const Checkpoint> c);
+  void setCheckpoint(std::shared_ptr<const Checkpoint> c) override;
 
   QSpinBox* epSizeBox() const { return epSize_; }
-  QComboBox* placementBox() const { return placement_; }
-  QComboBox* remainderBox() const { return remainder_; }
+  QComboBox* placementBox() const;
+  QComboBox* remainderBox() const;
   QComboBox* budgetBox() const { return budget_; }
   QCustomPlot* plot() const { return plot_; }
   QTreeWidget* rankDetails() const { return details_; }
@@ -53,22 +56,20 @@ class RankMapView : public QWidget {
     QString error;
   };
   void replan();
-  void onPlanned();
+  void onPlanned(Outcome o);
   void draw();
   void fillTensors(QTreeWidgetItem* list);
 
   QSpinBox* epSize_;
-  QComboBox *placement_, *remainder_, *budget_;
+  PlacementControls* placement_;
+  QComboBox* budget_;
   QCustomPlot* plot_;
   QTreeWidget* details_;
   QLabel* caption_;
-  QFutureWatcher<Outcome>* watcher_;
+  JobRunner jobs_;
   std::shared_ptr<const Checkpoint> ckpt_;
   std::shared_ptr<plan::PlanResult> result_;
-  bool pending_ = false;
   int selected_ = -1;
-  QString mapFile_;
-  int lastPlacement_ = 0;  // to go back to when the map file dialog is cancelled
 };
 
 }  // namespace ws::ui

@@ -11,7 +11,6 @@
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <qcustomplot.h>
 
@@ -61,7 +60,7 @@ ScaleHistogramView::ScaleHistogramView(ScalePass* scales, QWidget* parent)
       plot_(new QCustomPlot),
       caption_(new QLabel),
       findings_(new QTreeWidget),
-      watcher_(new QFutureWatcher<Outcome>(this)) {
+      jobs_(this) {
   grouping_->addItem(tr("whole checkpoint"), int(num::ScaleGrouping::Checkpoint));
   grouping_->addItem(tr("per layer"), int(num::ScaleGrouping::Layer));
   grouping_->addItem(tr("per projection"), int(num::ScaleGrouping::Projection));
@@ -118,17 +117,16 @@ ScaleHistogramView::ScaleHistogramView(ScalePass* scales, QWidget* parent)
   connect(cancel_, &QPushButton::clicked, this, &ScaleHistogramView::cancel);
   connect(poll_, &QTimer::timeout, this, [this] { scales_->job().showOn(progress_); });
   connect(scales_, &ScalePass::finished, this, &ScaleHistogramView::onScales);
-  connect(watcher_, &QFutureWatcher<Outcome>::finished, this, &ScaleHistogramView::onComputed);
   connect(findings_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     if (!ckpt_) return;
     if (const TensorRecord* t = ckpt_->find(item->text(1).toStdString())) emit tensorRequested(uint32_t(t - ckpt_->tensors.data()));
   });
 }
 
-ScaleHistogramView::~ScaleHistogramView() { watcher_->waitForFinished(); }
+ScaleHistogramView::~ScaleHistogramView() = default;  // a regrouping still running is dropped
 
 void ScaleHistogramView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
-  watcher_->waitForFinished();
+  jobs_.drop(0);
   showWaiting(false);
   ckpt_ = std::move(c);
   report_.reset();
@@ -140,7 +138,7 @@ void ScaleHistogramView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
 
 void ScaleHistogramView::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
-  if (ckpt_ && !report_ && !watcher_->isRunning() && !waiting_) compute();
+  if (ckpt_ && !report_ && !jobs_.running(0) && !waiting_) compute();
 }
 
 void ScaleHistogramView::setFindings(const std::vector<val::Finding>& findings) {
@@ -180,15 +178,11 @@ void ScaleHistogramView::showTensor(uint32_t tensorIndex) {
   wantedGroup_ = QString::fromStdString(ckpt_->logical[ckpt_->tensors[tensorIndex].logical].name);
   const int tensorGrouping = grouping_->findData(int(num::ScaleGrouping::Tensor));
   if (grouping_->currentIndex() != tensorGrouping) grouping_->setCurrentIndex(tensorGrouping);  // recomputes, then selects
-  else if (report_ && !watcher_->isRunning()) fillGroups();
+  else if (report_ && !jobs_.running(0)) fillGroups();
 }
 
 void ScaleHistogramView::compute() {
   if (!ckpt_ || waiting_) return;
-  if (watcher_->isRunning()) {  // the newest grouping wins
-    pending_ = true;
-    return;
-  }
   if (!scales_->result() || scales_->checkpoint() != ckpt_) {  // the one read of the scales first
     showWaiting(true);
     scales_->request();
@@ -197,20 +191,18 @@ void ScaleHistogramView::compute() {
   auto ckpt = ckpt_;
   const auto by = num::ScaleGrouping(grouping_->currentData().toInt());
   const ScalePass::Report byTensor = scales_->result();
-  watcher_->setFuture(QtConcurrent::run([ckpt, by, byTensor]() -> Outcome {
-    auto grouped = by == num::ScaleGrouping::Tensor ? std::make_shared<num::ScaleReport>(*byTensor)
-                                                   : std::make_shared<num::ScaleReport>(num::regroupScales(*ckpt, *byTensor, by));
-    return {ckpt, grouped};
-  }));
+  // The newest grouping wins: a regrouping for an older choice is dropped.
+  jobs_.start(
+      0,
+      [ckpt, by, byTensor](JobState&) -> Outcome {
+        auto grouped = by == num::ScaleGrouping::Tensor ? std::make_shared<num::ScaleReport>(*byTensor)
+                                                       : std::make_shared<num::ScaleReport>(num::regroupScales(*ckpt, *byTensor, by));
+        return {ckpt, grouped};
+      },
+      [this](Outcome o) { onComputed(std::move(o)); });
 }
 
-void ScaleHistogramView::onComputed() {
-  if (pending_) {
-    pending_ = false;
-    compute();
-    return;
-  }
-  Outcome o = watcher_->result();
+void ScaleHistogramView::onComputed(Outcome o) {
   if (o.ckpt != ckpt_) return;  // finished for the checkpoint open before this one
   report_ = o.report;
   fillGroups();

@@ -9,13 +9,14 @@
 // from that pass without reading again.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
 #include <memory>
 
 #include "core/numerics/scale_stats.h"
 #include "core/validate/finding.h"
+#include "ui/checkpoint_view.h"
+#include "ui/job_runner.h"
 #include "ui/scale_pass.h"
 
 class QCheckBox;
@@ -29,12 +30,12 @@ class QTreeWidget;
 
 namespace ws::ui {
 
-class ScaleHistogramView : public QWidget {
+class ScaleHistogramView : public QWidget, public CheckpointView {
   Q_OBJECT
  public:
   explicit ScaleHistogramView(ScalePass* scales, QWidget* parent = nullptr);
   ~ScaleHistogramView() override;
-  void setCheckpoint(std::shared_ptr<const Checkpoint> c);
+  void setCheckpoint(std::shared_ptr<const Checkpoint> c) override;
   // The findings of the last validation; the ones about scales are listed with their groups.
   void setFindings(const std::vector<val::Finding>& findings);
   // The histogram of one tensor's scales (grouping by tensor).
@@ -67,7 +68,7 @@ class ScaleHistogramView : public QWidget {
     std::shared_ptr<num::ScaleReport> report;
   };
   void compute();
-  void onComputed();
+  void onComputed(Outcome o);
   void onScales();
   void showWaiting(bool on);  // the progress of the scale pass, and its cancel
   void fillGroups();
@@ -84,7 +85,7 @@ class ScaleHistogramView : public QWidget {
   QCustomPlot* plot_;
   QLabel* caption_;
   QTreeWidget* findings_;
-  QFutureWatcher<Outcome>* watcher_;
+  JobRunner jobs_;
   std::shared_ptr<const Checkpoint> ckpt_;
   std::shared_ptr<num::ScaleReport> report_;
   bool waiting_ = false;  // for the scale pass
@@ -92,7 +93,6 @@ class ScaleHistogramView : public QWidget {
   num::Histogram hist_;
   std::vector<bool> outliers_;
   QString wantedGroup_;
-  bool pending_ = false;
 };
 
 }  // namespace ws::ui

@@ -1,27 +1,13 @@
 #include "ui/scale_pass.h"
 
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace ws::ui {
 
-ScalePass::ScalePass(QObject* parent) : QObject(parent), watcher_(new QFutureWatcher<Outcome>(this)), job_(std::make_shared<JobState>()) {
-  connect(watcher_, &QFutureWatcher<Outcome>::finished, this, [this] {
-    Outcome o = watcher_->result();
-    if (o.ckpt != ckpt_) return;  // the pass over the checkpoint open before this one
-    result_ = o.report;
-    error_ = o.error;
-    emit finished();
-  });
-}
+ScalePass::ScalePass(QObject* parent) : QObject(parent), jobs_(this) {}
 
-ScalePass::~ScalePass() {
-  job_->cancel = true;
-  watcher_->waitForFinished();
-}
+ScalePass::~ScalePass() = default;  // a pass still reading is cancelled and dropped; nothing waits
 
 void ScalePass::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
-  job_->cancel = true;
-  watcher_->waitForFinished();
+  jobs_.drop(0);  // the pass over the previous checkpoint stops, and its report is dropped
   ckpt_ = std::move(c);
   result_.reset();
   error_.clear();
@@ -33,18 +19,24 @@ void ScalePass::request() {
     emit finished();
     return;
   }
-  job_ = std::make_shared<JobState>();
-  job_->total = ckpt_->logical.size();
   auto ckpt = ckpt_;
-  auto job = job_;
-  watcher_->setFuture(QtConcurrent::run([ckpt, job]() -> Outcome {
-    auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor, [&](uint64_t done, uint64_t) {
-      job->done = done;
-      return !job->cancel;
-    });
-    if (!r) return {ckpt, nullptr, QString::fromStdString(r.error().message)};
-    return {ckpt, std::make_shared<const num::ScaleReport>(std::move(r.value())), {}};
-  }));
+  jobs_.start(
+      0,
+      [ckpt](JobState& job) -> Outcome {
+        job.total = ckpt->logical.size();
+        auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor, [&](uint64_t done, uint64_t) {
+          job.done = done;
+          return !job.cancel;
+        });
+        if (!r) return {ckpt, nullptr, QString::fromStdString(r.error().message)};
+        return {ckpt, std::make_shared<const num::ScaleReport>(std::move(r.value())), {}};
+      },
+      [this](Outcome o) {
+        if (o.ckpt != ckpt_) return;  // the pass over the checkpoint open before this one
+        result_ = o.report;
+        error_ = o.error;
+        emit finished();
+      });
 }
 
 }  // namespace ws::ui

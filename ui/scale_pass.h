@@ -4,12 +4,11 @@
 // first view asks, with progress and cancel; every grouping is regrouped from it.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <memory>
 
 #include "core/numerics/scale_stats.h"
-#include "ui/job_state.h"
+#include "ui/job_runner.h"
 
 namespace ws::ui {
 
@@ -24,12 +23,12 @@ class ScalePass : public QObject {
   void setCheckpoint(std::shared_ptr<const Checkpoint> c);
   // Starts the pass unless it is done or running; finished() follows either way once it is over.
   void request();
-  void cancel() { job_->cancel = true; }
-  bool running() const { return watcher_->isRunning(); }
+  void cancel() { jobs_.cancel(0); }
+  bool running() const { return jobs_.running(0); }
   // The per-tensor report (null before the pass ends, or when it was cancelled or failed).
   Report result() const { return result_; }
   const std::shared_ptr<const Checkpoint>& checkpoint() const { return ckpt_; }
-  const JobState& job() const { return *job_; }
+  const JobState& job() { return jobs_.state(0); }
   QString error() const { return error_; }
 
  signals:
@@ -41,8 +40,7 @@ class ScalePass : public QObject {
     Report report;
     QString error;
   };
-  QFutureWatcher<Outcome>* watcher_;
-  std::shared_ptr<JobState> job_;
+  JobRunner jobs_;
   std::shared_ptr<const Checkpoint> ckpt_;
   Report result_;
   QString error_;

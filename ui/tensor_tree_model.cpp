@@ -3,7 +3,7 @@
 #include <QFileInfo>
 #include <map>
 
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 namespace ws::ui {
 
@@ -150,7 +150,7 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
     case DType: return t ? QString::fromLatin1(t->dtype->name.data(), qsizetype(t->dtype->name.size())) : QVariant();
     case Shape: return t ? QString::fromStdString(formatShape(t->shape)) : QVariant();
     case Bytes: return QString::fromStdString(formatBytes(n->bytes));
-    case Scheme: return t ? QString::fromStdString(ckpt_->logical[t->logical].scheme) : QVariant();
+    case Scheme: return t ? QString::fromStdString(ckpt_->logical[t->logical].schemeName) : QVariant();
     case File: return t ? QFileInfo(QString::fromStdString(ckpt_->files[t->file].path)).fileName() : QVariant();
   }
   return {};

@@ -60,11 +60,10 @@ std::shared_ptr<const Checkpoint> openOrReport(const std::string& path) {
   return r.value();
 }
 
-plan::Remainder parseRemainder(const std::string& s) {
-  if (s == "first") return plan::Remainder::First;
-  if (s == "last") return plan::Remainder::Last;
-  if (s == "strict") return plan::Remainder::Strict;
-  throw std::invalid_argument("--remainder must be first, last or strict");
+plan::PlacementSpec placementSpecOf(const Args& a) {
+  auto spec = plan::PlacementSpec::parse(a.get("placement", "linear"), a.get("remainder", "first"));
+  if (!spec) throw std::invalid_argument(spec.error().message);
+  return spec.value();
 }
 
 }  // namespace ws::cli

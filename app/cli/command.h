@@ -59,8 +59,9 @@ class Args {
 
 // Opens a checkpoint, or prints the error (file, offset, tensor) and returns null.
 std::shared_ptr<const Checkpoint> openOrReport(const std::string& path);
-// "first" | "last" | "strict"; throws std::invalid_argument otherwise.
-plan::Remainder parseRemainder(const std::string& s);
+// --placement and --remainder, the same words for plan, load and validate --full-load; throws
+// std::invalid_argument (exit 2) naming the bad word.
+plan::PlacementSpec placementSpecOf(const Args& a);
 
 void registerInspect(CommandRegistry& r);
 void registerSynth(CommandRegistry& r);

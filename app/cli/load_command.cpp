@@ -30,11 +30,11 @@ class LoadCommand : public Command {
            "  --device       cuda (first GPU), cuda:N, or host (host memory with the same bookkeeping;\n"
            "                 the default when no GPU is present)\n"
            "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
-           "  --remainder, --skip-activation-scales, --skip-mtp, --defer GLOB, --reserve SIZE as in plan\n"
+           "  --placement, --remainder, --skip-activation-scales, --skip-mtp, --defer GLOB, --reserve SIZE as in plan\n"
            "  --report FILE  the weightscope.load/1 residency report (docs/load.md); Ctrl-C cancels\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "remainder", "defer", "reserve"},
+    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "defer", "reserve"},
            {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
@@ -53,7 +53,7 @@ class LoadCommand : public Command {
       std::cerr << "weightscope load: " << backend.error().describe() << "\n";
       return kExitCannotRun;
     }
-    auto placement = plan::makePlacement(plan::PlacementKind::Linear, parseRemainder(a.get("remainder", "first")), int(a.getInt("ep-size", 1)), c.model.numExperts);
+    auto placement = placementSpecOf(a).build(int(a.getInt("ep-size", 1)), c.model.numExperts);
     if (!placement) {
       std::cerr << "weightscope load: " << placement.error().describe() << "\n";
       return kExitCannotRun;

@@ -9,8 +9,8 @@
 #include "core/numerics/dequant.h"
 #include "core/numerics/scale_stats.h"
 #include "core/numerics/stats.h"
-#include "core/report/format_bytes.h"
-#include "core/report/inspect_report.h"
+#include "core/util/format_bytes.h"
+#include "core/util/glob.h"
 #include "core/report/npy_writer.h"
 
 namespace ws::cli {
@@ -48,7 +48,7 @@ Result<Target> resolveTarget(const Checkpoint& c, const std::string& name) {
   if (!li) return li.error();
   auto d = num::makeDecoder(c, li.value());
   if (!d) return d.error();
-  return Target{std::move(d.value()), c.logical[li.value()].name, c.logical[li.value()].scheme};
+  return Target{std::move(d.value()), c.logical[li.value()].name, c.logical[li.value()].schemeName};
 }
 
 void printStats(const num::Stats& s) {

@@ -7,13 +7,11 @@
 #include "app/cli/command.h"
 #include "core/formats/open_checkpoint.h"
 #include "core/plan/ep_plan.h"
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 namespace ws::cli {
 
 namespace {
-
-const char* remainderName(plan::Remainder r) { return r == plan::Remainder::First ? "first" : r == plan::Remainder::Last ? "last" : "strict"; }
 
 nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res, bool listTensors) {
   nlohmann::json ranks = nlohmann::json::array();
@@ -46,7 +44,7 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
       {"path", c.root},
       {"ep_size", opt.placement.epSize},
       {"placement", opt.placement.source},
-      {"remainder", remainderName(opt.placement.remainder)},
+      {"remainder", plan::remainderName(opt.placement.remainder)},
       {"physical_experts", opt.placement.physicalExperts()},
       {"tp_size", opt.tp},
       {"capacity", opt.capacity ? nlohmann::json(*opt.capacity) : nlohmann::json(nullptr)},
@@ -77,7 +75,7 @@ std::string expertList(const std::vector<int64_t>& e) {
 
 void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res) {
   std::printf("EP %d over %lld experts (%s, remainder %s)%s; peak multiplier %.2f; imbalance %.3f\n", opt.placement.epSize,
-              (long long)opt.placement.physicalExperts(), opt.placement.source.c_str(), remainderName(opt.placement.remainder),
+              (long long)opt.placement.physicalExperts(), opt.placement.source.c_str(), plan::remainderName(opt.placement.remainder),
               opt.tp > 1 ? (", TP " + std::to_string(opt.tp)).c_str() : "", res.multiplier, res.imbalance);
   if (opt.capacity) std::printf("capacity %s per rank, reserved %s\n", formatBytes(*opt.capacity).c_str(), formatBytes(opt.reserved).c_str());
   if (!c.model.baseModelEpPlan.empty()) std::printf("config base_model_ep_plan: %s\n", c.model.baseModelEpPlan.c_str());
@@ -134,14 +132,7 @@ class PlanCommand : public Command {
     if (!opened) return kExitCannotRun;
     const Checkpoint& c = *opened;
     const int ep = int(a.getInt("ep", 1));
-    const plan::Remainder remainder = parseRemainder(a.get("remainder", "first"));
-    const std::string placement = a.get("placement", "linear");
-    const int64_t E = c.model.numExperts;
-    Result<plan::Placement> pl = Error{ErrorCode::Usage, "", {}, std::nullopt, {}};
-    if (placement == "linear") pl = plan::makePlacement(plan::PlacementKind::Linear, remainder, ep, E);
-    else if (placement == "round-robin") pl = plan::makePlacement(plan::PlacementKind::RoundRobin, remainder, ep, E);
-    else if (placement.rfind("trivial:", 0) == 0) pl = plan::trivialMap(std::stoll(placement.substr(8)), remainder, ep, E);
-    else pl = plan::loadMap(placement, remainder, ep, E);
+    auto pl = placementSpecOf(a).build(ep, c.model.numExperts);
     if (!pl) {
       std::cerr << "weightscope plan: " << pl.error().describe() << "\n";
       return kExitCannotRun;

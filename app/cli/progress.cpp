@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <unistd.h>
 
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 namespace ws::cli {
 

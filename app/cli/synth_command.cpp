@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 #include "core/synth/synth.h"
 
 namespace ws::cli {

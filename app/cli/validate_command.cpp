@@ -43,15 +43,16 @@ class ValidateCommand : public Command {
            "  --rules LIST       only these rule codes, names or families (integrity, completeness,\n"
            "                     shapes, compatibility, values, diff, load); --skip-rules: all but these\n"
            "  --min-severity S   leave out findings below S (the exit code still counts errors)\n"
-           "  --full-load        also load it (--device host|cuda:N, --ep-size N --ep-rank R) and\n"
-           "                     report load failures and residency against the planner\n"
+           "  --full-load        also load it (--device host|cuda:N, --ep-size N --ep-rank R,\n"
+           "                     --placement, --remainder as in plan) and report load failures and\n"
+           "                     residency against the planner\n"
            "  --against REF      compare every tensor with a reference checkpoint (any format, e.g. the\n"
            "                     BF16 original of an FP8 or GGUF conversion): missing, reshaped, and with\n"
            "                     --max-rel-error X moved by more than X (0.08: within 8%)\n"
            "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "against", "max-rel-error"}, {"full-load"});
+    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error"}, {"full-load"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -69,6 +70,7 @@ class ValidateCommand : public Command {
     opt.device = a.get("device", "host");
     opt.epSize = int(a.getInt("ep-size", 1));
     opt.epRank = int(a.getInt("ep-rank", 0));
+    opt.placement = placementSpecOf(a);
     opt.against = a.get("against");
     if (a.has("max-rel-error")) opt.maxRelError = std::stod(a.get("max-rel-error"));
     if (opt.maxRelError >= 0 && opt.against.empty()) throw std::invalid_argument("--max-rel-error needs --against REF");

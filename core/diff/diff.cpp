@@ -1,19 +1,16 @@
 #include "core/diff/diff.h"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
 
 #include "core/diff/unit_matrix.h"
+#include "core/util/glob.h"
 
 namespace ws::diff {
 
 namespace {
-
-bool globMatch(const std::string& glob, const std::string& s) { return fnmatch(glob.c_str(), s.c_str(), 0) == 0; }
 
 double saturatedShare(const Matrix& m) {
   if (m.saturated.empty() || m.values.empty()) return -1;
@@ -27,8 +24,8 @@ PairResult comparePair(const Checkpoint& a, const Checkpoint& b, const Pair& p, 
   r.pair = p;
   r.nameA = a.logical[p.a.logical].name;
   r.nameB = b.logical[p.b.logical].name;
-  r.schemeA = a.logical[p.a.logical].scheme;
-  r.schemeB = b.logical[p.b.logical].scheme;
+  r.schemeA = a.logical[p.a.logical].schemeName;
+  r.schemeB = b.logical[p.b.logical].schemeName;
   auto ma = decodeUnit(a, p.a, device);
   auto mb = decodeUnit(b, p.b, device);
   if (!ma || !mb) {

@@ -5,7 +5,9 @@
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
+#if WEIGHTSCOPE_HAVE_SIMDJSON
 #include <simdjson.h>
+#endif
 
 #include "core/formats/gguf.h"
 #include "core/formats/utf8.h"
@@ -195,6 +197,7 @@ SafetensorsHeader checkTensors(SafetensorsHeader h, std::span<const uint8_t> fil
 // The fast path: simdjson over a header that is valid, which nearly all are. It accepts exactly
 // what HeaderSax accepts and returns false at anything else - a syntax error, a missing field, a
 // duplicate, an unknown dtype - so the slow path can name the problem with its byte offset.
+#if WEIGHTSCOPE_HAVE_SIMDJSON
 bool parseHeaderFast(const char* json, uint64_t n, SafetensorsHeader& h) {
   thread_local simdjson::dom::parser parser;  // one per header-parsing thread, reused across shards
   simdjson::dom::object top;
@@ -244,6 +247,10 @@ bool parseHeaderFast(const char* json, uint64_t n, SafetensorsHeader& h) {
   }
   return true;
 }
+#else
+// Built without simdjson: every header takes the reference-order parser.
+bool parseHeaderFast(const char*, uint64_t, SafetensorsHeader&) { return false; }
+#endif
 
 }  // namespace
 

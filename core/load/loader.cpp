@@ -72,8 +72,6 @@ std::vector<std::pair<uint64_t, uint64_t>> rangesOf(const Checkpoint& c, const T
   return r;
 }
 
-bool plainFloat(const DType* d) { return d->name == "BF16" || d->name == "F16" || d->name == "F32"; }
-
 }  // namespace
 
 Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const LoadOptions& opt) {
@@ -204,7 +202,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
           if (auto r = dev.copy(b, src.bytes, ub, 0, ub.bytes); !r) throw CoreError(r.error());
         }
       }
-      if (opt.plan.deriveTranspose && plainFloat(t.dtype) && t.shape.size() >= 2) {
+      if (opt.plan.deriveTranspose && plan::buildsTransposedTwin(c, t)) {
         const std::string name = t.name + " (transposed)";
         DeviceBuffer b = alloc(src.bytes, name);
         res.store->addDerived({name, "transpose", {t.name}, b});
@@ -219,7 +217,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
           throw CoreError(r.error());
         }
       }
-      if (opt.plan.deriveBf16 && !plainFloat(t.dtype) && l.scheme != "f32" && l.scheme != "bf16" && l.scheme != "f16") {
+      if (opt.plan.deriveBf16 && plan::buildsBf16Twin(c, t)) {
         // BF16 copy of the rank's part of this quantized expert weight, dequantized by the CPU
         // reference and uploaded (the same bytes the GPU kernels produce).
         auto dec = num::makeDecoder(c, t.logical);

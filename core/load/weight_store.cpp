@@ -1,6 +1,6 @@
 #include "core/load/weight_store.h"
 
-#include "core/report/inspect_report.h"
+#include "core/util/glob.h"
 
 namespace ws::load {
 

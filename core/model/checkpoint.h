@@ -11,6 +11,7 @@
 
 #include "core/io/mapped_file.h"
 #include "core/model/model_description.h"
+#include "core/model/scheme_table.h"
 #include "core/model/tensor_record.h"
 #include "core/util/error.h"
 
@@ -27,7 +28,8 @@ struct SourceFile {
 // A weight with its companions (scales, global scale, zero points, packed shape, bias).
 struct LogicalTensor {
   std::string name;
-  std::string scheme;              // "bf16", "fp8-block", "nvfp4", "gguf-q4_k", ...
+  Scheme scheme = Scheme::Plain;   // its row in the scheme table (core/model/scheme_table.h)
+  std::string schemeName;          // as reports show it: "bf16", "fp8-block", "nvfp4", "gguf-q4_k", ...
   int32_t weight = -1;             // index of the Weight member in Checkpoint::tensors, -1 if none
   std::vector<uint32_t> members;   // every stored tensor of this logical tensor
   uint64_t parameters = 0;         // logical elements of weight and bias (packed codes unpacked)

@@ -9,12 +9,6 @@ namespace ws {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& ch : r) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  return r;
-}
-
 bool endsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -40,27 +34,27 @@ uint64_t expertProjectionElements(const ModelDescription& m, Projection p) {
   return p == Projection::GateUp ? 2 * e : e;
 }
 
-std::string schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params) {
+// The scheme of a logical tensor with a weight, and the logical parameters it holds (packed codes
+// counted as the weights they hold). `bits` is set for MLX affine of an unread width.
+Scheme schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params, uint32_t& bits) {
   const TensorRecord* w = mb.weight;
   const ModelDescription& model = c.model;
   params = w->elements();
   const std::string_view dn = w->dtype->name;
-  if (w->ggmlOrder) {
-    return w->dtype->isBlockQuant() ? "gguf-" + lower(dn) : lower(dn);
-  }
+  if (w->ggmlOrder) return w->dtype->isBlockQuant() ? Scheme::GgufBlock : Scheme::Plain;
   if (w->numaNode >= 0) {  // KTransformers NUMA shards: INT8 holds one byte a weight, INT4 half
     uint64_t want = expertProjectionElements(model, w->projection);
-    if (want && mb.weightBytes * 2 == want) { params = want; return "kt-int4"; }
+    if (want && mb.weightBytes * 2 == want) { params = want; return Scheme::KtInt4; }
     params = want ? want : mb.weightBytes;
-    return "kt-int8";
+    return Scheme::KtInt8;
   }
   if (endsWith(w->name, "_blocks")) {  // gpt-oss MXFP4: [..., 16] bytes = 32 codes
     params = w->elements() * 2;
-    return "mxfp4";
+    return Scheme::Mxfp4;
   }
   if (endsWith(w->name, ".weight_packed")) {
-    if (dn == "U8" || dn == "I8") { params = w->elements() * 2; return "rawint4"; }
-    int64_t bits = model.quant.bits > 0 ? model.quant.bits : 4;
+    if (dn == "U8" || dn == "I8") { params = w->elements() * 2; return Scheme::RawInt4; }
+    int64_t packedBits = model.quant.bits > 0 ? model.quant.bits : 4;
     if (mb.shape) {
       // weight_shape holds the unpacked shape; the packed last dimension says how many codes
       // share an int32 (8 for int4, 4 for int8).
@@ -70,43 +64,44 @@ std::string schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params) 
         for (auto v : s) params *= uint64_t(v);
         if (!w->shape.empty() && w->shape.back() > 0) {
           uint64_t perWord = (uint64_t(s.back()) + w->shape.back() - 1) / w->shape.back();
-          if (perWord == 8) bits = 4;
-          else if (perWord == 4) bits = 8;
+          if (perWord == 8) packedBits = 4;
+          else if (perWord == 4) packedBits = 8;
         }
       }
     } else {
-      params = w->elements() * uint64_t(32 / bits);
+      params = w->elements() * uint64_t(32 / packedBits);
     }
-    return bits == 8 ? "int8-ct" : "int4-ct";
+    return packedBits == 8 ? Scheme::Int8Ct : Scheme::Int4Ct;
   }
   if (isFp8(w->dtype)) {
-    if (!mb.scale) return "fp8";
-    if (endsWith(mb.scale->name, "_scale_inv")) return "fp8-block";
+    if (!mb.scale) return Scheme::Fp8Unscaled;
+    if (endsWith(mb.scale->name, "_scale_inv")) return Scheme::Fp8Block;
     uint64_t n = mb.scale->elements();
-    if (n == 1) return "fp8-tensor";
-    if (mb.scale->shape.size() == 2 && mb.scale->shape[1] > 1) return "fp8-block";
-    return "fp8-channel";
+    if (n == 1) return Scheme::Fp8Tensor;
+    if (mb.scale->shape.size() == 2 && mb.scale->shape[1] > 1) return Scheme::Fp8Block;
+    return Scheme::Fp8Channel;
   }
   if ((dn == "U8" || dn == "F4") && mb.scale) {
-    if (dn == "U8") params = w->elements() * 2;
     const std::string_view sn = mb.scale->dtype->name;
-    if (sn == "F8_E4M3") return "nvfp4";
-    if (sn == "U8" || sn == "F8_E8M0") return "mxfp4";
+    if (sn == "F8_E4M3") { if (dn == "U8") params = w->elements() * 2; return Scheme::Nvfp4; }
+    if (sn == "U8" || sn == "F8_E8M0") { if (dn == "U8") params = w->elements() * 2; return Scheme::Mxfp4; }
   }
   if ((dn == "U32") && mb.scale && mb.zeroPoint) {  // MLX affine: codes packed in u32 words
     int64_t group = model.quant.groupSize > 0 ? model.quant.groupSize : 64;
     if (w->shape.size() >= 2 && mb.scale->shape.size() >= 2) {
       uint64_t in = mb.scale->shape.back() * uint64_t(group);
       uint64_t words = w->shape.back();
-      uint64_t bits = in ? (words * 32) / in : 0;
-      if (bits) {
-        params = w->elements() * (32 / bits);
-        return "mlx-affine" + std::to_string(bits);
+      uint64_t b = in ? (words * 32) / in : 0;
+      if (b) {
+        params = w->elements() * (32 / b);
+        if (b == 4) return Scheme::MlxAffine4;
+        if (b == 8) return Scheme::MlxAffine8;
+        bits = uint32_t(b);
       }
     }
-    return "mlx-affine";
+    return Scheme::MlxAffineOther;
   }
-  return lower(dn);
+  return Scheme::Plain;
 }
 
 }  // namespace
@@ -162,13 +157,15 @@ void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNa
       }
     }
     uint64_t params = 0;
+    uint32_t bits = 0;
+    const TensorRecord& named = mb.weight ? *mb.weight : c.tensors[l.members.front()];
     if (mb.weight) {
-      l.scheme = schemeFor(c, mb, params);
+      l.scheme = schemeFor(c, mb, params, bits);
     } else {
-      // A lone bias or buffer (e.g. e_score_correction_bias): plain storage.
-      l.scheme = lower(c.tensors[l.members.front()].dtype->name);
-      if (c.tensors[l.members.front()].ggmlOrder && c.tensors[l.members.front()].dtype->isBlockQuant()) l.scheme = "gguf-" + l.scheme;
+      // A lone bias or buffer (e.g. e_score_correction_bias): its own storage.
+      l.scheme = named.ggmlOrder && named.dtype->isBlockQuant() ? Scheme::GgufBlock : Scheme::Plain;
     }
+    l.schemeName = schemeDisplayName(l.scheme, named.dtype, bits);
     // DeepSeek's e_score_correction_bias is a registered buffer, not a parameter: transformers
     // leaves it out of total_parameters, and so do we.
     bool buffer = l.name.size() >= 18 && l.name.compare(l.name.size() - 18, 18, "e_score_correction") == 0;

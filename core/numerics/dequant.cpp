@@ -314,7 +314,6 @@ class PackedIntDecoder : public RowDecoder {
       if (t.component == Component::GIdx) gidx = &t;
       if (t.component == Component::Shape) shp = &t;
     }
-    if (!s) mismatch(c, w, "packed integer weight has no scale tensor");
     if (shp) {  // weight_shape: the unpacked shape (codes past it are padding)
       auto dims = readWeightShape(c, *shp);
       if (!dims) mismatch(c, *shp, "weight_shape is not 1 to 8 I32/I64 entries");
@@ -495,25 +494,34 @@ std::unique_ptr<RowDecoder> build(const Checkpoint& c, uint32_t li) {
     if (c.tensors[m].component == Component::Scale && !scale) scale = &c.tensors[m];
     if (c.tensors[m].component == Component::GlobalScale) global = &c.tensors[m];
   }
-  const std::string& s = l.scheme;
+  const SchemeInfo& info = schemeInfo(l.scheme);
   if (w.dtype->isBlockQuant()) return std::make_unique<GgufBlockDecoder>(c, w);
   // Schemes read from the names alone (gpt-oss "_blocks") can lack their scales in a damaged file.
-  const bool scaled = s == "fp8-block" || s == "fp8-channel" || s == "fp8-tensor" || s == "nvfp4" || s == "mxfp4";
-  if (scaled && !scale) mismatch(c, w, s + " weight has no scale tensor");
-  if (s == "fp8-block" || s == "fp8-channel" || s == "fp8-tensor") {
-    auto mode = s == "fp8-block" ? Fp8ScaledDecoder::Mode::Block : s == "fp8-channel" ? Fp8ScaledDecoder::Mode::Channel : Fp8ScaledDecoder::Mode::Tensor;
-    return std::make_unique<Fp8ScaledDecoder>(c, w, *scale, mode);
+  // (KT blobs carry one scale per NUMA part, checked by their decoder.)
+  if (info.needsScale && !scale && info.decoder != DecoderKind::Kt)
+    mismatch(c, w, l.schemeName + " weight has no scale tensor");
+  switch (info.decoder) {
+    case DecoderKind::Fp8Scaled: {
+      const auto mode = l.scheme == Scheme::Fp8Block     ? Fp8ScaledDecoder::Mode::Block
+                        : l.scheme == Scheme::Fp8Channel ? Fp8ScaledDecoder::Mode::Channel
+                                                         : Fp8ScaledDecoder::Mode::Tensor;
+      return std::make_unique<Fp8ScaledDecoder>(c, w, *scale, mode);
+    }
+    case DecoderKind::Nvfp4: return std::make_unique<Nvfp4Decoder>(c, w, *scale, global);
+    case DecoderKind::MxfpBlocks:
+      if (w.shape.size() >= 2 && w.shape.back() == 16) return std::make_unique<MxfpBlocksDecoder>(c, w, *scale);
+      mismatch(c, w, "MXFP4 weights other than gpt-oss _blocks are not supported");
+    case DecoderKind::PackedInt: {
+      const auto kind = l.scheme == Scheme::RawInt4 ? PackedIntDecoder::Kind::RawInt4
+                        : (l.scheme == Scheme::MlxAffine4 || l.scheme == Scheme::MlxAffine8) ? PackedIntDecoder::Kind::Mlx
+                                                                                                : PackedIntDecoder::Kind::CompressedTensors;
+      return std::make_unique<PackedIntDecoder>(c, l, w, kind, int(info.bits));
+    }
+    case DecoderKind::Kt: return std::make_unique<KtDecoder>(c, l, l.scheme == Scheme::KtInt4);
+    case DecoderKind::Unsupported: mismatch(c, w, "MLX weights of a bit width the decoders do not read (" + l.schemeName + ")");
+    case DecoderKind::Plain:
+    case DecoderKind::GgufBlocks: break;
   }
-  if (s == "nvfp4") return std::make_unique<Nvfp4Decoder>(c, w, *scale, global);
-  if (s == "mxfp4") {
-    if (w.shape.size() >= 2 && w.shape.back() == 16) return std::make_unique<MxfpBlocksDecoder>(c, w, *scale);
-    mismatch(c, w, "MXFP4 weights other than gpt-oss _blocks are not supported");
-  }
-  if (s == "int4-ct" || s == "int8-ct") return std::make_unique<PackedIntDecoder>(c, l, w, PackedIntDecoder::Kind::CompressedTensors, s == "int4-ct" ? 4 : 8);
-  if (s == "rawint4") return std::make_unique<PackedIntDecoder>(c, l, w, PackedIntDecoder::Kind::RawInt4, 4);
-  if (s == "mlx-affine4" || s == "mlx-affine8") return std::make_unique<PackedIntDecoder>(c, l, w, PackedIntDecoder::Kind::Mlx, s == "mlx-affine4" ? 4 : 8);
-  if (s == "kt-int8" || s == "kt-int4") return std::make_unique<KtDecoder>(c, l, s == "kt-int4");
-  if (s == "mlx-affine") mismatch(c, w, "MLX weights whose bit width cannot be told from the shapes");
   return std::make_unique<PlainDecoder>(c, w);
 }
 

@@ -79,8 +79,7 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
           const TensorRecord& s = c.tensors[m];
           if (s.component != Component::Scale && s.component != Component::GlobalScale) continue;
           ElementReader r;
-          // MX scales stored as U8 are E8M0 exponents.
-          const DType* dt = (s.dtype->name == "U8" && l.scheme == "mxfp4") ? dtypeFromSafetensors("F8_E8M0") : s.dtype;
+          const DType* dt = scaleReadDtype(l.scheme, s.dtype);
           if (!r.init(dt)) continue;
           auto& g = kinds[std::string(componentName(s.component))];
           const uint8_t* p = c.files[s.file].map->bytes().data() + s.offset;

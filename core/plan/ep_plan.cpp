@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "core/model/quant_scheme.h"
-#include "core/report/inspect_report.h"
+#include "core/util/glob.h"
 
 namespace ws::plan {
 
@@ -15,14 +15,19 @@ namespace {
 
 bool isNgramTable(const std::string& name) { return name.find("ngram") != std::string::npos || name.find(".embedders.") != std::string::npos; }
 
-bool quantizedScheme(const std::string& s) { return !(s == "bf16" || s == "f16" || s == "f32"); }
-
 uint64_t sliceBytes(uint64_t bytes, uint64_t experts, uint64_t slots) {
   // A fused or stacked tensor stores experts along dim 0: each is bytes / E.
   return experts ? bytes / experts * slots : bytes;
 }
 
 }  // namespace
+
+bool buildsTransposedTwin(const Checkpoint& c, const TensorRecord& t) {
+  // A packed code has no transpose: plain float storage only.
+  return !schemeInfo(c.logical[t.logical].scheme).quantized && t.dtype->family == DTypeFamily::Float && t.dtype->blockElems == 1 && t.shape.size() >= 2;
+}
+
+bool buildsBf16Twin(const Checkpoint& c, const TensorRecord& t) { return schemeInfo(c.logical[t.logical].scheme).quantized; }
 
 const char* categoryName(int c) {
   static const char* names[] = {"routed_experts", "shared_experts", "attention", "dense_mlp", "embeddings", "lm_head", "norms", "mtp", "other", "deferred"};
@@ -95,12 +100,9 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
         for (int64_t l : pl.logicalOf(r, row)) copies[size_t(r)][row][size_t(l)]++;
 
     // Multiplier: the seed runtime's pre-flight heuristic by scheme, unless given.
-    bool nvfp4 = false, fp8 = false;
-    for (const auto& l : c.logical) {
-      nvfp4 |= l.scheme == "nvfp4";
-      fp8 |= l.scheme.rfind("fp8", 0) == 0;
-    }
-    res.multiplier = opt.peakMultiplier > 0 ? opt.peakMultiplier : nvfp4 ? 1.3 : fp8 ? 1.5 : 1.0;
+    bool present[size_t(Scheme::kCount)] = {};
+    for (const auto& l : c.logical) present[size_t(l.scheme)] = true;
+    res.multiplier = opt.peakMultiplier > 0 ? opt.peakMultiplier : peakMultiplierOf(present);
 
     res.expertBytes.assign(m.moeLayers.size(), std::vector<uint64_t>(E, 0));
     std::map<int, size_t> moeIndex;
@@ -167,9 +169,8 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
 
         // Derived buffers the loader would build from what this rank holds.
         if (routed && t.component == Component::Weight) {
-          // Transposed twins exist for plain float weights only (a packed code has no transpose).
-          if (opt.deriveTranspose && !quantizedScheme(l.scheme) && t.shape.size() >= 2) rp.derived += bytes;
-          if (opt.deriveBf16 && quantizedScheme(l.scheme)) {
+          if (opt.deriveTranspose && buildsTransposedTwin(c, t)) rp.derived += bytes;
+          if (opt.deriveBf16 && buildsBf16Twin(c, t)) {
             uint64_t weightParams = l.parameters;  // the weight's own elements, biases aside
             for (uint32_t mi : l.members)
               if (c.tensors[mi].component == Component::Bias) weightParams -= c.tensors[mi].elements();

@@ -65,6 +65,12 @@ struct PlanResult {
   std::vector<std::string> notes;
 };
 
+// Derived buffers of a routed expert weight, for the planner's prediction and the loader's build
+// alike (from the scheme table, so the two cannot disagree): a transposed twin of plain float
+// storage, a BF16 twin of anything quantized.
+bool buildsTransposedTwin(const Checkpoint& c, const TensorRecord& t);
+bool buildsBf16Twin(const Checkpoint& c, const TensorRecord& t);
+
 Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt);
 
 // "141GiB", "80GB", "1.5TiB", "123456" -> bytes; or a device name from the table

@@ -116,4 +116,52 @@ Result<Placement> loadMap(const std::string& path, Remainder rem, int epSize, in
   return p;
 }
 
+const char* remainderName(Remainder r) {
+  switch (r) {
+    case Remainder::First: return "first";
+    case Remainder::Last: return "last";
+    case Remainder::Strict: return "strict";
+  }
+  return "first";
+}
+
+Result<Remainder> parseRemainder(const std::string& s) {
+  for (Remainder r : {Remainder::First, Remainder::Last, Remainder::Strict})
+    if (s == remainderName(r)) return r;
+  return usage("--remainder must be first, last or strict, not '" + s + "'");
+}
+
+Result<PlacementSpec> PlacementSpec::parse(const std::string& placement, const std::string& remainder) {
+  auto rem = parseRemainder(remainder);
+  if (!rem) return rem.error();
+  PlacementSpec s;
+  s.remainder = rem.value();
+  if (placement.empty() || placement == "linear") return s;
+  if (placement == "round-robin") {
+    s.kind = PlacementKind::RoundRobin;
+    return s;
+  }
+  if (placement.rfind("trivial:", 0) == 0) {
+    const std::string n = placement.substr(8);
+    size_t used = 0;
+    try {
+      s.trivialSlots = std::stoll(n, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != n.size() || s.trivialSlots < 1) return usage("--placement trivial:P needs a positive slot count, not '" + n + "'");
+    s.kind = PlacementKind::Map;
+    return s;
+  }
+  s.kind = PlacementKind::Map;
+  s.mapFile = placement;
+  return s;
+}
+
+Result<Placement> PlacementSpec::build(int epSize, int64_t logicalExperts) const {
+  if (kind != PlacementKind::Map) return makePlacement(kind, remainder, epSize, logicalExperts);
+  if (trivialSlots > 0) return trivialMap(trivialSlots, remainder, epSize, logicalExperts);
+  return loadMap(mapFile, remainder, epSize, logicalExperts);
+}
+
 }  // namespace ws::plan

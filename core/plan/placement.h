@@ -38,4 +38,22 @@ Result<Placement> trivialMap(int64_t physical, Remainder rem, int epSize, int64_
 // A JSON map file: {"physical_to_logical": [l0, l1, ...]} or [[...layer 0...], [...layer 1...]].
 Result<Placement> loadMap(const std::string& path, Remainder rem, int epSize, int64_t logicalExperts);
 
+// What the user asked for, before the expert count is known: parsed once from the words every
+// front end uses (`--placement linear|round-robin|trivial:P|MAP.json`, `--remainder
+// first|last|strict`, the EP Ranks and Full Load tabs) and built for a checkpoint by build().
+struct PlacementSpec {
+  PlacementKind kind = PlacementKind::Linear;
+  Remainder remainder = Remainder::First;
+  std::string mapFile;        // PlacementKind::Map: an EPLB map file
+  int64_t trivialSlots = 0;   // "trivial:P": P physical slots carrying arange(P) % L
+
+  // Usage error naming the bad word.
+  static Result<PlacementSpec> parse(const std::string& placement, const std::string& remainder = "first");
+  Result<Placement> build(int epSize, int64_t logicalExperts) const;
+};
+
+// The words of the options, for help texts and combo boxes.
+const char* remainderName(Remainder r);
+Result<Remainder> parseRemainder(const std::string& s);
+
 }  // namespace ws::plan

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/diff/diff_cells.h"
 #include "core/report/markup_escape.h"
 
 namespace ws {
@@ -100,14 +101,24 @@ nlohmann::json diffJson(const diff::DiffReport& r) {
     j["expert"] = le.second;
     experts.push_back(std::move(j));
   }
+  // The comparison window's cells: worst first by one metric (core/diff/diff_cells).
+  const diff::DiffCells grid = diff::diffCells(r);
+  json cells = json::array();
+  auto cellJson = [&](const diff::DiffCell& c) {
+    return json{{"layer", c.layer}, {"expert", c.expert}, {"tensors", c.pairs.size()}, {"worst", r.pairs[c.pairs.front()].pair.key},
+                {diff::kRankMetric, number(c.worst)}};
+  };
+  for (const auto& c : grid.cells) cells.push_back(cellJson(c));
   json summary = all.json();
+  summary["rank_metric"] = diff::kRankMetric;
+  summary["worst_cell"] = grid.worstCell < 0 ? json(nullptr) : cellJson(grid.cells[size_t(grid.worstCell)]);
   summary["matched"] = r.pairs.size();
   summary["only_a"] = r.onlyA.size();
   summary["only_b"] = r.onlyB.size();
   summary["shape_mismatches"] = r.shapeMismatches;
   summary["errors"] = r.errors;
   return {{"schema", "weightscope.diff/1"}, {"a", r.pathA}, {"b", r.pathB}, {"device", r.device}, {"summary", summary}, {"tensors", tensors},
-          {"layers", layers}, {"experts", experts}, {"only_a", r.onlyA}, {"only_b", r.onlyB}};
+          {"layers", layers}, {"experts", experts}, {"cells", cells}, {"only_a", r.onlyA}, {"only_b", r.onlyB}};
 }
 
 std::string diffText(const diff::DiffReport& r, bool allRows) {
@@ -123,6 +134,12 @@ std::string diffText(const diff::DiffReport& r, bool allRows) {
   if (all.tensors) {
     std::snprintf(line, sizeof line, "worst NMSE %.3g (%s), lowest cosine %.6f, max |a-b| %.4g\n", all.worstNmse, all.worstKey.c_str(),
                   all.minCosine, all.maxAbs);
+    o << line;
+  }
+  if (const diff::DiffCells grid = diff::diffCells(r); grid.worstCell >= 0) {
+    const diff::DiffCell& c = grid.cells[size_t(grid.worstCell)];
+    std::snprintf(line, sizeof line, "worst cell: layer %d, %s: %s, relative error %.4g\n", c.layer,
+                  c.expert < 0 ? "non-expert tensors" : ("expert " + std::to_string(c.expert)).c_str(), r.pairs[c.pairs.front()].pair.key.c_str(), c.worst);
     o << line;
   }
   o << "\nper layer:\n";

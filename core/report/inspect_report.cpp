@@ -1,14 +1,15 @@
 #include "core/report/inspect_report.h"
 
 #include <filesystem>
-#include <fnmatch.h>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "core/report/format_bytes.h"
+#include "core/model/expert_grid.h"
+#include "core/util/format_bytes.h"
+#include "core/util/glob.h"
 
 namespace ws {
 
@@ -36,9 +37,28 @@ std::string ranges(const std::vector<int>& v) {
 
 bool selected(const TensorRecord& t, const InspectOptions& opt) { return opt.filter.empty() || globMatch(opt.filter, t.name); }
 
-}  // namespace
+// The expert grid, one entry per layer that holds anything in it; each array runs over column -1
+// (shared experts / dense MLP) and then the routed experts. Whole checkpoint, --filter aside.
+json expertsJson(const ExpertGrid& g) {
+  json rows = json::array();
+  for (int l = 0; l < g.layers; ++l) {
+    std::vector<uint64_t> bytes, params, tensors, scales;
+    bool any = false;
+    for (int64_t e = -1; e < g.experts; ++e) {
+      const ExpertCell& cell = g.at(l, e);
+      bytes.push_back(cell.bytes);
+      params.push_back(cell.parameters);
+      tensors.push_back(cell.tensors);
+      scales.push_back(cell.scaleBytes);
+      any |= cell.tensors > 0;
+    }
+    if (!any) continue;
+    rows.push_back({{"layer", l}, {"dense", g.isDense(l)}, {"bytes", bytes}, {"parameters", params}, {"tensors", tensors}, {"scale_bytes", scales}});
+  }
+  return {{"layers", g.layers}, {"experts", g.experts}, {"rows", std::move(rows)}};
+}
 
-bool globMatch(const std::string& pattern, const std::string& name) { return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0; }
+}  // namespace
 
 json inspectJson(const Checkpoint& c, const InspectOptions& opt) {
   const ModelDescription& m = c.model;
@@ -89,7 +109,7 @@ json inspectJson(const Checkpoint& c, const InspectOptions& opt) {
         {"expert", nullableInt(t.expert)},
         {"projection", t.projection == Projection::None ? json(nullptr) : json(projectionName(t.projection))},
         {"component", componentName(t.component)},
-        {"scheme", l.scheme},
+        {"scheme", l.schemeName},
         {"logical", l.name},
     };
     if (t.layout != Layout::None) {
@@ -104,11 +124,12 @@ json inspectJson(const Checkpoint& c, const InspectOptions& opt) {
     if (logicalSeen.insert(t.logical).second) params += l.parameters;
     byRole[std::string(roleName(t.role))] += t.bytes;
     byDtype[std::string(t.dtype->name)] += t.bytes;
-    bySchemeBytes[l.scheme] += t.bytes;
+    bySchemeBytes[l.schemeName] += t.bytes;
   }
   doc["totals"] = {{"tensors", count}, {"logical_tensors", logicalSeen.size()}, {"bytes", bytes}, {"parameters", params},
                    {"bytes_by_role", byRole}, {"bytes_by_dtype", byDtype}, {"bytes_by_scheme", bySchemeBytes}};
   doc["tensors"] = std::move(tensors);
+  doc["experts"] = expertsJson(expertGrid(c));
   doc["notes"] = c.notes;
   return doc;
 }
@@ -144,7 +165,7 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
 
   auto line = [&](const TensorRecord& t, const char* indent) {
     o << indent << t.name << "  " << t.dtype->name << " " << formatShape(t.shape) << "  " << formatBytes(t.bytes) << "  "
-      << c.logical[t.logical].scheme;
+      << c.logical[t.logical].schemeName;
     if (t.layout != Layout::None) o << "  " << layoutName(t.layout) << (t.interleaved ? " interleaved" : "");
     o << "\n";
   };
@@ -172,7 +193,7 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
     for (auto* t : ts) {
       if (t->expert >= 0) {
         expertBytes[t->expert] += t->bytes;
-        expertSchemes.insert(c.logical[t->logical].scheme);
+        expertSchemes.insert(c.logical[t->logical].schemeName);
         ++expertTensors;
       } else {
         line(*t, "  ");

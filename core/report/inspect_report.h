@@ -18,7 +18,4 @@ struct InspectOptions {
 nlohmann::json inspectJson(const Checkpoint& c, const InspectOptions& opt);
 std::string inspectText(const Checkpoint& c, const InspectOptions& opt);
 
-// Glob match used by --filter (fnmatch semantics, '*' also crosses dots).
-bool globMatch(const std::string& pattern, const std::string& name);
-
 }  // namespace ws

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 namespace ws {
 

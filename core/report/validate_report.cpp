@@ -10,7 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/report/format_bytes.h"
+#include "core/model/expert_grid.h"
+#include "core/util/format_bytes.h"
 #include "core/report/markup_escape.h"
 #include "core/validate/rules.h"
 
@@ -194,21 +195,24 @@ code{font-size:12px}#filter{width:320px;padding:4px}</style></head><body>)";
       o << "<div class=\"bar\"><span class=\"l\">" << escape(k) << "</span><span class=\"b\" style=\"width:" << std::max<uint64_t>(1, v * 420 / mx) << "px\"></span>"
         << formatBytes(v) << "</div>";
 
-    // Per-layer expert map: bytes per (layer, expert), findings marked
-    const int64_t E = c->model.numExperts;
+    // Per-layer expert map (core/model/expert_grid, as the Experts tab draws it): bytes per
+    // (layer, routed expert), findings marked
+    const ExpertGrid grid = expertGrid(*c);
+    const int64_t E = grid.experts;
     if (E > 0 && !c->model.moeLayers.empty() && E <= 512) {
-      std::map<int, std::vector<uint64_t>> bytes;
+      std::map<int, std::vector<uint64_t>> bytes;  // layers with routed experts
       std::map<std::pair<int, int>, Severity> marks;
       std::map<std::string, const TensorRecord*> byName;
       for (const auto& t : c->tensors) byName[t.name] = &t;
-      for (const auto& t : c->tensors)
-        if ((t.role == Role::RoutedExpert || (t.role == Role::Mtp && t.expert >= 0)) && t.layer >= 0) {
-          auto& row = bytes[t.layer];
-          row.resize(size_t(E), 0);
-          if (t.expert >= 0 && t.expert < E) row[size_t(t.expert)] += t.bytes;
-          else if (!t.shape.empty() && t.shape[0] == uint64_t(E))
-            for (auto& b : row) b += t.bytes / uint64_t(E);
+      for (int l = 0; l < grid.layers; ++l) {
+        std::vector<uint64_t> row(size_t(E), 0);
+        bool any = false;
+        for (int64_t e = 0; e < E; ++e) {
+          row[size_t(e)] = grid.at(l, e).bytes;
+          any |= grid.at(l, e).tensors > 0;
         }
+        if (any) bytes[l] = std::move(row);
+      }
       for (const auto& f : r.findings) {
         auto it = byName.find(f.tensor);
         if (it != byName.end() && it->second->expert >= 0) {

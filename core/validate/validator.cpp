@@ -18,7 +18,7 @@
 #include "core/model/weight_shape.h"
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 #include "core/validate/rules.h"
 
 namespace ws::val {
@@ -236,7 +236,7 @@ void completenessRules(const Checkpoint& c, Sink& sink) {
   // Quantized weights without their scales.
   const bool fp8Config = m.quant.method == "fp8";
   bool anyScaledFp8 = false;
-  for (const auto& l : c.logical) anyScaledFp8 |= l.scheme.rfind("fp8-", 0) == 0;
+  for (const auto& l : c.logical) anyScaledFp8 |= schemeInfo(l.scheme).decoder == DecoderKind::Fp8Scaled;
   for (const auto& l : c.logical) {
     if (l.weight < 0 || l.scaleBytes > 0) continue;
     const TensorRecord& w = c.tensors[uint32_t(l.weight)];
@@ -245,7 +245,7 @@ void completenessRules(const Checkpoint& c, Sink& sink) {
     const bool fp8 = isFp8(w.dtype) && (fp8Config || anyScaledFp8);
     const bool modeloptCodes = w.dtype->name == "U8" && (m.quant.method == "modelopt" || m.quant.algo == "NVFP4");
     if (packed || fp8 || modeloptCodes || w.numaNode >= 0)
-      sink.add("WS-C003", std::string(w.dtype->name) + " weight of scheme " + l.scheme + " has no scale tensor", w.name);
+      sink.add("WS-C003", std::string(w.dtype->name) + " weight of scheme " + l.schemeName + " has no scale tensor", w.name);
   }
 }
 
@@ -269,14 +269,16 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
   for (const auto& l : c.logical) {
     if (l.weight < 0) continue;
     const TensorRecord& w = c.tensors[uint32_t(l.weight)];
-    fp8Block |= l.scheme == "fp8-block";
-    int4 |= l.scheme == "rawint4" || l.scheme == "int4-ct";
+    fp8Block |= l.scheme == Scheme::Fp8Block;
+    int4 |= l.scheme == Scheme::RawInt4 || l.scheme == Scheme::Int4Ct;
     // weight_shape against the packed tensor
     bool shapeTensorBad = false;
     for (uint32_t mi : l.members) {
       const TensorRecord& s = c.tensors[mi];
       if (s.component != Component::Shape) continue;
-      const uint64_t perElem = w.dtype->name == "I32" ? (l.scheme == "int8-ct" ? 4 : 8) : 2;
+      // codes per stored element: 8 int4 or 4 int8 in an int32 word, 2 int4 in a RAWINT4 byte
+      const uint32_t bits = schemeInfo(l.scheme).bits;
+      const uint64_t perElem = bits ? uint64_t(w.dtype->blockBytes) * 8 / bits : 2;
       auto dims = readWeightShape(c, s);
       if (!dims) {
         sink.add("WS-S006", "weight_shape is not 1 to 8 I32/I64 entries (" + std::string(s.dtype->name) + " " + formatShape(s.shape) + ")", s.name);
@@ -302,7 +304,7 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
       continue;
     }
     // Squeezed FP8 block scales: accepted, reported.
-    if (l.scheme == "fp8-block")
+    if (l.scheme == Scheme::Fp8Block)
       for (uint32_t mi : l.members) {
         const TensorRecord& s = c.tensors[mi];
         if (s.component == Component::Scale && s.shape.size() == 1 && shape.size() >= 2)
@@ -343,7 +345,7 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
     for (const auto& l : c.logical)
       for (uint32_t mi : l.members) {
         const TensorRecord& t = c.tensors[mi];
-        if ((l.scheme == "int4-ct" || l.scheme == "rawint4") && t.component == Component::Scale && t.dtype->name != "BF16" && t.dtype->name != "F32" &&
+        if ((l.scheme == Scheme::Int4Ct || l.scheme == Scheme::RawInt4) && t.component == Component::Scale && t.dtype->name != "BF16" && t.dtype->name != "F32" &&
             why.find("scale dtype") == std::string::npos)
           why += "scale dtype " + std::string(t.dtype->name) + "; ";
         if (t.component == Component::ZeroPoint && why.find("zero point tensors") == std::string::npos) why += "zero point tensors; ";
@@ -391,21 +393,21 @@ void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
       std::string tensor = w.name;
       for (uint32_t mi : l.members)
         if (componentName(c.tensors[mi].component) == kind) tensor = c.tensors[mi].name;
-      const bool gguf = w.ggmlOrder;
-      const bool e8m0 = l.scheme == "mxfp4" || l.scheme == "gguf-mxfp4";
+      const bool signedByDesign = schemeInfo(l.scheme).signedScales;
+      const bool e8m0 = scalesAreE8M0(l.scheme, w.dtype);
       const auto& s = g.stats;
-      if (s.nan || s.inf || (!gguf && (s.negative || s.zero || s.subnormal))) flagged.insert(li->second);
+      if (s.nan || s.inf || (!signedByDesign && (s.negative || s.zero || s.subnormal))) flagged.insert(li->second);
       if (s.nan) sink.add(e8m0 ? "WS-V006" : "WS-V001", std::to_string(s.nan) + " of " + std::to_string(s.count) + " " + kind + " values are NaN", tensor);
       if (s.inf) sink.add("WS-V002", std::to_string(s.inf) + " of " + std::to_string(s.count) + " " + kind + " values are infinite", tensor);
-      if (gguf) {
-        if (kind == "d") peers[l.scheme + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
+      if (signedByDesign) {
+        if (kind == "d") peers[l.schemeName + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
         continue;  // GGUF d may be negative and sub-block mins are signed by design
       }
       if (s.negative) sink.add("WS-V003", std::to_string(s.negative) + " of " + std::to_string(s.count) + " " + kind + " values are negative", tensor);
       if (s.zero) sink.add("WS-V004", std::to_string(s.zero) + " of " + std::to_string(s.count) + " " + kind + " values are zero", tensor);
       if (s.subnormal) sink.add("WS-V005", std::to_string(s.subnormal) + " of " + std::to_string(s.count) + " " + kind + " values are subnormal", tensor);
       if (kind == "scale")
-        peers[l.scheme + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
+        peers[l.schemeName + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
     }
   }
   // Outliers: a tensor's typical scale (geometric mean) against its peers' (num::farFromPeers).
@@ -490,7 +492,7 @@ void loadRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt) {
     sink.add("WS-L001", backend.error().message, {});
     return;
   }
-  auto placement = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::First, opt.epSize, c.model.numExperts);
+  auto placement = opt.placement.build(opt.epSize, c.model.numExperts);
   if (!placement) {
     sink.add("WS-L001", placement.error().message, {});
     return;

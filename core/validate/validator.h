@@ -12,6 +12,7 @@
 
 #include "core/model/checkpoint.h"
 #include "core/numerics/scale_stats.h"
+#include "core/plan/placement.h"
 #include "core/validate/finding.h"
 
 namespace ws::val {
@@ -27,6 +28,7 @@ struct ValidateOptions {
   bool fullLoad = false;
   std::string device = "host";
   int epSize = 1, epRank = 0;
+  plan::PlacementSpec placement;
   // --against REF: match every tensor with the reference checkpoint (any format), dequantize both
   // and report what is missing, reshaped, or moved more than maxRelError (when >= 0).
   std::string against;

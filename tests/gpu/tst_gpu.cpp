@@ -59,7 +59,7 @@ static void kernelsEqualReference(const Checkpoint& c, const std::string& label)
     if (!got.ok()) continue;
     size_t bad = 0;
     for (size_t i = 0; i < want.size(); ++i) bad += !num::sameBitsOrNan(got.value()[i], want[i]);
-    CHECK(bad == 0, "%s %s (%s): %zu of %zu elements differ", label.c_str(), c.logical[li].name.c_str(), c.logical[li].scheme.c_str(), bad, want.size());
+    CHECK(bad == 0, "%s %s (%s): %zu of %zu elements differ", label.c_str(), c.logical[li].name.c_str(), c.logical[li].schemeName.c_str(), bad, want.size());
     elements += want.size();
     // a row range in the middle (an expert's rows for a stacked tensor)
     if (d.rows() >= 4) {

@@ -7,6 +7,9 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
+#include "core/report/diff_report.h"
 #include "test_support.h"
 #include "ui/diff_window.h"
 #include "ui/heatmap_plot.h"
@@ -30,6 +33,21 @@ class TstDiffWindow : public QObject {
     QVERIFY(map->valueAt(0, 0) < 1e-6);                    // embeddings, final norm, lm_head: identical
     QVERIFY(map->valueAt(2, 5) > 0.01);                    // layer 1, expert 4: FP8 moved it
     QVERIFY(std::isnan(map->valueAt(1, 3)));               // layer 0 is dense: no experts
+
+    // The window's worst cell is diff --json's, and so is every cell's value and tensor count.
+    const nlohmann::json doc = diffJson(*w.report());
+    const nlohmann::json& worst = doc["summary"]["worst_cell"];
+    QCOMPARE(doc["summary"]["rank_metric"].get<std::string>(), std::string("rel_frobenius"));
+    QCOMPARE(w.worstCell(), QPoint(worst["expert"].get<int>() + 1, worst["layer"].get<int>() + 1));
+    double largest = 0;
+    for (const auto& cell : doc["cells"]) {
+      const double v = cell["rel_frobenius"].get<double>();
+      largest = std::max(largest, v);
+      QCOMPARE(map->valueAt(cell["layer"].get<int>() + 1, cell["expert"].get<int>() + 1), std::max(1e-9, v));
+    }
+    QCOMPARE(worst["rel_frobenius"].get<double>(), largest);
+    w.selectCell(w.worstCell().y(), w.worstCell().x());
+    QCOMPARE(w.cellList()->topLevelItem(0)->text(0), QString::fromStdString(worst["worst"].get<std::string>()));
 
     QSignalSpy preview(&w, &ui::DiffWindow::previewReady);
     QTest::mouseClick(map, Qt::LeftButton, Qt::NoModifier, map->cellCentre(2, 5));

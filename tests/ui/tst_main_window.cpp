@@ -4,8 +4,11 @@
 // and follow a finding, export the report, see an outlier scale in the histogram; and get a clear
 // failure for a path that is not a checkpoint. Checks state, not pixels.
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QElapsedTimer>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -18,15 +21,18 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeView>
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
@@ -34,18 +40,22 @@
 #include "core/load/device_backend.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/device_dequant.h"
+#include "core/report/inspect_report.h"
 #include "core/report/validate_report.h"
 #include "test_support.h"
 #include "ui/expert_map_view.h"
 #include "ui/findings_model.h"
 #include "ui/findings_view.h"
+#include "ui/gui_main.h"
 #include "ui/heatmap_plot.h"
 #include "ui/load_view.h"
 #include "ui/main_window.h"
+#include "ui/placement_controls.h"
 #include "ui/preview_view.h"
 #include "ui/rank_map_view.h"
 #include "ui/scale_histogram_view.h"
 #include "ui/scale_pass.h"
+#include "ui/view_table.h"
 #include "ui/tensor_tree_model.h"
 
 using namespace ws;
@@ -75,11 +85,16 @@ uint32_t tensorIndex(const Checkpoint& c, const std::string& name) {
 }
 
 // A host "device" whose uploads wait at a gate: the test can cancel while the load is surely in
-// flight, without racing a load that takes milliseconds.
+// flight, without racing a load that takes milliseconds. `gone` (when given) counts the backends
+// destroyed, i.e. the loads that are really over.
 class GatedBackend : public load::HostBackend {
  public:
-  GatedBackend(QSemaphore& entered, std::shared_ptr<std::pair<std::mutex, std::condition_variable>> gate, std::shared_ptr<bool> open)
-      : entered_(entered), gate_(std::move(gate)), open_(std::move(open)) {}
+  GatedBackend(QSemaphore& entered, std::shared_ptr<std::pair<std::mutex, std::condition_variable>> gate, std::shared_ptr<bool> open,
+               std::shared_ptr<std::atomic<int>> gone = nullptr)
+      : entered_(entered), gate_(std::move(gate)), open_(std::move(open)), gone_(std::move(gone)) {}
+  ~GatedBackend() override {
+    if (gone_) ++*gone_;
+  }
   Result<bool> upload(const load::DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int stream) override {
     entered_.release();
     std::unique_lock lock(gate_->first);
@@ -91,6 +106,7 @@ class GatedBackend : public load::HostBackend {
   QSemaphore& entered_;
   std::shared_ptr<std::pair<std::mutex, std::condition_variable>> gate_;
   std::shared_ptr<bool> open_;
+  std::shared_ptr<std::atomic<int>> gone_;
 };
 
 // A copy of the FP8 fixture in which one expert's block scales are 2^12 times its peers'.
@@ -170,6 +186,82 @@ class TstMainWindow : public QObject {
       for (const auto& f : w.findings()->report()->findings) expected += f.severity >= s;
       QCOMPARE(w.findings()->table()->model()->rowCount(), expected);
     }
+  }
+
+  // The Experts tab draws exactly inspect --json's "experts" section (one core grid), every
+  // metric of it, on every fixture.
+  void expertMapEqualsInspectJson_data() { proxiesOnEveryFixture_data(); }
+  void expertMapEqualsInspectJson() {
+    QFETCH(QString, path);
+    ui::MainWindow w;
+    QVERIFY(openAndWait(w, path.toStdString()));
+    const nlohmann::json experts = inspectJson(*w.checkpoint(), {})["experts"];
+    auto* plot = w.expertMap()->plot();
+    if (experts["layers"].get<int>() == 0) {
+      QCOMPARE(plot->rows(), 0);
+      return;
+    }
+    QCOMPARE(plot->rows(), experts["layers"].get<int>());
+    QCOMPARE(plot->cols(), experts["experts"].get<int>() + 1);
+    const std::pair<ui::ExpertMapView::Metric, const char*> metrics[] = {
+        {ui::ExpertMapView::Bytes, "bytes"}, {ui::ExpertMapView::Parameters, "parameters"}, {ui::ExpertMapView::Tensors, "tensors"}, {ui::ExpertMapView::ScaleBytes, "scale_bytes"}};
+    for (const auto& [metric, key] : metrics) {
+      w.expertMap()->setMetric(metric);
+      std::set<int> listed;
+      for (const auto& row : experts["rows"]) {
+        const int layer = row["layer"].get<int>();
+        listed.insert(layer);
+        QCOMPARE(w.expertMap()->grid().isDense(layer), row["dense"].get<bool>());
+        for (int col = 0; col < plot->cols(); ++col) {
+          const uint64_t want = row[key][size_t(col)].get<uint64_t>();
+          const bool empty = row["tensors"][size_t(col)].get<uint64_t>() == 0 || (metric == ui::ExpertMapView::ScaleBytes && want == 0);
+          const double drawn = plot->valueAt(layer, col);
+          if (empty) QVERIFY2(std::isnan(drawn), qPrintable(QString("%1 layer %2 col %3").arg(key).arg(layer).arg(col)));
+          else QCOMPARE(drawn, double(want));
+        }
+      }
+      for (int layer = 0; layer < plot->rows(); ++layer)  // a layer the JSON leaves out is empty on the map
+        if (!listed.count(layer))
+          for (int col = 0; col < plot->cols(); ++col) QVERIFY(std::isnan(plot->valueAt(layer, col)));
+    }
+  }
+
+  // A view added through the view table alone: a tab, a View menu entry with its Alt shortcut, the
+  // checkpoint handed to it, a --view name for --help, and a --screenshot of it.
+  void throwawayViewThroughTheTable() {
+    struct Throwaway : QLabel, ui::CheckpointView {
+      std::shared_ptr<const Checkpoint> seen;
+      void setCheckpoint(std::shared_ptr<const Checkpoint> c) override {
+        seen = c;
+        setText(QString::number(c->tensors.size()));
+      }
+    };
+    Throwaway* page = nullptr;
+    bool started = false;
+    ui::ViewRegistration registration({"throwaway", "T&hrowaway", "Throwaway View", [&](ui::MainWindow&) -> QWidget* { return page = new Throwaway; },
+                                       [&](ui::MainWindow&, const std::function<void()>& done) {
+                                         started = true;
+                                         done();
+                                       }});
+    QVERIFY(QString::fromStdString(ui::screenshotViews()).split(' ').contains("throwaway"));  // what --help lists
+    ui::MainWindow w;
+    const int last = w.tabs()->count() - 1;
+    QCOMPARE(w.tabs()->widget(last), static_cast<QWidget*>(page));
+    QCOMPARE(w.tabs()->tabText(last), QString("T&hrowaway"));
+    QAction* entry = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->text() == "Throwaway View") entry = a;
+    QVERIFY(entry);
+    QCOMPARE(entry->shortcut(), QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + last)));
+    wstest::TempDir d;
+    const QString png = QString::fromStdString(d.file("throwaway.png"));
+    QCOMPARE(ui::screenshotInWindow(*static_cast<QApplication*>(QCoreApplication::instance()), w, QString::fromStdString(wstest::fixture("hf/qwen3_moe")), "throwaway", png), 0);
+    QVERIFY(started);
+    QVERIFY(page->seen);
+    QCOMPARE(page->text(), QString::number(page->seen->tensors.size()));
+    QCOMPARE(w.tabs()->currentIndex(), last);
+    QVERIFY(QFileInfo(png).size() > 0);
+    QCOMPARE(ui::screenshotInWindow(*static_cast<QApplication*>(QCoreApplication::instance()), w, {}, "nonsense", png), 2);
   }
 
   // View options come back in the next window.
@@ -473,6 +565,85 @@ class TstMainWindow : public QObject {
     QTreeWidgetItem* derived = v->residency()->topLevelItem(1);
     QCOMPARE(derived->childCount(), 4);
     QVERIFY(derived->child(0)->text(0).contains("fused-gate-up"));
+
+    // Round-robin from the tab's placement chooser (the one the EP Ranks tab has): rank 1 of 4
+    // now holds experts 1 and 5.
+    QComboBox* placement = v->placement()->placementBox();
+    placement->setCurrentIndex(placement->findData(int(plan::PlacementKind::RoundRobin)));
+    finished.clear();
+    QTest::mouseClick(v->startButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(10000));
+    QVERIFY2(v->report(), qPrintable(v->error()));
+    QCOMPARE(v->report()->predicted.experts, (std::vector<int64_t>{1, 5}));
+  }
+
+  // A second checkpoint opened while every view's job runs: the window waits for none of them (the
+  // load is provably still held at its gate when the new checkpoint is shown - a wait would never
+  // return), and none of their results shows up once they do finish. The longest event-loop stall
+  // while opening is printed: a measurement for the record, not an assertion.
+  void secondCheckpointWhileJobsRun() {
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe_fp8")));
+    ui::LoadView* load = w.loadView();
+    QSemaphore entered;
+    auto gate = std::make_shared<std::pair<std::mutex, std::condition_variable>>();
+    auto open = std::make_shared<bool>(false);
+    auto gone = std::make_shared<std::atomic<int>>(0);
+    load->setBackendFactory([&entered, gate, open, gone](const std::string&) -> Result<std::unique_ptr<load::DeviceBackend>> {
+      return std::unique_ptr<load::DeviceBackend>(std::make_unique<GatedBackend>(entered, gate, open, gone));
+    });
+    load->deviceBox()->setCurrentIndex(0);
+    // Every view busy at once: validation, the scale pass (Scales tab), a preview, a plan, a load.
+    w.findings()->run();
+    w.showTab(ui::MainWindow::ScalesTab);
+    w.preview()->showTensor(0);
+    w.rankMap()->epSizeBox()->setValue(2);
+    w.showTab(ui::MainWindow::LoadTab);
+    load->start();
+    QVERIFY(entered.tryAcquire(1, 30000));
+    QVERIFY(load->running());
+
+    QElapsedTimer clock;
+    qint64 last = 0, stall = 0;
+    QTimer tick;
+    tick.setInterval(1);
+    connect(&tick, &QTimer::timeout, &tick, [&] {
+      const qint64 now = clock.elapsed();
+      stall = std::max(stall, now - last);
+      last = now;
+    });
+    clock.start();
+    tick.start();
+    QVERIFY(openAndWait(w, wstest::fixture("hf/deepseek_v3")));
+    tick.stop();
+    stall = std::max(stall, clock.elapsed() - last);
+    qInfo("longest event-loop stall while opening a second checkpoint over 5 running jobs: %lld ms", (long long)stall);
+    QCOMPARE(QString::fromStdString(w.checkpoint()->root), QString::fromStdString(wstest::fixture("hf/deepseek_v3")));
+    QCOMPARE(gone->load(), 0);  // the first load is still held at its gate: nobody waited for it
+    QVERIFY(!load->running());
+    QVERIFY(load->startButton()->isEnabled());
+
+    // Let the old load finish; what it and the other old jobs deliver is dropped.
+    {
+      std::lock_guard lock(gate->first);
+      *open = true;
+    }
+    gate->second.notify_all();
+    QTRY_VERIFY_WITH_TIMEOUT(gone->load() == 1, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.rankMap()->result(), 30000);  // the new checkpoint's plan
+    QTest::qWait(200);  // any result still queued for the GUI thread is delivered now
+    QVERIFY(!load->report());
+    QVERIFY(load->error().isEmpty());
+    QVERIFY(!w.findings()->report());
+    QVERIFY(w.preview()->tileValues().empty());
+    QVERIFY(!w.scalePass()->result() || w.scalePass()->checkpoint().get() == w.checkpoint());
+    QCOMPARE(int(w.rankMap()->result()->ranks.size()), w.rankMap()->epSizeBox()->value());
+    uint64_t routed = 0;
+    for (const auto& r : w.rankMap()->result()->ranks) routed += r.bytes[plan::RoutedExperts];
+    uint64_t want = 0;
+    for (const auto& t : w.checkpoint()->tensors) want += t.role == Role::RoutedExpert ? t.bytes : 0;
+    QCOMPARE(routed, want);  // the plan is the new checkpoint's, not the old one's
   }
 
   // Validation: an outlier scale is found, the severity filter hides what is below it, a click goes

@@ -1,4 +1,4 @@
-#include "core/report/format_bytes.h"
+#include "core/util/format_bytes.h"
 
 #include <cstdio>
 

@@ -1,0 +1,79 @@
+#include "core/model/scheme_table.h"
+
+#include <array>
+#include <cctype>
+
+#include "core/model/dtype.h"
+
+namespace ws {
+
+namespace {
+
+using D = DecoderKind;
+using S = ScaleEncoding;
+
+// One row per scheme, in enum order (checked below). Block geometry: FP8 block grids come from the
+// scale shape and config, compressed-tensors and MLX groups from the shapes; NVFP4 and MXFP4 fix it.
+constexpr std::array<SchemeInfo, size_t(Scheme::kCount)> kTable = {{
+    //  id                     name            decoder       quant  needsScale scales       signed  bRows bCols bits peak  gpu
+    {Scheme::Plain,          "",             D::Plain,       false, false, S::None,     false, 0, 0,  0, 1.0, true},
+    {Scheme::GgufBlock,      "",             D::GgufBlocks,  true,  false, S::Inline,   true,  1, 0,  0, 1.0, true},
+    {Scheme::Fp8Unscaled,    "fp8",          D::Plain,       true,  false, S::None,     false, 0, 0,  8, 1.5, true},
+    {Scheme::Fp8Tensor,      "fp8-tensor",   D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true},
+    {Scheme::Fp8Channel,     "fp8-channel",  D::Fp8Scaled,   true,  true,  S::AsStored, false, 1, 0,  8, 1.5, true},
+    {Scheme::Fp8Block,       "fp8-block",    D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true},
+    {Scheme::Nvfp4,          "nvfp4",        D::Nvfp4,       true,  true,  S::AsStored, false, 1, 16, 4, 1.3, true},
+    {Scheme::Mxfp4,          "mxfp4",        D::MxfpBlocks,  true,  true,  S::E8M0,     false, 1, 32, 4, 1.0, true},
+    {Scheme::Int4Ct,         "int4-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true},
+    {Scheme::Int8Ct,         "int8-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true},
+    {Scheme::RawInt4,        "rawint4",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true},
+    {Scheme::MlxAffine4,     "mlx-affine4",  D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true},
+    {Scheme::MlxAffine8,     "mlx-affine8",  D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true},
+    {Scheme::MlxAffineOther, "mlx-affine",   D::Unsupported, true,  true,  S::AsStored, false, 1, 0,  0, 1.0, false},
+    {Scheme::KtInt8,         "kt-int8",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true},
+    {Scheme::KtInt4,         "kt-int4",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true},
+}};
+
+constexpr bool inEnumOrder() {
+  for (size_t i = 0; i < kTable.size(); ++i)
+    if (size_t(kTable[i].id) != i) return false;
+  return true;
+}
+static_assert(inEnumOrder(), "kTable rows must follow the Scheme enum");
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& ch : r) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return r;
+}
+
+}  // namespace
+
+const SchemeInfo& schemeInfo(Scheme s) { return kTable[size_t(s) < kTable.size() ? size_t(s) : 0]; }
+
+std::string schemeDisplayName(Scheme s, const DType* weightDtype, uint32_t bits) {
+  const SchemeInfo& info = schemeInfo(s);
+  const std::string dtype = weightDtype ? lower(weightDtype->name) : std::string("?");
+  if (s == Scheme::GgufBlock) return "gguf-" + dtype;
+  if (s == Scheme::MlxAffineOther && bits) return std::string(info.name) + std::to_string(bits);
+  return info.name.empty() ? dtype : std::string(info.name);
+}
+
+const DType* scaleReadDtype(Scheme s, const DType* stored) {
+  if (schemeInfo(s).scales == ScaleEncoding::E8M0 && stored && stored->name == "U8") return dtypeFromSafetensors("F8_E8M0");
+  return stored;
+}
+
+bool scalesAreE8M0(Scheme s, const DType* weightDtype) {
+  // ggml's MXFP4 block holds one E8M0 exponent inline.
+  return schemeInfo(s).scales == ScaleEncoding::E8M0 || (s == Scheme::GgufBlock && weightDtype && weightDtype->name == "MXFP4");
+}
+
+double peakMultiplierOf(const bool (&present)[size_t(Scheme::kCount)]) {
+  double m = 0;
+  for (size_t i = 0; i < kTable.size(); ++i)
+    if (present[i] && kTable[i].peakMultiplier > 1.0 && (m == 0 || kTable[i].peakMultiplier < m)) m = kTable[i].peakMultiplier;
+  return m > 0 ? m : 1.0;
+}
+
+}  // namespace ws
