@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/dtype.h"
+#include "core/model/scheme_table.h"
 #include "core/synth/family.h"
 
 namespace ws::synth {
@@ -29,7 +30,7 @@ struct Plan {
   nlohmann::json config;        // config.json (safetensors and KT), or GGUF KV as a flat object
 };
 
-Plan planSafetensors(const Family& f, const std::string& scheme, int64_t numaNodes);
+Plan planSafetensors(const Family& f, Scheme scheme, int64_t numaNodes);
 Plan planGguf(const Family& f);
 
 }  // namespace ws::synth

@@ -14,7 +14,7 @@ const DType* dt(const char* name) { return dtypeByName(name); }
 
 class HfPlanner {
  public:
-  HfPlanner(const Family& f, const std::string& scheme, int64_t numa) : f_(f), scheme_(scheme), numa_(numa) {}
+  HfPlanner(const Family& f, Scheme scheme, int64_t numa) : f_(f), scheme_(scheme), numa_(numa) {}
 
   Plan build() {
     const std::string& p = f_.prefix;
@@ -35,26 +35,26 @@ class HfPlanner {
   }
 
   bool quantizes(bool routedExpert) const {
-    if (scheme_ == "fp8-block" || scheme_ == "nvfp4") return true;
-    if (scheme_ == "mxfp4" || scheme_ == "int4-ct") return routedExpert;
+    if (scheme_ == Scheme::Fp8Block || scheme_ == Scheme::Nvfp4) return true;
+    if (scheme_ == Scheme::Mxfp4 || scheme_ == Scheme::Int4Ct) return routedExpert;
     return false;
   }
 
   // One nn.Linear weight [out, in] named base + ".weight", in the checkpoint's scheme.
   void linear(const std::string& base, uint64_t out, uint64_t in, bool routedExpert = false) {
     if (!quantizes(routedExpert)) return add(base + ".weight", "BF16", {out, in});
-    if (scheme_ == "fp8-block") {
+    if (scheme_ == Scheme::Fp8Block) {
       add(base + ".weight", "F8_E4M3", {out, in}, Fill::Fp8Codes);
       add(base + ".weight_scale_inv", "F32", {ceilDiv(out, 128), ceilDiv(in, 128)}, Fill::PositiveF32);
-    } else if (scheme_ == "nvfp4") {  // ModelOpt: E2M1 pairs, E4M3 per 16, F32 global and input scales
+    } else if (scheme_ == Scheme::Nvfp4) {  // ModelOpt: E2M1 pairs, E4M3 per 16, F32 global and input scales
       add(base + ".weight", "U8", {out, in / 2}, Fill::Fp4Codes);
       add(base + ".weight_scale", "F8_E4M3", {out, in / 16}, Fill::E4m3Scale);
       add(base + ".weight_scale_2", "F32", {}, Fill::PositiveF32);
       add(base + ".input_scale", "F32", {}, Fill::PositiveF32);
-    } else if (scheme_ == "mxfp4") {  // gpt-oss style blocks of 32 codes with one E8M0 scale
+    } else if (scheme_ == Scheme::Mxfp4) {  // gpt-oss style blocks of 32 codes with one E8M0 scale
       add(base + "_blocks", "U8", {out, in / 32, 16}, Fill::Fp4Codes);
       add(base + "_scales", "U8", {out, in / 32}, Fill::E8m0Scale);
-    } else if (scheme_ == "int4-ct") {  // compressed-tensors pack-quantized, symmetric, group 32
+    } else if (scheme_ == Scheme::Int4Ct) {  // compressed-tensors pack-quantized, symmetric, group 32
       add(base + ".weight_packed", "I32", {out, ceilDiv(in, 8)}, Fill::IntCodes);
       add(base + ".weight_scale", "BF16", {out, ceilDiv(in, 32)}, Fill::Bf16Scale);
       add(base + ".weight_shape", "I64", {2}, Fill::ShapeInts, {int64_t(out), int64_t(in)});
@@ -66,18 +66,18 @@ class HfPlanner {
     uint64_t E = u(f_.experts);
     if (!quantizes(true)) return add(base, "BF16", inOut ? std::vector<uint64_t>{E, in, out} : std::vector<uint64_t>{E, out, in});
     // Quantized fused tensors are stored out-rows first, as gpt-oss MXFP4 and transformers 5 FP8 do.
-    if (scheme_ == "fp8-block") {
+    if (scheme_ == Scheme::Fp8Block) {
       add(base, "F8_E4M3", {E, out, in}, Fill::Fp8Codes);
       add(base + "_scale_inv", "F32", {E, ceilDiv(out, 128), ceilDiv(in, 128)}, Fill::PositiveF32);
-    } else if (scheme_ == "nvfp4") {
+    } else if (scheme_ == Scheme::Nvfp4) {
       add(base + ".weight", "U8", {E, out, in / 2}, Fill::Fp4Codes);
       add(base + ".weight_scale", "F8_E4M3", {E, out, in / 16}, Fill::E4m3Scale);
       add(base + ".weight_scale_2", "F32", {}, Fill::PositiveF32);
       add(base + ".input_scale", "F32", {}, Fill::PositiveF32);
-    } else if (scheme_ == "mxfp4") {
+    } else if (scheme_ == Scheme::Mxfp4) {
       add(base + "_blocks", "U8", {E, out, in / 32, 16}, Fill::Fp4Codes);
       add(base + "_scales", "U8", {E, out, in / 32}, Fill::E8m0Scale);
-    } else if (scheme_ == "int4-ct") {
+    } else if (scheme_ == Scheme::Int4Ct) {
       add(base + ".weight_packed", "I32", {E, out, ceilDiv(in, 8)}, Fill::IntCodes);
       add(base + ".weight_scale", "BF16", {E, out, ceilDiv(in, 32)}, Fill::Bf16Scale);
       add(base + ".weight_shape", "I64", {3}, Fill::ShapeInts, {int64_t(E), int64_t(out), int64_t(in)});
@@ -135,7 +135,7 @@ class HfPlanner {
 
   void moe(int64_t layer, const std::string& l) {
     uint64_t H = u(f_.hidden), I = u(f_.expertIntermediate), E = u(f_.experts);
-    bool kt = scheme_ == "kt-int8";
+    bool kt = scheme_ == Scheme::KtInt8;
     auto routedPerExpert = [&](const std::string& expertsPrefix, const char* g, const char* up, const char* d) {
       for (uint64_t e = 0; e < E; ++e) {
         if (kt) {
@@ -263,13 +263,13 @@ class HfPlanner {
     root["architectures"] = {f_.architecture};
     root["transformers_version"] = "5.17.0";
     root["tie_word_embeddings"] = f_.tiedEmbeddings;
-    if (scheme_ == "fp8-block")
+    if (scheme_ == Scheme::Fp8Block)
       root["quantization_config"] = {{"quant_method", "fp8"}, {"fmt", "e4m3"}, {"activation_scheme", "dynamic"}, {"weight_block_size", {128, 128}}};
-    else if (scheme_ == "nvfp4")
+    else if (scheme_ == Scheme::Nvfp4)
       root["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "NVFP4"}, {"group_size", 16}};
-    else if (scheme_ == "mxfp4")
+    else if (scheme_ == Scheme::Mxfp4)
       root["quantization_config"] = {{"quant_method", "mxfp4"}};
-    else if (scheme_ == "int4-ct")
+    else if (scheme_ == Scheme::Int4Ct)
       root["quantization_config"] = {
           {"quant_method", "compressed-tensors"}, {"format", "pack-quantized"},
           {"config_groups", {{"group_0", {{"format", "pack-quantized"}, {"targets", {"Linear"}},
@@ -279,7 +279,7 @@ class HfPlanner {
   }
 
   const Family& f_;
-  const std::string& scheme_;
+  const Scheme scheme_;
   int64_t numa_;
   Plan plan_;
 };
@@ -293,7 +293,7 @@ uint64_t PlannedTensor::bytes() const {
   return *b;
 }
 
-Plan planSafetensors(const Family& f, const std::string& scheme, int64_t numaNodes) {
+Plan planSafetensors(const Family& f, Scheme scheme, int64_t numaNodes) {
   return HfPlanner(f, scheme, numaNodes).build();
 }
 

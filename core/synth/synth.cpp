@@ -69,11 +69,25 @@ void writeText(const fs::path& p, const std::string& text) {
   if (!out) fail(ErrorCode::Io, "cannot write", p.string());
 }
 
+// What synth writes, by the scheme table's row and the weights' storage type; the --scheme word is
+// the name the catalog gives what it wrote (a test opens each and compares).
+struct Writable {
+  Scheme scheme;
+  const char* weightDtype;
+};
+const std::vector<Writable>& writable() {
+  static const std::vector<Writable> v = {{Scheme::Plain, "BF16"}, {Scheme::Fp8Block, "F8_E4M3"}, {Scheme::Nvfp4, "U8"}, {Scheme::Mxfp4, "U8"},
+                                          {Scheme::Int4Ct, "I32"},  {Scheme::KtInt8, "I8"},        {Scheme::GgufBlock, "Q4_K"}};
+  return v;
+}
+
 Summary writeImpl(const Options& o) {
   const auto& fam = families();
-  const auto& sch = schemes();
   if (std::find(fam.begin(), fam.end(), o.like) == fam.end()) throw std::invalid_argument("unknown --like '" + o.like + "'");
-  if (std::find(sch.begin(), sch.end(), o.scheme) == sch.end()) throw std::invalid_argument("unknown --scheme '" + o.scheme + "'");
+  const auto& sch = schemes();
+  const auto known = std::find(sch.begin(), sch.end(), o.scheme);
+  if (known == sch.end()) throw std::invalid_argument("unknown --scheme '" + o.scheme + "'");
+  const Scheme scheme = writable()[size_t(known - sch.begin())].scheme;
   if (o.out.empty()) throw std::invalid_argument("no output folder given");
   Family f = familyFor(o);
   fs::path out(o.out);
@@ -82,7 +96,7 @@ Summary writeImpl(const Options& o) {
   fs::create_directories(out);
 
   Summary s;
-  if (o.scheme == "gguf-q4_k") {
+  if (scheme == Scheme::GgufBlock) {
     Plan plan = planGguf(f);
     std::string name = "model-q4_k.gguf";
     s.dataBytes = writeGgufFile((out / name).string(), plan, o.sparse, o.seed);
@@ -90,7 +104,7 @@ Summary writeImpl(const Options& o) {
     s.tensors = plan.tensors.size();
     return s;
   }
-  Plan plan = planSafetensors(f, o.scheme, o.numaNodes > 0 ? o.numaNodes : 2);
+  Plan plan = planSafetensors(f, scheme, o.numaNodes > 0 ? o.numaNodes : 2);
   uint64_t total = 0;
   for (const auto& t : plan.tensors) total += t.bytes();
   if (!o.sparse && total > kMaxDenseBytes)
@@ -125,7 +139,11 @@ const std::vector<std::string>& families() {
 }
 
 const std::vector<std::string>& schemes() {
-  static const std::vector<std::string> v = {"bf16", "fp8-block", "nvfp4", "mxfp4", "int4-ct", "kt-int8", "gguf-q4_k"};
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> names;
+    for (const Writable& w : writable()) names.push_back(schemeDisplayName(w.scheme, dtypeByName(w.weightDtype)));
+    return names;
+  }();
   return v;
 }
 
