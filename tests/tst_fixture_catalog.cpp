@@ -2,6 +2,7 @@
 // layouts, schemes and byte totals, and split GGUF == single GGUF.
 #include <QtTest>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "core/model/expert_grid.h"
 #include "core/model/quant_scheme.h"
+#include "core/model/tensor_tree.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -158,6 +160,44 @@ class TstFixtureCatalog : public QObject {
     const ExpertGrid gg = expertGrid(*gguf);
     QVERIFY(gg.denseLayers.empty());
     QCOMPARE(gg.at(0, 3).tensors, 3u);  // stacked gate, up and down each touch expert 3
+  }
+
+  // The tensor tree (the GUI's tree, inspect's text tree): every tensor once, bytes summed up the
+  // tree, experts under their module, names cut below their group.
+  void tensorTreeHoldsEveryTensorOnce() {
+    for (const std::string& p : wstest::fixtureCheckpoints()) {
+      auto c = wstest::openOrFail(wstest::fixture(p));
+      const TensorTree tree = tensorTree(*c);
+      QCOMPARE(tree.nodes[0].bytes, c->totalBytes());
+      std::vector<int> seen(c->tensors.size(), 0);
+      for (size_t i = 1; i < tree.nodes.size(); ++i) {
+        const TreeNode& n = tree.nodes[i];
+        QCOMPARE(tree.nodes[n.parent].children[n.row], uint32_t(i));
+        uint64_t sum = 0;
+        for (uint32_t k : n.children) sum += tree.nodes[k].bytes;
+        if (n.kind == TreeNode::Kind::Tensor) {
+          ++seen[size_t(n.tensor)];
+          QCOMPARE(tree.nodeOfTensor[size_t(n.tensor)], uint32_t(i));
+          QCOMPARE(n.bytes, c->tensors[size_t(n.tensor)].bytes);
+        } else {
+          QCOMPARE(n.bytes, sum);
+        }
+      }
+      QVERIFY2(std::all_of(seen.begin(), seen.end(), [](int k) { return k == 1; }), p.c_str());
+    }
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
+    const TensorTree tree = tensorTree(*c);
+    const auto tensor = uint32_t(&get(*c, "model.layers.1.mlp.experts.7.down_proj.weight") - c->tensors.data());
+    const TreeNode& leaf = tree.nodes[tree.nodeOfTensor[tensor]];
+    QCOMPARE(nodeLabel(*c, leaf), std::string("down_proj.weight"));
+    QCOMPARE(nodeLabel(*c, tree.nodes[leaf.parent]), std::string("expert 7"));
+    QCOMPARE(nodeLabel(*c, tree.nodes[tree.nodes[leaf.parent].parent]), std::string("routed experts"));
+    QCOMPARE(nodeLabel(*c, tree.nodes[tree.nodes[tree.nodes[leaf.parent].parent].parent]), std::string("layer 1 (MoE)"));
+    // --filter keeps only what matches, and the sums follow.
+    const TensorTree some = tensorTree(*c, [](const TensorRecord& t) { return t.expert == 3; });
+    uint64_t want = 0;
+    for (const auto& t : c->tensors) want += t.expert == 3 ? t.bytes : 0;
+    QCOMPARE(some.nodes[0].bytes, want);
   }
 
   void ggufSingle() {

@@ -1,6 +1,6 @@
-// The tensor tree: layers, then modules (attention, MLP, router, experts ...), then experts, then
-// tensors, with bytes aggregated per node. Built once from an immutable Checkpoint; swapping in a
-// new checkpoint resets the whole model (the Hotspot pattern).
+// The tensor tree as an item model: the core's grouping (core/model/tensor_tree - layers, modules,
+// experts, tensors, bytes per node), built once from an immutable Checkpoint; swapping in a new
+// checkpoint resets the whole model (the Hotspot pattern).
 #pragma once
 
 #include <QAbstractItemModel>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/model/checkpoint.h"
+#include "core/model/tensor_tree.h"
 
 namespace ws::ui {
 
@@ -34,20 +35,11 @@ class TensorTreeModel : public QAbstractItemModel {
   QModelIndex indexOfTensor(uint32_t tensorIndex) const;
 
  private:
-  struct Node {
-    QString label;
-    int32_t tensor = -1;  // index into checkpoint tensors for leaves
-    uint64_t bytes = 0;
-    int row = 0;
-    Node* parent = nullptr;
-    std::vector<std::unique_ptr<Node>> children;
-  };
-  Node* nodeOf(const QModelIndex& index) const;
-  void build();
+  uint32_t nodeOf(const QModelIndex& index) const;  // the tree node (0, the root, for an invalid index)
 
   std::shared_ptr<const Checkpoint> ckpt_;
-  std::unique_ptr<Node> root_;
-  std::vector<Node*> leafOfTensor_;
+  TensorTree tree_;               // core/model/tensor_tree: the same grouping inspect prints
+  std::vector<QString> groupLabels_;  // per node; empty for tensors
 };
 
 }  // namespace ws::ui

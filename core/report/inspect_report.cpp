@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/expert_grid.h"
+#include "core/model/tensor_tree.h"
 #include "core/util/format_bytes.h"
 #include "core/util/glob.h"
 
@@ -174,38 +175,40 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
       if (selected(t, opt)) line(t, "");
     return o.str();
   }
-  // Tree: top-level tensors, then per layer its tensors, with per-expert tensors summarised.
-  std::map<int, std::vector<const TensorRecord*>> byLayer;
-  for (const auto& t : c.tensors)
-    if (selected(t, opt)) byLayer[t.layer].push_back(&t);
-  for (const auto& [layer, ts] : byLayer) {
-    uint64_t layerBytes = 0;
-    for (auto* t : ts) layerBytes += t->bytes;
-    if (layer < 0) o << "(outside layers)  " << formatBytes(layerBytes) << "\n";
-    else {
-      bool moe = std::find(m.moeLayers.begin(), m.moeLayers.end(), layer) != m.moeLayers.end();
-      bool mtp = std::find(m.mtpLayers.begin(), m.mtpLayers.end(), layer) != m.mtpLayers.end();
-      o << "layer " << layer << (mtp ? " (MTP)" : moe ? " (MoE)" : " (dense)") << "  " << formatBytes(layerBytes) << "\n";
-    }
-    std::map<int, uint64_t> expertBytes;
-    std::set<std::string> expertSchemes;
-    size_t expertTensors = 0;
-    for (auto* t : ts) {
-      if (t->expert >= 0) {
-        expertBytes[t->expert] += t->bytes;
-        expertSchemes.insert(c.logical[t->logical].schemeName);
-        ++expertTensors;
-      } else {
-        line(*t, "  ");
+  // The tensor tree (core/model/tensor_tree, as the GUI shows it): per layer its modules' tensors,
+  // each module's experts summarised on one line.
+  const TensorTree tree = tensorTree(c, [&](const TensorRecord& t) { return selected(t, opt); });
+  for (uint32_t layerNode : tree.nodes[0].children) {
+    const TreeNode& ln = tree.nodes[layerNode];
+    o << nodeLabel(c, ln) << "  " << formatBytes(ln.bytes) << "\n";
+    for (uint32_t moduleNode : ln.children) {
+      const TreeNode& mn = tree.nodes[moduleNode];
+      uint64_t lo = UINT64_MAX, hi = 0;
+      size_t experts = 0, expertTensors = 0;
+      int64_t first = -1, last = -1;
+      std::set<std::string> schemes;
+      for (uint32_t k : mn.children) {
+        const TreeNode& n = tree.nodes[k];
+        if (n.kind == TreeNode::Kind::Tensor) {
+          line(c.tensors[size_t(n.tensor)], "  ");
+          continue;
+        }
+        ++experts;
+        lo = std::min(lo, n.bytes), hi = std::max(hi, n.bytes);
+        first = first < 0 ? n.expert : std::min(first, n.expert);
+        last = std::max(last, n.expert);
+        for (uint32_t leaf : n.children) {
+          schemes.insert(c.logical[c.tensors[size_t(tree.nodes[leaf].tensor)].logical].schemeName);
+          ++expertTensors;
+        }
       }
-    }
-    if (!expertBytes.empty()) {
-      uint64_t total = 0, lo = UINT64_MAX, hi = 0;
-      for (auto& [e, b] : expertBytes) total += b, lo = std::min(lo, b), hi = std::max(hi, b);
-      o << "  routed experts: " << expertBytes.size() << " experts (" << expertBytes.begin()->first << "-" << expertBytes.rbegin()->first << "), "
-        << expertTensors << " tensors, " << formatBytes(total) << " (" << formatBytes(lo) << (lo != hi ? " to " + formatBytes(hi) : std::string())
-        << " each), scheme";
-      for (auto& s : expertSchemes) o << " " << s;
+      if (!experts) continue;
+      uint64_t total = 0;
+      for (uint32_t k : mn.children)
+        if (tree.nodes[k].kind == TreeNode::Kind::Expert) total += tree.nodes[k].bytes;
+      o << "  " << nodeLabel(c, mn) << ": " << experts << " experts (" << first << "-" << last << "), " << expertTensors << " tensors, " << formatBytes(total)
+        << " (" << formatBytes(lo) << (lo != hi ? " to " + formatBytes(hi) : std::string()) << " each), scheme";
+      for (const auto& sch : schemes) o << " " << sch;
       o << "\n";
     }
   }
