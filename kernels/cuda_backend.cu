@@ -64,23 +64,27 @@ class CudaBackend : public load::DeviceBackend {
     buffers_.erase(it);
   }
   Result<bool> upload(const load::DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int stream) override {
+    if (!load::inBuffer(b, offset, bytes)) return Error{ErrorCode::Io, "upload past the end of a buffer", {}, std::nullopt, {}};
     cudaSetDevice(index_);
     cudaError_t e = cudaMemcpyAsync(static_cast<uint8_t*>(b.ptr) + offset, src, bytes, cudaMemcpyHostToDevice, streams_[size_t(stream) % streams_.size()]);
     if (e != cudaSuccess) return cudaError(e, "cudaMemcpyAsync failed");
     return true;
   }
   Result<bool> copy(const load::DeviceBuffer& d, uint64_t dOff, const load::DeviceBuffer& s, uint64_t sOff, uint64_t bytes) override {
+    if (!load::inBuffer(d, dOff, bytes) || !load::inBuffer(s, sOff, bytes)) return Error{ErrorCode::Io, "copy past the end of a buffer", {}, std::nullopt, {}};
     cudaSetDevice(index_);
     cudaError_t e = cudaMemcpy(static_cast<uint8_t*>(d.ptr) + dOff, static_cast<const uint8_t*>(s.ptr) + sOff, bytes, cudaMemcpyDeviceToDevice);
     if (e != cudaSuccess) return cudaError(e, "device copy failed");
     return true;
   }
   Result<bool> synchronize(int stream) override {
+    cudaSetDevice(index_);  // reader threads start on device 0 otherwise
     cudaError_t e = cudaStreamSynchronize(streams_[size_t(stream) % streams_.size()]);
     if (e != cudaSuccess) return cudaError(e, "stream synchronize failed");
     return true;
   }
   void* allocateStaging(uint64_t bytes) override {
+    cudaSetDevice(index_);  // the reader threads' first call: their context on this device, not 0
     void* p = nullptr;
     if (cudaMallocHost(&p, bytes) != cudaSuccess) return nullptr;
     return p;
@@ -129,10 +133,13 @@ Result<std::unique_ptr<load::DeviceBackend>> makeCudaBackend(int index) {
 
 void registerCuda() {
   load::registerCudaBackend([](int index) { return makeCudaBackend(index); });
-  if (deviceAvailable(0))
-    num::registerDeviceDequant([](const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows) {
-      return dequantizeOnDevice(c, logical, firstRow, rows, 0);
-    }, "cuda:0");
+  // Asking for devices initialises CUDA: only when a device dequantizer is first wanted.
+  num::setDeviceDequantProbe([] {
+    if (deviceAvailable(0))
+      num::registerDeviceDequant([](const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows) {
+        return dequantizeOnDevice(c, logical, firstRow, rows, 0);
+      }, "cuda:0");
+  });
 }
 
 }  // namespace ws::kernels

@@ -11,6 +11,8 @@
 #include "core/model/expert_grid.h"
 #include "core/model/quant_scheme.h"
 #include "core/model/tensor_tree.h"
+#include "core/report/inspect_report.h"
+#include "core/report/json_text.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -198,6 +200,31 @@ class TstFixtureCatalog : public QObject {
     uint64_t want = 0;
     for (const auto& t : c->tensors) want += t.expert == 3 ? t.bytes : 0;
     QCOMPARE(some.nodes[0].bytes, want);
+  }
+
+  // inspect --json is written as text, not built as a document: its strings are escaped exactly as
+  // nlohmann::json escapes them, and on every fixture it parses to one entry per tensor.
+  void inspectJsonTextParses() {
+    const std::string tricky[] = {"plain", "quote\"back\\slash", std::string("nul\0tab\tnl\nbell\a\x1f", 17), "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80", "", "\x7f"};
+    for (const std::string& s : tricky) {
+      std::string out;
+      jsontext::appendString(out, s);
+      QCOMPARE(out, nlohmann::json(s).dump());
+      QCOMPARE(nlohmann::json::parse(out).get<std::string>(), s);
+    }
+    for (const std::string& p : wstest::fixtureCheckpoints()) {
+      auto c = wstest::openOrFail(wstest::fixture(p));
+      const nlohmann::json doc = nlohmann::json::parse(inspectJsonText(*c, {}));
+      QCOMPARE(doc["tensors"].size(), c->tensors.size());
+      for (size_t i = 0; i < c->tensors.size(); i += 7) {
+        const auto& t = doc["tensors"][i];
+        QCOMPARE(t["name"].get<std::string>(), c->tensors[i].name);
+        QCOMPARE(t["offset"].get<uint64_t>(), c->tensors[i].offset);
+        QCOMPARE(t["shape"].get<std::vector<uint64_t>>(), c->tensors[i].shape);
+        QCOMPARE(t["layer"].is_null(), c->tensors[i].layer < 0);
+      }
+      QCOMPARE(doc["totals"]["bytes"].get<uint64_t>(), c->totalBytes());
+    }
   }
 
   void ggufSingle() {

@@ -35,7 +35,7 @@ class InspectCommand : public Command {
     InspectOptions opt;
     opt.filter = a.get("filter");
     opt.flat = a.has("flat");
-    if (a.has("json")) std::cout << inspectJson(*c, opt).dump(1) << "\n";
+    if (a.has("json")) std::cout << inspectJsonText(*c, opt);
     else std::cout << inspectText(*c, opt);
     return kExitOk;
   }

@@ -9,6 +9,7 @@
 
 #include "core/model/expert_grid.h"
 #include "core/model/tensor_tree.h"
+#include "core/report/json_text.h"
 #include "core/util/format_bytes.h"
 #include "core/util/glob.h"
 
@@ -59,15 +60,34 @@ json expertsJson(const ExpertGrid& g) {
   return {{"layers", g.layers}, {"experts", g.experts}, {"rows", std::move(rows)}};
 }
 
-}  // namespace
+// What totals covers: the selected tensors, and each logical tensor once.
+struct Totals {
+  uint64_t tensors = 0, logicalTensors = 0, bytes = 0, parameters = 0;
+  std::map<std::string, uint64_t> byRole, byDtype, byScheme;
+};
 
-json inspectJson(const Checkpoint& c, const InspectOptions& opt) {
-  const ModelDescription& m = c.model;
-  json doc;
-  doc["schema"] = "weightscope.inspect/1";
-  doc["path"] = c.root;
-  doc["format"] = c.format;
-  doc["model"] = {
+Totals totalsOf(const Checkpoint& c, const InspectOptions& opt) {
+  Totals t;
+  std::vector<bool> logicalSeen(c.logical.size(), false);
+  for (const auto& r : c.tensors) {
+    if (!selected(r, opt)) continue;
+    const LogicalTensor& l = c.logical[r.logical];
+    t.bytes += r.bytes;
+    ++t.tensors;
+    if (!logicalSeen[r.logical]) {
+      logicalSeen[r.logical] = true;
+      ++t.logicalTensors;
+      t.parameters += l.parameters;
+    }
+    t.byRole[std::string(roleName(r.role))] += r.bytes;
+    t.byDtype[std::string(r.dtype->name)] += r.bytes;
+    t.byScheme[l.schemeName] += r.bytes;
+  }
+  return t;
+}
+
+json modelJson(const ModelDescription& m) {
+  json j = {
       {"architecture", m.architecture},
       {"source", m.source},
       {"num_layers", m.numLayers},
@@ -84,62 +104,70 @@ json inspectJson(const Checkpoint& c, const InspectOptions& opt) {
                         {"block_size", m.quant.blockSize}, {"group_size", nullableInt(m.quant.groupSize)},
                         {"bits", nullableInt(m.quant.bits)}}},
   };
+  if (m.numaNodes > 0) j["numa_nodes"] = m.numaNodes;
+  return j;
+}
+
+// One tensor entry, written straight into the text (a document of 208k entries would spend more
+// time allocating and freeing than writing).
+void appendTensor(std::string& out, const Checkpoint& c, const TensorRecord& t) {
+  const LogicalTensor& l = c.logical[t.logical];
+  jsontext::Object e(out);
+  e.string("name", t.name)
+      .uint("file", t.file)
+      .uint("offset", t.offset)
+      .uint("bytes", t.bytes)
+      .string("dtype", t.dtype->name)
+      .uints("shape", t.shape.begin(), t.shape.end())
+      .string("role", roleName(t.role))
+      .indexOrNull("layer", t.layer)
+      .indexOrNull("expert", t.expert);
+  if (t.projection == Projection::None) e.null("projection");
+  else e.string("projection", projectionName(t.projection));
+  e.string("component", componentName(t.component)).string("scheme", l.schemeName).string("logical", l.name);
+  if (t.layout != Layout::None) e.string("layout", layoutName(t.layout)).boolean("interleaved", t.interleaved);
+  if (t.ggmlOrder) e.uints("ggml_ne", t.shape.rbegin(), t.shape.rend());
+  if (t.numaNode >= 0) e.uint("numa_node", uint64_t(t.numaNode));
+}
+
+}  // namespace
+
+std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt) {
   json files = json::array();
   for (const auto& f : c.files)
     files.push_back({{"path", f.path}, {"format", f.format}, {"size", f.size}, {"data_offset", f.dataStart}, {"data_bytes", f.size - f.dataStart}});
-  doc["files"] = std::move(files);
-  if (m.numaNodes > 0) doc["model"]["numa_nodes"] = m.numaNodes;
-
-  json tensors = json::array();
-  uint64_t bytes = 0, count = 0;
-  std::set<uint32_t> logicalSeen;
-  uint64_t params = 0;
-  std::map<std::string, uint64_t> byRole, byDtype, bySchemeBytes;
-  for (const auto& t : c.tensors) {
-    if (!selected(t, opt)) continue;
-    const LogicalTensor& l = c.logical[t.logical];
-    json e = {
-        {"name", t.name},
-        {"file", t.file},
-        {"offset", t.offset},
-        {"bytes", t.bytes},
-        {"dtype", t.dtype->name},
-        {"shape", t.shape},
-        {"role", roleName(t.role)},
-        {"layer", nullableInt(t.layer)},
-        {"expert", nullableInt(t.expert)},
-        {"projection", t.projection == Projection::None ? json(nullptr) : json(projectionName(t.projection))},
-        {"component", componentName(t.component)},
-        {"scheme", l.schemeName},
-        {"logical", l.name},
-    };
-    if (t.layout != Layout::None) {
-      e["layout"] = layoutName(t.layout);
-      e["interleaved"] = t.interleaved;
-    }
-    if (t.ggmlOrder) e["ggml_ne"] = std::vector<uint64_t>(t.shape.rbegin(), t.shape.rend());
-    if (t.numaNode >= 0) e["numa_node"] = t.numaNode;
-    tensors.push_back(std::move(e));
-    bytes += t.bytes;
-    ++count;
-    if (logicalSeen.insert(t.logical).second) params += l.parameters;
-    byRole[std::string(roleName(t.role))] += t.bytes;
-    byDtype[std::string(t.dtype->name)] += t.bytes;
-    bySchemeBytes[l.schemeName] += t.bytes;
+  const Totals t = totalsOf(c, opt);
+  const json totals = {{"tensors", t.tensors}, {"logical_tensors", t.logicalTensors}, {"bytes", t.bytes}, {"parameters", t.parameters},
+                       {"bytes_by_role", t.byRole}, {"bytes_by_dtype", t.byDtype}, {"bytes_by_scheme", t.byScheme}};
+  std::string out;
+  out.reserve(64 + size_t(t.tensors) * 320);
+  out += "{\"schema\":\"weightscope.inspect/1\",\"path\":";
+  jsontext::appendString(out, c.root);
+  out += ",\"format\":";
+  jsontext::appendString(out, c.format);
+  out += ",\n\"model\":" + modelJson(c.model).dump();
+  out += ",\n\"files\":" + files.dump();
+  out += ",\n\"totals\":" + totals.dump();
+  out += ",\n\"experts\":" + expertsJson(expertGrid(c)).dump();
+  out += ",\n\"notes\":" + json(c.notes).dump();
+  out += ",\n\"tensors\":[";
+  bool first = true;
+  for (const auto& r : c.tensors) {
+    if (!selected(r, opt)) continue;
+    out += first ? "\n" : ",\n";
+    first = false;
+    appendTensor(out, c, r);
   }
-  doc["totals"] = {{"tensors", count}, {"logical_tensors", logicalSeen.size()}, {"bytes", bytes}, {"parameters", params},
-                   {"bytes_by_role", byRole}, {"bytes_by_dtype", byDtype}, {"bytes_by_scheme", bySchemeBytes}};
-  doc["tensors"] = std::move(tensors);
-  doc["experts"] = expertsJson(expertGrid(c));
-  doc["notes"] = c.notes;
-  return doc;
+  out += "\n]}\n";
+  return out;
 }
+
+json inspectJson(const Checkpoint& c, const InspectOptions& opt) { return json::parse(inspectJsonText(c, opt)); }
 
 std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
   const ModelDescription& m = c.model;
   std::ostringstream o;
-  json j = inspectJson(c, opt);  // one place computes the totals
-  const json& tot = j["totals"];
+  const Totals tot = totalsOf(c, opt);  // one place computes the totals
   o << "checkpoint   " << c.root << "  (" << c.format << ", " << c.files.size() << (c.files.size() == 1 ? " file" : " files") << ")\n";
   o << "model        " << (m.architecture.empty() ? "unknown" : m.architecture) << "  (from " << m.source << ")\n";
   o << "layers       " << m.numLayers << ": dense " << ranges(m.denseLayers) << "; MoE " << ranges(m.moeLayers);
@@ -150,17 +178,16 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
       << m.expertIntermediateSize << ", hidden " << m.hiddenSize << "\n";
   else
     o << "hidden       " << m.hiddenSize << "\n";
-  o << "tensors      " << formatCount(tot["tensors"].get<uint64_t>()) << " stored, " << formatCount(tot["logical_tensors"].get<uint64_t>())
-    << " logical\n";
-  o << "bytes        " << formatBytes(tot["bytes"].get<uint64_t>()) << " (" << formatCount(tot["bytes"].get<uint64_t>()) << ")\n";
-  o << "parameters   " << formatCount(tot["parameters"].get<uint64_t>()) << "\n";
-  auto table = [&](const char* title, const json& obj) {
+  o << "tensors      " << formatCount(tot.tensors) << " stored, " << formatCount(tot.logicalTensors) << " logical\n";
+  o << "bytes        " << formatBytes(tot.bytes) << " (" << formatCount(tot.bytes) << ")\n";
+  o << "parameters   " << formatCount(tot.parameters) << "\n";
+  auto table = [&](const char* title, const std::map<std::string, uint64_t>& bytes) {
     o << title << "\n";
-    for (const auto& [k, v] : obj.items()) o << "  " << k << std::string(k.size() < 16 ? 16 - k.size() : 1, ' ') << formatBytes(v.get<uint64_t>()) << "\n";
+    for (const auto& [k, v] : bytes) o << "  " << k << std::string(k.size() < 16 ? 16 - k.size() : 1, ' ') << formatBytes(v) << "\n";
   };
-  table("bytes by role", tot["bytes_by_role"]);
-  table("bytes by dtype", tot["bytes_by_dtype"]);
-  table("bytes by scheme", tot["bytes_by_scheme"]);
+  table("bytes by role", tot.byRole);
+  table("bytes by dtype", tot.byDtype);
+  table("bytes by scheme", tot.byScheme);
   for (const auto& n : c.notes) o << "note: " << n << "\n";
   o << "\n";
 

@@ -15,6 +15,8 @@ struct InspectOptions {
   bool flat = false;   // text: one line per tensor instead of the grouped tree
 };
 
+// The document as text, one tensor entry per line (what `inspect --json` prints), and parsed.
+std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt);
 nlohmann::json inspectJson(const Checkpoint& c, const InspectOptions& opt);
 std::string inspectText(const Checkpoint& c, const InspectOptions& opt);
 
