@@ -150,14 +150,18 @@ Result<bool> prepare(num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, Devic
 }
 
 Result<bool> launch(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, float* out) {
+  // Nothing to decode launches nothing: an empty grid is an invalid launch configuration.
   if (d.kind == num::DescKind::GgufBlocks) {
     const uint64_t perRow = d.cols / d.blockElems;
     const uint64_t n = rows * perRow;
-    blocksKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(d, firstRow * perRow, n, out);
+    if (n) blocksKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(d, firstRow * perRow, n, out);
   } else {
     const uint64_t n = rows * d.cols;
-    elementsKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(d, firstRow, rows, out);
+    if (n) elementsKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(d, firstRow, rows, out);
   }
+  // A launch error (bad configuration, too many resources) is reported by cudaGetLastError only.
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return Error{ErrorCode::Io, std::string("kernel launch failed: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
     return Error{ErrorCode::Io, std::string("kernel failed: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
   return true;
@@ -314,7 +318,17 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
     float* vals = nullptr;
     cudaMalloc(&vals, std::max<uint64_t>(d.cols * 4, 4));
     auto x = launch(d, 0, 1, vals);
-    if (x) out[std::string(componentName(s.component))] = statsOfDeviceValues(vals, d.cols);
+    if (x) {
+      // Several tensors of one kind (KTransformers NUMA parts) add up, as the CPU pass adds them.
+      DeviceStats part = statsOfDeviceValues(vals, d.cols);
+      auto [slot, fresh] = out.try_emplace(std::string(componentName(s.component)), part);
+      if (!fresh) {
+        slot->second.stats.merge(part.stats);
+        slot->second.histogram.merge(part.histogram);
+        slot->second.sum += part.sum;
+        slot->second.sumSquares += part.sumSquares;
+      }
+    }
     cudaFree(vals);
     if (!x) return x.error();
   }

@@ -108,7 +108,10 @@ class TstDequant : public QObject {
     QCOMPARE(num::toBf16Rne(num::bitsToFloat(0x3F808000)), uint16_t(0x3F80));  // tie -> even
     QCOMPARE(num::toBf16Rne(num::bitsToFloat(0x3F818000)), uint16_t(0x3F82));  // tie -> even (up)
     QCOMPARE(num::toBf16Rne(num::bitsToFloat(0x3F808001)), uint16_t(0x3F81));  // above the tie
-    QVERIFY((num::toBf16Rne(std::nanf("")) & 0x7F80) == 0x7F80 && (num::toBf16Rne(std::nanf("")) & 0x7F));
+    // every NaN - x86's default 0xFFC00000, CUDA's 0x7FFFFFFF, a signalling one - is the quiet 0x7FC0
+    for (uint32_t nan : {0xFFC00000u, 0x7FFFFFFFu, 0x7F800001u, 0xFFFFFFFFu, 0x7FC00000u})
+      QCOMPARE(num::toBf16Rne(num::bitsToFloat(nan)), uint16_t(0x7FC0));
+    QCOMPARE(num::toBf16Rne(num::bitsToFloat(0xFF800000u)), uint16_t(0xFF80));  // -inf stays -inf
   }
 
   // The bit-manipulating conversions (one set, shared by the CPU decoders and the CUDA kernels)

@@ -25,6 +25,10 @@ struct DeviceBuffer {
   uint64_t alignment = 0;
 };
 
+// Whether [offset, offset + bytes) lies inside the buffer (checked without overflowing): every
+// backend's upload and copy refuse anything else.
+inline bool inBuffer(const DeviceBuffer& b, uint64_t offset, uint64_t bytes) { return offset <= b.bytes && bytes <= b.bytes - offset; }
+
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;

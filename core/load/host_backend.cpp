@@ -41,13 +41,13 @@ void HostBackend::free(const DeviceBuffer& b) {
 }
 
 Result<bool> HostBackend::upload(const DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int) {
-  if (offset + bytes > b.bytes) return Error{ErrorCode::Io, "upload past the end of a buffer", {}, std::nullopt, {}};
+  if (!inBuffer(b, offset, bytes)) return Error{ErrorCode::Io, "upload past the end of a buffer", {}, std::nullopt, {}};
   std::memcpy(static_cast<uint8_t*>(b.ptr) + offset, src, bytes);
   return true;
 }
 
 Result<bool> HostBackend::copy(const DeviceBuffer& dst, uint64_t dstOffset, const DeviceBuffer& src, uint64_t srcOffset, uint64_t bytes) {
-  if (dstOffset + bytes > dst.bytes || srcOffset + bytes > src.bytes) return Error{ErrorCode::Io, "copy past the end of a buffer", {}, std::nullopt, {}};
+  if (!inBuffer(dst, dstOffset, bytes) || !inBuffer(src, srcOffset, bytes)) return Error{ErrorCode::Io, "copy past the end of a buffer", {}, std::nullopt, {}};
   std::memcpy(static_cast<uint8_t*>(dst.ptr) + dstOffset, static_cast<const uint8_t*>(src.ptr) + srcOffset, bytes);
   return true;
 }

@@ -132,19 +132,23 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     std::atomic<size_t> next{0};
     std::atomic<uint64_t> done{0};
     std::mutex errMu;
-    std::optional<Error> firstError;
+    std::optional<Error> firstError;  // under errMu
+    std::atomic<bool> failed{false};  // read by the other readers between chunks
     const unsigned readers = std::max(1u, std::min<unsigned>(opt.readers, unsigned(std::max<size_t>(1, chunks.size()))));
     auto reader = [&](unsigned r) {
       const unsigned depth = std::max(1u, opt.buffersPerReader);
-      std::vector<void*> staging(depth);
-      for (auto& s : staging) s = dev.allocateStaging(opt.stagingBytes);
+      std::vector<void*> staging(depth, nullptr);
       std::vector<bool> inFlight(depth, false);
+      auto streamOf = [&](unsigned j) { return int((r * depth + j) % unsigned(std::max(1, dev.streams()))); };
       unsigned k = 0;
       try {
+        for (auto& s : staging)
+          if (!(s = dev.allocateStaging(opt.stagingBytes)))
+            fail(ErrorCode::Io, "cannot allocate " + std::to_string(opt.stagingBytes) + " bytes of staging memory on " + dev.name());
         for (size_t i; (i = next.fetch_add(1)) < chunks.size();) {
-          if ((opt.cancel && *opt.cancel) || firstError) break;
+          if ((opt.cancel && *opt.cancel) || failed) break;
           const Chunk& ch = chunks[i];
-          const int stream = int((r * depth + k) % unsigned(std::max(1, dev.streams())));
+          const int stream = streamOf(k);
           if (inFlight[k]) {
             auto s = dev.synchronize(stream);
             if (!s) throw CoreError(s.error());
@@ -157,13 +161,22 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
           done += ch.bytes;
           if (opt.progress) opt.progress("upload", done.load(), total);
         }
-        for (unsigned j = 0; j < depth; ++j)
-          if (inFlight[j]) dev.synchronize(int((r * depth + j) % unsigned(std::max(1, dev.streams()))));
       } catch (const CoreError& e) {
         std::lock_guard lock(errMu);
         if (!firstError) firstError = e.error();
+        failed = true;
       }
-      for (auto* s : staging) dev.freeStaging(s);
+      // Every copy from this reader's staging is finished (or failed) before the staging is freed,
+      // on the error path too; a copy that failed late is an error of the load.
+      for (unsigned j = 0; j < depth; ++j)
+        if (inFlight[j])
+          if (auto s = dev.synchronize(streamOf(j)); !s) {
+            std::lock_guard lock(errMu);
+            if (!firstError) firstError = s.error();
+            failed = true;
+          }
+      for (auto* s : staging)
+        if (s) dev.freeStaging(s);
     };
     std::vector<std::thread> threads;
     for (unsigned r = 0; r < readers; ++r) threads.emplace_back(reader, r);

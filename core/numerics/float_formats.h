@@ -21,12 +21,8 @@ inline float bf16ToFloat(uint16_t b) { return hdBf16ToFloat(b); }
 // Equal bits, or both NaN (payloads are not part of any formula): how outputs are compared.
 inline bool sameBitsOrNan(float a, float b) { return (a != a && b != b) || floatToBits(a) == floatToBits(b); }
 
-// binary32 -> bfloat16 with round-to-nearest-even; NaN stays NaN (quiet).
-inline uint16_t toBf16Rne(float f) {
-  uint32_t u = floatToBits(f);
-  if ((u & 0x7FFFFFFF) > 0x7F800000) return uint16_t((u >> 16) | 0x40);
-  return uint16_t((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
-}
+// binary32 -> bfloat16 with round-to-nearest-even; every NaN becomes the one quiet NaN 0x7FC0.
+inline uint16_t toBf16Rne(float f) { return hdToBf16Rne(f); }
 
 // OCP FP8 E4M3 (torch float8_e4m3fn): bias 7, no infinities, S.1111.111 is NaN, max 448.
 inline float e4m3ToFloat(uint8_t x) { return hdE4m3ToFloat(x); }

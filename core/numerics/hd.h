@@ -170,10 +170,12 @@ WS_HD int hdQuarterOctave(float x) {
 
 namespace ws::num {
 
-// binary32 -> bfloat16, round to nearest even; NaN stays a quiet NaN (as toBf16Rne).
+// binary32 -> bfloat16, round to nearest even. A NaN's sign and payload are not part of any
+// formula and differ between the CPU (x86's default NaN is 0xFFC00000) and the GPU (0x7FFFFFFF),
+// so every NaN becomes the one quiet NaN 0x7FC0: BF16 output is then bit-identical on both.
 WS_HD uint16_t hdToBf16Rne(float f) {
   const uint32_t u = hdFloatToBits(f);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((u >> 16) | 0x40);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;
   return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 

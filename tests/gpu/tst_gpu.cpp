@@ -48,6 +48,10 @@ static std::shared_ptr<const Checkpoint> open(const std::string& p) {
 
 static void kernelsEqualReference(const Checkpoint& c, const std::string& label) {
   uint64_t elements = 0;
+  // The CPU's scale statistics, once for the checkpoint (per tensor they would be read again for
+  // every tensor: minutes on the large synthetic checkpoints).
+  const auto cpu = num::scaleStatistics(c, num::ScaleGrouping::Tensor);
+  CHECK(cpu.ok(), "%s: CPU scale statistics", label.c_str());
   for (uint32_t li = 0; li < c.logical.size(); ++li) {
     auto dec = num::makeDecoder(c, li);
     if (!dec) continue;
@@ -75,7 +79,7 @@ static void kernelsEqualReference(const Checkpoint& c, const std::string& label)
     CHECK(bf.ok() && badBf == 0, "%s %s: BF16 output (%zu differ)", label.c_str(), c.logical[li].name.c_str(), badBf);
     // scale statistics on the device equal the CPU's per kind (counts and histogram exactly)
     auto dev = kernels::scaleStatsOnDevice(c, li);
-    auto cpu = num::scaleStatistics(c, num::ScaleGrouping::Tensor);
+    CHECK(dev.ok(), "%s %s: scale statistics on the device", label.c_str(), c.logical[li].name.c_str());
     if (dev.ok() && cpu.ok() && cpu.value().groups.count(c.logical[li].name)) {
       for (const auto& [kind, g] : cpu.value().groups.at(c.logical[li].name)) {
         auto it = dev.value().find(kind);
