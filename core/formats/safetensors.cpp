@@ -27,7 +27,15 @@ class HeaderSax {
 
   std::string problem;  // set when the handler stopped the parse
 
-  bool null() { return scalar("null"); }
+  bool null() {
+    // "__metadata__": null (MLX writes it) is no metadata, as the reference reader's
+    // Option<HashMap> reads it.
+    if (!skip_ && state_ == State::ExpectMetadata) {
+      state_ = State::Top;
+      return true;
+    }
+    return scalar("null");
+  }
   bool boolean(bool) { return scalar("a boolean"); }
   bool number_integer(int64_t v) {
     if (skip_) return true;
@@ -207,6 +215,7 @@ bool parseHeaderFast(const char* json, uint64_t n, SafetensorsHeader& h) {
   for (auto field : top) {
     if (!names.insert(field.key).second) return false;
     if (field.key == "__metadata__") {
+      if (field.value.is_null()) continue;  // no metadata, as the SAX path reads it
       simdjson::dom::object md;
       if (field.value.get_object().get(md)) return false;
       for (auto kv : md) {
