@@ -77,6 +77,13 @@ class CudaBackend : public load::DeviceBackend {
     if (e != cudaSuccess) return cudaError(e, "device copy failed");
     return true;
   }
+  Result<bool> download(const load::DeviceBuffer& b, uint64_t offset, void* dst, uint64_t bytes) override {
+    if (!load::inBuffer(b, offset, bytes)) return Error{ErrorCode::Io, "download past the end of a buffer", {}, std::nullopt, {}};
+    cudaSetDevice(index_);
+    cudaError_t e = cudaMemcpy(dst, static_cast<const uint8_t*>(b.ptr) + offset, bytes, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) return cudaError(e, "device-to-host copy failed");
+    return true;
+  }
   Result<bool> synchronize(int stream) override {
     cudaSetDevice(index_);  // reader threads start on device 0 otherwise
     cudaError_t e = cudaStreamSynchronize(streams_[size_t(stream) % streams_.size()]);

@@ -2,6 +2,8 @@
 // the file's, failures and cancel leave nothing allocated, the OOM guard refuses, derived buffers.
 #include <QtTest>
 
+#include <atomic>
+
 #include <cstring>
 
 #include "core/load/loader.h"
@@ -24,6 +26,21 @@ load::LoadOptions options(const Checkpoint& c, int ep, int rank) {
 }
 
 const uint8_t* fileBytes(const Checkpoint& c, const TensorRecord& t) { return c.files[t.file].map->bytes().data() + t.offset; }
+
+// A host "device" that flips one bit of the upload that covers a chosen byte of a chosen buffer:
+// what --verify exists to catch (a bad copy, a wrong offset).
+class CorruptingBackend : public load::HostBackend {
+ public:
+  explicit CorruptingBackend(uint64_t bufferId, uint64_t byte) : bufferId_(bufferId), byte_(byte) {}
+  Result<bool> upload(const load::DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int stream) override {
+    auto r = HostBackend::upload(b, offset, src, bytes, stream);
+    if (r && b.id == bufferId_ && byte_ >= offset && byte_ < offset + bytes) static_cast<uint8_t*>(b.ptr)[byte_] ^= 0x10;
+    return r;
+  }
+
+ private:
+  uint64_t bufferId_, byte_;
+};
 
 }  // namespace
 
@@ -89,13 +106,43 @@ class TstLoad : public QObject {
     }
   }
 
+  // --verify reads every uploaded byte back: all of them on an honest backend (sliced EP ranks
+  // included), and a single flipped bit is caught, named by tensor and file offset.
+  void verifyReadsBackEveryByte() {
+    auto c = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));  // stacked experts: sliced per rank
+    for (int rank = 0; rank < 3; ++rank) {
+      load::HostBackend host;
+      auto o = options(*c, 3, rank);
+      o.verify = true;
+      auto r = load::loadCheckpoint(*c, host, o);
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+      QVERIFY(r.value().report.resident > 0);
+      QCOMPARE(r.value().report.verifiedBytes, r.value().report.resident);
+    }
+    // The 7th buffer allocated, 1000 bytes in (past the first 64 KiB chunk of larger tensors too).
+    const uint64_t buffer = 7, byte = 1000;
+    CorruptingBackend bad(buffer, byte);
+    auto o = options(*c, 1, 0);
+    o.verify = true;
+    auto r = load::loadCheckpoint(*c, bad, o);
+    QVERIFY(!r.ok());
+    QVERIFY2(QString::fromStdString(r.error().message).contains("differ from the file"), r.error().describe().c_str());
+    const TensorRecord* t = c->find(r.error().tensor);
+    QVERIFY2(t, r.error().describe().c_str());
+    QCOMPARE(r.error().offset.value_or(0), t->offset + byte);
+    QCOMPARE(bad.liveAllocations(), uint64_t(0));
+    o.verify = false;  // without --verify the same corruption goes unseen: this is what it adds
+    CorruptingBackend unseen(buffer, byte);
+    QVERIFY(load::loadCheckpoint(*c, unseen, o).ok());
+  }
+
   void cancelLeavesNothing() {
     auto c = wstest::openOrFail(wstest::fixture("hf/mixtral"));
     load::HostBackend host;
     std::atomic<bool> cancel{false};
     auto o = options(*c, 1, 0);
     o.cancel = &cancel;
-    uint64_t seen = 0;
+    std::atomic<uint64_t> seen{0};  // the readers report from their own threads
     o.progress = [&](const char*, uint64_t done, uint64_t) {
       seen = done;
       if (done > (1u << 20)) cancel = true;  // a megabyte in

@@ -26,7 +26,8 @@ class LoadCommand : public Command {
   std::string summary() const override { return "load a checkpoint (or one EP rank) onto a device and report residency"; }
   std::string usage() const override {
     return "usage: weightscope load PATH [--device cuda:N|host] [--ep-size N --ep-rank R] [--derive LIST]\n"
-           "                        [--evict-page-cache] [--report FILE.json] [plan options]\n"
+           "                        [--evict-page-cache] [--verify] [--report FILE.json] [plan options]\n"
+           "  --verify       read every uploaded byte back from the device and compare it with the file\n"
            "  --device       cuda (first GPU), cuda:N, or host (host memory with the same bookkeeping;\n"
            "                 the default when no GPU is present)\n"
            "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
@@ -35,7 +36,7 @@ class LoadCommand : public Command {
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "defer", "reserve"},
-           {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json"});
+           {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json", "verify"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -70,6 +71,7 @@ class LoadCommand : public Command {
     opt.plan.deriveTranspose = derive.find("transpose") != std::string::npos;
     opt.plan.deriveBf16 = derive.find("bf16") != std::string::npos;
     opt.evictPageCache = a.has("evict-page-cache");
+    opt.verify = a.has("verify");
     opt.cancel = &gCancel;
     Progress progress;
     opt.progress = [&](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };

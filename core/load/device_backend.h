@@ -42,6 +42,8 @@ class DeviceBackend {
   // synchronize(stream) returns.
   virtual Result<bool> upload(const DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int stream) = 0;
   virtual Result<bool> copy(const DeviceBuffer& dst, uint64_t dstOffset, const DeviceBuffer& src, uint64_t srcOffset, uint64_t bytes) = 0;
+  // Copies `bytes` of b at offset back to host memory, synchronously (what --verify reads back).
+  virtual Result<bool> download(const DeviceBuffer& b, uint64_t offset, void* dst, uint64_t bytes) = 0;
   virtual Result<bool> synchronize(int stream) = 0;
   // Host memory to stage reads in (pinned on CUDA).
   virtual void* allocateStaging(uint64_t bytes) = 0;
@@ -63,6 +65,7 @@ class HostBackend : public DeviceBackend {
   void free(const DeviceBuffer& b) override;
   Result<bool> upload(const DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int stream) override;
   Result<bool> copy(const DeviceBuffer& dst, uint64_t dstOffset, const DeviceBuffer& src, uint64_t srcOffset, uint64_t bytes) override;
+  Result<bool> download(const DeviceBuffer& b, uint64_t offset, void* dst, uint64_t bytes) override;
   Result<bool> synchronize(int) override { return true; }
   void* allocateStaging(uint64_t bytes) override;
   void freeStaging(void* p) override;
@@ -89,6 +92,7 @@ class FaultyBackend : public DeviceBackend {
   void free(const DeviceBuffer& b) override { inner_.free(b); }
   Result<bool> upload(const DeviceBuffer& b, uint64_t o, const void* s, uint64_t n, int st) override { return inner_.upload(b, o, s, n, st); }
   Result<bool> copy(const DeviceBuffer& d, uint64_t a, const DeviceBuffer& s, uint64_t b, uint64_t n) override { return inner_.copy(d, a, s, b, n); }
+  Result<bool> download(const DeviceBuffer& b, uint64_t o, void* d, uint64_t n) override { return inner_.download(b, o, d, n); }
   Result<bool> synchronize(int s) override { return inner_.synchronize(s); }
   void* allocateStaging(uint64_t n) override { return inner_.allocateStaging(n); }
   void freeStaging(void* p) override { inner_.freeStaging(p); }

@@ -52,6 +52,12 @@ Result<bool> HostBackend::copy(const DeviceBuffer& dst, uint64_t dstOffset, cons
   return true;
 }
 
+Result<bool> HostBackend::download(const DeviceBuffer& b, uint64_t offset, void* dst, uint64_t bytes) {
+  if (!inBuffer(b, offset, bytes)) return Error{ErrorCode::Io, "download past the end of a buffer", {}, std::nullopt, {}};
+  std::memcpy(dst, static_cast<const uint8_t*>(b.ptr) + offset, bytes);
+  return true;
+}
+
 void* HostBackend::allocateStaging(uint64_t bytes) { return std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096); }
 void HostBackend::freeStaging(void* p) { std::free(p); }
 

@@ -185,6 +185,28 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     if (opt.cancel && *opt.cancel) fail(ErrorCode::Usage, "cancelled");
     rep.phases.push_back({"read+upload", since(tRead), total});
 
+    // --verify: every uploaded range read back from the device and compared with the file.
+    if (opt.verify) {
+      const auto tVerify = Clock::now();
+      std::vector<uint8_t> fromFile, fromDevice;
+      for (const Chunk& ch : chunks) {
+        if (opt.cancel && *opt.cancel) fail(ErrorCode::Usage, "cancelled");
+        const ResidentTensor& rt = res.store->tensors()[ch.tensor];
+        fromFile.resize(ch.bytes);
+        fromDevice.resize(ch.bytes);
+        files.read(ch.file, ch.fileOffset, fromFile.data(), ch.bytes, c.files[ch.file].path, false);
+        if (auto d = dev.download(rt.buffer, ch.bufferOffset, fromDevice.data(), ch.bytes); !d)
+          fail(ErrorCode::Io, "reading back failed: " + d.error().message, c.files[ch.file].path, ch.fileOffset, rt.name);
+        if (std::memcmp(fromFile.data(), fromDevice.data(), ch.bytes) != 0) {
+          uint64_t at = 0;
+          while (fromFile[at] == fromDevice[at]) ++at;
+          fail(ErrorCode::Io, "the bytes on " + dev.name() + " differ from the file", c.files[ch.file].path, ch.fileOffset + at, rt.name);
+        }
+        rep.verifiedBytes += ch.bytes;
+      }
+      rep.phases.push_back({"verify", since(tVerify), rep.verifiedBytes});
+    }
+
     // Derived buffers owned by the store.
     const auto tDerive = Clock::now();
     uint64_t derivedTotal = 0;

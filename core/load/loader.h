@@ -24,6 +24,9 @@ struct LoadOptions {
   unsigned buffersPerReader = 2;     // staging ring depth per reader
   uint64_t stagingBytes = 8 << 20;   // bytes per staging buffer
   bool preflight = true;             // refuse when the predicted peak exceeds free memory
+  // Read every uploaded byte back from the device and compare it with the file (--verify): a
+  // mismatch fails the load naming the tensor and the file offset.
+  bool verify = false;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(const char* phase, uint64_t done, uint64_t total)> progress;
 };
@@ -40,6 +43,7 @@ struct LoadReport {
   DeviceMemory before, after;
   std::array<uint64_t, plan::kCategories> bytes{};  // resident by category (deferred: on disk)
   uint64_t resident = 0, derivedBytes = 0, scaleBytes = 0;
+  uint64_t verifiedBytes = 0;        // uploaded bytes read back and found equal to the file (--verify)
   plan::RankPlan predicted;          // the planner's numbers for this rank
   int64_t residentDifference = 0;    // measured - predicted
   int64_t derivedDifference = 0;

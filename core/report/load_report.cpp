@@ -37,6 +37,7 @@ nlohmann::json loadJson(const Checkpoint& c, const load::LoadResult& r) {
       {"memory", {{"total", rep.before.total}, {"free_before", rep.before.free}, {"free_after", rep.after.free}, {"used_by_load", rep.before.free - rep.after.free}}},
       {"resident", {{"bytes", rep.resident}, {"by_category", categories(rep.bytes)}, {"scales", rep.scaleBytes}, {"tensors", r.store->tensors().size()}}},
       {"derived_bytes", rep.derivedBytes},
+      {"verified_bytes", rep.verifiedBytes},
       {"predicted", {{"resident", rep.predicted.resident}, {"derived", rep.predicted.derived}, {"peak", rep.predicted.peak}, {"by_category", categories(rep.predicted.bytes)}}},
       {"difference", {{"resident", rep.residentDifference}, {"derived", rep.derivedDifference}}},
       {"phases", phases},

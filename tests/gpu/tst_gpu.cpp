@@ -116,8 +116,11 @@ static void loads(const Checkpoint& c, const std::string& label) {
       load::LoadOptions o;
       o.plan.placement = placement.value();
       o.epRank = rank;
+      o.verify = true;  // every uploaded byte read back from the device and compared with the file
       auto r = load::loadCheckpoint(c, *dev.value(), o);
       CHECK(r.ok() && r.value().report.residentDifference == 0, "%s EP%d rank %d: load %s", label.c_str(), ep, rank, r.ok() ? "differs" : r.error().describe().c_str());
+      CHECK(r.ok() && r.value().report.verifiedBytes == r.value().report.resident, "%s EP%d rank %d: %llu of %llu resident bytes read back equal to the file",
+            label.c_str(), ep, rank, r.ok() ? (unsigned long long)r.value().report.verifiedBytes : 0ull, r.ok() ? (unsigned long long)r.value().report.resident : 0ull);
       if (r.ok()) r.value().store->release();
       CHECK(dev.value()->liveAllocations() == 0, "%s: live allocations after release", label.c_str());
     }
