@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/numerics/decode_element.h"
+#include "core/numerics/kernel_threads.h"
 #include "core/numerics/gguf_scale_formulas.h"
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
@@ -17,16 +18,11 @@ namespace ws::kernels {
 
 namespace {
 
-__global__ void elementsKernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, float* out) {
-  const uint64_t n = rows * d.cols;
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
-    out[i] = num::decodeElement(d, firstRow + i / d.cols, i % d.cols);
-}
+// This thread's place in the grid, for the bodies in core/numerics/kernel_threads.h.
+__device__ __forceinline__ num::ThreadIndex here() { return {blockIdx.x, threadIdx.x, gridDim.x, blockDim.x}; }
 
-__global__ void blocksKernel(num::DecodeDesc d, uint64_t firstBlock, uint64_t nblocks, float* out) {
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < nblocks; i += uint64_t(gridDim.x) * blockDim.x)
-    num::decodeGgufBlock(d, firstBlock + i, out + i * d.blockElems);
-}
+__global__ void elementsKernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, float* out) { num::elementsThread(d, firstRow, rows, out, here()); }
+__global__ void blocksKernel(num::DecodeDesc d, uint64_t firstBlock, uint64_t nblocks, float* out) { num::blocksThread(d, firstBlock, nblocks, out, here()); }
 
 constexpr int kBins = 284 * 4;  // num::Histogram::log2Fine()
 
@@ -72,19 +68,8 @@ __global__ void deviationKernel(const float* v, uint64_t n, double mean, double*
   atomicAdd(out, local);
 }
 
-__global__ void elementsBf16Kernel(num::DecodeDesc d, uint64_t rows, uint16_t* out) {
-  const uint64_t n = rows * d.cols;
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
-    out[i] = num::hdToBf16Rne(num::decodeElement(d, i / d.cols, i % d.cols));
-}
-
-__global__ void blocksBf16Kernel(num::DecodeDesc d, uint64_t nblocks, uint16_t* out) {
-  float y[256];
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < nblocks; i += uint64_t(gridDim.x) * blockDim.x) {
-    num::decodeGgufBlock(d, i, y);
-    for (uint32_t k = 0; k < d.blockElems; ++k) out[i * d.blockElems + k] = num::hdToBf16Rne(y[k]);
-  }
-}
+__global__ void elementsBf16Kernel(num::DecodeDesc d, uint64_t rows, uint16_t* out) { num::elementsBf16Thread(d, rows, out, here()); }
+__global__ void blocksBf16Kernel(num::DecodeDesc d, uint64_t nblocks, uint16_t* out) { num::blocksBf16Thread(d, nblocks, out, here()); }
 
 __global__ void toBf16Kernel(const float* v, uint64_t n, uint16_t* out) {
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) out[i] = num::hdToBf16Rne(v[i]);
@@ -154,10 +139,11 @@ Result<bool> launch(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, 
   if (d.kind == num::DescKind::GgufBlocks) {
     const uint64_t perRow = d.cols / d.blockElems;
     const uint64_t n = rows * perRow;
-    if (n) blocksKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(d, firstRow * perRow, n, out);
+    const num::LaunchGrid g = num::launchGrid(n);
+    if (g.blocks) blocksKernel<<<g.blocks, g.threads>>>(d, firstRow * perRow, n, out);
   } else {
-    const uint64_t n = rows * d.cols;
-    if (n) elementsKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(d, firstRow, rows, out);
+    const num::LaunchGrid g = num::launchGrid(rows * d.cols);
+    if (g.blocks) elementsKernel<<<g.blocks, g.threads>>>(d, firstRow, rows, out);
   }
   // A launch error (bad configuration, too many resources) is reported by cudaGetLastError only.
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)

@@ -10,6 +10,7 @@
 #include "core/numerics/decode_element.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
+#include "core/numerics/kernel_threads.h"
 #include "core/synth/synth.h"
 #include "test_support.h"
 
@@ -45,6 +46,54 @@ uint64_t compareAll(const Checkpoint& c) {
   return n;
 }
 
+// Runs a kernel body for every thread of a grid, as the GPU would (in block and thread order; the
+// bodies write disjoint elements, so the order does not matter there either).
+template <class Body>
+void runGrid(num::LaunchGrid g, Body body) {
+  for (uint64_t b = 0; b < g.blocks; ++b)
+    for (uint64_t t = 0; t < g.threads; ++t) body(num::ThreadIndex{b, t, g.blocks, g.threads});
+}
+
+// The kernels' per-thread bodies (kernel_threads.h) run over their whole launch grid - the real
+// one and a tiny one whose threads stride over many elements - for the whole tensor, a row range
+// starting mid-tensor and the last row, F32 and BF16, equal the CPU decoders bit for bit.
+// Returns the number of elements compared; throws on the first difference.
+uint64_t compareGrids(const Checkpoint& c) {
+  uint64_t n = 0;
+  for (uint32_t li = 0; li < c.logical.size(); ++li) {
+    auto dec = num::makeDecoder(c, li);
+    if (!dec) continue;
+    const auto& d = *dec.value();
+    if (!d.rows() || !d.cols()) continue;
+    std::vector<float> want(d.rows() * d.cols());
+    d.decode(0, d.rows(), want.data());
+    const num::DecodeDesc desc = d.describe();
+    const bool blocks = desc.kind == num::DescKind::GgufBlocks;
+    const uint64_t perRow = blocks ? d.cols() / desc.blockElems : d.cols();  // work items per row
+    auto where = [&](const char* what, uint64_t first, uint64_t i) {
+      return c.logical[li].name + " (" + c.logical[li].schemeName + "), " + what + " from row " + std::to_string(first) + ": element " + std::to_string(i) + " differs";
+    };
+    const std::pair<uint64_t, uint64_t> ranges[] = {{0, d.rows()}, {d.rows() / 2, std::max<uint64_t>(1, d.rows() / 4)}, {d.rows() - 1, 1}};
+    for (auto [first, rows] : ranges) {
+      for (num::LaunchGrid g : {num::launchGrid(rows * perRow), num::LaunchGrid{3, 32}}) {
+        std::vector<float> got(rows * d.cols(), -12345.0f);
+        if (blocks) runGrid(g, [&](num::ThreadIndex t) { num::blocksThread(desc, first * perRow, rows * perRow, got.data(), t); });
+        else runGrid(g, [&](num::ThreadIndex t) { num::elementsThread(desc, first, rows, got.data(), t); });
+        for (uint64_t i = 0; i < got.size(); ++i)
+          if (!num::sameBitsOrNan(got[i], want[first * d.cols() + i])) throw std::runtime_error(where("F32", first, i));
+        n += got.size();
+      }
+    }
+    std::vector<uint16_t> bf(want.size(), 0xDEAD);
+    const num::LaunchGrid g = num::launchGrid(d.rows() * perRow);
+    if (blocks) runGrid(g, [&](num::ThreadIndex t) { num::blocksBf16Thread(desc, d.rows() * perRow, bf.data(), t); });
+    else runGrid(g, [&](num::ThreadIndex t) { num::elementsBf16Thread(desc, d.rows(), bf.data(), t); });
+    for (uint64_t i = 0; i < bf.size(); ++i)
+      if (bf[i] != num::toBf16Rne(want[i])) throw std::runtime_error(where("BF16", 0, i));
+  }
+  return n;
+}
+
 std::vector<uint8_t> randomBytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<uint8_t> b(n);
@@ -63,6 +112,16 @@ std::vector<uint8_t> floats(std::vector<float> v) {
 class TstDecodeDesc : public QObject {
   Q_OBJECT
  private slots:
+  // The launch geometry the kernels use: a thread per work item up to 65535 blocks of 256, none
+  // for nothing (an empty grid is an invalid launch).
+  void launchGeometry() {
+    QCOMPARE(num::launchGrid(0).blocks, 0u);
+    QCOMPARE(num::launchGrid(1).blocks, 1u);
+    QCOMPARE(num::launchGrid(256).blocks, 1u);
+    QCOMPARE(num::launchGrid(257).blocks, 2u);
+    QCOMPARE(num::launchGrid(uint64_t(1) << 40).blocks, 65535u);
+  }
+
   void fixtures_data() {
     QTest::addColumn<QString>("rel");
     for (const char* p : {"hf/qwen3_moe_fp8", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf"}) QTest::newRow(p) << QString(p);
@@ -71,6 +130,7 @@ class TstDecodeDesc : public QObject {
     QFETCH(QString, rel);
     auto c = wstest::openOrFail(wstest::fixture(rel.toStdString()));
     QVERIFY(compareAll(*c) > 0);
+    QVERIFY(compareGrids(*c) > 0);
   }
 
   void everySynthScheme_data() {
@@ -89,7 +149,9 @@ class TstDecodeDesc : public QObject {
     o.scheme = scheme.toStdString();
     o.out = d.file("c");
     QVERIFY(synth::write(o).ok());
-    QVERIFY(compareAll(*wstest::openOrFail(o.out)) > 0);
+    auto c = wstest::openOrFail(o.out);
+    QVERIFY(compareAll(*c) > 0);
+    QVERIFY(compareGrids(*c) > 0);
   }
 
   void handBuiltSchemes() {
@@ -133,6 +195,7 @@ class TstDecodeDesc : public QObject {
     for (const auto& l : c->logical) schemes.insert(l.schemeName);
     for (const char* s : {"fp8-channel", "fp8-tensor", "int8-ct", "rawint4", "mlx-affine4", "kt-int4"}) QVERIFY2(schemes.count(s), s);
     QVERIFY(compareAll(*c) > 0);
+    QVERIFY(compareGrids(*c) > 0);
   }
 };
 

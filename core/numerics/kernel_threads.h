@@ -1,0 +1,58 @@
+// What one GPU thread of each dequantization kernel does, and the launch geometry, written once:
+// kernels/device_numerics.cu's __global__ kernels only read blockIdx, threadIdx and gridDim and
+// call these bodies, and tests run the same bodies for every thread of the same grid on the CPU
+// (tst_decode_desc), so indexing, grid-stride loops, row offsets and launch geometry are proved
+// without a device; the GPU run then only has to show the device executes the same code.
+#pragma once
+
+#include <cstdint>
+
+#include "core/numerics/decode_element.h"
+
+namespace ws::num {
+
+// A 1-D launch: `threads` per block, enough blocks to give each element a thread, at most 65535
+// (past that each thread strides over several). No elements: no blocks (nothing is launched).
+struct LaunchGrid {
+  uint32_t blocks = 0, threads = 256;
+};
+WS_HD LaunchGrid launchGrid(uint64_t n) {
+  LaunchGrid g;
+  const uint64_t want = (n + g.threads - 1) / g.threads;
+  g.blocks = uint32_t(want < 65535 ? want : 65535);
+  return g;
+}
+
+// Which thread is running: its block and thread index and the grid's size.
+struct ThreadIndex {
+  uint64_t block, thread, blocks, threads;
+  WS_HD_FN uint64_t first() const { return block * threads + thread; }
+  WS_HD_FN uint64_t stride() const { return blocks * threads; }
+};
+
+// Rows [firstRow, firstRow + rows) of an element-wise description into out[(r - firstRow) * cols + j].
+WS_HD void elementsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, float* out, ThreadIndex t) {
+  const uint64_t n = rows * d.cols;
+  for (uint64_t i = t.first(); i < n; i += t.stride()) out[i] = decodeElement(d, firstRow + i / d.cols, i % d.cols);
+}
+
+// GGUF blocks [firstBlock, firstBlock + nblocks) into out[(b - firstBlock) * blockElems ...].
+WS_HD void blocksThread(const DecodeDesc& d, uint64_t firstBlock, uint64_t nblocks, float* out, ThreadIndex t) {
+  for (uint64_t i = t.first(); i < nblocks; i += t.stride()) decodeGgufBlock(d, firstBlock + i, out + i * d.blockElems);
+}
+
+// The same as BF16, rounded to nearest even (hdToBf16Rne), for the preview and derived buffers.
+WS_HD void elementsBf16Thread(const DecodeDesc& d, uint64_t rows, uint16_t* out, ThreadIndex t) {
+  const uint64_t n = rows * d.cols;
+  for (uint64_t i = t.first(); i < n; i += t.stride()) out[i] = hdToBf16Rne(decodeElement(d, i / d.cols, i % d.cols));
+}
+
+WS_HD void blocksBf16Thread(const DecodeDesc& d, uint64_t nblocks, uint16_t* out, ThreadIndex t) {
+  float y[256];
+  for (uint64_t i = t.first(); i < nblocks; i += t.stride()) {
+    decodeGgufBlock(d, i, y);
+    for (uint32_t k = 0; k < d.blockElems; ++k) out[i * d.blockElems + k] = hdToBf16Rne(y[k]);
+  }
+}
+
+}  // namespace ws::num
