@@ -74,7 +74,8 @@ uint64_t compareGrids(const Checkpoint& c) {
       return c.logical[li].name + " (" + c.logical[li].schemeName + "), " + what + " from row " + std::to_string(first) + ": element " + std::to_string(i) + " differs";
     };
     const std::pair<uint64_t, uint64_t> ranges[] = {{0, d.rows()}, {d.rows() / 2, std::max<uint64_t>(1, d.rows() / 4)}, {d.rows() - 1, 1}};
-    for (auto [first, rows] : ranges) {
+    for (const auto& range : ranges) {
+      const uint64_t first = range.first, rows = range.second;  // named copies: lambdas below capture them
       for (num::LaunchGrid g : {num::launchGrid(rows * perRow), num::LaunchGrid{3, 32}}) {
         std::vector<float> got(rows * d.cols(), -12345.0f);
         if (blocks) runGrid(g, [&](num::ThreadIndex t) { num::blocksThread(desc, first * perRow, rows * perRow, got.data(), t); });
