@@ -49,6 +49,23 @@ class TstSafetensors : public QObject {
     QCOMPARE(parseError(bad).code, ErrorCode::InvalidHeaderJson);
   }
 
+  // Where the fast path and the reference-order parser used to disagree, both now read what the
+  // safetensors library (serde) reads: an unknown tensor field is ignored whatever its value and
+  // however often it appears; a repeated __metadata__ key keeps its last value; a known field
+  // given twice is refused.
+  void parsersAgreeWithSerde() {
+    const std::string w = "\"w\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[0,4]";
+    for (const std::string extra : {",\"x\":1.5}", ",\"x\":-3}", ",\"x\":1,\"x\":2}", ",\"x\":[1,-2.5,{\"y\":null}]}"}) {
+      const auto bytes = wstest::safetensorsBytes("{" + w + extra + "}", 4);
+      for (auto parser : {HeaderParser::Auto, HeaderParser::Reference})
+        QCOMPARE(parseSafetensors(bytes, "t.safetensors", parser).tensors.size(), size_t(1));
+    }
+    const auto meta = wstest::safetensorsBytes("{\"__metadata__\":{\"k\":\"a\",\"k\":\"b\"}," + w + "}}", 4);
+    for (auto parser : {HeaderParser::Auto, HeaderParser::Reference}) QCOMPARE(parseSafetensors(meta, "t.safetensors", parser).metadata.at("k"), std::string("b"));
+    const auto twice = wstest::safetensorsBytes("{" + w + ",\"dtype\":\"F16\"}}", 4);
+    for (auto parser : {HeaderParser::Auto, HeaderParser::Reference}) QVERIFY_THROWS_EXCEPTION(CoreError, parseSafetensors(twice, "t.safetensors", parser));
+  }
+
   void validFileParses() {
     std::string h = "{\"__metadata__\":{\"format\":\"pt\"}," + tensor("b", "F32", "[2]", 16, 24) + "," + tensor("a", "BF16", "[2,4]", 0, 16) +
                     "," + tensor("s", "F32", "[]", 24, 28) + "," + tensor("e", "F4", "[0]", 28, 28) + "}";

@@ -39,6 +39,7 @@ class HeaderSax {
   bool boolean(bool) { return scalar("a boolean"); }
   bool number_integer(int64_t v) {
     if (skip_) return true;
+    if (state_ == State::InTensor && !knownField()) return true;  // an unknown field: ignored, like serde does
     if (v < 0) return stop("negative number in '" + field_ + "'");
     return number_unsigned(static_cast<uint64_t>(v));
   }
@@ -55,6 +56,7 @@ class HeaderSax {
   }
   bool number_float(double, const std::string&) {
     if (skip_) return true;
+    if (state_ == State::InTensor && !knownField()) return true;  // an unknown field: ignored
     return stop("non-integer number in '" + field_ + "'");
   }
   bool string(std::string& s) {
@@ -126,12 +128,14 @@ class HeaderSax {
       return true;
     }
     if (state_ == State::InTensor) {
-      if (!fieldsSeen_.insert(k).second) return stop("field '" + k + "' appears twice");
+      // serde refuses a known field given twice and ignores unknown ones, repeated or not.
       field_ = k;
+      if (knownField() && !fieldsSeen_.insert(k).second) return stop("field '" + k + "' appears twice");
       return true;
     }
     if (state_ == State::InMetadata) {
-      if (out_.metadata.count(k)) return stop("__metadata__ key '" + k + "' appears twice");
+      // __metadata__ is a HashMap<String, String> to the reference reader: a repeated key is
+      // inserted again, and the last value stands.
       metaKey_ = k;
       return true;
     }
