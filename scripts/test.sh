@@ -13,6 +13,10 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIGHTSCOPE_PYT
       -DWEIGHTSCOPE_FIXTURES="$fixtures"
 cmake --build build -j2
 ctest --test-dir build --output-on-failure -j2
+# "100% tests passed" above does not include the GPU test without a GPU: say so in the summary.
+if ! nvidia-smi -L > /dev/null 2>&1; then
+  echo "NOTE: tst_gpu was SKIPPED (no GPU here): the GPU path is proved only by scripts/gpu-proof.sh on a GPU machine"
+fi
 
 # The GPU proof's rehearsal: the build the GPU machine gets (GUI off, CUDA for sm_90, simdjson
 # hidden, so the headers and index.json go through the nlohmann/json parsers), the tests that build

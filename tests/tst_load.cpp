@@ -136,6 +136,23 @@ class TstLoad : public QObject {
     QVERIFY(load::loadCheckpoint(*c, unseen, o).ok());
   }
 
+  // However many readers and whatever the staging size (--readers, --staging), the same bytes land.
+  void readersAndStagingKeepTheBytes() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe_fp8"));
+    QVERIFY(load::defaultReaders() >= 2 && load::defaultReaders() <= 8);
+    for (auto [readers, staging] : {std::pair{1u, uint64_t(4096)}, std::pair{7u, uint64_t(1) << 20}, std::pair{3u, uint64_t(32) << 20}}) {
+      load::HostBackend host;
+      auto o = options(*c, 2, 1);
+      o.readers = readers;
+      o.stagingBytes = staging;
+      o.verify = true;
+      auto r = load::loadCheckpoint(*c, host, o);
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+      QCOMPARE(r.value().report.verifiedBytes, r.value().report.resident);
+      QCOMPARE(r.value().report.resident, r.value().report.predicted.resident);
+    }
+  }
+
   void cancelLeavesNothing() {
     auto c = wstest::openOrFail(wstest::fixture("hf/mixtral"));
     load::HostBackend host;

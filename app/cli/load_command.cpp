@@ -28,6 +28,8 @@ class LoadCommand : public Command {
     return "usage: weightscope load PATH [--device cuda:N|host] [--ep-size N --ep-rank R] [--derive LIST]\n"
            "                        [--evict-page-cache] [--verify] [--report FILE.json] [plan options]\n"
            "  --verify       read every uploaded byte back from the device and compare it with the file\n"
+           "  --readers N    reader threads (default: half the cores, 2 to 8)\n"
+           "  --staging SIZE bytes per staging buffer, e.g. 64MiB (default 32MiB; 3 per reader, pinned on CUDA)\n"
            "  --device       cuda (first GPU), cuda:N, or host (host memory with the same bookkeeping;\n"
            "                 the default when no GPU is present)\n"
            "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
@@ -35,7 +37,7 @@ class LoadCommand : public Command {
            "  --report FILE  the weightscope.load/1 residency report (docs/load.md); Ctrl-C cancels\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "defer", "reserve"},
+    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "defer", "reserve", "readers", "staging"},
            {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json", "verify"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
@@ -72,6 +74,15 @@ class LoadCommand : public Command {
     opt.plan.deriveBf16 = derive.find("bf16") != std::string::npos;
     opt.evictPageCache = a.has("evict-page-cache");
     opt.verify = a.has("verify");
+    if (a.has("readers")) {
+      const long long n = a.getInt("readers", 0);
+      if (n < 1 || n > 64) throw std::invalid_argument("--readers must be 1 to 64");
+      opt.readers = unsigned(n);
+    }
+    if (a.has("staging")) {
+      opt.stagingBytes = plan::parseCapacity(a.get("staging"));
+      if (opt.stagingBytes < 4096 || opt.stagingBytes > (uint64_t(1) << 30)) throw std::invalid_argument("--staging must be 4 KiB to 1 GiB");
+    }
     opt.cancel = &gCancel;
     Progress progress;
     opt.progress = [&](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };

@@ -1,5 +1,6 @@
 #include "core/load/loader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -74,6 +75,8 @@ std::vector<std::pair<uint64_t, uint64_t>> rangesOf(const Checkpoint& c, const T
 
 }  // namespace
 
+unsigned defaultReaders() { return std::clamp(std::thread::hardware_concurrency() / 2, 2u, 8u); }
+
 Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const LoadOptions& opt) {
   LoadResult res;
   res.store = std::make_unique<WeightStore>(dev);
@@ -135,6 +138,9 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     std::optional<Error> firstError;  // under errMu
     std::atomic<bool> failed{false};  // read by the other readers between chunks
     const unsigned readers = std::max(1u, std::min<unsigned>(opt.readers, unsigned(std::max<size_t>(1, chunks.size()))));
+    uint64_t largestChunk = 1;
+    for (const Chunk& ch : chunks) largestChunk = std::max(largestChunk, ch.bytes);
+    const uint64_t stagingBytes = std::min(opt.stagingBytes, largestChunk);
     auto reader = [&](unsigned r) {
       const unsigned depth = std::max(1u, opt.buffersPerReader);
       std::vector<void*> staging(depth, nullptr);
@@ -143,8 +149,8 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
       unsigned k = 0;
       try {
         for (auto& s : staging)
-          if (!(s = dev.allocateStaging(opt.stagingBytes)))
-            fail(ErrorCode::Io, "cannot allocate " + std::to_string(opt.stagingBytes) + " bytes of staging memory on " + dev.name());
+          if (!(s = dev.allocateStaging(stagingBytes)))
+            fail(ErrorCode::Io, "cannot allocate " + std::to_string(stagingBytes) + " bytes of staging memory on " + dev.name());
         for (size_t i; (i = next.fetch_add(1)) < chunks.size();) {
           if ((opt.cancel && *opt.cancel) || failed) break;
           const Chunk& ch = chunks[i];

@@ -16,13 +16,19 @@
 
 namespace ws::load {
 
+// Half the cores, at least 2 and at most 8.
+unsigned defaultReaders();
+
 struct LoadOptions {
   plan::PlanOptions plan;            // placement (EP size), skips, defers, derive flags, reserve
   int epRank = 0;
   bool evictPageCache = false;       // posix_fadvise(DONTNEED) after each range is read
-  unsigned readers = 2;              // reader threads
-  unsigned buffersPerReader = 2;     // staging ring depth per reader
-  uint64_t stagingBytes = 8 << 20;   // bytes per staging buffer
+  // Sized for a GPU server: pinned host-to-device copies run at ~50 GB/s, a reader of the page
+  // cache at ~8-12 GB/s, so several readers keep the copy engines busy. Each reader stages in a ring
+  // of buffers no larger than the largest chunk (a small checkpoint does not pin 32 MiB buffers).
+  unsigned readers = defaultReaders();  // reader threads (--readers)
+  unsigned buffersPerReader = 3;        // staging ring depth per reader
+  uint64_t stagingBytes = 32 << 20;     // bytes per staging buffer (--staging)
   bool preflight = true;             // refuse when the predicted peak exceeds free memory
   // Read every uploaded byte back from the device and compare it with the file (--verify): a
   // mismatch fails the load naming the tensor and the file offset.
