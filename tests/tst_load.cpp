@@ -153,6 +153,41 @@ class TstLoad : public QObject {
     }
   }
 
+  // A per-layer EPLB map: each MoE layer's stacked tensors are sliced by that layer's own row. The
+  // bytes that land are compared with the file's bytes of exactly the experts the row gives the
+  // rank, computed here from the map, not by the loader.
+  void perLayerMapSlicesEachLayerByItsRow() {
+    auto c = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));  // 2 MoE layers, 8 stacked experts
+    QCOMPARE(c->model.moeLayers, (std::vector<int>{0, 1}));
+    wstest::TempDir d;
+    wstest::writeFile(d.file("map.json"), std::string(R"({"physical_to_logical": [[0, 1, 2, 3, 4, 5, 6, 7], [7, 6, 5, 4, 3, 2, 1, 0]]})"));
+    auto pl = plan::loadMap(d.file("map.json"), plan::Remainder::First, 2, 8);
+    QVERIFY2(pl.ok(), pl.ok() ? "" : pl.error().describe().c_str());
+    const std::vector<int64_t> want[2][2] = {{{0, 1, 2, 3}, {4, 5, 6, 7}}, {{4, 5, 6, 7}, {0, 1, 2, 3}}};  // [rank][layer]
+    for (int rank = 0; rank < 2; ++rank) {
+      load::HostBackend host;
+      auto o = options(*c, 1, 0);
+      o.plan.placement = pl.value();
+      o.epRank = rank;
+      auto r = load::loadCheckpoint(*c, host, o);
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+      int sliced = 0;
+      for (const auto& rt : r.value().store->tensors()) {
+        const TensorRecord* t = c->find(rt.name);
+        QVERIFY(t);
+        if (t->role != Role::RoutedExpert || t->expert >= 0 || t->shape.empty() || t->shape[0] != 8) continue;
+        const uint64_t per = t->bytes / 8;
+        const auto& experts = want[rank][t->layer];
+        QCOMPARE(rt.buffer.bytes, per * experts.size());
+        for (size_t k = 0; k < experts.size(); ++k)
+          QVERIFY2(std::memcmp(static_cast<const uint8_t*>(rt.buffer.ptr) + k * per, fileBytes(*c, *t) + uint64_t(experts[k]) * per, per) == 0,
+                   qPrintable(QString("%1, rank %2: slot %3 is not expert %4").arg(QString::fromStdString(t->name)).arg(rank).arg(k).arg(experts[k])));
+        ++sliced;
+      }
+      QCOMPARE(sliced, 6);  // gate, up and down of both layers
+    }
+  }
+
   void cancelLeavesNothing() {
     auto c = wstest::openOrFail(wstest::fixture("hf/mixtral"));
     load::HostBackend host;

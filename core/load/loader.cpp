@@ -117,7 +117,9 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
       const size_t idx = res.store->tensors().size();
       res.store->add({t.name, plan::categoryOf(t), buf.value()});
       uint64_t at = 0;
-      for (auto [off, len] : rangesOf(c, t, h, rp.experts)) {
+      // A fused or stacked tensor is sliced by this rank's experts in its own layer (a per-layer
+      // EPLB map gives each MoE layer a row of its own).
+      for (auto [off, len] : rangesOf(c, t, h, plan::expertsOnRank(c.model, opt.plan.placement, opt.epRank, t.layer))) {
         for (uint64_t done = 0; done < len; done += opt.stagingBytes) {
           const uint64_t n = std::min(opt.stagingBytes, len - done);
           chunks.push_back({idx, t.file, t.offset + off + done, at + done, n});
@@ -268,7 +270,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
         const bool sliced = t.expert < 0 && d.shape().size() == 3 && d.shape()[0] == E;
         std::vector<std::pair<uint64_t, uint64_t>> rows;  // (first row, count)
         if (sliced)
-          for (int64_t e : rp.experts) rows.push_back({uint64_t(e) * (d.rows() / E), d.rows() / E});
+          for (int64_t e : plan::expertsOnRank(c.model, opt.plan.placement, opt.epRank, t.layer)) rows.push_back({uint64_t(e) * (d.rows() / E), d.rows() / E});
         else
           rows.push_back({0, d.rows()});
         uint64_t n = 0;

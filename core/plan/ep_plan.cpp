@@ -29,6 +29,18 @@ bool buildsTransposedTwin(const Checkpoint& c, const TensorRecord& t) {
 
 bool buildsBf16Twin(const Checkpoint& c, const TensorRecord& t) { return schemeInfo(c.logical[t.logical].scheme).quantized; }
 
+size_t mapRowOf(const ModelDescription& m, const Placement& p, int layer) {
+  if (p.layerRows() <= 1) return 0;
+  auto it = std::find(m.moeLayers.begin(), m.moeLayers.end(), layer);
+  return it == m.moeLayers.end() ? 0 : size_t(it - m.moeLayers.begin());
+}
+
+std::vector<int64_t> expertsOnRank(const ModelDescription& m, const Placement& p, int rank, int layer) {
+  std::vector<int64_t> e = p.logicalOf(rank, mapRowOf(m, p, layer));
+  std::sort(e.begin(), e.end());
+  return e;
+}
+
 const char* categoryName(int c) {
   static const char* names[] = {"routed_experts", "shared_experts", "attention", "dense_mlp", "embeddings", "lm_head", "norms", "mtp", "other", "deferred"};
   return c >= 0 && c < kCategories ? names[c] : "other";
@@ -88,7 +100,7 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
 
     // The map row of a MoE layer: one row for all layers, or one per MoE layer in order.
     std::map<int, size_t> rowOf;
-    for (size_t i = 0; i < m.moeLayers.size(); ++i) rowOf[m.moeLayers[i]] = pl.layerRows() > 1 ? i : 0;
+    for (int layer : m.moeLayers) rowOf[layer] = mapRowOf(m, pl, layer);
     if (pl.layerRows() > 1 && pl.layerRows() != m.moeLayers.size())
       fail(ErrorCode::Usage, "the expert map has " + std::to_string(pl.layerRows()) + " layer rows but the model has " + std::to_string(m.moeLayers.size()) + " MoE layers");
 

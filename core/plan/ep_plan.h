@@ -71,6 +71,12 @@ struct PlanResult {
 bool buildsTransposedTwin(const Checkpoint& c, const TensorRecord& t);
 bool buildsBf16Twin(const Checkpoint& c, const TensorRecord& t);
 
+// The row of the placement map for `layer` (one row serves every MoE layer, or one row per MoE
+// layer in order), and the logical experts rank `rank` holds in that layer, sorted (an EPLB
+// replica appears once per slot): what a fused or stacked tensor of that layer is sliced by.
+size_t mapRowOf(const ModelDescription& m, const Placement& p, int layer);
+std::vector<int64_t> expertsOnRank(const ModelDescription& m, const Placement& p, int rank, int layer);
+
 Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt);
 
 // "141GiB", "80GB", "1.5TiB", "123456" -> bytes; or a device name from the table
