@@ -105,6 +105,15 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
       res.store->defer({t.name, c.files[t.file].path, s.reason, t.offset, t.bytes});
     }
 
+    // This rank's experts per layer, worked out once per layer (not once per held tensor: Kimi-K2
+    // holds 200k of them).
+    std::map<int, std::vector<int64_t>> expertsByLayer;
+    auto rankExperts = [&](int layer) -> const std::vector<int64_t>& {
+      auto it = expertsByLayer.find(layer);
+      if (it == expertsByLayer.end()) it = expertsByLayer.emplace(layer, plan::expertsOnRank(c.model, opt.plan.placement, opt.epRank, layer)).first;
+      return it->second;
+    };
+
     // Allocate one buffer per held tensor and cut the reads into chunks.
     const auto tAlloc = Clock::now();
     std::vector<Chunk> chunks;
@@ -119,7 +128,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
       uint64_t at = 0;
       // A fused or stacked tensor is sliced by this rank's experts in its own layer (a per-layer
       // EPLB map gives each MoE layer a row of its own).
-      for (auto [off, len] : rangesOf(c, t, h, plan::expertsOnRank(c.model, opt.plan.placement, opt.epRank, t.layer))) {
+      for (auto [off, len] : rangesOf(c, t, h, rankExperts(t.layer))) {
         for (uint64_t done = 0; done < len; done += opt.stagingBytes) {
           const uint64_t n = std::min(opt.stagingBytes, len - done);
           chunks.push_back({idx, t.file, t.offset + off + done, at + done, n});
@@ -270,7 +279,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
         const bool sliced = t.expert < 0 && d.shape().size() == 3 && d.shape()[0] == E;
         std::vector<std::pair<uint64_t, uint64_t>> rows;  // (first row, count)
         if (sliced)
-          for (int64_t e : plan::expertsOnRank(c.model, opt.plan.placement, opt.epRank, t.layer)) rows.push_back({uint64_t(e) * (d.rows() / E), d.rows() / E});
+          for (int64_t e : rankExperts(t.layer)) rows.push_back({uint64_t(e) * (d.rows() / E), d.rows() / E});
         else
           rows.push_back({0, d.rows()});
         uint64_t n = 0;
