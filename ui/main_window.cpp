@@ -64,6 +64,9 @@ QString summaryText(const Checkpoint& c) {
            .arg(QString::fromStdString(formatCount(c.tensors.size())))
            .arg(QString::fromStdString(formatBytes(c.totalBytes())))
            .arg(QString::fromStdString(formatCount(c.totalParameters())));
+  if (!c.issues.empty())
+    s += QObject::tr("\n%n problem(s) opening it, shown as far as it can be read (Validate lists them): %1", nullptr, int(c.issues.size()))
+             .arg(QString::fromStdString(c.issues.front().describe()));
   return s;
 }
 
@@ -271,7 +274,8 @@ void MainWindow::openPath(const QString& path) {
   pendingPath_ = path;
   summary_->setText(tr("Opening %1 ...").arg(path));
   std::string p = path.toStdString();
-  jobs_.start(0, [p](JobState&) { return openCheckpoint(p); }, [this](OpenResult r) { onOpened(std::move(r)); });
+  // Tolerant: a cut file or a missing part still shows what it holds, its problems in the summary.
+  jobs_.start(0, [p](JobState&) { return openCheckpointPartial(p); }, [this](OpenResult r) { onOpened(std::move(r)); });
 }
 
 void MainWindow::selectTensor(uint32_t tensorIndex) {
@@ -332,6 +336,7 @@ void MainWindow::showDetails(const QModelIndex& proxyIndex) {
   row(tr("bytes"), QString::fromStdString(formatBytes(t.bytes) + " (" + formatCount(t.bytes) + ")"));
   row(tr("file"), QString::fromStdString(c->files[t.file].path));
   row(tr("offset"), QString::number(t.offset));
+  if (t.cut) row(tr("cut"), tr("its data runs past the end of the %1-byte file: nothing can be read").arg(c->files[t.file].size));
   row(tr("role"), QString::fromLatin1(roleName(t.role).data()));
   if (t.layer >= 0) row(tr("layer"), QString::number(t.layer));
   if (t.expert >= 0) row(tr("expert"), QString::number(t.expert));

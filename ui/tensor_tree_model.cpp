@@ -1,5 +1,6 @@
 #include "ui/tensor_tree_model.h"
 
+#include <QColor>
 #include <QFileInfo>
 
 #include "core/util/format_bytes.h"
@@ -54,7 +55,9 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
   if (role == FullNameRole) return t ? QString::fromStdString(t->name) : groupLabels_[id];
   if (role == Qt::TextAlignmentRole && index.column() == Bytes) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ToolTipRole && t)
-    return QString::fromStdString(t->name + "\noffset " + std::to_string(t->offset) + " in " + ckpt_->files[t->file].path);
+    return QString::fromStdString(t->name + "\noffset " + std::to_string(t->offset) + " in " + ckpt_->files[t->file].path +
+                                  (t->cut ? "\ncut: its data runs past the end of the file" : ""));
+  if (role == Qt::ForegroundRole && t && t->cut) return QColor(Qt::red);  // cut: the bytes are not there
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Name: return t ? QString::fromStdString(nodeLabel(*ckpt_, *n)) : groupLabels_[id];

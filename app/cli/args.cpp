@@ -51,11 +51,19 @@ long long Args::getInt(const std::string& key, long long fallback) const {
   return v;
 }
 
-std::shared_ptr<const Checkpoint> openOrReport(const std::string& path) {
-  auto r = openCheckpoint(path);
+std::shared_ptr<const Checkpoint> openOrReport(const std::string& path, Partial partial) {
+  auto r = partial == Partial::Open ? openCheckpointPartial(path) : openCheckpoint(path);
   if (!r) {
     std::cerr << "weightscope: " << r.error().describe() << "\n";
     return nullptr;
+  }
+  const auto& issues = r.value()->issues;
+  if (partial == Partial::Open && !issues.empty()) {
+    constexpr size_t kShown = 5;
+    std::cerr << "weightscope: warning: " << issues.size() << (issues.size() == 1 ? " problem" : " problems") << " opening " << path
+              << "; showing what can be read\n";
+    for (size_t i = 0; i < std::min(kShown, issues.size()); ++i) std::cerr << "  " << issues[i].describe() << "\n";
+    if (issues.size() > kShown) std::cerr << "  ... and " << issues.size() - kShown << " more (weightscope validate lists them all)\n";
   }
   return r.value();
 }

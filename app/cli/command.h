@@ -57,8 +57,14 @@ class Args {
   std::vector<std::string> positional_;
 };
 
+// What a command does with a damaged or incomplete checkpoint (a cut file, a missing part).
+enum class Partial {
+  Refuse,  // plan, load, diff: an answer about part of a checkpoint would pass for the whole
+  Open,    // inspect, dequant, stats, scales: show what is there; the problems go to stderr
+};
+
 // Opens a checkpoint, or prints the error (file, offset, tensor) and returns null.
-std::shared_ptr<const Checkpoint> openOrReport(const std::string& path);
+std::shared_ptr<const Checkpoint> openOrReport(const std::string& path, Partial partial = Partial::Refuse);
 // --placement and --remainder, the same words for plan, load and validate --full-load; throws
 // std::invalid_argument (exit 2) naming the bad word.
 plan::PlacementSpec placementSpecOf(const Args& a);

@@ -6,6 +6,7 @@
 #include "app/cli/command.h"
 #include "core/formats/open_checkpoint.h"
 #include "core/report/inspect_report.h"
+#include "core/validate/validator.h"
 
 namespace ws::cli {
 
@@ -22,7 +23,9 @@ class InspectCommand : public Command {
            "              KTransformers expert folder\n"
            "  --json      write the weightscope.inspect/1 document (docs/inspect-schema.md)\n"
            "  --flat      one line per tensor instead of the grouped tree\n"
-           "  --filter G  only tensors whose name matches the shell glob G\n";
+           "  --filter G  only tensors whose name matches the shell glob G\n"
+           "A damaged or incomplete checkpoint (a cut file, a missing part) is shown as far as\n"
+           "it can be read, its problems listed; the exit status is then 1.\n";
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"filter"}, {"json", "flat"});
@@ -30,14 +33,15 @@ class InspectCommand : public Command {
       std::cerr << usage();
       return kExitCannotRun;
     }
-    auto c = openOrReport(a.positional()[0]);
+    auto c = openOrReport(a.positional()[0], Partial::Open);
     if (!c) return kExitCannotRun;
     InspectOptions opt;
     opt.filter = a.get("filter");
     opt.flat = a.has("flat");
+    opt.problems = val::openingFindings(*c);
     if (a.has("json")) std::cout << inspectJsonText(*c, opt);
     else std::cout << inspectText(*c, opt);
-    return kExitOk;
+    return opt.problems.empty() ? kExitOk : kExitFindings;
   }
 };
 

@@ -79,7 +79,7 @@ class DequantCommand : public Command {
     }
     std::string dtype = a.get("dtype", "f32");
     if (dtype != "f32" && dtype != "bf16") throw std::invalid_argument("--dtype must be f32 or bf16");
-    auto c = openOrReport(a.positional()[0]);
+    auto c = openOrReport(a.positional()[0], Partial::Open);  // a tensor whose bytes are there can be read
     if (!c) return kExitCannotRun;
     auto target = resolveTarget(*c, a.positional()[1]);
     if (!target) {
@@ -137,7 +137,7 @@ class StatsCommand : public Command {
       std::cerr << usage();
       return kExitCannotRun;
     }
-    auto c = openOrReport(a.positional()[0]);
+    auto c = openOrReport(a.positional()[0], Partial::Open);
     if (!c) return kExitCannotRun;
     std::vector<std::string> which;
     if (a.has("all")) {

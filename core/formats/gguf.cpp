@@ -136,7 +136,7 @@ bool looksLikeGguf(std::span<const uint8_t> file) {
   return file.size() >= 4 && file[0] == 'G' && file[1] == 'G' && file[2] == 'U' && file[3] == 'F';
 }
 
-GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path) {
+GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path, DataExtent extent) {
   BoundedReader r(file, path);
   GgufFile g;
   if (!looksLikeGguf(file)) {
@@ -228,8 +228,11 @@ GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path) {
   uint64_t pos = r.position();
   auto padded = checkedAdd(pos, g.alignment - 1);
   g.dataStart = padded ? (*padded / g.alignment) * g.alignment : pos;
-  if (nTensors > 0 && g.dataStart > file.size())
-    fail(ErrorCode::GgufTruncated, "data section would start at " + std::to_string(g.dataStart) + ", past the end of file", path, pos);
+  if (nTensors > 0 && g.dataStart > file.size()) {
+    Error e{ErrorCode::GgufTruncated, "data section would start at " + std::to_string(g.dataStart) + ", past the end of file", path, pos, {}};
+    if (extent == DataExtent::Exact) throw CoreError(e);
+    g.extentProblem = std::move(e);  // a header-only copy: every tensor is cut
+  }
 
   uint64_t expected = 0;
   bool canonical = true;
@@ -240,11 +243,15 @@ GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path) {
            t.infoOffset, t.name);
     auto end = checkedAdd(g.dataStart, t.relOffset);
     auto end2 = end ? checkedAdd(*end, t.bytes) : std::nullopt;
-    if (!end2 || *end2 > file.size())
-      fail(ErrorCode::GgufTruncated,
-           "data [" + std::to_string(g.dataStart + t.relOffset) + ", +" + std::to_string(t.bytes) + ") runs past the end of the " +
-               std::to_string(file.size()) + "-byte file",
-           path, t.infoOffset, t.name);
+    if (!end2 || *end2 > file.size()) {
+      Error e{ErrorCode::GgufTruncated,
+              "data [" + std::to_string(g.dataStart + t.relOffset) + ", +" + std::to_string(t.bytes) + ") runs past the end of the " +
+                  std::to_string(file.size()) + "-byte file",
+              path, t.infoOffset, t.name};
+      // An offset beyond 64 bits is a lie, not a cut; a cut file keeps its catalog when asked.
+      if (extent == DataExtent::Exact || !end2) throw CoreError(e);
+      if (!g.extentProblem) g.extentProblem = std::move(e);
+    }
     if (t.relOffset != expected && canonical) {
       canonical = false;
       g.nonCanonical = Error{ErrorCode::GgufBadTensorInfo,

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/formats/data_extent.h"
 #include "core/model/dtype.h"
 #include "core/util/error.h"
 
@@ -53,13 +54,15 @@ struct GgufFile {
   // The first tensor whose offset is aligned and in bounds but not where ggml's current reader
   // demands (the running sum of padded sizes): the file opens, llama.cpp refuses it.
   std::optional<Error> nonCanonical;
+  // DataExtent::Partial only: the first tensor whose data runs past the end of the file.
+  std::optional<Error> extentProblem;
 
   const GgufKv* find(std::string_view key) const;
 };
 
 constexpr uint64_t kMaxKeptArray = 4096;
 
-GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path);
+GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path, DataExtent extent = DataExtent::Exact);
 bool looksLikeGguf(std::span<const uint8_t> file);
 
 }  // namespace ws

@@ -39,7 +39,51 @@ struct OpenMode {
     if (!tolerant) throw CoreError(e);
     c->issues.push_back(e);
   }
+  DataExtent extent() const { return tolerant ? DataExtent::Partial : DataExtent::Exact; }
 };
+
+// "name-00003-of-00011.<ext>": the parts of a split set, numbered from 1.
+struct SplitName {
+  std::string stem;  // "name"
+  int part = 0, count = 0;
+  std::string partPath(int k, const std::string& ext) const {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "-%05d-of-%05d", k, count);
+    return stem + buf + ext;
+  }
+};
+
+std::optional<SplitName> splitName(const std::string& path, const std::string& ext) {
+  static const std::regex re(R"((.*)-(\d{5})-of-(\d{5}))");
+  if (path.size() <= ext.size() || path.compare(path.size() - ext.size(), ext.size(), ext) != 0) return std::nullopt;
+  std::smatch m;
+  const std::string base = path.substr(0, path.size() - ext.size());
+  if (!std::regex_match(base, m, re)) return std::nullopt;
+  SplitName s{m[1].str(), std::stoi(m[2].str()), std::stoi(m[3].str())};
+  if (s.count < 1 || s.part < 1 || s.part > s.count) return std::nullopt;
+  return s;
+}
+
+// Reports each part of `name`'s set that does not exist; a lone part still opens on its own.
+void reportMissingParts(const SplitName& name, const std::string& ext, const OpenMode& mode) {
+  for (int k = 1; k <= name.count; ++k) {
+    const std::string f = name.partPath(k, ext);
+    if (fs::exists(f)) continue;
+    mode.c->incomplete = true;
+    mode.report(Error{ErrorCode::MissingShard, "part " + std::to_string(k) + " of " + std::to_string(name.count) + " is missing", f, std::nullopt, {}});
+  }
+}
+
+// Marks the records whose bytes run past the end of their mapped file; true if any does.
+bool markCut(std::vector<TensorRecord>& records, size_t from, uint64_t fileSize) {
+  bool any = false;
+  for (size_t i = from; i < records.size(); ++i) {
+    TensorRecord& r = records[i];
+    r.cut = r.offset > fileSize || r.bytes > fileSize - r.offset;
+    any |= r.cut;
+  }
+  return any;
+}
 
 std::vector<std::string> listWithSuffix(const fs::path& dir, const std::string& suffix) {
   std::vector<std::string> out;
@@ -52,25 +96,31 @@ std::vector<std::string> listWithSuffix(const fs::path& dir, const std::string& 
   return out;
 }
 
-// "name-00001-of-00003.gguf" -> every file of the set, in split order; a lone file -> itself.
-std::vector<std::string> ggufSplitSet(const std::string& path, const OpenMode& mode) {
-  static const std::regex re(R"((.*)-(\d{5})-of-(\d{5})\.gguf$)");
-  std::smatch m;
-  if (!std::regex_match(path, m, re)) return {path};
-  int count = std::stoi(m[3].str());
+// A GGUF file and the rest of its split set, in split order, each with the split.no it must
+// declare; parts that do not exist are reported (a lone part opens on its own).
+struct GgufSet {
   std::vector<std::string> files;
-  char buf[32];
-  for (int k = 1; k <= count; ++k) {
-    std::snprintf(buf, sizeof buf, "-%05d-of-%05d.gguf", k, count);
-    std::string f = m[1].str() + buf;
+  std::vector<int> splitNo;
+  int count = 1;     // parts the file names declare
+  bool whole = true;
+};
+
+GgufSet ggufSplitSet(const std::string& path, const OpenMode& mode) {
+  auto name = splitName(path, ".gguf");
+  if (!name) return {{path}, {0}, 1, true};
+  GgufSet set;
+  set.count = name->count;
+  reportMissingParts(*name, ".gguf", mode);
+  for (int k = 1; k <= name->count; ++k) {
+    const std::string f = name->partPath(k, ".gguf");
     if (!fs::exists(f)) {
-      mode.report(Error{ErrorCode::MissingShard, "split " + std::to_string(k) + " of " + std::to_string(count) + " is missing", f, std::nullopt, {}});
-      mode.c->incomplete = true;
+      set.whole = false;
       continue;
     }
-    files.push_back(f);
+    set.files.push_back(f);
+    set.splitNo.push_back(k - 1);
   }
-  return files;
+  return set;
 }
 
 // Parses every file in parallel; returns the per-file error (if any) in file order.
@@ -106,7 +156,7 @@ void addSafetensors(Checkpoint& c, const std::vector<std::string>& paths, const 
   std::vector<SourceFile> files(paths.size());
   auto errors = parseAll(paths, [&](size_t i) {
     auto map = MappedFile::open(paths[i]);
-    headers[i] = parseSafetensors(map->bytes(), paths[i]);
+    headers[i] = parseSafetensors(map->bytes(), paths[i], HeaderParser::Auto, mode.extent());
     files[i] = SourceFile{paths[i], "safetensors", map->size(), headers[i].dataStart, map};
   });
   auto good = keepGood(errors, mode);
@@ -115,6 +165,8 @@ void addSafetensors(Checkpoint& c, const std::vector<std::string>& paths, const 
   c.tensors.reserve(total);
   for (size_t k = 0; k < good.size(); ++k) {
     const size_t i = good[k];
+    if (headers[i].extentProblem) mode.report(*headers[i].extentProblem);
+    const size_t first = c.tensors.size();
     c.files.push_back(std::move(files[i]));
     for (auto& t : headers[i].tensors) {
       TensorRecord r;
@@ -126,47 +178,62 @@ void addSafetensors(Checkpoint& c, const std::vector<std::string>& paths, const 
       r.shape = std::move(t.shape);
       c.tensors.push_back(std::move(r));
     }
+    if (markCut(c.tensors, first, c.files.back().size)) c.incomplete = true;
     for (auto& [k, v] : headers[i].metadata) c.metadata.emplace(k, v);
   }
 }
 
-void addGguf(Checkpoint& c, const std::vector<std::string>& paths, const OpenMode& mode) {
-  std::vector<GgufFile> parsed(paths.size());
-  std::vector<SourceFile> files(paths.size());
-  auto errors = parseAll(paths, [&](size_t i) {
-    auto map = MappedFile::open(paths[i]);
-    parsed[i] = parseGguf(map->bytes(), paths[i]);
-    files[i] = SourceFile{paths[i], "gguf", map->size(), parsed[i].dataStart, map};
-  });
-  if (std::any_of(errors.begin(), errors.end(), [](const auto& e) { return e.has_value(); })) {
-    keepGood(errors, mode);  // throws in strict mode; a GGUF set with a bad part is not cataloged
-    return;
-  }
-  c.files = std::move(files);
-  if (paths.size() > 1) {
-    int64_t declared = -1, sum = 0;
-    for (size_t i = 0; i < parsed.size(); ++i) {
-      const GgufKv* no = parsed[i].find("split.no");
-      const GgufKv* count = parsed[i].find("split.count");
-      const GgufKv* tc = parsed[i].find("split.tensors.count");
-      if (!no || !count || !no->asInt() || !count->asInt()) {
-        mode.report(Error{ErrorCode::InconsistentSplit, "split file lacks split.no / split.count", paths[i], std::nullopt, {}});
-        continue;
-      }
-      if (*no->asInt() != int64_t(i))
-        mode.report(Error{ErrorCode::InconsistentSplit, "split.no is " + std::to_string(*no->asInt()) + ", expected " + std::to_string(i), paths[i], no->offset, {}});
-      if (*count->asInt() != int64_t(paths.size()))
-        mode.report(Error{ErrorCode::InconsistentSplit,
-                          "split.count is " + std::to_string(*count->asInt()) + " but the set has " + std::to_string(paths.size()) + " files", paths[i],
-                          count->offset, {}});
-      if (tc && tc->asInt()) declared = *tc->asInt();
-      sum += int64_t(parsed[i].tensors.size());
-    }
-    if (declared >= 0 && declared != sum)
-      mode.report(Error{ErrorCode::InconsistentSplit, "split.tensors.count says " + std::to_string(declared) + " tensors but the splits hold " + std::to_string(sum),
-                        paths[0], std::nullopt, {}});
-  }
+// Checks each part's split KVs against its file name and, for a whole set, the declared tensor
+// count against the parts' sum.
+void checkSplitKeys(const std::vector<GgufFile>& parsed, const std::vector<std::string>& paths, const std::vector<int>& splitNo, const GgufSet& set,
+                    const OpenMode& mode) {
+  int64_t declared = -1, sum = 0;
   for (size_t i = 0; i < parsed.size(); ++i) {
+    const GgufKv* no = parsed[i].find("split.no");
+    const GgufKv* count = parsed[i].find("split.count");
+    const GgufKv* tc = parsed[i].find("split.tensors.count");
+    if (!no || !count || !no->asInt() || !count->asInt()) {
+      mode.report(Error{ErrorCode::InconsistentSplit, "split file lacks split.no / split.count", paths[i], std::nullopt, {}});
+      continue;
+    }
+    if (*no->asInt() != splitNo[i])
+      mode.report(Error{ErrorCode::InconsistentSplit, "split.no is " + std::to_string(*no->asInt()) + ", expected " + std::to_string(splitNo[i]), paths[i], no->offset, {}});
+    if (*count->asInt() != set.count)
+      mode.report(Error{ErrorCode::InconsistentSplit,
+                        "split.count is " + std::to_string(*count->asInt()) + " but the file names say " + std::to_string(set.count) + " parts", paths[i],
+                        count->offset, {}});
+    if (tc && tc->asInt()) declared = *tc->asInt();
+    sum += int64_t(parsed[i].tensors.size());
+  }
+  if (set.whole && declared >= 0 && declared != sum)
+    mode.report(Error{ErrorCode::InconsistentSplit, "split.tensors.count says " + std::to_string(declared) + " tensors but the splits hold " + std::to_string(sum),
+                      paths[0], std::nullopt, {}});
+}
+
+void addGguf(Checkpoint& c, const GgufSet& set, const OpenMode& mode) {
+  const std::vector<std::string>& all = set.files;
+  std::vector<GgufFile> parsedAll(all.size());
+  std::vector<SourceFile> filesAll(all.size());
+  auto errors = parseAll(all, [&](size_t i) {
+    auto map = MappedFile::open(all[i]);
+    parsedAll[i] = parseGguf(map->bytes(), all[i], mode.extent());
+    filesAll[i] = SourceFile{all[i], "gguf", map->size(), parsedAll[i].dataStart, map};
+  });
+  // Strict: the first bad part stops the open. Tolerant: the readable parts are cataloged.
+  std::vector<GgufFile> parsed;
+  std::vector<std::string> paths;
+  std::vector<int> splitNo;
+  for (size_t i : keepGood(errors, mode)) {
+    parsed.push_back(std::move(parsedAll[i]));
+    paths.push_back(all[i]);
+    splitNo.push_back(set.splitNo[i]);
+    c.files.push_back(std::move(filesAll[i]));
+  }
+  if (parsed.empty()) return;
+  if (set.count > 1) checkSplitKeys(parsed, paths, splitNo, set, mode);
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    if (parsed[i].extentProblem) mode.report(*parsed[i].extentProblem);
+    const size_t first = c.tensors.size();
     for (auto& t : parsed[i].tensors) {
       TensorRecord r;
       r.name = std::move(t.name);
@@ -178,10 +245,15 @@ void addGguf(Checkpoint& c, const std::vector<std::string>& paths, const OpenMod
       for (auto it = t.ne.rbegin(); it != t.ne.rend(); ++it) r.shape.push_back(uint64_t(*it));
       c.tensors.push_back(std::move(r));
     }
+    if (markCut(c.tensors, first, c.files[i].size)) c.incomplete = true;
     for (auto& n : parsed[i].notes) c.notes.push_back(paths[i] + ": " + n);
     if (parsed[i].nonCanonical) c.runtimeConcerns.push_back(*parsed[i].nonCanonical);
   }
   // Model KV pairs live in the first split only.
+  if (splitNo[0] != 0) {
+    c.notes.push_back("the model description lives in part 1 of the split set, which could not be read; layers and experts are recognised from tensor names");
+    return;
+  }
   c.model = modelFromGgufKv(parsed[0], paths[0]);
   for (const char* k : {"general.name", "general.architecture", "general.file_type", "general.quantization_version"})
     if (const GgufKv* kv = parsed[0].find(k)) {
@@ -299,6 +371,7 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
   fs::path indexPath;
   bool gguf = false;
   std::vector<std::string> files;
+  GgufSet ggufSet;
 
   if (fs::is_directory(st)) {
     auto indexes = listWithSuffix(dir, ".safetensors.index.json");
@@ -310,8 +383,8 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
       files = st_files;
     } else if (!gguf_files.empty()) {
       gguf = true;
-      files = ggufSplitSet(gguf_files.front(), mode);
-      if (files.size() == 1 && gguf_files.size() > 1)
+      ggufSet = ggufSplitSet(gguf_files.front(), mode);
+      if (ggufSet.count == 1 && gguf_files.size() > 1)
         fail(ErrorCode::NotACheckpoint, "folder holds " + std::to_string(gguf_files.size()) + " unrelated GGUF files; open one of them", path);
     } else {
       fail(ErrorCode::NotACheckpoint, "folder holds no .safetensors, .safetensors.index.json or .gguf file", path);
@@ -328,7 +401,12 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
     if (endsWith(".gguf")) gguf = true;
     else if (endsWith(".safetensors")) gguf = false;
     else gguf = looksLikeGguf(MappedFile::open(path)->bytes());
-    files = gguf ? ggufSplitSet(path, mode) : std::vector<std::string>{path};
+    if (gguf) {
+      ggufSet = ggufSplitSet(path, mode);
+    } else {
+      files = {path};
+      if (auto name = splitName(path, ".safetensors")) reportMissingParts(*name, ".safetensors", mode);
+    }
   }
 
   std::set<std::string> missingShards;
@@ -348,7 +426,7 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
   }
 
   if (gguf) {
-    addGguf(*c, files, mode);
+    addGguf(*c, ggufSet, mode);
     c->format = "gguf";
   } else {
     try {
@@ -374,6 +452,12 @@ Result<std::shared_ptr<const Checkpoint>> openCheckpoint(const std::string& path
 
 Result<std::shared_ptr<const Checkpoint>> openCheckpointTolerant(const std::string& path) {
   return capture([&]() -> std::shared_ptr<const Checkpoint> { return openImpl(path, true); });
+}
+
+Result<std::shared_ptr<const Checkpoint>> openCheckpointPartial(const std::string& path) {
+  auto r = openCheckpointTolerant(path);
+  if (r && r.value()->tensors.empty() && !r.value()->issues.empty()) return r.value()->issues.front();
+  return r;
 }
 
 }  // namespace ws

@@ -18,4 +18,9 @@ Result<std::shared_ptr<const Checkpoint>> openCheckpoint(const std::string& path
 // when the path itself cannot be used (missing, not a checkpoint, unreadable index).
 Result<std::shared_ptr<const Checkpoint>> openCheckpointTolerant(const std::string& path);
 
+// For viewing (inspect, dequant, stats, the GUI): tolerant, so a cut file or a lone part of a
+// split set shows what it holds with its problems in Checkpoint::issues; but when no tensor at
+// all could be read, that is a failure with the first problem.
+Result<std::shared_ptr<const Checkpoint>> openCheckpointPartial(const std::string& path);
+
 }  // namespace ws

@@ -204,7 +204,7 @@ class HeaderSax {
   std::size_t errorPos_ = 0;
 };
 
-SafetensorsHeader checkTensors(SafetensorsHeader h, std::span<const uint8_t> file, const std::string& path);
+SafetensorsHeader checkTensors(SafetensorsHeader h, std::span<const uint8_t> file, const std::string& path, DataExtent extent);
 
 // The fast path: simdjson over a header that is valid, which nearly all are. It accepts exactly
 // what HeaderSax accepts and returns false at anything else - a syntax error, a missing field, a
@@ -267,7 +267,7 @@ bool parseHeaderFast(const char*, uint64_t, SafetensorsHeader&) { return false; 
 
 }  // namespace
 
-SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path, HeaderParser parser) {
+SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path, HeaderParser parser, DataExtent extent) {
   SafetensorsHeader h;
   if (file.size() < 8)
     fail(ErrorCode::HeaderTooSmall, "file is " + std::to_string(file.size()) + " bytes, shorter than the 8-byte header length",
@@ -285,7 +285,7 @@ SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::str
   h.dataStart = 8 + n;
 
   const char* json = reinterpret_cast<const char*>(file.data() + 8);
-  if (parser == HeaderParser::Auto && parseHeaderFast(json, n, h)) return checkTensors(std::move(h), file, path);
+  if (parser == HeaderParser::Auto && parseHeaderFast(json, n, h)) return checkTensors(std::move(h), file, path, extent);
   h.tensors.clear();
   h.metadata.clear();
   if (!isValidUtf8(std::string_view(json, n)))
@@ -303,13 +303,13 @@ SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::str
   }
   // Valid JSON the fast path refused is rare but possible (an escape it reads differently would
   // be a bug we want to hear about, not to hide): the slow path's result stands.
-  return checkTensors(std::move(h), file, path);
+  return checkTensors(std::move(h), file, path, extent);
 }
 
 namespace {
 
 // The reference reader's checks on the parsed tensors, in its order.
-SafetensorsHeader checkTensors(SafetensorsHeader h, std::span<const uint8_t> file, const std::string& path) {
+SafetensorsHeader checkTensors(SafetensorsHeader h, std::span<const uint8_t> file, const std::string& path, DataExtent extent) {
   // The reference reader validates in offset order, so key order in the JSON does not matter.
   std::stable_sort(h.tensors.begin(), h.tensors.end(), [](const SafetensorsTensor& a, const SafetensorsTensor& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
@@ -340,11 +340,19 @@ SafetensorsHeader checkTensors(SafetensorsHeader h, std::span<const uint8_t> fil
   auto expected = checkedAdd(start, h.dataStart);
   if (!expected || *expected != file.size()) {
     const bool truncated = !expected || *expected > file.size();
-    // Truncated: the last tensor is the one whose bytes are missing.
-    fail(ErrorCode::MetadataIncompleteBuffer,
-         "tensors end at byte " + std::to_string(start + h.dataStart) + " but the file has " + std::to_string(file.size()) +
-             " bytes" + (truncated ? " (truncated)" : " (trailing bytes)"),
-         path, start + h.dataStart, truncated && !h.tensors.empty() ? h.tensors.back().name : std::string{});
+    // Truncated: name the first tensor whose bytes are not all there.
+    std::string cut;
+    for (const auto& t : h.tensors)
+      if (truncated && h.dataStart + t.end > file.size()) {
+        cut = t.name;
+        break;
+      }
+    Error e{ErrorCode::MetadataIncompleteBuffer,
+            "tensors end at byte " + std::to_string(start + h.dataStart) + " but the file has " + std::to_string(file.size()) + " bytes" +
+                (truncated ? " (truncated)" : " (trailing bytes)"),
+            path, truncated ? std::max<uint64_t>(file.size(), h.dataStart) : start + h.dataStart, cut};
+    if (extent == DataExtent::Exact) throw CoreError(e);
+    h.extentProblem = std::move(e);
   }
   return h;
 }

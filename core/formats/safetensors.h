@@ -8,7 +8,11 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "core/formats/data_extent.h"
 #include "core/model/dtype.h"
+#include "core/util/error.h"
 
 namespace ws {
 
@@ -25,6 +29,8 @@ struct SafetensorsHeader {
   uint64_t dataStart = 0;             // 8 + N: absolute offset of the data section
   std::vector<SafetensorsTensor> tensors;  // in file (offset) order
   std::map<std::string, std::string> metadata;
+  // DataExtent::Partial only: the file ends before (or after) the data the header describes.
+  std::optional<Error> extentProblem;
 };
 
 constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
@@ -35,6 +41,7 @@ constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
 enum class HeaderParser { Auto, Reference };
 
 // Throws CoreError with the file name, and the tensor or offset at fault.
-SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path, HeaderParser parser = HeaderParser::Auto);
+SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path, HeaderParser parser = HeaderParser::Auto,
+                                   DataExtent extent = DataExtent::Exact);
 
 }  // namespace ws

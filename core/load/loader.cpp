@@ -121,6 +121,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     for (const auto& h : rp.held) {
       if (opt.cancel && *opt.cancel) fail(ErrorCode::Usage, "cancelled");
       const TensorRecord& t = c.tensors[h.tensor];
+      if (t.cut) fail(ErrorCode::Io, "cannot load: its data runs past the end of the file (cut)", c.files[t.file].path, t.offset, t.name);
       auto buf = dev.allocate(h.bytes, t.name);
       if (!buf) fail(ErrorCode::Io, "allocation failed: " + buf.error().message, c.files[t.file].path, t.offset, t.name);
       const size_t idx = res.store->tensors().size();

@@ -18,6 +18,10 @@ uint64_t Checkpoint::totalParameters() const {
   return n;
 }
 
+bool Checkpoint::isCut(const LogicalTensor& l) const {
+  return std::any_of(l.members.begin(), l.members.end(), [&](uint32_t m) { return tensors[m].cut; });
+}
+
 const TensorRecord* Checkpoint::find(const std::string& name) const {
   auto it = std::lower_bound(tensors.begin(), tensors.end(), name,
                              [](const TensorRecord& t, const std::string& n) { return naturalLess(t.name, n); });

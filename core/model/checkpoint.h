@@ -61,6 +61,9 @@ struct Checkpoint {
   // pread each: Kimi-K2 has 69k of them), for the scheme, the decoders and the validator.
   std::unordered_map<uint32_t, std::vector<int64_t>> weightShapes;
 
+  // True when a member's bytes are not all in its file (TensorRecord::cut).
+  bool isCut(const LogicalTensor& l) const;
+
   uint64_t totalBytes() const;
   uint64_t totalParameters() const;
   const TensorRecord* find(const std::string& name) const;

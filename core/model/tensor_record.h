@@ -28,6 +28,9 @@ struct TensorRecord {
   const DType* dtype = nullptr;
   std::vector<uint64_t> shape;  // PyTorch order; GGUF shapes are reversed ggml `ne`
   bool ggmlOrder = false;       // true when read from GGUF: reversing `shape` gives the original ne
+  // Its data runs past the end of its file (a partial download, a header-only copy; only a
+  // tolerant open keeps such a file). Nothing may read its bytes.
+  bool cut = false;
 
   // Filled by structure recognition.
   Role role = Role::Other;

@@ -16,7 +16,11 @@ namespace {
 
 const uint8_t* dataOf(const Checkpoint& c, const TensorRecord& t) {
   const auto& f = c.files[t.file];
-  if (!f.map || t.offset + t.bytes > f.map->size()) fail(ErrorCode::Io, "tensor data lies outside its file", f.path, t.offset, t.name);
+  if (t.cut || !f.map || t.offset > f.map->size() || t.bytes > f.map->size() - t.offset)
+    fail(ErrorCode::Io,
+         "data [" + std::to_string(t.offset) + ", +" + std::to_string(t.bytes) + ") runs past the end of the " + std::to_string(f.size) +
+             "-byte file (cut: a partial download or a header-only copy)",
+         f.path, t.offset, t.name);
   return f.map->bytes().data() + t.offset;
 }
 

@@ -58,7 +58,7 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
     for (uint64_t li = 0; li < c.logical.size(); ++li) {
       if (progress && !progress(li, c.logical.size())) fail(ErrorCode::Usage, "cancelled");
       const LogicalTensor& l = c.logical[li];
-      if (l.weight < 0) continue;
+      if (l.weight < 0 || c.isCut(l)) continue;  // a cut tensor's bytes are not there to read
       const TensorRecord& w = c.tensors[uint32_t(l.weight)];
       auto& kinds = rep.groups[scaleGroupKey(c, w, l, by)];
       bool any = false;

@@ -10,6 +10,7 @@
 #include "core/model/expert_grid.h"
 #include "core/model/tensor_tree.h"
 #include "core/report/json_text.h"
+#include "core/report/validate_report.h"
 #include "core/util/format_bytes.h"
 #include "core/util/glob.h"
 
@@ -128,6 +129,7 @@ void appendTensor(std::string& out, const Checkpoint& c, const TensorRecord& t) 
   if (t.layout != Layout::None) e.string("layout", layoutName(t.layout)).boolean("interleaved", t.interleaved);
   if (t.ggmlOrder) e.uints("ggml_ne", t.shape.rbegin(), t.shape.rend());
   if (t.numaNode >= 0) e.uint("numa_node", uint64_t(t.numaNode));
+  if (t.cut) e.boolean("cut", true);
 }
 
 }  // namespace
@@ -150,6 +152,9 @@ std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt) {
   out += ",\n\"totals\":" + totals.dump();
   out += ",\n\"experts\":" + expertsJson(expertGrid(c)).dump();
   out += ",\n\"notes\":" + json(c.notes).dump();
+  json findings = json::array();
+  for (const auto& f : opt.problems) findings.push_back(findingJson(f));
+  out += ",\n\"findings\":" + findings.dump();
   out += ",\n\"tensors\":[";
   bool first = true;
   for (const auto& r : c.tensors) {
@@ -173,11 +178,12 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
   o << "layers       " << m.numLayers << ": dense " << ranges(m.denseLayers) << "; MoE " << ranges(m.moeLayers);
   if (!m.mtpLayers.empty()) o << "; MTP " << ranges(m.mtpLayers);
   o << "\n";
+  auto known = [](int64_t v) { return v < 0 ? std::string("?") : std::to_string(v); };  // -1: the config does not say
   if (m.numExperts > 0)
-    o << "experts      " << m.numExperts << " routed (top-" << m.expertsPerToken << "), " << m.numSharedExperts << " shared, expert intermediate "
-      << m.expertIntermediateSize << ", hidden " << m.hiddenSize << "\n";
+    o << "experts      " << m.numExperts << " routed (top-" << known(m.expertsPerToken) << "), " << m.numSharedExperts << " shared, expert intermediate "
+      << known(m.expertIntermediateSize) << ", hidden " << known(m.hiddenSize) << "\n";
   else
-    o << "hidden       " << m.hiddenSize << "\n";
+    o << "hidden       " << known(m.hiddenSize) << "\n";
   o << "tensors      " << formatCount(tot.tensors) << " stored, " << formatCount(tot.logicalTensors) << " logical\n";
   o << "bytes        " << formatBytes(tot.bytes) << " (" << formatCount(tot.bytes) << ")\n";
   o << "parameters   " << formatCount(tot.parameters) << "\n";
@@ -189,12 +195,16 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
   table("bytes by dtype", tot.byDtype);
   table("bytes by scheme", tot.byScheme);
   for (const auto& n : c.notes) o << "note: " << n << "\n";
+  for (const auto& f : opt.problems)
+    o << val::severityName(f.severity) << " " << f.code << ": " << (f.file.empty() ? "" : f.file + ": ") << f.message
+      << (f.offset ? " (offset " + std::to_string(*f.offset) + ")" : "") << (f.tensor.empty() ? "" : " [" + f.tensor + "]") << "\n";
   o << "\n";
 
   auto line = [&](const TensorRecord& t, const char* indent) {
     o << indent << t.name << "  " << t.dtype->name << " " << formatShape(t.shape) << "  " << formatBytes(t.bytes) << "  "
       << c.logical[t.logical].schemeName;
     if (t.layout != Layout::None) o << "  " << layoutName(t.layout) << (t.interleaved ? " interleaved" : "");
+    if (t.cut) o << "  CUT (past the end of its file)";
     o << "\n";
   };
   if (opt.flat) {
@@ -213,6 +223,7 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
       uint64_t lo = UINT64_MAX, hi = 0;
       size_t experts = 0, expertTensors = 0;
       int64_t first = -1, last = -1;
+      uint64_t cutTensors = 0;
       std::set<std::string> schemes;
       for (uint32_t k : mn.children) {
         const TreeNode& n = tree.nodes[k];
@@ -225,8 +236,10 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
         first = first < 0 ? n.expert : std::min(first, n.expert);
         last = std::max(last, n.expert);
         for (uint32_t leaf : n.children) {
-          schemes.insert(c.logical[c.tensors[size_t(tree.nodes[leaf].tensor)].logical].schemeName);
+          const TensorRecord& t = c.tensors[size_t(tree.nodes[leaf].tensor)];
+          schemes.insert(c.logical[t.logical].schemeName);
           ++expertTensors;
+          cutTensors += t.cut;
         }
       }
       if (!experts) continue;
@@ -236,6 +249,7 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
       o << "  " << nodeLabel(c, mn) << ": " << experts << " experts (" << first << "-" << last << "), " << expertTensors << " tensors, " << formatBytes(total)
         << " (" << formatBytes(lo) << (lo != hi ? " to " + formatBytes(hi) : std::string()) << " each), scheme";
       for (const auto& sch : schemes) o << " " << sch;
+      if (cutTensors) o << "; " << cutTensors << " CUT (past the end of their file)";
       o << "\n";
     }
   }

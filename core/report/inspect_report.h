@@ -6,13 +6,19 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <vector>
+
 #include "core/model/checkpoint.h"
+#include "core/validate/finding.h"
 
 namespace ws {
 
 struct InspectOptions {
   std::string filter;  // shell glob over tensor names; empty = all
   bool flat = false;   // text: one line per tensor instead of the grouped tree
+  // What opening found wrong (a cut file, a missing part): validate's integrity findings, listed
+  // in the text and as the document's "findings".
+  std::vector<val::Finding> problems;
 };
 
 // The document as text, one tensor entry per line (what `inspect --json` prints), and parsed.

@@ -44,19 +44,21 @@ uint64_t bytesRead(const val::ValidationReport& r) {
 
 }  // namespace
 
+nlohmann::json findingJson(const Finding& f) {
+  return {{"severity", val::severityName(f.severity)},
+          {"code", f.code},
+          {"rule", f.rule},
+          {"tensor", f.tensor.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.tensor)},
+          {"file", f.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.file)},
+          {"offset", f.offset ? nlohmann::json(*f.offset) : nlohmann::json(nullptr)},
+          {"message", f.message},
+          {"hint", f.hint}};
+}
+
 nlohmann::json validateJson(const val::ValidationReport& r, Severity min) {
   const Checkpoint* c = r.checkpoint.get();
   nlohmann::json findings = nlohmann::json::array();
-  for (const Finding* f : shown(r, min)) {
-    findings.push_back({{"severity", val::severityName(f->severity)},
-                        {"code", f->code},
-                        {"rule", f->rule},
-                        {"tensor", f->tensor.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->tensor)},
-                        {"file", f->file.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->file)},
-                        {"offset", f->offset ? nlohmann::json(*f->offset) : nlohmann::json(nullptr)},
-                        {"message", f->message},
-                        {"hint", f->hint}});
-  }
+  for (const Finding* f : shown(r, min)) findings.push_back(findingJson(*f));
   nlohmann::json doc = {
       {"schema", "weightscope.validate/1"},
       {"path", r.path},

@@ -11,6 +11,8 @@
 namespace ws {
 
 nlohmann::json validateJson(const val::ValidationReport& r, val::Severity minSeverity);
+// One finding as the validate document writes it (inspect lists its opening problems the same way).
+nlohmann::json findingJson(const val::Finding& f);
 std::string validateMarkdown(const val::ValidationReport& r, val::Severity minSeverity);
 std::string validateHtml(const val::ValidationReport& r, val::Severity minSeverity);
 std::string validateJunit(const val::ValidationReport& r, val::Severity minSeverity);

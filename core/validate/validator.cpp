@@ -267,7 +267,7 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
   const uint64_t E = m.numExperts > 0 ? uint64_t(m.numExperts) : 0;
   bool fp8Block = false, int4 = false;
   for (const auto& l : c.logical) {
-    if (l.weight < 0) continue;
+    if (l.weight < 0 || c.isCut(l)) continue;  // a cut tensor is an integrity finding already
     const TensorRecord& w = c.tensors[uint32_t(l.weight)];
     fp8Block |= l.scheme == Scheme::Fp8Block;
     int4 |= l.scheme == Scheme::RawInt4 || l.scheme == Scheme::Int4Ct;
@@ -435,7 +435,7 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
   std::vector<uint32_t> work;
   uint64_t total = 0;
   for (uint32_t i = 0; i < c.logical.size(); ++i)
-    if (c.logical[i].weight >= 0 && !flagged.count(i)) work.push_back(i), total += c.logical[i].bytes;
+    if (c.logical[i].weight >= 0 && !flagged.count(i) && !c.isCut(c.logical[i])) work.push_back(i), total += c.logical[i].bytes;
   std::atomic<size_t> next{0};
   std::atomic<uint64_t> done{0};
   std::atomic<bool> cancelled{false};
@@ -562,6 +562,14 @@ bool familyEnabled(const ValidateOptions& opt, const char* family) {
 
 size_t ValidationReport::count(Severity s) const {
   return size_t(std::count_if(findings.begin(), findings.end(), [s](const Finding& f) { return f.severity == s; }));
+}
+
+std::vector<Finding> openingFindings(const Checkpoint& c) {
+  const ValidateOptions all;
+  std::vector<Finding> out;
+  Sink sink{all, out};
+  integrityRules(c, sink);
+  return out;
 }
 
 bool ruleEnabled(const ValidateOptions& opt, const std::string& code) {

@@ -54,6 +54,10 @@ Result<ValidationReport> validatePath(const std::string& path, const ValidateOpt
 // Validates an already opened checkpoint (its Checkpoint::issues become integrity findings).
 ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const ValidateOptions& opt);
 
+// What opening recorded (Checkpoint::issues) as validate's integrity findings: what `inspect`
+// lists for a damaged or incomplete checkpoint.
+std::vector<Finding> openingFindings(const Checkpoint& c);
+
 // True when `code` is selected by the options (by code or by family).
 bool ruleEnabled(const ValidateOptions& opt, const std::string& code);
 
