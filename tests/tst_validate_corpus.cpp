@@ -367,7 +367,28 @@ std::vector<Case> cases() {
   v.push_back(scaleCase("scales set negative", "WS-V003", -0.001f));
   v.push_back(scaleCase("scales set to zero", "WS-V004", 0.0f));
   v.push_back(scaleCase("scales set to 1e-38", "WS-V005", 1e-38f));
-  v.push_back(scaleCase("scales set to 1e4", "WS-V007", 1e4f));
+  // The fixture's scales sit at 2^-12.4 (0.00018): 16x more is a plausible outlier, 2^11x more a
+  // far one whose weights still stay under 1e3.
+  v.push_back(scaleCase("scales 16x their peers'", "WS-V007", 0.003f));
+  v.push_back(scaleCase("scales 2^11x their peers'", "WS-V011", 0.37f));
+  // What transformers' FP8 export was seen writing for MLA attention projections: uninitialised
+  // memory, positive, so no sign or NaN rule sees it.
+  const std::string attn = "model.layers.1.self_attn.";
+  v.push_back({"uninitialised scale 1e-37 among good ones", "WS-V010", attn + "k_proj.weight_scale_inv", [attn](auto& d) {
+                 return editTensor(d, F8, attn + "k_proj.weight_scale_inv", [](auto&, auto& t) {
+                   const float garbage = 1e-37f;
+                   std::memcpy(t.data.data(), &garbage, 4);
+                 });
+               }});
+  v.push_back({"uninitialised scales 5734.4", "WS-V010", attn + "o_proj.weight_scale_inv", [attn](auto& d) {
+                 return editTensor(d, F8, attn + "o_proj.weight_scale_inv", [](auto&, auto& t) { wstest::fill32(t.data, 5734.4f); });
+               }});
+  v.push_back({"FP8 codes that decode to ~0", "WS-V012", attn + "q_proj.weight", [attn](auto& d) {
+                 // 0x01 and 0x81: the smallest E4M3 subnormals (+-2^-9), times a 0.00018 scale.
+                 return editTensor(d, F8, attn + "q_proj.weight", [](auto&, auto& t) {
+                   for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = i % 3 ? 0x01 : 0x81;
+                 });
+               }});
   v.push_back({"E8M0 NaN code", "WS-V006", "model.layers.1.mlp.experts.gate_up_proj_scales", [](auto& d) {
                  std::string dir = synth(d, "gpt-oss", "mxfp4");
                  auto f = wstest::readSt(dir + "/model.safetensors");
@@ -459,6 +480,18 @@ class TstValidateCorpus : public QObject {
     std::ifstream in(std::string(WS_SOURCE_DIR) + "/docs/rules.md");
     std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (const auto& r : val::rules()) QVERIFY2(doc.find(std::string("`") + r.code + "`") != std::string::npos, r.code);
+  }
+
+  // The README's count is what a plain `validate` runs, and the total with the optional families.
+  void readmeCountsTheRules() {
+    std::ifstream in(std::string(WS_SOURCE_DIR) + "/README.md");
+    std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto r = val::validatePath(wstest::fixture(Q), {});
+    QVERIFY(r.ok());
+    const std::string plain = "`validate` runs " + std::to_string(r.value().rulesRun.size()) + " rules";
+    const std::string all = std::to_string(val::rules().size()) + " with `--against` and `--full-load`";
+    QVERIFY2(readme.find(plain) != std::string::npos, plain.c_str());
+    QVERIFY2(readme.find(all) != std::string::npos, all.c_str());
   }
 
   void unknownRuleIsAUsageError() {

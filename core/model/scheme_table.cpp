@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <utility>
 
 #include "core/model/dtype.h"
 
@@ -15,23 +16,23 @@ using S = ScaleEncoding;
 // One row per scheme, in enum order (checked below). Block geometry: FP8 block grids come from the
 // scale shape and config, compressed-tensors and MLX groups from the shapes; NVFP4 and MXFP4 fix it.
 constexpr std::array<SchemeInfo, size_t(Scheme::kCount)> kTable = {{
-    //  id                     name            decoder       quant  needsScale scales       signed  bRows bCols bits peak  gpu
-    {Scheme::Plain,          "",             D::Plain,       false, false, S::None,     false, 0, 0,  0, 1.0, true},
-    {Scheme::GgufBlock,      "",             D::GgufBlocks,  true,  false, S::Inline,   true,  1, 0,  0, 1.0, true},
-    {Scheme::Fp8Unscaled,    "fp8",          D::Plain,       true,  false, S::None,     false, 0, 0,  8, 1.5, true},
-    {Scheme::Fp8Tensor,      "fp8-tensor",   D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true},
-    {Scheme::Fp8Channel,     "fp8-channel",  D::Fp8Scaled,   true,  true,  S::AsStored, false, 1, 0,  8, 1.5, true},
-    {Scheme::Fp8Block,       "fp8-block",    D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true},
-    {Scheme::Nvfp4,          "nvfp4",        D::Nvfp4,       true,  true,  S::AsStored, false, 1, 16, 4, 1.3, true},
-    {Scheme::Mxfp4,          "mxfp4",        D::MxfpBlocks,  true,  true,  S::E8M0,     false, 1, 32, 4, 1.0, true},
-    {Scheme::Int4Ct,         "int4-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true},
-    {Scheme::Int8Ct,         "int8-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true},
-    {Scheme::RawInt4,        "rawint4",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true},
-    {Scheme::MlxAffine4,     "mlx-affine4",  D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true},
-    {Scheme::MlxAffine8,     "mlx-affine8",  D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true},
-    {Scheme::MlxAffineOther, "mlx-affine",   D::Unsupported, true,  true,  S::AsStored, false, 1, 0,  0, 1.0, false},
-    {Scheme::KtInt8,         "kt-int8",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true},
-    {Scheme::KtInt4,         "kt-int4",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true},
+    //  id                     name            decoder       quant  needsScale scales       signed  bRows bCols bits peak  gpu  largestCode
+    {Scheme::Plain,          "",             D::Plain,       false, false, S::None,     false, 0, 0,  0, 1.0, true,   0},
+    {Scheme::GgufBlock,      "",             D::GgufBlocks,  true,  false, S::Inline,   true,  1, 0,  0, 1.0, true,   0},
+    {Scheme::Fp8Unscaled,    "fp8",          D::Plain,       true,  false, S::None,     false, 0, 0,  8, 1.5, true,   0},
+    {Scheme::Fp8Tensor,      "fp8-tensor",   D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true,  -1},
+    {Scheme::Fp8Channel,     "fp8-channel",  D::Fp8Scaled,   true,  true,  S::AsStored, false, 1, 0,  8, 1.5, true,  -1},
+    {Scheme::Fp8Block,       "fp8-block",    D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true,  -1},
+    {Scheme::Nvfp4,          "nvfp4",        D::Nvfp4,       true,  true,  S::AsStored, false, 1, 16, 4, 1.3, true,   6},
+    {Scheme::Mxfp4,          "mxfp4",        D::MxfpBlocks,  true,  true,  S::E8M0,     false, 1, 32, 4, 1.0, true,   6},
+    {Scheme::Int4Ct,         "int4-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   8},
+    {Scheme::Int8Ct,         "int8-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true, 128},
+    {Scheme::RawInt4,        "rawint4",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   8},
+    {Scheme::MlxAffine4,     "mlx-affine4",  D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   0},
+    {Scheme::MlxAffine8,     "mlx-affine8",  D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true,   0},
+    {Scheme::MlxAffineOther, "mlx-affine",   D::Unsupported, true,  true,  S::AsStored, false, 1, 0,  0, 1.0, false,   0},
+    {Scheme::KtInt8,         "kt-int8",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true,   0},
+    {Scheme::KtInt4,         "kt-int4",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   0},
 }};
 
 constexpr bool inEnumOrder() {
@@ -48,6 +49,17 @@ std::string lower(std::string_view s) {
 }
 
 }  // namespace
+
+double largestCodeOf(Scheme s, const DType* weightDtype) {
+  const double code = schemeInfo(s).largestCode;
+  if (code >= 0) return code;
+  // The FP8 formats' largest finite values (formats.md 3.1).
+  static constexpr std::pair<std::string_view, double> kFp8Max[] = {
+      {"F8_E4M3", 448}, {"F8_E4M3FN", 448}, {"F8_E4M3FNUZ", 240}, {"F8_E5M2", 57344}, {"F8_E5M2FNUZ", 57344}};
+  for (const auto& [name, max] : kFp8Max)
+    if (weightDtype && weightDtype->name == name) return max;
+  return 0;
+}
 
 const SchemeInfo& schemeInfo(Scheme s) { return kTable[size_t(s) < kTable.size() ? size_t(s) : 0]; }
 

@@ -57,6 +57,11 @@ struct SchemeInfo {
   uint32_t bits;                 // bits per code; 0 = the dtype's own
   double peakMultiplier;         // the seed runtime's load-peak heuristic (1.3x NVFP4, 1.5x FP8)
   bool gpuKernel;                // kernels/ decodes it on the device
+  // The largest magnitude a code decodes to before its scales multiply it (FP8 448, int4 8,
+  // E2M1 6): scale x this is the largest weight the scale can produce, which the plausibility rule
+  // (WS-V010) judges. -1: the FP8 weight dtype's largest finite value. 0: not judged (no scale
+  // tensors; GGUF's inline d multiplies per-type sub-scales; MLX adds a bias).
+  double largestCode;
 };
 
 const SchemeInfo& schemeInfo(Scheme s);
@@ -71,6 +76,8 @@ const DType* scaleReadDtype(Scheme s, const DType* stored);
 // Whether the scheme's scales are E8M0 exponents (MX formats; a NaN is then the 0xFF code).
 bool scalesAreE8M0(Scheme s, const DType* weightDtype);
 
+// schemeInfo(s).largestCode resolved for the weight's dtype; 0 when the scheme is not judged.
+double largestCodeOf(Scheme s, const DType* weightDtype);
 // The checkpoint-wide load-peak multiplier over the schemes present: the most compressed scheme
 // present names the checkpoint's format (an NVFP4 checkpoint with FP8 layers is NVFP4), so the
 // smallest multiplier above 1 wins; 1.0 when none has one.

@@ -75,6 +75,9 @@ const std::vector<RuleInfo>& rules() {
       {"WS-V007", "scale-outlier", "values", S::Warning, "a tensor's scales far from its peers' (same projection and scheme)", "compare with the same projection in other experts and layers"},
       {"WS-V008", "nan-inf-weights", "values", S::Error, "weights that are NaN or infinite", "the checkpoint holds non-finite values"},
       {"WS-V009", "placeholder-expert", "values", S::Error, "an expert whose weights are all zero or constant", "an unmaterialized placeholder was saved instead of the expert"},
+      {"WS-V010", "implausible-scales", "values", S::Error, "scales that imply weights outside 1e-6..1e3 (largest code x scale x global scale)", "the exporter wrote uninitialised scales: re-export this tensor"},
+      {"WS-V011", "scale-outlier-far", "values", S::Error, "a tensor's scales 10 or more octaves (1024x) from its peers' (same projection and scheme, across layers and experts)", "the exporter wrote this tensor's scales wrong: re-export it"},
+      {"WS-V012", "implausible-weights", "values", S::Error, "a quantized weight whose dequantized values are all below 1e-6 or reach beyond 1e3", "the codes or scales are not those of a trained weight: re-export this tensor"},
   };
   return r;
 }

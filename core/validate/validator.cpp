@@ -4,6 +4,7 @@
 #include <atomic>
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <set>
 #include <cmath>
@@ -354,6 +355,45 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
   }
 }
 
+// The magnitudes trained weights take: a real BF16 model's sit far inside this range, so a scale
+// that implies weights outside it (WS-V010), or a quantized weight that decodes outside it
+// (WS-V012), was not written by a working quantizer.
+constexpr double kWeightFloor = 1e-6, kWeightCeiling = 1e3;
+// WS-V011: an outlier this many octaves from its peers is an error, not a warning.
+constexpr double kFarOctaves = 10.0;
+
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// WS-V010 over one tensor's scales: `factor` (largest code x global scale) turns a scale into the
+// largest weight it can produce. The fine log2 histogram counts the scales whose every possible
+// value lies outside the range (zeros and subnormals are WS-V004's and WS-V005's, not counted
+// here). True when it fired.
+bool implausibleScales(const num::ScaleGroup& g, double factor, const std::string& kind, const std::string& tensor, Sink& sink) {
+  if (!(factor > 0) || !g.hist.fine) return false;
+  uint64_t low = 0, high = 0;
+  double smallest = 0;
+  for (size_t i = 0; i < g.hist.counts.size(); ++i) {
+    if (!g.hist.counts[i] || g.hist.edge(i + 1) <= -126.0) continue;  // zero and subnormal: WS-V004, WS-V005
+    const double lo = std::exp2(g.hist.edge(i)) * factor, hi = std::exp2(g.hist.edge(i + 1)) * factor;
+    if (hi < kWeightFloor) {
+      low += g.hist.counts[i];
+      if (!smallest) smallest = lo;
+    }
+    if (lo > kWeightCeiling) high += g.hist.counts[i];
+  }
+  if (!low && !high) return false;
+  std::string m = std::to_string(low + high) + " of " + std::to_string(g.stats.count) + " " + kind + " values imply weights outside " + sci(kWeightFloor) + ".." +
+                  sci(kWeightCeiling) + ":";
+  if (high) m += " " + std::to_string(high) + " up to " + kind + " " + sci(g.stats.absmax()) + " (weights up to " + sci(g.stats.absmax() * factor) + ")";
+  if (low) m += std::string(high ? ";" : "") + " " + std::to_string(low) + " down to about " + kind + " " + sci(smallest / factor) + " (weights below " + sci(kWeightFloor) + ")";
+  sink.add("WS-V010", m, tensor);
+  return true;
+}
+
 // Fills `flagged` with the logical tensors whose scales are already reported: the weights they
 // scale are then not reported again (NaN scales make NaN weights; zero scales, zero weights).
 // One pass over the scales (Kimi-K2 INT4 holds 63 GB of group scales), with progress and
@@ -406,6 +446,11 @@ void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
       if (s.negative) sink.add("WS-V003", std::to_string(s.negative) + " of " + std::to_string(s.count) + " " + kind + " values are negative", tensor);
       if (s.zero) sink.add("WS-V004", std::to_string(s.zero) + " of " + std::to_string(s.count) + " " + kind + " values are zero", tensor);
       if (s.subnormal) sink.add("WS-V005", std::to_string(s.subnormal) + " of " + std::to_string(s.count) + " " + kind + " values are subnormal", tensor);
+      if (kind == "scale") {
+        auto global = kinds.find("global_scale");
+        const double factor = largestCodeOf(l.scheme, w.dtype) * (global == kinds.end() ? 1.0 : global->second.stats.absmax());
+        if (!s.nan && !s.inf && implausibleScales(g, factor, kind, tensor, sink)) flagged.insert(li->second);
+      }
       if (kind == "scale")
         peers[l.schemeName + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
     }
@@ -419,10 +464,13 @@ void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
     if (v.size() < 4) continue;
     const num::RobustSpread spread = num::robustSpread(std::move(v));
     for (const auto& p : ps) {
-      if (std::isfinite(p.centre) && !flagged.count(p.logical) && num::farFromPeers(p.centre, spread))
-        sink.add("WS-V007", "typical scale 2^" + std::to_string(int(std::lround(p.centre))) + " against 2^" + std::to_string(int(std::lround(spread.median))) + " for its " +
-                                std::to_string(ps.size()) + " peers (" + key.substr(0, key.find('|')) + ")",
-                 p.tensor);
+      if (!std::isfinite(p.centre) || flagged.count(p.logical) || !num::farFromPeers(p.centre, spread)) continue;
+      const bool far = std::fabs(p.centre - spread.median) >= kFarOctaves;
+      sink.add(far ? "WS-V011" : "WS-V007",
+               "typical scale 2^" + std::to_string(int(std::lround(p.centre))) + " against 2^" + std::to_string(int(std::lround(spread.median))) + " for its " +
+                   std::to_string(ps.size()) + " peers (" + key.substr(0, key.find('|')) + ")",
+               p.tensor);
+      if (far) flagged.insert(p.logical);  // its weights are wrong because its scales are
     }
   }
   byLayer = num::regroupScales(c, rep.value(), num::ScaleGrouping::Layer);
@@ -430,8 +478,8 @@ void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
 
 // NaN/Inf weights and placeholder experts: decode each weight once, in parallel.
 void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, const std::set<uint32_t>& flagged) {
-  const bool wantNan = ruleEnabled(opt, "WS-V008"), wantPlaceholder = ruleEnabled(opt, "WS-V009");
-  if (!wantNan && !wantPlaceholder) return;
+  const bool wantNan = ruleEnabled(opt, "WS-V008"), wantPlaceholder = ruleEnabled(opt, "WS-V009"), wantImplausible = ruleEnabled(opt, "WS-V012");
+  if (!wantNan && !wantPlaceholder && !wantImplausible) return;
   std::vector<uint32_t> work;
   uint64_t total = 0;
   for (uint32_t i = 0; i < c.logical.size(); ++i)
@@ -456,6 +504,8 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
       const uint64_t chunk = std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(1, d.cols()));
       buf.resize(std::min(chunk, std::max<uint64_t>(rowsPer, 1)) * d.cols());
       uint64_t nonFinite = 0;
+      bool placeholder = false;
+      num::Stats all;
       try {
         for (uint64_t e = 0; e < experts; ++e) {
           num::Stats s;
@@ -465,15 +515,24 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
             s.add(buf.data(), n * d.cols());
           }
           nonFinite += s.nan + s.inf;
-          if (wantPlaceholder && routed && s.count > 1 && !s.nan && !s.inf && s.min() == s.max())
+          all.merge(s);
+          if (wantPlaceholder && routed && s.count > 1 && !s.nan && !s.inf && s.min() == s.max()) {
+            placeholder = true;
             sink.add("WS-V009", (experts > 1 ? "expert " + std::to_string(e) + ": " : std::string{}) + "all " + std::to_string(s.count) + " values are " +
                                     (s.max() == 0 ? std::string("zero") : "the constant " + std::to_string(s.max())),
                      w.name);
+          }
         }
       } catch (const CoreError&) {
         continue;
       }
       if (wantNan && nonFinite) sink.add("WS-V008", std::to_string(nonFinite) + " values are NaN or infinite", w.name);
+      // A quantized weight that decodes to ~0 everywhere, or to beyond any trained weight (NaN and
+      // Inf are WS-V008's; a placeholder expert is WS-V009's).
+      if (wantImplausible && !nonFinite && !placeholder && schemeInfo(l.scheme).quantized && all.count &&
+          (all.absmax() < kWeightFloor || all.absmax() > kWeightCeiling))
+        sink.add("WS-V012", "dequantized values reach at most " + sci(all.absmax()) + " in magnitude (trained weights: " + sci(kWeightFloor) + ".." + sci(kWeightCeiling) + ")",
+                 w.name);
       done += l.bytes;
       if (opt.progress && !opt.progress("values", done.load(), total)) cancelled = true;
     }

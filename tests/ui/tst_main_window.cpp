@@ -127,7 +127,7 @@ std::string fp8WithOutlierScale(const wstest::TempDir& d, const std::string& sca
   std::vector<float> v(elements);
   f.seekg(std::streamoff(at));
   f.read(reinterpret_cast<char*>(v.data()), std::streamsize(elements * 4));
-  for (float& x : v) x *= 4096.0f;
+  for (float& x : v) x *= 32.0f;  // 5 octaves: a WS-V007 outlier, not a far one (WS-V011)
   f.seekp(std::streamoff(at));
   f.write(reinterpret_cast<const char*>(v.data()), std::streamsize(elements * 4));
   return d.path();
@@ -727,7 +727,7 @@ class TstMainWindow : public QObject {
     QCOMPARE(h->report()->groups.at("layer 2").at("scale").stats.count, layer2);
 
     // The expert map coloured by typical scale: layer 2, expert 3 stands out (its gate scales are
-    // 12 octaves up, so the cell's count-weighted mean over gate, up and down is 4 octaves up).
+    // 5 octaves up, so the cell's count-weighted mean over gate, up and down is 5/3 octaves up).
     QSignalSpy drawn(w.expertMap(), &ui::ExpertMapView::drawn);
     w.expertMap()->setMetric(ui::ExpertMapView::TypicalScale);  // the Scales tab's pass serves it at once
     QVERIFY(drawn.count() || drawn.wait(10000));
@@ -736,7 +736,7 @@ class TstMainWindow : public QObject {
     const double patched = map->valueAt(2, 4);
     for (int layer = 1; layer <= 2; ++layer)
       for (int e = 0; e < 8; ++e)
-        if (!(layer == 2 && e == 3)) QVERIFY2(patched > map->valueAt(layer, e + 1) + 3, qPrintable(QString("layer %1 expert %2").arg(layer).arg(e)));
+        if (!(layer == 2 && e == 3)) QVERIFY2(patched > map->valueAt(layer, e + 1) + 1.5, qPrintable(QString("layer %1 expert %2").arg(layer).arg(e)));
 
     // Ctrl+H on the tensor: its own histogram, nothing an outlier within one tensor.
     computed.clear();
