@@ -1,10 +1,15 @@
 // Companion pairing and scheme naming for schemes the fixtures do not cover, on hand-built files.
 #include <QtTest>
 
+#include <cstring>
 #include <set>
 
 #include "core/model/dtype.h"
 #include "core/numerics/dequant.h"
+#include "core/plan/ep_plan.h"
+#include "core/synth/synth.h"
+#include "core/validate/validator.h"
+#include "corpus_support.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -114,6 +119,49 @@ class TstQuantScheme : public QObject {
     auto dec = num::makeDecoder(*c, c->find("model.layers.0.mlp.gate_proj.weight")->logical);
     QVERIFY(!dec.ok());
     QVERIFY(QString::fromStdString(dec.error().message).contains("mlx-affine6"));
+  }
+
+  // DeepSeek-V4's MTP layers keep NVFP4 codes in I8 tensors (the seed runtime reads I8 as a raw
+  // byte container): the same bytes as U8 must give the same scheme, values, validation and peak.
+  void nvfp4CodesInI8() {
+    wstest::TempDir d;
+    synth::Options o;
+    o.like = "deepseek-v3";
+    o.scheme = "nvfp4";
+    o.out = d.file("u8");
+    QVERIFY(synth::write(o).ok());
+    auto f = wstest::readSt(o.out + "/model.safetensors");
+    size_t retyped = 0;
+    for (auto& t : f.tensors)
+      if (t.dtype == "U8") t.dtype = "I8", ++retyped;
+    QVERIFY(retyped > 0);
+    wstest::copyCheckpoint(o.out, d.file("i8"));
+    wstest::writeSt(d.file("i8") + "/model.safetensors", f);
+
+    auto u8 = wstest::openOrFail(o.out), i8 = wstest::openOrFail(d.file("i8"));
+    QCOMPARE(i8->logical.size(), u8->logical.size());
+    size_t nvfp4 = 0;
+    for (size_t i = 0; i < u8->logical.size(); ++i) {
+      QCOMPARE(i8->logical[i].schemeName, u8->logical[i].schemeName);
+      QCOMPARE(i8->logical[i].parameters, u8->logical[i].parameters);
+      if (u8->logical[i].scheme != Scheme::Nvfp4) continue;
+      ++nvfp4;
+      auto a = num::makeDecoder(*u8, uint32_t(i)), b = num::makeDecoder(*i8, uint32_t(i));
+      QVERIFY2(a && b, b ? "" : b.error().describe().c_str());
+      std::vector<float> x(a.value()->rows() * a.value()->cols()), y(x.size());
+      a.value()->decode(0, a.value()->rows(), x.data());
+      b.value()->decode(0, b.value()->rows(), y.data());
+      QVERIFY(std::memcmp(x.data(), y.data(), x.size() * 4) == 0);
+    }
+    QVERIFY(nvfp4 > 0);
+    auto rep = val::validatePath(d.file("i8"), {});
+    QVERIFY(rep);
+    for (const auto& fd : rep.value().findings)
+      QVERIFY2(fd.severity == val::Severity::Info, (fd.code + " " + fd.tensor + ": " + fd.message).c_str());
+    plan::PlanOptions po;
+    po.placement = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::First, 1, u8->model.numExperts).value();
+    QCOMPARE(plan::planCheckpoint(*i8, po).value().multiplier, 1.3);
+    QCOMPARE(plan::planCheckpoint(*u8, po).value().multiplier, 1.3);
   }
 
   void ktInt4FromBytes() {

@@ -201,7 +201,7 @@ class Nvfp4Decoder : public RowDecoder {
  public:
   Nvfp4Decoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, const TensorRecord* g) : p_(dataOf(c, w)) {
     auto shape = w.shape;
-    if (w.dtype->name == "U8") shape.back() *= 2;
+    if (w.dtype->name == "U8" || w.dtype->name == "I8") shape.back() *= 2;  // bytes of two codes
     setShape(shape);
     scale_.init(c, s);
     if (g) global_.init(c, *g);

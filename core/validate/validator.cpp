@@ -244,7 +244,7 @@ void completenessRules(const Checkpoint& c, Sink& sink) {
     if (w.ggmlOrder) continue;  // GGUF blocks carry their scales inline
     const bool packed = w.name.size() > 7 && (w.name.compare(w.name.size() - 7, 7, "_blocks") == 0 || w.name.find(".weight_packed") != std::string::npos);
     const bool fp8 = isFp8(w.dtype) && (fp8Config || anyScaledFp8);
-    const bool modeloptCodes = w.dtype->name == "U8" && (m.quant.method == "modelopt" || m.quant.algo == "NVFP4");
+    const bool modeloptCodes = (w.dtype->name == "U8" || w.dtype->name == "I8") && (m.quant.method == "modelopt" || m.quant.algo == "NVFP4");
     if (packed || fp8 || modeloptCodes || w.numaNode >= 0)
       sink.add("WS-C003", std::string(w.dtype->name) + " weight of scheme " + l.schemeName + " has no scale tensor", w.name);
   }
