@@ -37,12 +37,16 @@ class ValidateCommand : public Command {
   std::string usage() const override {
     return "usage: weightscope validate PATH [--report FILE] [--format json|md|html|junit] [--rules LIST]\n"
            "                            [--skip-rules LIST] [--min-severity error|warning|info]\n"
+           "                            [--runtime kt|seed|llama.cpp]\n"
            "  --report FILE      write the report there (atomically); the format follows the extension\n"
            "                     (.json, .md, .html, .xml = JUnit) unless --format says otherwise.\n"
            "                     Without it the Markdown report goes to stdout.\n"
            "  --rules LIST       only these rule codes, names or families (integrity, completeness,\n"
            "                     shapes, compatibility, values, diff, load); --skip-rules: all but these\n"
            "  --min-severity S   leave out findings below S (the exit code still counts errors)\n"
+           "  --runtime R        the runtime the checkpoint is meant for: what its loader refuses is\n"
+           "                     an error (kt: KTransformers SFT, seed: the seed GPU runtime,\n"
+           "                     llama.cpp); without it each such finding is an info naming the runtime\n"
            "  --full-load        also load it (--device host|cuda:N, --ep-size N --ep-rank R,\n"
            "                     --placement, --remainder as in plan) and report load failures and\n"
            "                     residency against the planner\n"
@@ -52,7 +56,7 @@ class ValidateCommand : public Command {
            "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error"}, {"full-load"});
+    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime"}, {"full-load"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -72,6 +76,7 @@ class ValidateCommand : public Command {
     opt.epRank = int(a.getInt("ep-rank", 0));
     opt.placement = placementSpecOf(a);
     opt.against = a.get("against");
+    opt.runtime = a.get("runtime");
     if (a.has("max-rel-error")) opt.maxRelError = std::stod(a.get("max-rel-error"));
     if (opt.maxRelError >= 0 && opt.against.empty()) throw std::invalid_argument("--max-rel-error needs --against REF");
     Progress progress;

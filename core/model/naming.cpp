@@ -37,6 +37,7 @@ constexpr std::array kSuffixes = {
     SuffixRule{".weight_scale_2", Component::GlobalScale},  // ModelOpt NVFP4 per-tensor scale
     SuffixRule{".weight_global_scale", Component::GlobalScale},
     SuffixRule{".weight_zero_point", Component::ZeroPoint},
+    SuffixRule{".zero_point", Component::ZeroPoint},         // bare: a companion, never a weight (KTransformers checks both)
     SuffixRule{".input_global_scale", Component::InputScale},
     SuffixRule{".weight_scale", Component::Scale},
     SuffixRule{".weight_g_idx", Component::GIdx},

@@ -44,6 +44,8 @@ const std::vector<RuleInfo>& rules() {
       {"WS-C006", "mtp-layers", "completeness", S::Info, "MTP layers present or absent against the config", "transformers drops MTP layers on save; runtimes that use them need the original weights"},
       {"WS-C007", "mixed-expert-layouts", "completeness", S::Error, "a layer holds both fused and per-expert expert tensors", "a loader picks one layout and ignores the other"},
       {"WS-C008", "missing-router", "completeness", S::Error, "a MoE layer has no router weight", "the layer cannot route tokens"},
+      {"WS-C009", "missing-layer", "completeness", S::Error, "a layer the config declares holds no tensor at all", "the checkpoint is incomplete; the names it should hold are previewed"},
+      {"WS-C010", "zero-storage-placeholder", "completeness", S::Error, "an expert weight with no elements (an empty(0) placeholder) where the expert should be", "the model was saved after KTransformers cleared its expert weights; save the original experts"},
       // shapes
       {"WS-S001", "expert-shape", "shapes", S::Error, "an expert projection's shape disagrees with hidden and expert intermediate sizes", "gate/up are [I, H], down is [H, I]"},
       {"WS-S002", "router-shape", "shapes", S::Error, "the router is not [num_experts, hidden_size]", "check the expert count"},
@@ -52,9 +54,11 @@ const std::vector<RuleInfo>& rules() {
       {"WS-S005", "squeezed-scale-grid", "shapes", S::Info, "an FP8 block scale stored squeezed to 1-D", "transformers 5 writes per-expert scales this way; loaders must accept it"},
       {"WS-S006", "weight-shape-mismatch", "shapes", S::Error, "weight_shape does not fit the packed tensor", "the packed codes cannot hold the declared shape"},
       // compatibility with runtimes
-      {"WS-R001", "native-fp8-dims", "compatibility", S::Info, "KTransformers' native FP8 path needs hidden and intermediate sizes divisible by 128", "other FP8 paths are not affected"},
-      {"WS-R002", "rawint4-layout", "compatibility", S::Info, "KTransformers RAWINT4 needs group size 32, no zero points, BF16 or F32 scales", "other int4 loaders are not affected"},
-      {"WS-R003", "gguf-noncanonical-offsets", "compatibility", S::Warning, "GGUF tensor offsets are aligned and in bounds but not canonical", "ggml's current reader (llama.cpp) refuses such files; rewrite them with gguf-py or llama.cpp's tools"},
+      {"WS-R001", "native-fp8-dims", "compatibility", S::Info, "KTransformers' native FP8 path needs hidden and intermediate sizes divisible by 128", "other FP8 paths are not affected", "kt"},
+      {"WS-R002", "rawint4-layout", "compatibility", S::Info, "KTransformers RAWINT4 needs group size 32, dimensions divisible by 32, weight_packed + weight_scale + weight_shape, no zero points, BF16 or F32 scales of shape [rows, cols/32], I32 or U8 codes", "other int4 loaders are not affected", "kt"},
+      {"WS-R003", "gguf-noncanonical-offsets", "compatibility", S::Warning, "GGUF tensor offsets are aligned and in bounds but not canonical", "ggml's current reader (llama.cpp) refuses such files; rewrite them with gguf-py or llama.cpp's tools", "llama.cpp"},
+      {"WS-R004", "native-fp8-layout", "compatibility", S::Info, "KTransformers' native FP8 path needs per-expert E4M3 weights with BF16 or F32 scales of exactly [rows/128, cols/128] (128x128 blocks)", "other FP8 paths are not affected; transformers also reads squeezed and fused layouts", "kt"},
+      {"WS-R005", "runtime-dtypes", "compatibility", S::Info, "a dtype outside the seed runtime's set (BF16, F32, U8, I8, F8_E4M3, F8_E8M0, I64)", "the seed runtime refuses the file at load", "seed"},
       // full load (validate --full-load)
       {"WS-L001", "load-failed", "load", S::Error, "the checkpoint (or EP rank) could not be loaded onto the device", "the message names the tensor and the cause; nothing stays allocated"},
       {"WS-L002", "residency-mismatch", "load", S::Error, "resident bytes after the load differ from the planner's prediction", "a tensor was loaded twice, partly, or not at all"},

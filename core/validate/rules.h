@@ -16,6 +16,9 @@ struct RuleInfo {
   Severity severity;
   const char* summary;
   const char* hint;
+  // A runtime's refusal (core/validate/runtimes.h): the finding is an error when validate
+  // --runtime names this runtime, and of `severity` otherwise. Null for every other rule.
+  const char* runtime = nullptr;
 };
 
 const std::vector<RuleInfo>& rules();

@@ -21,29 +21,13 @@
 #include "core/numerics/dequant.h"
 #include "core/util/format_bytes.h"
 #include "core/validate/rules.h"
+#include "core/validate/runtime_rules.h"
+#include "core/validate/runtimes.h"
+#include "core/validate/sink.h"
 
 namespace ws::val {
 
 namespace {
-
-// The rules of one family write into one of these.
-struct Sink {
-  const ValidateOptions& opt;
-  std::vector<Finding>& out;
-  std::mutex* mu = nullptr;
-  void add(Finding f) {
-    if (!ruleEnabled(opt, f.code)) return;
-    if (mu) {
-      std::lock_guard lock(*mu);
-      out.push_back(std::move(f));
-    } else {
-      out.push_back(std::move(f));
-    }
-  }
-  void add(const std::string& code, std::string message, std::string tensor = {}, std::string file = {}) {
-    add(makeFinding(code, std::move(message), std::move(tensor), std::move(file)));
-  }
-};
 
 const char* integrityCode(const Error& e) {
   switch (e.code) {
@@ -221,6 +205,33 @@ void completenessRules(const Checkpoint& c, Sink& sink) {
     }
   }
 
+  // Layers the config declares that hold nothing at all: the names a neighbouring layer's
+  // tensors would have here, previewed.
+  if (configured && judgeAbsence)
+    for (int layer = 0; layer < m.numLayers; ++layer) {
+      if (byLayer.count(layer)) continue;
+      auto near = byLayer.lower_bound(layer);
+      if (near == byLayer.end()) near = std::prev(byLayer.end());
+      if (near == byLayer.end() || near->first < 0) continue;
+      const std::string from = "." + std::to_string(near->first) + ".", to = "." + std::to_string(layer) + ".";
+      std::vector<std::string> names;
+      for (const TensorRecord* t : near->second)
+        if (size_t at = t->name.find(from); at != std::string::npos && names.size() < 3) names.push_back(t->name.substr(0, at) + to + t->name.substr(at + from.size()));
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      sink.add("WS-C009", "the config declares " + std::to_string(m.numLayers) + " layers but layer " + std::to_string(layer) + " holds no tensor; missing " +
+                              std::to_string(near->second.size()) + " tensors like: " + list + (near->second.size() > names.size() ? " ..." : ""),
+               names.empty() ? std::string{} : names.front());
+    }
+
+  // empty(0) placeholders standing in for experts (KTransformers replaces expert weights by them
+  // after loading; a model saved then has none of its experts).
+  for (const auto& t : c.tensors)
+    if (t.role == Role::RoutedExpert && t.component == Component::Weight && t.elements() == 0)
+      sink.add("WS-C010", "an empty " + formatShape(t.shape) + " placeholder stands in for " + (t.expert >= 0 ? "expert " + std::to_string(t.expert) + "'s " : std::string("the experts' ")) +
+                              std::string(projectionName(t.projection)) + " projection of layer " + std::to_string(t.layer),
+               t.name);
+
   // MTP layers: declared by the config against present in the checkpoint.
   std::set<int> present;
   for (const auto& t : c.tensors)
@@ -266,12 +277,10 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
   const ModelDescription& m = c.model;
   const uint64_t H = m.hiddenSize > 0 ? uint64_t(m.hiddenSize) : 0, I = m.expertIntermediateSize > 0 ? uint64_t(m.expertIntermediateSize) : 0;
   const uint64_t E = m.numExperts > 0 ? uint64_t(m.numExperts) : 0;
-  bool fp8Block = false, int4 = false;
   for (const auto& l : c.logical) {
     if (l.weight < 0 || c.isCut(l)) continue;  // a cut tensor is an integrity finding already
     const TensorRecord& w = c.tensors[uint32_t(l.weight)];
-    fp8Block |= l.scheme == Scheme::Fp8Block;
-    int4 |= l.scheme == Scheme::RawInt4 || l.scheme == Scheme::Int4Ct;
+    if (w.role == Role::RoutedExpert && w.elements() == 0) continue;  // a placeholder: WS-C010
     // weight_shape against the packed tensor
     bool shapeTensorBad = false;
     for (uint32_t mi : l.members) {
@@ -330,28 +339,6 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
       const bool fits = w.projection == Projection::Down ? shape[0] == H : shape[1] == H;
       if (!fits) sink.add("WS-S001", "shared expert " + std::string(projectionName(w.projection)) + " is " + formatShape(shape) + ", hidden size is " + std::to_string(H), w.name);
     }
-  }
-  // Compatibility with runtimes that constrain layouts.
-  for (const Error& e : c.runtimeConcerns) {
-    Finding f = makeFinding("WS-R003", e.message, e.tensor, e.file);
-    f.offset = e.offset;
-    sink.add(std::move(f));
-  }
-  if (fp8Block && H && I && (H % 128 || I % 128))
-    sink.add("WS-R001", "hidden " + std::to_string(H) + " and expert intermediate " + std::to_string(I) + " are not both multiples of 128 (KTransformers native FP8 SFT)", {});
-  if (int4) {
-    std::string why;
-    if (m.quant.groupSize > 0 && m.quant.groupSize != 32) why += "group size " + std::to_string(m.quant.groupSize) + "; ";
-    if (!m.quant.symmetric) why += "asymmetric (zero points); ";
-    for (const auto& l : c.logical)
-      for (uint32_t mi : l.members) {
-        const TensorRecord& t = c.tensors[mi];
-        if ((l.scheme == Scheme::Int4Ct || l.scheme == Scheme::RawInt4) && t.component == Component::Scale && t.dtype->name != "BF16" && t.dtype->name != "F32" &&
-            why.find("scale dtype") == std::string::npos)
-          why += "scale dtype " + std::string(t.dtype->name) + "; ";
-        if (t.component == Component::ZeroPoint && why.find("zero point tensors") == std::string::npos) why += "zero point tensors; ";
-      }
-    if (!why.empty()) sink.add("WS-R002", "not loadable by KTransformers RAWINT4: " + why.substr(0, why.size() - 2), {});
   }
 }
 
@@ -651,6 +638,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   integrityRules(*c, sink);
   completenessRules(*c, sink);
   shapeRules(*c, sink);
+  runtimeRules(*c, sink);
   rep.bytesReadByFamily["integrity"] = 0;
   rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers
   if (familyEnabled(opt, "values")) {
@@ -685,6 +673,11 @@ Result<ValidationReport> validatePath(const std::string& path, const ValidateOpt
       for (const auto& r : rules()) known |= s == r.code || s == r.family || s == r.name;
       if (!known) return Error{ErrorCode::Usage, "unknown rule or family '" + s + "' (see docs/rules.md)", {}, std::nullopt, {}};
     }
+  if (!opt.runtime.empty() && !findRuntime(opt.runtime)) {
+    std::string known;
+    for (const auto& r : runtimes()) known += (known.empty() ? "" : ", ") + std::string(r.name);
+    return Error{ErrorCode::Usage, "unknown runtime '" + opt.runtime + "' (known: " + known + ")", {}, std::nullopt, {}};
+  }
   auto opened = openCheckpointTolerant(path);
   if (!opened) return opened.error();
   return capture([&] { return validateCheckpoint(opened.value(), opt); });

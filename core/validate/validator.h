@@ -31,6 +31,9 @@ struct ValidateOptions {
   plan::PlacementSpec placement;
   // --against REF: match every tensor with the reference checkpoint (any format), dequantize both
   // and report what is missing, reshaped, or moved more than maxRelError (when >= 0).
+  // --runtime NAME (core/validate/runtimes.h): the runtime the checkpoint is meant for; its
+  // refusals are errors. Empty: each runtime rule says which runtime would refuse what.
+  std::string runtime;
   std::string against;
   double maxRelError = -1;
 };

@@ -39,7 +39,15 @@ with tempfile.TemporaryDirectory() as tmp:
     j = json.load(open(os.path.join(tmp, "ok.json")))
     check(j["schema"] == "weightscope.validate/1", "schema")
     check(all(k in j["summary"] for k in ("errors", "warnings", "infos")), "summary fields")
-    check(j["summary"]["errors"] == 0 and j["summary"]["infos"] == 48, f"summary {j['summary']}")
+    # 48 squeezed scale grids (WS-S005, one per expert projection) and the one KTransformers
+    # refusal they add up to (WS-R004), all infos.
+    check(j["summary"]["errors"] == 0 and j["summary"]["infos"] == 49, f"summary {j['summary']}")
+    # Meant for KTransformers, the same file fails: its native FP8 loader refuses squeezed grids.
+    r = run(fp8, "--runtime", "kt", "--report", os.path.join(tmp, "kt.json"))
+    kt = json.load(open(os.path.join(tmp, "kt.json")))
+    check(r.returncode == 1 and [f["code"] for f in kt["findings"] if f["severity"] == "error"] == ["WS-R004"], f"--runtime kt: exit {r.returncode}, {kt['summary']}")
+    r = run(fp8, "--runtime", "vllm")
+    check(r.returncode == 2 and "unknown runtime 'vllm'" in r.stderr, f"--runtime vllm: exit {r.returncode}, {r.stderr}")
     for f in j["findings"]:
         check(set(f) >= {"severity", "code", "rule", "tensor", "file", "message", "hint"}, "finding fields")
         break
@@ -81,7 +89,7 @@ with tempfile.TemporaryDirectory() as tmp:
             check({ts.get("name") for ts in root.iter("testsuite")} >= {"integrity", "completeness", "shapes", "values"}, "junit suite per family")
         if fmt == "md":
             check("| severity | code |" in text, "markdown table")
-    check(sorted(os.listdir(tmp)) == sorted(["ok.json", "bad", "report.json", "report.md", "report.html", "report.xml"]), f"leftover files: {os.listdir(tmp)}")
+    check(sorted(os.listdir(tmp)) == sorted(["ok.json", "kt.json", "bad", "report.json", "report.md", "report.html", "report.xml"]), f"leftover files: {os.listdir(tmp)}")
     r = run(bad, "--min-severity", "error", "--format", "json")
     j = json.loads(r.stdout)
     check(all(f["severity"] == "error" for f in j["findings"]) and r.returncode == 1, "min-severity filters, exit still counts errors")

@@ -1,0 +1,159 @@
+#include "core/validate/runtime_rules.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/model/weight_shape.h"
+#include "core/util/format_bytes.h"
+
+namespace ws::val {
+
+namespace {
+
+// One refusal found on many tensors: reported once, on the first, with the count and the first
+// three names (as the KTransformers loader previews missing keys).
+class Refusal {
+ public:
+  void add(const std::string& tensor) {
+    if (names_.size() < 3) names_.push_back(tensor);
+    ++count_;
+  }
+  void report(Sink& sink, const char* code, const std::string& what) const {
+    if (!count_) return;
+    std::string list;
+    for (const auto& n : names_) list += (list.empty() ? "" : ", ") + n;
+    sink.add(code, std::to_string(count_) + " " + what + ": " + list + (count_ > names_.size() ? " ..." : ""), names_.front());
+  }
+
+ private:
+  std::vector<std::string> names_;
+  size_t count_ = 0;
+};
+
+bool isRoutedExpert(const TensorRecord& t) { return t.role == Role::RoutedExpert; }
+
+bool isFp8Scheme(Scheme s) { return s == Scheme::Fp8Block || s == Scheme::Fp8Tensor || s == Scheme::Fp8Channel || s == Scheme::Fp8Unscaled; }
+
+bool bf16OrF32(const TensorRecord& t) { return t.dtype->name == "BF16" || t.dtype->name == "F32"; }
+
+const TensorRecord* member(const Checkpoint& c, const LogicalTensor& l, Component k) {
+  for (uint32_t m : l.members)
+    if (c.tensors[m].component == k) return &c.tensors[m];
+  return nullptr;
+}
+
+// KTransformers' native FP8 SFT (load_block_fp8_experts_from_checkpoint_files): hidden and
+// intermediate divisible by 128, [128, 128] blocks, per-expert E4M3 weights, each with a BF16 or
+// F32 weight_scale_inv of exactly [rows/128, cols/128].
+void ktNativeFp8(const Checkpoint& c, Sink& sink) {
+  const ModelDescription& m = c.model;
+  Refusal fused, dtype, noScale, scaleDtype, scaleShape;
+  bool any = false;
+  for (const auto& l : c.logical) {
+    if (l.weight < 0 || !isFp8Scheme(l.scheme)) continue;
+    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+    if (!isRoutedExpert(w)) continue;
+    any = true;
+    if (w.layout != Layout::None) {
+      fused.add(w.name);
+      continue;
+    }
+    if (w.dtype->name != "F8_E4M3") dtype.add(w.name);
+    const TensorRecord* s = member(c, l, Component::Scale);
+    if (!s || s->name.size() < 10 || s->name.compare(s->name.size() - 10, 10, "_scale_inv") != 0) {
+      noScale.add(w.name);
+      continue;
+    }
+    if (!bf16OrF32(*s)) scaleDtype.add(s->name);
+    // Dimensions that are not whole blocks are WS-R001's refusal, which the loader makes first.
+    if (w.shape.size() == 2 && w.shape[0] % 128 == 0 && w.shape[1] % 128 == 0 && s->shape != std::vector<uint64_t>{w.shape[0] / 128, w.shape[1] / 128})
+      scaleShape.add(s->name);
+  }
+  if (!any) return;
+  const int64_t H = m.hiddenSize, I = m.expertIntermediateSize;
+  if (H > 0 && I > 0 && (H % 128 || I % 128))
+    sink.add("WS-R001", "hidden " + std::to_string(H) + " and expert intermediate " + std::to_string(I) + " are not both multiples of 128 (KTransformers native FP8 SFT)", {});
+  if (!m.quant.blockSize.empty() && m.quant.blockSize != std::vector<int64_t>{128, 128})
+    sink.add("WS-R004", "weight_block_size is " + formatShape(std::vector<uint64_t>(m.quant.blockSize.begin(), m.quant.blockSize.end())) +
+                            "; KTransformers native FP8 SFT requires [128, 128]",
+             {});
+  fused.report(sink, "WS-R004", "fused expert tensors where KTransformers native FP8 SFT loads per-expert weights");
+  dtype.report(sink, "WS-R004", "expert weights that are not F8_E4M3 (KTransformers native FP8 SFT reads E4M3 only)");
+  noScale.report(sink, "WS-R004", "expert weights without a weight_scale_inv (KTransformers native FP8 SFT needs one per expert projection)");
+  scaleDtype.report(sink, "WS-R004", "scale tensors that are neither BF16 nor F32 (KTransformers native FP8 SFT)");
+  scaleShape.report(sink, "WS-R004", "scale grids that are not exactly [rows/128, cols/128] (KTransformers native FP8 SFT refuses squeezed or other block grids)");
+}
+
+// KTransformers RAWINT4 SFT (load_rawint4_experts_from_checkpoint_files): group size 32, hidden and
+// intermediate divisible by it, weight_packed + weight_scale + weight_shape for every expert
+// projection, no zero points, I32 [rows, cols/8] or U8 [rows, cols/2] codes, BF16 or F32 scales of
+// [rows, cols/32], weight_shape I32 or I64.
+void ktRawInt4(const Checkpoint& c, Sink& sink) {
+  constexpr uint64_t kGroup = 32;  // RAWINT4_GROUP_SIZE
+  const ModelDescription& m = c.model;
+  Refusal noShape, zeroPoint, scaleDtype, scaleShape, packed, group;
+  bool any = false;
+  for (const auto& l : c.logical) {
+    if (l.weight < 0 || (l.scheme != Scheme::Int4Ct && l.scheme != Scheme::RawInt4)) continue;
+    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+    if (!isRoutedExpert(w)) continue;
+    any = true;
+    if (const TensorRecord* z = member(c, l, Component::ZeroPoint)) zeroPoint.add(z->name);
+    const TensorRecord* s = member(c, l, Component::Scale);
+    const TensorRecord* shapeTensor = member(c, l, Component::Shape);
+    if (s && !bf16OrF32(*s)) scaleDtype.add(s->name);
+    if (!shapeTensor) {
+      noShape.add(w.name);
+      continue;
+    }
+    const auto declared = readWeightShape(c, *shapeTensor);
+    if (!declared || declared->size() != 2 || (*declared)[0] <= 0 || (*declared)[1] <= 0) continue;  // WS-S006 reports it
+    const uint64_t rows = uint64_t((*declared)[0]), cols = uint64_t((*declared)[1]);
+    const bool i32 = w.dtype->name == "I32" && w.shape == std::vector<uint64_t>{rows, cols / 8};
+    const bool u8 = w.dtype->name == "U8" && w.shape == std::vector<uint64_t>{rows, cols / 2};
+    if (cols % 8 || (!i32 && !u8)) packed.add(w.name);
+    if (s && s->shape.size() == 2 && s->shape[1] && cols / s->shape[1] != kGroup) group.add(s->name);
+    else if (s && s->shape != std::vector<uint64_t>{rows, cols / kGroup}) scaleShape.add(s->name);
+  }
+  if (!any) return;
+  if (m.quant.groupSize > 0 && uint64_t(m.quant.groupSize) != kGroup)
+    sink.add("WS-R002", "the config's group size is " + std::to_string(m.quant.groupSize) + "; KTransformers RAWINT4 requires 32", {});
+  const int64_t H = m.hiddenSize, I = m.expertIntermediateSize;
+  if (H > 0 && I > 0 && (H % int64_t(kGroup) || I % int64_t(kGroup)))
+    sink.add("WS-R002", "hidden " + std::to_string(H) + " and expert intermediate " + std::to_string(I) + " are not both multiples of the RAWINT4 group size 32", {});
+  group.report(sink, "WS-R002", "scale tensors whose shape implies a group size other than 32 (KTransformers RAWINT4)");
+  zeroPoint.report(sink, "WS-R002", "zero-point tensors (KTransformers RAWINT4 accepts symmetric weights only)");
+  noShape.report(sink, "WS-R002", "expert weights without weight_shape (KTransformers RAWINT4 requires weight_packed, weight_scale and weight_shape)");
+  scaleDtype.report(sink, "WS-R002", "scale tensors that are neither BF16 nor F32 (KTransformers RAWINT4)");
+  scaleShape.report(sink, "WS-R002", "scale tensors not of shape [rows, cols/32] (KTransformers RAWINT4)");
+  packed.report(sink, "WS-R002", "packed weights neither I32 [rows, cols/8] nor U8 [rows, cols/2] (KTransformers RAWINT4)");
+}
+
+// The seed runtime's weight store maps safetensors dtypes onto its own and refuses the rest.
+void seedDtypes(const Checkpoint& c, Sink& sink) {
+  static constexpr std::string_view kKnown[] = {"BF16", "F32", "U8", "I8", "F8_E4M3", "F8_E8M0", "I64"};
+  std::map<std::string, Refusal> refused;
+  for (const auto& t : c.tensors) {
+    if (t.ggmlOrder) continue;  // its GGUF path has a type set of its own
+    bool known = false;
+    for (auto k : kKnown) known |= t.dtype->name == k;
+    if (!known) refused[std::string(t.dtype->name)].add(t.name);
+  }
+  for (const auto& [dtype, r] : refused) r.report(sink, "WS-R005", "tensors of dtype " + dtype + " (the seed runtime refuses it: 'Unsupported safetensors dtype')");
+}
+
+}  // namespace
+
+void runtimeRules(const Checkpoint& c, Sink& sink) {
+  for (const Error& e : c.runtimeConcerns) {
+    Finding f = makeFinding("WS-R003", e.message, e.tensor, e.file);
+    f.offset = e.offset;
+    sink.add(std::move(f));
+  }
+  ktNativeFp8(c, sink);
+  ktRawInt4(c, sink);
+  seedDtypes(c, sink);
+}
+
+}  // namespace ws::val

@@ -1,0 +1,20 @@
+#include "core/validate/runtimes.h"
+
+namespace ws::val {
+
+const std::vector<RuntimeInfo>& runtimes() {
+  static const std::vector<RuntimeInfo> r = {
+      {"kt", "KTransformers SFT", "the KTransformers fine-tuning weight loader (native FP8 and RAWINT4 experts)"},
+      {"seed", "the seed runtime", "the Rust GPU runtime's weight store (its safetensors dtype set)"},
+      {"llama.cpp", "llama.cpp", "ggml's GGUF reader (canonical tensor offsets)"},
+  };
+  return r;
+}
+
+const RuntimeInfo* findRuntime(std::string_view name) {
+  for (const auto& r : runtimes())
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+}  // namespace ws::val

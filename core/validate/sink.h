@@ -1,0 +1,36 @@
+// Where the rules write their findings: filtered by the selected rules, with a runtime rule's
+// severity set by the runtime the run targets (validate --runtime).
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/validate/rules.h"
+#include "core/validate/validator.h"
+
+namespace ws::val {
+
+struct Sink {
+  const ValidateOptions& opt;
+  std::vector<Finding>& out;
+  std::mutex* mu = nullptr;
+  void add(Finding f) {
+    if (!ruleEnabled(opt, f.code)) return;
+    // A runtime's refusal is an error when the checkpoint is meant for that runtime; otherwise
+    // the rule's own severity says which runtime would refuse what.
+    const RuleInfo& r = rule(f.code);
+    if (r.runtime && opt.runtime == r.runtime) f.severity = Severity::Error;
+    if (mu) {
+      std::lock_guard lock(*mu);
+      out.push_back(std::move(f));
+    } else {
+      out.push_back(std::move(f));
+    }
+  }
+  void add(const std::string& code, std::string message, std::string tensor = {}, std::string file = {}) {
+    add(makeFinding(code, std::move(message), std::move(tensor), std::move(file)));
+  }
+};
+
+}  // namespace ws::val
