@@ -119,7 +119,7 @@ class PlanCommand : public Command {
            "  --skip-activation-scales   do not upload *.input_scale\n"
            "  --skip-mtp              do not upload MTP layers\n"
            "  --defer GLOB            tensors the model reads later (repeatable via commas)\n"
-           "  --json [--list-tensors] the weightscope.plan/1 document (docs/plan-schema.md)\n";
+           "  --json [--list-tensors] the weightscope.plan/1 document (docs/plan.md, JSON)\n";
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "gpu-mem", "reserve", "peak-multiplier", "derive", "tp", "defer"},
