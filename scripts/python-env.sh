@@ -7,7 +7,8 @@ venv="$root/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv" >&2
 fi
-if ! "$venv/bin/python" -c "import numpy, safetensors, gguf, ml_dtypes" 2>/dev/null; then
-  "$venv/bin/pip" install -q --disable-pip-version-check numpy safetensors gguf ml_dtypes >&2
+# mlx[cpu]: MLX is one of the third-party writers of the real-file corpus (tests/scripts/reference_writers.py).
+if ! "$venv/bin/python" -c "import numpy, safetensors, gguf, ml_dtypes, mlx.core" 2>/dev/null; then
+  "$venv/bin/pip" install -q --disable-pip-version-check numpy safetensors gguf ml_dtypes "mlx[cpu]" >&2
 fi
 echo "$venv/bin/python"

@@ -90,11 +90,17 @@ Scheme schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params, uint3
     if (sn == "U8" || sn == "F8_E8M0") { if (dn == "U8") params = w->elements() * 2; return Scheme::Mxfp4; }
   }
   if ((dn == "U32") && mb.scale && mb.zeroPoint) {  // MLX affine: codes packed in u32 words
-    int64_t group = model.quant.groupSize > 0 ? model.quant.groupSize : 64;
+    // words x 32 = in x bits and in = scale columns x group: two unknowns, one equation. The
+    // config (mlx-lm writes {"group_size", "bits"}) settles it; without one, MLX's default group 64.
     if (w->shape.size() >= 2 && mb.scale->shape.size() >= 2) {
-      uint64_t in = mb.scale->shape.back() * uint64_t(group);
-      uint64_t words = w->shape.back();
-      uint64_t b = in ? (words * 32) / in : 0;
+      const uint64_t words = w->shape.back(), groups = mb.scale->shape.back();
+      uint64_t b = 0;
+      if (model.quant.bits > 0 && model.quant.groupSize <= 0) {
+        b = uint64_t(model.quant.bits);
+      } else {
+        const uint64_t in = groups * uint64_t(model.quant.groupSize > 0 ? model.quant.groupSize : 64);
+        b = in && (words * 32) % in == 0 ? (words * 32) / in : 0;
+      }
       if (b) {
         params = w->elements() * (32 / b);
         if (b == 4) return Scheme::MlxAffine4;

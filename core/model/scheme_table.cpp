@@ -15,6 +15,8 @@ using S = ScaleEncoding;
 
 // One row per scheme, in enum order (checked below). Block geometry: FP8 block grids come from the
 // scale shape and config, compressed-tensors and MLX groups from the shapes; NVFP4 and MXFP4 fix it.
+// MLX affine scales are signed by design: MLX quantizes each group from whichever end of its
+// range has the larger magnitude.
 constexpr std::array<SchemeInfo, size_t(Scheme::kCount)> kTable = {{
     //  id                     name            decoder       quant  needsScale scales       signed  bRows bCols bits peak  gpu  largestCode
     {Scheme::Plain,          "",             D::Plain,       false, false, S::None,     false, 0, 0,  0, 1.0, true,   0},
@@ -28,9 +30,9 @@ constexpr std::array<SchemeInfo, size_t(Scheme::kCount)> kTable = {{
     {Scheme::Int4Ct,         "int4-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   8},
     {Scheme::Int8Ct,         "int8-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true, 128},
     {Scheme::RawInt4,        "rawint4",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   8},
-    {Scheme::MlxAffine4,     "mlx-affine4",  D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   0},
-    {Scheme::MlxAffine8,     "mlx-affine8",  D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true,   0},
-    {Scheme::MlxAffineOther, "mlx-affine",   D::Unsupported, true,  true,  S::AsStored, false, 1, 0,  0, 1.0, false,   0},
+    {Scheme::MlxAffine4,     "mlx-affine4",  D::PackedInt,   true,  true,  S::AsStored, true,  1, 0,  4, 1.0, true,   0},
+    {Scheme::MlxAffine8,     "mlx-affine8",  D::PackedInt,   true,  true,  S::AsStored, true,  1, 0,  8, 1.0, true,   0},
+    {Scheme::MlxAffineOther, "mlx-affine",   D::Unsupported, true,  true,  S::AsStored, true,  1, 0,  0, 1.0, false,   0},
     {Scheme::KtInt8,         "kt-int8",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true,   0},
     {Scheme::KtInt4,         "kt-int4",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   0},
 }};
