@@ -4,8 +4,9 @@ manifest.json with what opening each must do. Run it from anywhere; it rewrites 
 
 Each manifest entry: file; either "code" (the errorCodeName openCheckpoint must fail with) or
 "opens": true; then what the error or finding must name - "tensor", "offset" (a byte offset in
-the file) or "mention" (text of the message) - and, for files that open, the validation "finding"
-code expected on that tensor.
+the file) or "mention" (text of the message) - and the validation "finding" code expected (on that
+tensor, when one is named): for a file that does not open, the integrity rule its error becomes
+(docs/rules.md), from the table below.
 tests/tst_malformed_corpus.cpp reads the manifest; the files are committed so the corpus is
 exactly these bytes, reviewable with xxd.
 """
@@ -18,9 +19,20 @@ HERE = pathlib.Path(__file__).resolve().parent
 cases = []
 
 
+# The integrity rule each opening error is reported as (docs/rules.md, integrity family).
+INTEGRITY_RULE = {
+    "HeaderTooSmall": "WS-I001", "HeaderTooLarge": "WS-I002", "InvalidHeaderLength": "WS-I003", "InvalidHeaderUtf8": "WS-I004",
+    "InvalidHeaderJson": "WS-I005", "FormatMismatch": "WS-I005", "UnknownDtype": "WS-I006", "InvalidOffset": "WS-I007",
+    "ValidationOverflow": "WS-I008", "MisalignedSlice": "WS-I009", "TensorInvalidInfo": "WS-I010",
+    "MetadataIncompleteBuffer": "WS-I011", "DuplicateTensor": "WS-I012", "GgufBadMagic": "WS-I018", "GgufBadVersion": "WS-I018",
+    "GgufTruncated": "WS-I019", "GgufBadValue": "WS-I020", "DuplicateKey": "WS-I021", "GgufBadTensorInfo": "WS-I022",
+}
+
+
 def case(name, data, **expect):
     """code is written as the C++ enumerator (HeaderTooSmall) and stored as errorCodeName's spelling."""
     if "code" in expect:
+        expect.setdefault("finding", INTEGRITY_RULE[expect["code"]])
         expect["code"] = re.sub(r"(?<!^)(?=[A-Z])", "_", expect["code"]).upper()
     (HERE / name).write_bytes(data)
     cases.append({"file": name, **expect})
