@@ -436,6 +436,15 @@ std::vector<Case> cases() {
                    t.data[101] = 0x7F;
                  });
                }});
+  // The config declares FP8 blocks (weight_block_size); one expert carries a per-tensor scale.
+  v.push_back({"a scheme the config does not declare", "WS-S007", L2 + "6.down_proj.weight", [](auto& d) {
+                 return editFile(fixtureCopy(d, F8), "lm_head.weight", [](wstest::StFile& f) {
+                   wstest::StEntry* s = f.find(L2 + "6.down_proj.weight_scale_inv");
+                   s->name = L2 + "6.down_proj.weight_scale";
+                   s->shape = {};
+                   s->data.resize(4);  // the first block's scale, for the whole tensor
+                 });
+               }});
   // ---- completeness the seed loader checks
   v.push_back({"a layer the config declares is absent", "WS-C009", "model.layers.1.block_sparse_moe.experts.0.w1.weight", [](auto& d) {
                  return editFile(fixtureCopy(d, "hf/mixtral"), "lm_head.weight", [](wstest::StFile& f) {

@@ -57,19 +57,37 @@ void readQuantConfig(const json& q, QuantConfig& out, const std::string& source)
       if (e.is_number_integer()) out.blockSize.push_back(e.get<int64_t>());
   out.groupSize = intKey(q, {"group_size"});
   out.bits = intKey(q, {"bits", "num_bits"});
-  // compressed-tensors: the first config group's weight scheme
+  // compressed-tensors: every config group's weight arguments; the first one's also as the
+  // checkpoint-wide defaults the decoders use.
   if (auto g = q.find("config_groups"); g != q.end() && g->is_object()) {
     for (const auto& [name, grp] : g->items()) {
+      if (!grp.is_object()) continue;
       auto w = grp.find("weights");
       if (w == grp.end() || !w->is_object()) continue;
-      out.bits = intKey(*w, {"num_bits"}, out.bits);
-      out.groupSize = intKey(*w, {"group_size"}, out.groupSize);
-      if (auto s = w->find("symmetric"); s != w->end() && s->is_boolean()) out.symmetric = s->get<bool>();
-      out.strategy = strKey(*w, "strategy");
-      if (out.format.empty()) out.format = strKey(grp, "format");
-      break;
+      QuantGroup qg;
+      qg.bits = intKey(*w, {"num_bits"});
+      qg.type = strKey(*w, "type");
+      qg.strategy = strKey(*w, "strategy");
+      qg.groupSize = intKey(*w, {"group_size"});
+      if (auto s = w->find("symmetric"); s != w->end() && s->is_boolean()) qg.symmetric = s->get<bool>();
+      if (auto b = w->find("block_structure"); b != w->end() && b->is_array())
+        for (const auto& e : *b)
+          if (e.is_number_integer()) qg.blockStructure.push_back(e.get<int64_t>());
+      if (out.groups.empty()) {
+        out.bits = qg.bits > 0 ? qg.bits : out.bits;
+        out.groupSize = qg.groupSize > 0 ? qg.groupSize : out.groupSize;
+        out.symmetric = qg.symmetric;
+        out.strategy = qg.strategy;
+        if (out.format.empty()) out.format = strKey(grp, "format");
+      }
+      // An FP8 block strategy's block is the FP8 block size the decoders use.
+      if (qg.strategy == "block" && out.blockSize.empty() && qg.blockStructure.size() == 2) out.blockSize = qg.blockStructure;
+      out.groups.push_back(std::move(qg));
     }
   }
+  if (auto ig = q.find("ignore"); ig != q.end() && ig->is_array())
+    for (const auto& e : *ig)
+      if (e.is_string()) out.ignore.push_back(e.get<std::string>());
   // MLX keeps {"group_size": 64, "bits": 4} under "quantization"
   if (out.method.empty() && out.bits > 0 && q.contains("group_size")) out.method = "mlx";
 }

@@ -8,6 +8,16 @@
 
 namespace ws {
 
+// One compressed-tensors config group's weight arguments (quantization_config.config_groups.*.weights).
+struct QuantGroup {
+  int64_t bits = -1;
+  std::string type;                 // "int" or "float"
+  std::string strategy;             // tensor, channel, group, block, tensor_group
+  int64_t groupSize = -1;
+  std::vector<int64_t> blockStructure;
+  bool symmetric = true;
+};
+
 struct QuantConfig {
   std::string method;               // "fp8", "compressed-tensors", "modelopt", "mxfp4", "mlx", ... ("" = none)
   std::string algo;                 // ModelOpt quant_algo (NVFP4, FP8, ...)
@@ -16,8 +26,17 @@ struct QuantConfig {
   int64_t groupSize = -1;
   int64_t bits = -1;
   bool symmetric = true;
-  std::string strategy;             // group, channel, tensor
+  std::string strategy;             // group, channel, tensor (the first group's)
   std::string source;               // which file said so
+  std::vector<QuantGroup> groups;   // every compressed-tensors config group, in file order
+  std::vector<std::string> ignore;  // compressed-tensors: modules left unquantized (names, or "re:" patterns)
+
+  // The first group that quantizes weights to `bits`-bit `type` ("int"/"float"); null if none.
+  const QuantGroup* groupFor(const std::string& type, int64_t bits) const {
+    for (const auto& g : groups)
+      if (g.type == type && g.bits == bits) return &g;
+    return nullptr;
+  }
 };
 
 // Layer, expert and MTP counts are checked against this before anything loops over them: a config

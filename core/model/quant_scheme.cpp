@@ -53,7 +53,17 @@ Scheme schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params, uint3
     return Scheme::Mxfp4;
   }
   if (endsWith(w->name, ".weight_packed")) {
-    if (dn == "U8" || dn == "I8") { params = w->elements() * 2; return Scheme::RawInt4; }
+    if (dn == "U8" || dn == "I8") {
+      params = w->elements() * 2;
+      // Bytes of two 4-bit codes: what the scales are says whose. compressed-tensors writes FP4
+      // (nvfp4-pack-quantized: E4M3 per 16 and a global scale; mxfp4-pack-quantized: U8 E8M0 per
+      // 32), KTransformers RAWINT4 integers with BF16/F32 group scales. The declared format wins.
+      const std::string& format = model.quant.format;
+      const std::string_view sn = mb.scale ? mb.scale->dtype->name : std::string_view{};
+      if (format == "nvfp4-pack-quantized" || (format.empty() && sn == "F8_E4M3")) return Scheme::Nvfp4Ct;
+      if (format == "mxfp4-pack-quantized" || (format.empty() && (sn == "U8" || sn == "F8_E8M0"))) return Scheme::Mxfp4Ct;
+      return Scheme::RawInt4;
+    }
     int64_t packedBits = model.quant.bits > 0 ? model.quant.bits : 4;
     if (mb.shape) {
       // weight_shape holds the unpacked shape; the packed last dimension says how many codes
@@ -76,6 +86,13 @@ Scheme schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params, uint3
   if (isFp8(w->dtype)) {
     if (!mb.scale) return Scheme::Fp8Unscaled;
     if (endsWith(mb.scale->name, "_scale_inv")) return Scheme::Fp8Block;
+    // compressed-tensors float-quantized declares its strategy: a [2, 1] grid of a weight 128
+    // wide is blocks, not channels.
+    const QuantGroup* declared = model.quant.groupFor("float", 8);
+    const std::string strategy = declared ? declared->strategy : std::string{};
+    if (strategy == "block") return Scheme::Fp8Block;
+    if (strategy == "channel") return Scheme::Fp8Channel;
+    if (strategy == "tensor") return Scheme::Fp8Tensor;
     uint64_t n = mb.scale->elements();
     if (n == 1) return Scheme::Fp8Tensor;
     if (mb.scale->shape.size() == 2 && mb.scale->shape[1] > 1) return Scheme::Fp8Block;
@@ -114,6 +131,33 @@ Scheme schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params, uint3
 }
 
 }  // namespace
+
+std::vector<Scheme> declaredSchemes(const QuantConfig& q) {
+  std::vector<Scheme> out;
+  if (q.method == "compressed-tensors") {
+    for (const auto& g : q.groups) {
+      if (g.type == "int" && g.bits == 4) out.insert(out.end(), {Scheme::Int4Ct, Scheme::RawInt4});
+      if (g.type == "int" && g.bits == 8) out.push_back(Scheme::Int8Ct);
+      if (g.type == "float" && g.bits == 8) {
+        if (g.strategy == "block") out.push_back(Scheme::Fp8Block);
+        else if (g.strategy == "channel") out.push_back(Scheme::Fp8Channel);
+        else if (g.strategy == "tensor") out.push_back(Scheme::Fp8Tensor);
+      }
+      if (g.type == "float" && g.bits == 4) out.push_back(g.groupSize == 32 ? Scheme::Mxfp4Ct : Scheme::Nvfp4Ct);
+    }
+  } else if (q.method == "fp8") {
+    if (q.blockSize.empty()) out.insert(out.end(), {Scheme::Fp8Channel, Scheme::Fp8Tensor});
+    else out.push_back(Scheme::Fp8Block);
+  } else if (q.method == "modelopt") {
+    if (q.algo == "NVFP4") out.insert(out.end(), {Scheme::Nvfp4, Scheme::Fp8Tensor});  // ModelOpt keeps some layers FP8
+    if (q.algo == "FP8") out.push_back(Scheme::Fp8Tensor);
+  } else if (q.method == "mxfp4") {
+    out.push_back(Scheme::Mxfp4);
+  } else if (q.method == "mlx") {
+    out.insert(out.end(), {Scheme::MlxAffine4, Scheme::MlxAffine8, Scheme::MlxAffineOther});
+  }
+  return out;
+}
 
 bool isScaleComponent(Component c) {
   return c == Component::Scale || c == Component::GlobalScale || c == Component::InputScale || c == Component::ZeroPoint;

@@ -12,29 +12,32 @@ namespace {
 
 using D = DecoderKind;
 using S = ScaleEncoding;
+using G = GlobalScale;
 
 // One row per scheme, in enum order (checked below). Block geometry: FP8 block grids come from the
 // scale shape and config, compressed-tensors and MLX groups from the shapes; NVFP4 and MXFP4 fix it.
 // MLX affine scales are signed by design: MLX quantizes each group from whichever end of its
 // range has the larger magnitude.
 constexpr std::array<SchemeInfo, size_t(Scheme::kCount)> kTable = {{
-    //  id                     name            decoder       quant  needsScale scales       signed  bRows bCols bits peak  gpu  largestCode
-    {Scheme::Plain,          "",             D::Plain,       false, false, S::None,     false, 0, 0,  0, 1.0, true,   0},
-    {Scheme::GgufBlock,      "",             D::GgufBlocks,  true,  false, S::Inline,   true,  1, 0,  0, 1.0, true,   0},
-    {Scheme::Fp8Unscaled,    "fp8",          D::Plain,       true,  false, S::None,     false, 0, 0,  8, 1.5, true,   0},
-    {Scheme::Fp8Tensor,      "fp8-tensor",   D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true,  -1},
-    {Scheme::Fp8Channel,     "fp8-channel",  D::Fp8Scaled,   true,  true,  S::AsStored, false, 1, 0,  8, 1.5, true,  -1},
-    {Scheme::Fp8Block,       "fp8-block",    D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true,  -1},
-    {Scheme::Nvfp4,          "nvfp4",        D::Nvfp4,       true,  true,  S::AsStored, false, 1, 16, 4, 1.3, true,   6},
-    {Scheme::Mxfp4,          "mxfp4",        D::MxfpBlocks,  true,  true,  S::E8M0,     false, 1, 32, 4, 1.0, true,   6},
-    {Scheme::Int4Ct,         "int4-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   8},
-    {Scheme::Int8Ct,         "int8-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true, 128},
-    {Scheme::RawInt4,        "rawint4",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   8},
-    {Scheme::MlxAffine4,     "mlx-affine4",  D::PackedInt,   true,  true,  S::AsStored, true,  1, 0,  4, 1.0, true,   0},
-    {Scheme::MlxAffine8,     "mlx-affine8",  D::PackedInt,   true,  true,  S::AsStored, true,  1, 0,  8, 1.0, true,   0},
-    {Scheme::MlxAffineOther, "mlx-affine",   D::Unsupported, true,  true,  S::AsStored, true,  1, 0,  0, 1.0, false,   0},
-    {Scheme::KtInt8,         "kt-int8",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true,   0},
-    {Scheme::KtInt4,         "kt-int4",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   0},
+    //  id                     name            decoder       quant  needsScale scales       signed  bRows bCols bits peak  gpu  largestCode global
+    {Scheme::Plain,          "",             D::Plain,       false, false, S::None,     false, 0, 0,  0, 1.0, true,   0, G::None},
+    {Scheme::GgufBlock,      "",             D::GgufBlocks,  true,  false, S::Inline,   true,  1, 0,  0, 1.0, true,   0, G::None},
+    {Scheme::Fp8Unscaled,    "fp8",          D::Plain,       true,  false, S::None,     false, 0, 0,  8, 1.5, true,   0, G::None},
+    {Scheme::Fp8Tensor,      "fp8-tensor",   D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true,  -1, G::None},
+    {Scheme::Fp8Channel,     "fp8-channel",  D::Fp8Scaled,   true,  true,  S::AsStored, false, 1, 0,  8, 1.5, true,  -1, G::None},
+    {Scheme::Fp8Block,       "fp8-block",    D::Fp8Scaled,   true,  true,  S::AsStored, false, 0, 0,  8, 1.5, true,  -1, G::None},
+    {Scheme::Nvfp4,          "nvfp4",        D::Nvfp4,       true,  true,  S::AsStored, false, 1, 16, 4, 1.3, true,   6, G::Multiplies},
+    {Scheme::Mxfp4,          "mxfp4",        D::MxfpBlocks,  true,  true,  S::E8M0,     false, 1, 32, 4, 1.0, true,   6, G::None},
+    {Scheme::Nvfp4Ct,        "nvfp4-ct",     D::Nvfp4,       true,  true,  S::AsStored, false, 1, 16, 4, 1.3, true,   6, G::Divides},
+    {Scheme::Mxfp4Ct,        "mxfp4-ct",     D::MxfpBlocks,  true,  true,  S::E8M0,     false, 1, 32, 4, 1.0, true,   6, G::None},
+    {Scheme::Int4Ct,         "int4-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   8, G::None},
+    {Scheme::Int8Ct,         "int8-ct",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true, 128, G::None},
+    {Scheme::RawInt4,        "rawint4",      D::PackedInt,   true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   8, G::None},
+    {Scheme::MlxAffine4,     "mlx-affine4",  D::PackedInt,   true,  true,  S::AsStored, true,  1, 0,  4, 1.0, true,   0, G::None},
+    {Scheme::MlxAffine8,     "mlx-affine8",  D::PackedInt,   true,  true,  S::AsStored, true,  1, 0,  8, 1.0, true,   0, G::None},
+    {Scheme::MlxAffineOther, "mlx-affine",   D::Unsupported, true,  true,  S::AsStored, true,  1, 0,  0, 1.0, false,   0, G::None},
+    {Scheme::KtInt8,         "kt-int8",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true,   0, G::None},
+    {Scheme::KtInt4,         "kt-int4",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   0, G::None},
 }};
 
 constexpr bool inEnumOrder() {

@@ -23,6 +23,8 @@ enum class Scheme : uint8_t {
   Fp8Block,        // FP8 with a 2-D grid of block scales (DeepSeek-V3 weight_scale_inv)
   Nvfp4,           // E2M1 codes, E4M3 scales per 16, F32 global scale (ModelOpt)
   Mxfp4,           // E2M1 codes, E8M0 scales per 32 (gpt-oss _blocks/_scales)
+  Nvfp4Ct,         // compressed-tensors nvfp4-pack-quantized: weight_packed, E4M3 per 16, divided by weight_global_scale
+  Mxfp4Ct,         // compressed-tensors mxfp4-pack-quantized: weight_packed [rows, cols/2], U8 E8M0 per 32
   Int4Ct,          // compressed-tensors pack-quantized int4 in int32 words
   Int8Ct,          // compressed-tensors pack-quantized int8 in int32 words
   RawInt4,         // KTransformers RAWINT4: U8/I8 bytes of two int4 codes, group scales
@@ -45,6 +47,10 @@ enum class ScaleEncoding : uint8_t {
   Inline,    // inside the weight's blocks (GGUF d, dmin, sub-block scales)
 };
 
+// What a global scale does to the block scales: ModelOpt's weight_scale_2 multiplies them,
+// compressed-tensors' weight_global_scale divides them.
+enum class GlobalScale : uint8_t { None, Multiplies, Divides };
+
 struct SchemeInfo {
   Scheme id;
   std::string_view name;         // the fixed name; empty: named after the weight's dtype
@@ -62,6 +68,7 @@ struct SchemeInfo {
   // (WS-V010) judges. -1: the FP8 weight dtype's largest finite value. 0: not judged (no scale
   // tensors; GGUF's inline d multiplies per-type sub-scales; MLX adds a bias).
   double largestCode;
+  GlobalScale global;
 };
 
 const SchemeInfo& schemeInfo(Scheme s);

@@ -28,7 +28,8 @@ struct DecodeDesc {
   // GgufBlocks
   int ggmlId = -1;
   uint32_t blockElems = 1, blockBytes = 1;
-  // Fp8Scaled (mode 0 tensor, 1 channel, 2 block) / Nvfp4 / MxfpBlocks / PackedInt: scales
+  // Fp8Scaled (mode 0 tensor, 1 channel, 2 block) / Nvfp4 (mode 0 global multiplies, 1 divides)
+  // / MxfpBlocks / PackedInt: scales
   int mode = 0;
   uint64_t M = 1, bm = 128, bn = 128, gm = 1, gn = 1;
   Region s, g;  // scales; global scale (NVFP4)

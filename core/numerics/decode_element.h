@@ -36,7 +36,8 @@ WS_HD_FN float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
     }
     case DescKind::Nvfp4: {
       const float g = d.g.data ? scaleAt(d.g, d.g.count == 1 ? 0 : (r / d.M < d.g.count - 1 ? r / d.M : d.g.count - 1)) : 1.0f;
-      const float s = scaleAt(d.s, r * (cols / 16) + j / 16) * g;
+      // mode 1: compressed-tensors divides by its global scale, ModelOpt multiplies.
+      const float s = d.mode == 1 ? scaleAt(d.s, r * (cols / 16) + j / 16) / g : scaleAt(d.s, r * (cols / 16) + j / 16) * g;
       const uint8_t byte = d.w.data[r * cols / 2 + j / 2];
       return hdE2m1((j & 1) ? byte >> 4 : byte & 0xF) * s;
     }

@@ -195,11 +195,13 @@ class Fp8ScaledDecoder : public RowDecoder {
   uint64_t M_, B_, bm_, bn_, gm_, gn_;
 };
 
-// ModelOpt NVFP4: E2M1 codes (element 2k in the low nibble), one E4M3 scale per 16 elements, an
-// F32 global scale. value = e2m1 * (scale * global).
+// NVFP4: E2M1 codes (element 2k in the low nibble), one E4M3 scale per 16 elements, an F32 global
+// scale. ModelOpt: value = e2m1 * (scale * global). compressed-tensors: value = e2m1 * (scale /
+// global), in F32 as its decompressor computes it (scale_table.h: GlobalScale).
 class Nvfp4Decoder : public RowDecoder {
  public:
-  Nvfp4Decoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, const TensorRecord* g) : p_(dataOf(c, w)) {
+  Nvfp4Decoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, const TensorRecord* g, bool globalDivides)
+      : p_(dataOf(c, w)), divides_(globalDivides) {
     auto shape = w.shape;
     if (w.dtype->name == "U8" || w.dtype->name == "I8") shape.back() *= 2;  // bytes of two codes
     setShape(shape);
@@ -214,7 +216,7 @@ class Nvfp4Decoder : public RowDecoder {
       const uint8_t* q = p_ + r * cols_ / 2;
       float* y = out + (r - row) * cols_;
       for (uint64_t j = 0; j < cols_; j += 16) {
-        const float s = scale_.at(r * (cols_ / 16) + j / 16) * g;
+        const float s = divides_ ? scale_.at(r * (cols_ / 16) + j / 16) / g : scale_.at(r * (cols_ / 16) + j / 16) * g;
         for (uint64_t k = 0; k < 16; k += 2) {
           const uint8_t b = q[(j + k) / 2];
           y[j + k] = kE2m1[b & 0xF] * s;
@@ -232,22 +234,33 @@ class Nvfp4Decoder : public RowDecoder {
     d.s = scale_.region();
     d.g = global_.region();
     d.M = M_;
+    d.mode = divides_ ? 1 : 0;
     return d;
   }
 
  private:
   const uint8_t* p_;
+  bool divides_;
   ScaleView scale_, global_;
   uint64_t M_;
 };
 
-// gpt-oss MXFP4: [..., nb, 16] bytes, element 2k in the low nibble, one E8M0 scale per 32.
+// MXFP4: element 2k in the low nibble, one E8M0 scale per 32. gpt-oss stores [..., nb, 16] bytes;
+// compressed-tensors' weight_packed is [..., cols/2] - the same bytes in the same order.
 class MxfpBlocksDecoder : public RowDecoder {
  public:
-  MxfpBlocksDecoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s) : p_(dataOf(c, w)) {
-    if (w.shape.size() < 2 || w.shape.back() != 16) mismatch(c, w, "MXFP4 blocks must end in a dimension of 16 bytes");
-    std::vector<uint64_t> shape(w.shape.begin(), w.shape.end() - 2);
-    shape.push_back(w.shape[w.shape.size() - 2] * 32);
+  MxfpBlocksDecoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, bool packedRows) : p_(dataOf(c, w)) {
+    std::vector<uint64_t> shape;
+    if (packedRows) {
+      if (w.shape.empty()) mismatch(c, w, "MXFP4 weight_packed needs a shape");
+      shape = w.shape;
+      shape.back() *= 2;
+    } else {
+      if (w.shape.size() < 2 || w.shape.back() != 16) mismatch(c, w, "MXFP4 blocks must end in a dimension of 16 bytes");
+      shape.assign(w.shape.begin(), w.shape.end() - 2);
+      shape.push_back(w.shape[w.shape.size() - 2] * 32);
+    }
+    if (shape.back() % 32) mismatch(c, w, "MXFP4 rows of " + std::to_string(shape.back()) + " codes are not whole blocks of 32");
     setShape(shape);
     scale_.init(c, s, s.dtype->name == "U8" ? dtypeFromSafetensors("F8_E8M0") : nullptr);
     if (scale_.n != rows_ * (cols_ / 32)) mismatch(c, s, "MXFP4 needs one scale per block of 32 (" + std::to_string(rows_ * cols_ / 32) + "), found " + std::to_string(scale_.n));
@@ -511,10 +524,8 @@ std::unique_ptr<RowDecoder> build(const Checkpoint& c, uint32_t li) {
                                                          : Fp8ScaledDecoder::Mode::Tensor;
       return std::make_unique<Fp8ScaledDecoder>(c, w, *scale, mode);
     }
-    case DecoderKind::Nvfp4: return std::make_unique<Nvfp4Decoder>(c, w, *scale, global);
-    case DecoderKind::MxfpBlocks:
-      if (w.shape.size() >= 2 && w.shape.back() == 16) return std::make_unique<MxfpBlocksDecoder>(c, w, *scale);
-      mismatch(c, w, "MXFP4 weights other than gpt-oss _blocks are not supported");
+    case DecoderKind::Nvfp4: return std::make_unique<Nvfp4Decoder>(c, w, *scale, global, info.global == GlobalScale::Divides);
+    case DecoderKind::MxfpBlocks: return std::make_unique<MxfpBlocksDecoder>(c, w, *scale, l.scheme == Scheme::Mxfp4Ct);
     case DecoderKind::PackedInt: {
       const auto kind = l.scheme == Scheme::RawInt4 ? PackedIntDecoder::Kind::RawInt4
                         : (l.scheme == Scheme::MlxAffine4 || l.scheme == Scheme::MlxAffine8) ? PackedIntDecoder::Kind::Mlx

@@ -1,5 +1,6 @@
 #include "core/report/inspect_report.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/expert_grid.h"
+#include "core/model/quant_scheme.h"
 #include "core/model/tensor_tree.h"
 #include "core/report/json_text.h"
 #include "core/report/validate_report.h"
@@ -103,7 +105,10 @@ json modelJson(const ModelDescription& m) {
       {"mtp_layers", intList(m.mtpLayers)},
       {"quantization", {{"method", m.quant.method}, {"algo", m.quant.algo}, {"format", m.quant.format},
                         {"block_size", m.quant.blockSize}, {"group_size", nullableInt(m.quant.groupSize)},
-                        {"bits", nullableInt(m.quant.bits)}}},
+                        {"bits", nullableInt(m.quant.bits)},
+                        // declared: the config names the schemes and the tensors confirmed them (validate
+                        // WS-S007 otherwise); inferred: from names, dtypes and shapes alone.
+                        {"schemes", declaredSchemes(m.quant).empty() ? "inferred" : "declared"}}},
   };
   if (m.numaNodes > 0) j["numa_nodes"] = m.numaNodes;
   return j;
@@ -184,6 +189,11 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
       << known(m.expertIntermediateSize) << ", hidden " << known(m.hiddenSize) << "\n";
   else
     o << "hidden       " << known(m.hiddenSize) << "\n";
+  if (!m.quant.method.empty() && m.quant.method != "gguf")
+    o << "quantization " << m.quant.method << (m.quant.format.empty() ? "" : " " + m.quant.format) << (m.quant.algo.empty() ? "" : " " + m.quant.algo)
+      << (declaredSchemes(m.quant).empty() ? "  (schemes inferred from the tensors)" : "  (declared in " + m.quant.source + ")") << "\n";
+  else if (std::any_of(c.logical.begin(), c.logical.end(), [](const LogicalTensor& l) { return schemeInfo(l.scheme).quantized && l.scheme != Scheme::GgufBlock; }))
+    o << "quantization none declared: schemes inferred from tensor names, dtypes and shapes\n";
   o << "tensors      " << formatCount(tot.tensors) << " stored, " << formatCount(tot.logicalTensors) << " logical\n";
   o << "bytes        " << formatBytes(tot.bytes) << " (" << formatCount(tot.bytes) << ")\n";
   o << "parameters   " << formatCount(tot.parameters) << "\n";

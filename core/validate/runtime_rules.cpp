@@ -11,26 +11,6 @@ namespace ws::val {
 
 namespace {
 
-// One refusal found on many tensors: reported once, on the first, with the count and the first
-// three names (as the KTransformers loader previews missing keys).
-class Refusal {
- public:
-  void add(const std::string& tensor) {
-    if (names_.size() < 3) names_.push_back(tensor);
-    ++count_;
-  }
-  void report(Sink& sink, const char* code, const std::string& what) const {
-    if (!count_) return;
-    std::string list;
-    for (const auto& n : names_) list += (list.empty() ? "" : ", ") + n;
-    sink.add(code, std::to_string(count_) + " " + what + ": " + list + (count_ > names_.size() ? " ..." : ""), names_.front());
-  }
-
- private:
-  std::vector<std::string> names_;
-  size_t count_ = 0;
-};
-
 bool isRoutedExpert(const TensorRecord& t) { return t.role == Role::RoutedExpert; }
 
 bool isFp8Scheme(Scheme s) { return s == Scheme::Fp8Block || s == Scheme::Fp8Tensor || s == Scheme::Fp8Channel || s == Scheme::Fp8Unscaled; }
@@ -48,7 +28,7 @@ const TensorRecord* member(const Checkpoint& c, const LogicalTensor& l, Componen
 // F32 weight_scale_inv of exactly [rows/128, cols/128].
 void ktNativeFp8(const Checkpoint& c, Sink& sink) {
   const ModelDescription& m = c.model;
-  Refusal fused, dtype, noScale, scaleDtype, scaleShape;
+  FindingGroup fused, dtype, noScale, scaleDtype, scaleShape;
   bool any = false;
   for (const auto& l : c.logical) {
     if (l.weight < 0 || !isFp8Scheme(l.scheme)) continue;
@@ -92,7 +72,7 @@ void ktNativeFp8(const Checkpoint& c, Sink& sink) {
 void ktRawInt4(const Checkpoint& c, Sink& sink) {
   constexpr uint64_t kGroup = 32;  // RAWINT4_GROUP_SIZE
   const ModelDescription& m = c.model;
-  Refusal noShape, zeroPoint, scaleDtype, scaleShape, packed, group;
+  FindingGroup noShape, zeroPoint, scaleDtype, scaleShape, packed, group;
   bool any = false;
   for (const auto& l : c.logical) {
     if (l.weight < 0 || (l.scheme != Scheme::Int4Ct && l.scheme != Scheme::RawInt4)) continue;
@@ -133,7 +113,7 @@ void ktRawInt4(const Checkpoint& c, Sink& sink) {
 // The seed runtime's weight store maps safetensors dtypes onto its own and refuses the rest.
 void seedDtypes(const Checkpoint& c, Sink& sink) {
   static constexpr std::string_view kKnown[] = {"BF16", "F32", "U8", "I8", "F8_E4M3", "F8_E8M0", "I64"};
-  std::map<std::string, Refusal> refused;
+  std::map<std::string, FindingGroup> refused;
   for (const auto& t : c.tensors) {
     if (t.ggmlOrder) continue;  // its GGUF path has a type set of its own
     bool known = false;

@@ -33,4 +33,24 @@ struct Sink {
   }
 };
 
+// One problem found on many tensors: reported once, on the first, with the count and the first
+// three names (as the KTransformers loader previews missing keys).
+class FindingGroup {
+ public:
+  void add(const std::string& tensor) {
+    if (names_.size() < 3) names_.push_back(tensor);
+    ++count_;
+  }
+  void report(Sink& sink, const char* code, const std::string& what) const {
+    if (!count_) return;
+    std::string list;
+    for (const auto& n : names_) list += (list.empty() ? "" : ", ") + n;
+    sink.add(code, std::to_string(count_) + " " + what + ": " + list + (count_ > names_.size() ? " ..." : ""), names_.front());
+  }
+
+ private:
+  std::vector<std::string> names_;
+  size_t count_ = 0;
+};
+
 }  // namespace ws::val

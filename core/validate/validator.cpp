@@ -342,6 +342,23 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
   }
 }
 
+// WS-S007: what the tensors are against what the config declares (quant_scheme.h), one finding per
+// undeclared scheme. A checkpoint that declares nothing was inferred from its tensors: no finding.
+void declarationRule(const Checkpoint& c, Sink& sink) {
+  const std::vector<Scheme> declared = declaredSchemes(c.model.quant);
+  if (declared.empty()) return;
+  std::string names;
+  for (Scheme d : declared) names += (names.empty() ? "" : ", ") + schemeDisplayName(d, nullptr);
+  std::map<std::string, FindingGroup> undeclared;
+  for (const auto& l : c.logical) {
+    if (l.weight < 0 || c.isCut(l) || !schemeInfo(l.scheme).quantized) continue;
+    if (l.scheme == Scheme::GgufBlock || l.scheme == Scheme::Fp8Unscaled || l.scheme == Scheme::KtInt4 || l.scheme == Scheme::KtInt8) continue;
+    if (std::find(declared.begin(), declared.end(), l.scheme) == declared.end()) undeclared[l.schemeName].add(c.tensors[uint32_t(l.weight)].name);
+  }
+  for (const auto& [scheme, group] : undeclared)
+    group.report(sink, "WS-S007", scheme + " weights where " + c.model.quant.source + " declares " + c.model.quant.method + " (" + names + ")");
+}
+
 // The magnitudes trained weights take: a real BF16 model's sit far inside this range, so a scale
 // that implies weights outside it (WS-V010), or a quantized weight that decodes outside it
 // (WS-V012), was not written by a working quantizer.
@@ -434,8 +451,10 @@ void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
       if (s.zero) sink.add("WS-V004", std::to_string(s.zero) + " of " + std::to_string(s.count) + " " + kind + " values are zero", tensor);
       if (s.subnormal) sink.add("WS-V005", std::to_string(s.subnormal) + " of " + std::to_string(s.count) + " " + kind + " values are subnormal", tensor);
       if (kind == "scale") {
+        // The global scale multiplies (ModelOpt) or divides (compressed-tensors) the block scales.
         auto global = kinds.find("global_scale");
-        const double factor = largestCodeOf(l.scheme, w.dtype) * (global == kinds.end() ? 1.0 : global->second.stats.absmax());
+        const double gs = global == kinds.end() ? 1.0 : global->second.stats.absmax();
+        const double factor = largestCodeOf(l.scheme, w.dtype) * (schemeInfo(l.scheme).global == GlobalScale::Divides ? (gs > 0 ? 1.0 / gs : 0.0) : gs);
         if (!s.nan && !s.inf && implausibleScales(g, factor, kind, tensor, sink)) flagged.insert(li->second);
       }
       if (kind == "scale")
@@ -638,6 +657,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   integrityRules(*c, sink);
   completenessRules(*c, sink);
   shapeRules(*c, sink);
+  declarationRule(*c, sink);
   runtimeRules(*c, sink);
   rep.bytesReadByFamily["integrity"] = 0;
   rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers

@@ -8,6 +8,7 @@ B. Schemes with no real writer here (NVFP4, gpt-oss MXFP4, compressed-tensors in
    strategy, RAWINT4, MLX affine, KTransformers INT8, FP8 channel/tensor, E5M2): known values are
    packed by the formulas of formats.md into safetensors files written by this script, and the
    C++ result must equal the known values exactly.
+E. compressed-tensors FP4 / FP8 layouts, against its own decompressors' formulas and op order.
 C. GGUF block types the fixtures lack (IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, NVFP4, Q8_K, Q1_0, Q2_0):
    random blocks in a GGUF written by this script; expected values from gguf-py's
    gguf.quants.dequantize where it has the type, else from the ggml formula in numpy.
@@ -329,10 +330,75 @@ def part_d():
         check(sc["groups"]["layer 1"]["scale"]["stats"]["count"] == n1, "D scales per layer count")
 
 
+# ---------------------------------------------------------------------------------------------
+# E. compressed-tensors FP4 and FP8 as its compressors lay them out and its decompressors read them
+#    (compressed_tensors 0.20: compressors/nvfp4, compressors/mxfp4, quantization/lifecycle
+#    _dequantize): NVFP4 is e2m1 * (e4m3 / weight_global_scale) with the division in F32, then
+#    BF16; MXFP4 is e2m1 * 2^(e - 127); a block-strategy FP8 weight 128 wide has a [rows/128, 1]
+#    grid. `dequant --dtype bf16` must equal the library's BF16 result bit for bit, and validate
+#    must find nothing wrong.
+def ct_config(fmt, weights):
+    return {"model_type": "qwen3_moe", "quantization_config": {
+        "quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed", "ignore": ["lm_head"],
+        "config_groups": {"group_0": {"targets": ["Linear"], "format": fmt, "weights": weights}}}}
+
+
+def dequant_bf16(path, tensor):
+    got = dequant(path, tensor, "--dtype", "bf16")
+    return None if got is None else got.view(np.uint16)
+
+
+def same_bf16(got, want_f32, label):
+    want = np.asarray(want_f32, np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)
+    check(got is not None and got.shape == want.shape and np.array_equal(got, want),
+          label + ("" if got is None else f": {int((got != want).sum()) if got.shape == want.shape else 'shape'} differ"))
+
+
+def no_errors(path, label):
+    """Integrity, shapes and values: these one-projection files are not whole models."""
+    r = subprocess.run([WS, "validate", path, "--skip-rules", "completeness"], capture_output=True, text=True)
+    check(r.returncode == 0, f"{label}: validate exit {r.returncode}: {r.stdout[-500:]}")
+
+
+def part_e():
+    pfx = "model.layers.0.mlp.experts.0."
+    M, N = 32, 64
+    codes = RNG.integers(0, 16, (M, N), dtype=np.uint8)
+    sc = np.abs(RNG.normal(0, 40, (M, N // 16))).astype(ml_dtypes.float8_e4m3fn)
+    g = np.float32(2301.7)  # not a power of two: dividing differs from multiplying by 1/g
+    want = E2M1[codes] * np.repeat(sc.astype(np.float32) / g, 16, 1)
+    for declared in (True, False):  # from the config, and from the tensors alone
+        d = case_dir(f"ct-nvfp4-{declared}", [(pfx + "up_proj.weight_packed", "U8", (M, N // 2), pack_nibbles_even_low(codes).tobytes()),
+                                              (pfx + "up_proj.weight_scale", "F8_E4M3", sc.shape, sc.tobytes()),
+                                              (pfx + "up_proj.weight_global_scale", "F32", (1,), f32_bytes([g]))],
+                     ct_config("nvfp4-pack-quantized", {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}) if declared else None)
+        same_bf16(dequant_bf16(d, pfx + "up_proj.weight_packed"), want, f"E nvfp4-pack-quantized (declared {declared})")
+        no_errors(d, f"E nvfp4 (declared {declared})")
+
+    ex = RNG.integers(110, 125, (M, N // 32), dtype=np.uint8)
+    want = E2M1[codes] * np.repeat(np.ldexp(np.float32(1), ex.astype(np.int32) - 127).astype(np.float32), 32, 1)
+    d = case_dir("ct-mxfp4", [(pfx + "gate_proj.weight_packed", "U8", (M, N // 2), pack_nibbles_even_low(codes).tobytes()),
+                              (pfx + "gate_proj.weight_scale", "U8", ex.shape, ex.tobytes())],
+                 ct_config("mxfp4-pack-quantized", {"num_bits": 4, "type": "float", "strategy": "group", "group_size": 32}))
+    same_bf16(dequant_bf16(d, pfx + "gate_proj.weight_packed"), want, "E mxfp4-pack-quantized")
+    no_errors(d, "E mxfp4")
+
+    M, N = 256, 128  # 128 wide: the block grid is [2, 1], which looks like one scale per channel
+    w = RNG.normal(0, 100, (M, N)).astype(ml_dtypes.float8_e4m3fn)
+    s = np.array([[0.0031], [0.0007]], np.float32)
+    want = w.astype(np.float32) * np.repeat(s, 128, 0)
+    d = case_dir("ct-fp8-block", [(pfx + "down_proj.weight", "F8_E4M3", (M, N), w.tobytes()),
+                                  (pfx + "down_proj.weight_scale", "F32", s.shape, s.tobytes())],
+                 ct_config("float-quantized", {"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128]}))
+    same_bf16(dequant_bf16(d, pfx + "down_proj.weight"), want, "E float-quantized block [2, 1]")
+    no_errors(d, "E fp8 block")
+
+
 with tempfile.TemporaryDirectory() as TMP:
     part_a()
     part_b()
     part_c()
     part_d()
+    part_e()
 
 finish()
