@@ -15,6 +15,7 @@
 
 #include <qcustomplot.h>
 
+#include "core/plan/devices.h"
 #include "core/util/format_bytes.h"
 #include "ui/byte_axis.h"
 #include "ui/placement_controls.h"
@@ -52,7 +53,7 @@ RankMapView::RankMapView(QWidget* parent)
   epSize_->setToolTip(tr("Expert-parallel size: how many ranks share the routed experts"));
   budget_->setEditable(true);
   budget_->addItem(tr("no budget"));
-  for (const auto& [name, bytes] : plan::deviceTable()) budget_->addItem(QString::fromStdString(name));
+  for (const auto& d : plan::deviceTable()) budget_->addItem(QString::fromLatin1(d.name.data(), qsizetype(d.name.size())));
   budget_->setToolTip(tr("GPU memory per rank: a device, or a size such as 96GiB"));
   remember(budget_, "ranks/budget");
 
@@ -146,7 +147,7 @@ void RankMapView::replan() {
     plan::PlanOptions opt;
     if (!budget.isEmpty()) {
       try {
-        opt.capacity = plan::parseCapacity(budget.toStdString());
+        opt.capacity = plan::budgetFor(budget.toStdString(), 1.0).usable();
       } catch (const std::exception& e) {
         return {nullptr, QObject::tr("GPU budget '%1': %2").arg(budget, QString::fromStdString(e.what()))};
       }

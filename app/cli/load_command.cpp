@@ -11,6 +11,7 @@
 #include "core/io/atomic_file.h"
 #include "core/load/backend_registry.h"
 #include "core/load/loader.h"
+#include "core/plan/devices.h"
 #include "core/report/load_report.h"
 
 namespace ws::cli {
@@ -67,7 +68,7 @@ class LoadCommand : public Command {
     opt.plan.skipActivationScales = a.has("skip-activation-scales");
     opt.plan.skipMtp = a.has("skip-mtp");
     if (a.has("defer")) opt.plan.defer.push_back(a.get("defer"));
-    if (a.has("reserve")) opt.plan.reserved = plan::parseCapacity(a.get("reserve"));
+    if (a.has("reserve")) opt.plan.reserved = plan::parseSize(a.get("reserve"));
     const std::string derive = a.get("derive");
     opt.plan.deriveFusedGateUp = derive.find("fused-gate-up") != std::string::npos;
     opt.plan.deriveTranspose = derive.find("transpose") != std::string::npos;
@@ -80,7 +81,7 @@ class LoadCommand : public Command {
       opt.readers = unsigned(n);
     }
     if (a.has("staging")) {
-      opt.stagingBytes = plan::parseCapacity(a.get("staging"));
+      opt.stagingBytes = plan::parseSize(a.get("staging"));
       if (opt.stagingBytes < 4096 || opt.stagingBytes > (uint64_t(1) << 30)) throw std::invalid_argument("--staging must be 4 KiB to 1 GiB");
     }
     opt.cancel = &gCancel;

@@ -1,11 +1,14 @@
 // weightscope plan PATH --ep N [...]: expert-parallel placement and per-rank memory budgets.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
 #include "core/formats/open_checkpoint.h"
+#include "core/load/backend_registry.h"
+#include "core/plan/devices.h"
 #include "core/plan/ep_plan.h"
 #include "core/util/format_bytes.h"
 
@@ -13,7 +16,32 @@ namespace ws::cli {
 
 namespace {
 
-nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res, bool listTensors) {
+// --gpu-mem SIZE|DEVICE|cuda:N|auto with --gpu-memory-utilization and --context-reserve. A
+// present GPU is asked for its total (cudaMemGetInfo) the way a runtime would see it.
+std::optional<plan::GpuBudget> budgetOf(const Args& a) {
+  if (!a.has("gpu-mem")) return std::nullopt;
+  const std::string what = a.get("gpu-mem");
+  const double utilization = a.has("gpu-memory-utilization") ? std::stod(a.get("gpu-memory-utilization")) : 1.0;
+  const int64_t reserve = a.has("context-reserve") ? int64_t(plan::parseSize(a.get("context-reserve"))) : -1;
+  if (what == "auto" || what.rfind("cuda:", 0) == 0) {
+    auto backend = load::makeBackend(what == "auto" ? "cuda:0" : what);
+    if (!backend) throw std::invalid_argument("--gpu-mem " + what + ": " + backend.error().message);
+    plan::GpuBudget b = plan::budgetFor("1", utilization, reserve < 0 ? int64_t(plan::kDefaultContextReserve) : reserve);
+    b.total = backend.value()->memory().total;
+    b.source = backend.value()->name() + ", total as the driver reports it (cudaMemGetInfo)";
+    return b;
+  }
+  return plan::budgetFor(what, utilization, reserve);
+}
+
+nlohmann::json budgetJson(const std::optional<plan::GpuBudget>& b, uint64_t reserved) {
+  if (!b) return nullptr;
+  return {{"device_total", b->total}, {"device_total_mib", b->total >> 20}, {"source", b->source}, {"gpu_memory_utilization", b->utilization},
+          {"context_reserve", b->contextReserve}, {"usable", b->usable()}, {"reserve", reserved}};
+}
+
+nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res, bool listTensors,
+                        const std::optional<plan::GpuBudget>& budget) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& rp : res.ranks) {
     nlohmann::json bytes = nlohmann::json::object();
@@ -48,6 +76,7 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
       {"physical_experts", opt.placement.physicalExperts()},
       {"tp_size", opt.tp},
       {"capacity", opt.capacity ? nlohmann::json(*opt.capacity) : nlohmann::json(nullptr)},
+      {"budget", budgetJson(budget, opt.reserved)},
       {"reserved", opt.reserved},
       {"peak_multiplier", res.multiplier},
       {"imbalance", res.imbalance},
@@ -73,11 +102,14 @@ std::string expertList(const std::vector<int64_t>& e) {
   return s.empty() ? "-" : s;
 }
 
-void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res) {
+void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res, const std::optional<plan::GpuBudget>& budget) {
   std::printf("EP %d over %lld experts (%s, remainder %s)%s; peak multiplier %.2f; imbalance %.3f\n", opt.placement.epSize,
               (long long)opt.placement.physicalExperts(), opt.placement.source.c_str(), plan::remainderName(opt.placement.remainder),
               opt.tp > 1 ? (", TP " + std::to_string(opt.tp)).c_str() : "", res.multiplier, res.imbalance);
-  if (opt.capacity) std::printf("capacity %s per rank, reserved %s\n", formatBytes(*opt.capacity).c_str(), formatBytes(opt.reserved).c_str());
+  if (budget)
+    std::printf("budget per rank: %s (%s bytes) x utilization %.2f - CUDA context %s = %s usable; reserved %s\n  device: %s\n",
+                formatBytes(budget->total).c_str(), formatCount(budget->total).c_str(), budget->utilization, formatBytes(budget->contextReserve).c_str(),
+                formatBytes(budget->usable()).c_str(), formatBytes(opt.reserved).c_str(), budget->source.c_str());
   if (!c.model.baseModelEpPlan.empty()) std::printf("config base_model_ep_plan: %s\n", c.model.baseModelEpPlan.c_str());
   std::printf("%-5s %-14s %11s %11s %11s %11s %11s %11s %11s %11s  %s\n", "rank", "experts", "routed", "shared", "attention", "dense", "other",
               "resident", "peak", "headroom", "verdict");
@@ -106,12 +138,16 @@ class PlanCommand : public Command {
   std::string summary() const override { return "expert-parallel placement and per-rank GPU memory budgets"; }
   std::string usage() const override {
     std::string devices;
-    for (const auto& [n, b] : plan::deviceTable()) devices += " " + n;
+    for (const auto& d : plan::deviceTable()) devices += " " + std::string(d.name);
     return "usage: weightscope plan PATH --ep N [options]\n"
            "  --placement linear|round-robin|MAP.json|trivial:P   (default linear)\n"
            "  --remainder first|last|strict   who takes E mod N experts: vLLM's first ranks, the last\n"
            "                                  rank (older vLLM, the seed runtime), or refuse (SGLang)\n"
-           "  --gpu-mem SIZE|DEVICE   capacity per rank, e.g. 141GiB or one of:" + devices + "\n"
+           "  --gpu-mem SIZE|DEVICE|cuda:N|auto   memory per rank: a size (141GiB, 80GB), a device as its\n"
+           "                          driver reports it (" + devices + " ),\n"
+           "                          or the GPU present\n"
+           "  --gpu-memory-utilization F   the share of it the engine takes (vLLM's flag; default 1.0)\n"
+           "  --context-reserve SIZE  CUDA context and driver (default 512MiB for a device, 0 for a size)\n"
            "  --reserve SIZE          bytes kept free per rank (default 0)\n"
            "  --peak-multiplier F     load peak over resident bytes (default 1.3 NVFP4, 1.5 FP8, else 1)\n"
            "  --derive LIST           fused-gate-up,transpose,bf16: derived buffers to predict\n"
@@ -122,7 +158,7 @@ class PlanCommand : public Command {
            "  --json [--list-tensors] the weightscope.plan/1 document (docs/plan.md, JSON)\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"ep", "placement", "remainder", "gpu-mem", "reserve", "peak-multiplier", "derive", "tp", "defer"},
+    Args a(argv, {"ep", "placement", "remainder", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp"});
     if (a.positional().size() != 1 || !a.has("ep")) {
       std::cerr << usage();
@@ -151,8 +187,9 @@ class PlanCommand : public Command {
         p = comma + 1;
       }
     }
-    if (a.has("gpu-mem")) opt.capacity = plan::parseCapacity(a.get("gpu-mem"));
-    if (a.has("reserve")) opt.reserved = plan::parseCapacity(a.get("reserve"));
+    const std::optional<plan::GpuBudget> budget = budgetOf(a);
+    if (budget) opt.capacity = budget->usable();
+    if (a.has("reserve")) opt.reserved = plan::parseSize(a.get("reserve"));
     if (a.has("peak-multiplier")) opt.peakMultiplier = std::stod(a.get("peak-multiplier"));
     const std::string derive = a.get("derive");
     opt.deriveFusedGateUp = derive.find("fused-gate-up") != std::string::npos;
@@ -163,8 +200,8 @@ class PlanCommand : public Command {
       std::cerr << "weightscope plan: " << res.error().describe() << "\n";
       return kExitCannotRun;
     }
-    if (a.has("json")) std::cout << planJson(c, opt, res.value(), a.has("list-tensors")).dump(1) << "\n";
-    else printTable(c, opt, res.value());
+    if (a.has("json")) std::cout << planJson(c, opt, res.value(), a.has("list-tensors"), budget).dump(1) << "\n";
+    else printTable(c, opt, res.value(), budget);
     // Exit 1 when a budget was given and some rank does not fit: usable as a CI gate.
     for (const auto& rp : res.value().ranks)
       if (rp.fits && !*rp.fits) return kExitFindings;

@@ -60,34 +60,6 @@ Category categoryOf(const TensorRecord& t) {
   }
 }
 
-const std::vector<std::pair<std::string, uint64_t>>& deviceTable() {
-  // Nominal capacities as the devices are sold (decimal GB); GB10 is unified memory shared with
-  // the CPU. Give --gpu-mem for what your driver reports.
-  static const std::vector<std::pair<std::string, uint64_t>> t = {
-      {"H100-80GB", 80'000'000'000ull}, {"H200-141GB", 141'000'000'000ull}, {"B200-180GB", 180'000'000'000ull}, {"GB10", 128'000'000'000ull},
-      {"A100-80GB", 80'000'000'000ull}, {"A100-40GB", 40'000'000'000ull}, {"L40S-48GB", 48'000'000'000ull}};
-  return t;
-}
-
-uint64_t parseCapacity(const std::string& s) {
-  for (const auto& [name, bytes] : deviceTable())
-    if (name == s) return bytes;
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (...) {
-    throw std::invalid_argument("'" + s + "' is not a size (e.g. 141GiB, 80GB) or a known device");
-  }
-  std::string unit = s.substr(used);
-  static const std::map<std::string, double> units = {{"", 1},          {"B", 1},           {"KB", 1e3},        {"MB", 1e6},
-                                                      {"GB", 1e9},      {"TB", 1e12},       {"KiB", 1024.0},    {"MiB", 1048576.0},
-                                                      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
-  auto it = units.find(unit);
-  if (it == units.end() || v < 0) throw std::invalid_argument("'" + s + "': unknown unit '" + unit + "'");
-  return uint64_t(std::llround(v * it->second));
-}
-
 Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
   return capture([&]() -> PlanResult {
     const Placement& pl = opt.placement;

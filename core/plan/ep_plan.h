@@ -79,9 +79,5 @@ std::vector<int64_t> expertsOnRank(const ModelDescription& m, const Placement& p
 
 Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt);
 
-// "141GiB", "80GB", "1.5TiB", "123456" -> bytes; or a device name from the table
-// (H100-80GB, H200-141GB, B200-180GB, GB10). Throws std::invalid_argument.
-uint64_t parseCapacity(const std::string& s);
-const std::vector<std::pair<std::string, uint64_t>>& deviceTable();
 
 }  // namespace ws::plan

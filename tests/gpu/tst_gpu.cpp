@@ -12,7 +12,9 @@
 #include <string>
 
 #include "core/formats/open_checkpoint.h"
+#include "core/load/backend_registry.h"
 #include "core/load/loader.h"
+#include "core/plan/devices.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/stats.h"
@@ -165,6 +167,29 @@ static void diffOnDeviceEqualsCpu(const Checkpoint& a, const Checkpoint& b, cons
   }
 }
 
+// The device table's total for this GPU (plan --gpu-mem) is what its driver reports; and what the
+// CUDA context takes before any allocation, the default context reserve's measurement, is printed.
+static void deviceTableMatchesTheDriver() {
+  auto backend = load::makeBackend("cuda:0");
+  CHECK(backend.ok(), "cuda:0 backend");
+  if (!backend) return;
+  const load::DeviceMemory m = backend.value()->memory();
+  const std::string name = backend.value()->name();
+  std::printf("MEASURED: %s total %llu bytes (%llu MiB), free %llu: %llu MiB taken before any allocation (default context reserve %llu MiB)\n",
+              name.c_str(), (unsigned long long)m.total, (unsigned long long)(m.total >> 20), (unsigned long long)m.free,
+              (unsigned long long)((m.total - m.free) >> 20), (unsigned long long)(plan::kDefaultContextReserve >> 20));
+  auto modelOf = [](std::string_view n) { return std::string(n.substr(0, n.find('-'))); };  // "H200" of "H200-141GB"
+  for (const auto& d : plan::deviceTable()) {
+    const std::string model = modelOf(d.name);
+    if (name.find(model) == std::string::npos) continue;
+    size_t sameModel = 0;  // A100-80GB and A100-40GB: the size in the device name decides
+    for (const auto& o : plan::deviceTable()) sameModel += modelOf(o.name) == model;
+    if (sameModel > 1 && name.find(std::string(d.name.substr(d.name.find('-') + 1))) == std::string::npos) continue;
+    CHECK(d.totalMiB == (m.total >> 20), "device table %s: %llu MiB, the driver reports %llu MiB", std::string(d.name).c_str(),
+          (unsigned long long)d.totalMiB, (unsigned long long)(m.total >> 20));
+  }
+}
+
 int main(int argc, char** argv) {
   std::string why;
   if (!kernels::deviceAvailable(0, &why)) {
@@ -173,6 +198,7 @@ int main(int argc, char** argv) {
   }
   const std::string fx = std::getenv("WEIGHTSCOPE_FIXTURES") ? std::getenv("WEIGHTSCOPE_FIXTURES") : WS_FIXTURES_DEFAULT;
   kernels::registerCuda();  // also registers the device dequantizer diff uses
+  deviceTableMatchesTheDriver();
   {
     auto a = open(fx + "/hf/qwen3_moe"), b = open(fx + "/hf/qwen3_moe_fp8");
     if (a && b) diffOnDeviceEqualsCpu(*a, *b, "qwen3_moe vs fp8");

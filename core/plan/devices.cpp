@@ -1,0 +1,77 @@
+#include "core/plan/devices.h"
+
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace ws::plan {
+
+const std::vector<DeviceSpec>& deviceTable() {
+  // Totals as nvidia-smi shows them (memory.total, MiB); the marketing names are decimal GB and
+  // 5-9 GB away from what a runtime can allocate.
+  static const std::vector<DeviceSpec> t = {
+      {"H100-80GB", 81'559, false, "nvidia-smi on H100 80GB HBM3 (modal-labs/modal-client PR #2797)"},
+      {"H200-141GB", 143'771, false, "nvidia-smi on H200 (reported in weightscope issue #24; tests/gpu/tst_gpu checks it on the H200)"},
+      {"B200-180GB", 183'359, false, "nvidia-smi on B200 (NVIDIA/TensorRT-LLM issue #10278)"},
+      {"A100-80GB", 81'920, false, "nvidia-smi on A100-SXM4-80GB (modal-labs/modal-client PR #2797)"},
+      {"A100-40GB", 40'960, false, "nvidia-smi on A100-SXM4-40GB (modal-labs/modal-client PR #2797)"},
+      {"L40S-48GB", 46'068, false, "nvidia-smi on L40S (modal-labs/modal-client PR #2797)"},
+      // Unified LPDDR5x: nvidia-smi reports no device total; the nominal 128 GB (= 122,070 MiB) is
+      // shared with the CPU, so give --gpu-mem a size for what the OS leaves the GPU.
+      {"GB10", 122'070, true, "nominal 128 GB of unified memory (DGX Spark); the driver reports no device total"},
+  };
+  return t;
+}
+
+const DeviceSpec* findDevice(std::string_view name) {
+  for (const auto& d : deviceTable())
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+uint64_t GpuBudget::usable() const {
+  const double share = std::floor(double(total) * utilization);
+  return share > double(contextReserve) ? uint64_t(share) - contextReserve : 0;
+}
+
+uint64_t parseSize(const std::string& s) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (...) {
+    throw std::invalid_argument("'" + s + "' is not a size (e.g. 141GiB, 80GB)");
+  }
+  const std::string unit = s.substr(used);
+  static const std::map<std::string, double> units = {{"", 1},          {"B", 1},           {"KB", 1e3},        {"MB", 1e6},
+                                                      {"GB", 1e9},      {"TB", 1e12},       {"KiB", 1024.0},    {"MiB", 1048576.0},
+                                                      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+  auto it = units.find(unit);
+  if (it == units.end() || v < 0 || !std::isfinite(v)) throw std::invalid_argument("'" + s + "': unknown unit '" + unit + "'");
+  return uint64_t(std::llround(v * it->second));
+}
+
+GpuBudget budgetFor(const std::string& gpuMem, double utilization, int64_t contextReserve) {
+  if (!(utilization > 0) || utilization > 1)
+    throw std::invalid_argument("--gpu-memory-utilization must be in (0, 1], got " + std::to_string(utilization));
+  GpuBudget b;
+  b.utilization = utilization;
+  if (const DeviceSpec* d = findDevice(gpuMem)) {
+    b.total = d->totalMiB << 20;
+    b.source = std::string(d->name) + ": " + std::to_string(d->totalMiB) + " MiB, " + std::string(d->source);
+    b.contextReserve = contextReserve >= 0 ? uint64_t(contextReserve) : kDefaultContextReserve;
+  } else {
+    std::string names;
+    for (const auto& dev : deviceTable()) names += (names.empty() ? "" : ", ") + std::string(dev.name);
+    try {
+      b.total = parseSize(gpuMem);
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("--gpu-mem '" + gpuMem + "' is neither a size (141GiB, 80GB) nor a known device (" + names + ")");
+    }
+    b.source = "given as " + gpuMem;
+    b.contextReserve = contextReserve >= 0 ? uint64_t(contextReserve) : 0;
+  }
+  return b;
+}
+
+}  // namespace ws::plan
