@@ -10,6 +10,7 @@
 #include "core/load/backend_registry.h"
 #include "core/plan/devices.h"
 #include "core/plan/ep_plan.h"
+#include "core/plan/kv_cache.h"
 #include "core/util/format_bytes.h"
 
 namespace ws::cli {
@@ -40,8 +41,53 @@ nlohmann::json budgetJson(const std::optional<plan::GpuBudget>& b, uint64_t rese
           {"context_reserve", b->contextReserve}, {"usable", b->usable()}, {"reserve", reserved}};
 }
 
+// The KV cache and the runtime reserves against what a rank's weights leave of the budget.
+struct KvPlan {
+  plan::KvOptions options;
+  std::optional<plan::KvCache> cache;
+  std::string why;                       // when not estimated: the missing key, in words
+  std::vector<plan::Reserve> reserves;
+  uint64_t reserveBytes() const {
+    uint64_t n = 0;
+    for (const auto& r : reserves) n += r.bytes;
+    return n;
+  }
+  // Free bytes of a rank once its weights, derived buffers, --reserve and the runtime reserves are in.
+  plan::KvFit fit(const plan::PlanOptions& opt, const plan::RankPlan& rp) const {
+    const int64_t free = opt.capacity ? int64_t(*opt.capacity) - int64_t(opt.reserved) - int64_t(rp.resident + rp.derived) - int64_t(reserveBytes()) : 0;
+    return plan::fitKvCache(*cache, free, options.blockSize);
+  }
+};
+
+nlohmann::json kvJson(const KvPlan& kv, const plan::PlanOptions& opt, const plan::RankPlan& rp) {
+  if (!kv.cache) return nullptr;
+  const plan::KvCache& c = *kv.cache;
+  nlohmann::json j = {{"dtype", c.dtype},
+                      {"max_model_len", c.maxModelLen},
+                      {"bytes_per_token", c.bytesPerToken},
+                      {"layers", {{"full", c.layers.full}, {"mla", c.layers.mla}, {"sliding", c.layers.sliding}, {"linear", c.layers.linear}}},
+                      {"sliding", {{"layers", c.layers.sliding}, {"window", c.window}, {"bytes_per_token", c.slidingBytesPerToken}, {"bytes_per_seq", c.slidingBytesPerSeq}}},
+                      {"state_bytes_per_seq", c.stateBytesPerSeq},
+                      {"formulas", c.formulas}};
+  if (opt.capacity) {
+    const plan::KvFit f = kv.fit(opt, rp);
+    j["free_bytes"] = f.freeBytes;
+    j["tokens_fit"] = f.tokensFit;
+    j["max_concurrency"] = f.maxConcurrency;
+  } else {
+    j["free_bytes"] = j["tokens_fit"] = j["max_concurrency"] = nullptr;
+  }
+  return j;
+}
+
+nlohmann::json reservesJson(const KvPlan& kv) {
+  nlohmann::json r = nlohmann::json::object();
+  for (const auto& x : kv.reserves) r[x.name] = {{"bytes", x.bytes}, {"formula", x.formula}};
+  return r;
+}
+
 nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res, bool listTensors,
-                        const std::optional<plan::GpuBudget>& budget) {
+                        const std::optional<plan::GpuBudget>& budget, const KvPlan& kv) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& rp : res.ranks) {
     nlohmann::json bytes = nlohmann::json::object();
@@ -51,7 +97,9 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
     nlohmann::json r = {{"rank", rp.rank}, {"experts", rp.experts}, {"tensors", rp.held.size()}, {"bytes", bytes},
                         {"fits", rp.fits ? nlohmann::json(*rp.fits) : nlohmann::json(nullptr)},
                         {"derived", rp.derived}, {"transient", rp.transient}, {"peak", rp.peak},
-                        {"headroom", opt.capacity ? nlohmann::json(rp.headroom) : nlohmann::json(nullptr)}};
+                        {"headroom", opt.capacity ? nlohmann::json(rp.headroom) : nlohmann::json(nullptr)},
+                        {"kv_cache", kvJson(kv, opt, rp)},
+                        {"reserves", reservesJson(kv)}};
     if (listTensors) {
       nlohmann::json held = nlohmann::json::array();
       for (const auto& h : rp.held) held.push_back({{"name", c.tensors[h.tensor].name}, {"bytes", h.bytes}});
@@ -68,7 +116,7 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
   nlohmann::json expertBytes = nlohmann::json::object();
   for (size_t i = 0; i < res.moeLayers.size(); ++i) expertBytes[std::to_string(res.moeLayers[i])] = res.expertBytes[i];
   nlohmann::json doc = {
-      {"schema", "weightscope.plan/1"},
+      {"schema", "weightscope.plan/2"},
       {"path", c.root},
       {"ep_size", opt.placement.epSize},
       {"placement", opt.placement.source},
@@ -85,6 +133,7 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
       {"expert_bytes", std::move(expertBytes)},
       {"notes", res.notes},
   };
+  if (!kv.cache && !kv.why.empty()) doc["kv_cache_not_estimated"] = kv.why;
   if (!res.numaBytes.empty()) doc["numa_bytes"] = res.numaBytes;
   if (!c.model.baseModelEpPlan.empty()) doc["base_model_ep_plan"] = nlohmann::json::parse(c.model.baseModelEpPlan, nullptr, false);
   return doc;
@@ -100,6 +149,28 @@ std::string expertList(const std::vector<int64_t>& e) {
     i = j + 1;
   }
   return s.empty() ? "-" : s;
+}
+
+void printKv(const plan::PlanOptions& opt, const plan::PlanResult& res, const KvPlan& kv) {
+  if (!kv.cache) {
+    if (!kv.why.empty()) std::printf("KV cache not estimated: %s\n", kv.why.c_str());
+    return;
+  }
+  const plan::KvCache& c = *kv.cache;
+  std::printf("KV cache (%s, %lld tokens a request): %s per token per rank over %d full + %d MLA layers", c.dtype.c_str(), (long long)c.maxModelLen,
+              formatBytes(c.bytesPerToken).c_str(), c.layers.full, c.layers.mla);
+  if (c.layers.sliding) std::printf("; %d sliding layers (window %lld): %s per sequence", c.layers.sliding, (long long)c.window, formatBytes(c.slidingBytesPerSeq).c_str());
+  if (c.layers.linear) std::printf("; %d linear-attention layers: %s state per sequence", c.layers.linear, formatBytes(c.stateBytesPerSeq).c_str());
+  std::printf("\n");
+  for (const auto& f : c.formulas) std::printf("  %s\n", f.c_str());
+  for (const auto& r : kv.reserves) std::printf("reserve %-16s %11s  %s\n", r.name.c_str(), formatBytes(r.bytes).c_str(), r.formula.c_str());
+  if (!opt.capacity) return;
+  std::printf("%-5s %14s %14s %16s\n", "rank", "free for KV", "tokens fit", "max concurrency");
+  for (const auto& rp : res.ranks) {
+    const plan::KvFit f = kv.fit(opt, rp);
+    std::printf("%-5d %14s %14s %16.2f\n", rp.rank, f.freeBytes < 0 ? ("-" + formatBytes(uint64_t(-f.freeBytes))).c_str() : formatBytes(uint64_t(f.freeBytes)).c_str(),
+                formatCount(f.tokensFit).c_str(), f.maxConcurrency);
+  }
 }
 
 void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::PlanResult& res, const std::optional<plan::GpuBudget>& budget) {
@@ -155,10 +226,20 @@ class PlanCommand : public Command {
            "  --skip-activation-scales   do not upload *.input_scale\n"
            "  --skip-mtp              do not upload MTP layers\n"
            "  --defer GLOB            tensors the model reads later (repeatable via commas)\n"
-           "  --json [--list-tensors] the weightscope.plan/1 document (docs/plan.md, JSON)\n";
+           "KV cache (docs/plan.md; with --gpu-mem: tokens that fit and the maximum concurrency per rank):\n"
+           "  --max-model-len L       tokens per request (default: max_position_embeddings)\n"
+           "  --kv-cache-dtype D      auto (the model's dtype), bf16, fp16, fp32, fp8, fp8_e4m3, fp8_e5m2,\n"
+           "                          fp8_ds_mla; GGUF: f16 (default), bf16, f32, q8_0, q4_0\n"
+           "  --block-size N          tokens per cache block (default 16)\n"
+           "  --max-num-seqs N --max-num-batched-tokens N   the scheduler's limits (256, 8192)\n"
+           "  --attention tp|dp       KV heads split over --tp, or whole on every rank (default tp)\n"
+           "  --speculative N         N draft (MTP) layers run per token\n"
+           "  --reserve-cuda-graphs SIZE   what the engine's CUDA graphs take (default 0)\n"
+           "  --json [--list-tensors] the weightscope.plan/2 document (docs/plan.md, JSON)\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"ep", "placement", "remainder", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer"},
+    Args a(argv, {"ep", "placement", "remainder", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
+                   "max-model-len", "kv-cache-dtype", "block-size", "max-num-seqs", "max-num-batched-tokens", "attention", "speculative", "reserve-cuda-graphs"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp"});
     if (a.positional().size() != 1 || !a.has("ep")) {
       std::cerr << usage();
@@ -200,8 +281,39 @@ class PlanCommand : public Command {
       std::cerr << "weightscope plan: " << res.error().describe() << "\n";
       return kExitCannotRun;
     }
-    if (a.has("json")) std::cout << planJson(c, opt, res.value(), a.has("list-tensors"), budget).dump(1) << "\n";
-    else printTable(c, opt, res.value(), budget);
+    // The KV cache: asked for by any of its flags (then a config that cannot say is an error), or
+    // estimated alongside a budget (then the reason it cannot be is printed instead).
+    KvPlan kv;
+    kv.options.maxModelLen = a.getInt("max-model-len", -1);
+    kv.options.dtype = a.get("kv-cache-dtype", "auto");
+    kv.options.blockSize = a.getInt("block-size", 16);
+    kv.options.maxNumSeqs = a.getInt("max-num-seqs", 256);
+    kv.options.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", 8192);
+    kv.options.tp = opt.tp;
+    const std::string attention = a.get("attention", "tp");
+    if (attention != "tp" && attention != "dp") throw std::invalid_argument("--attention must be tp or dp");
+    kv.options.attentionDp = attention == "dp";
+    kv.options.speculative = int(a.getInt("speculative", 0));
+    kv.options.llamaCpp = c.format == "gguf";
+    if (kv.options.blockSize < 1 || kv.options.maxNumBatchedTokens < 1 || kv.options.speculative < 0)
+      throw std::invalid_argument("--block-size and --max-num-batched-tokens must be positive, --speculative not negative");
+    const bool kvAsked = a.has("max-model-len") || a.has("kv-cache-dtype") || a.has("speculative");
+    if (kvAsked || opt.capacity) {
+      auto cache = plan::kvCachePerRank(c.model, kv.options);
+      if (!cache && kvAsked) {
+        std::cerr << "weightscope plan: KV cache: " << cache.error().message << "\n";
+        return kExitCannotRun;
+      }
+      if (cache) kv.cache = cache.value();
+      else kv.why = cache.error().message;
+      kv.reserves = plan::runtimeReserves(c.model, kv.options, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
+    }
+    if (a.has("json")) {
+      std::cout << planJson(c, opt, res.value(), a.has("list-tensors"), budget, kv).dump(1) << "\n";
+    } else {
+      printTable(c, opt, res.value(), budget);
+      printKv(opt, res.value(), kv);
+    }
     // Exit 1 when a budget was given and some rank does not fit: usable as a CI gate.
     for (const auto& rp : res.value().ranks)
       if (rp.fits && !*rp.fits) return kExitFindings;

@@ -44,6 +44,16 @@ ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path) {
     applyLayerPattern(m, leadingDense, -1, {}, -1, num("interleave_moe_layer_step"), {});
     for (int64_t i = 0; i < nextn; ++i) m.mtpLayers.push_back(int(m.numLayers + i));
   }
+  // llama.cpp's attention keys (llama-model.cpp): head counts, K/V widths, MLA's latent rank.
+  AttentionConfig& a = m.attention;
+  a.numHeads = num("attention.head_count");
+  a.numKvHeads = num("attention.head_count_kv", a.numHeads);
+  a.headDim = num("attention.key_length", a.numHeads > 0 && m.hiddenSize > 0 ? m.hiddenSize / a.numHeads : -1);
+  a.vHeadDim = num("attention.value_length", a.headDim);
+  a.kvLoraRank = num("attention.kv_lora_rank");
+  a.qkRopeHeadDim = num("rope.dimension_count");
+  a.slidingWindow = num("attention.sliding_window");
+  a.maxPositions = num("context_length");
   m.quant.method = "gguf";
   m.quant.source = "general.file_type";
   return m;

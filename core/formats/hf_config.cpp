@@ -150,6 +150,32 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
     for (int64_t i = 0; i < mtpHidden; ++i) m.mtpLayers.push_back(int(i));
   }
 
+  AttentionConfig& a = m.attention;
+  a.numHeads = intKey(t, {"num_attention_heads", "n_head", "num_heads"});
+  a.numKvHeads = intKey(t, {"num_key_value_heads", "num_kv_heads", "n_head_kv"}, a.numHeads);
+  a.headDim = intKey(t, {"head_dim"});
+  if (a.headDim <= 0 && a.numHeads > 0 && m.hiddenSize > 0) a.headDim = m.hiddenSize / a.numHeads;
+  a.vHeadDim = intKey(t, {"v_head_dim"}, a.headDim);
+  a.kvLoraRank = intKey(t, {"kv_lora_rank"});
+  a.qkRopeHeadDim = intKey(t, {"qk_rope_head_dim"});
+  // Qwen2/3 carry sliding_window with use_sliding_window false: then no layer slides.
+  if (!(t.contains("use_sliding_window") && t["use_sliding_window"].is_boolean() && !t["use_sliding_window"].get<bool>()))
+    a.slidingWindow = intKey(t, {"sliding_window"});
+  a.slidingWindowPattern = intKey(t, {"sliding_window_pattern"});
+  a.fullAttentionInterval = intKey(t, {"full_attention_interval"});
+  if (auto lt = t.find("layer_types"); lt != t.end() && lt->is_array())
+    for (const auto& e : *lt) a.layerTypes.push_back(e.is_string() ? e.get<std::string>() : std::string{});
+  a.linearKeyHeads = intKey(t, {"linear_num_key_heads"});
+  a.linearValueHeads = intKey(t, {"linear_num_value_heads"});
+  a.linearKeyHeadDim = intKey(t, {"linear_key_head_dim"});
+  a.linearValueHeadDim = intKey(t, {"linear_value_head_dim"});
+  a.linearConvKernel = intKey(t, {"linear_conv_kernel_dim"});
+  a.dtype = strKey(t, "torch_dtype");
+  if (a.dtype.empty()) a.dtype = strKey(t, "dtype");
+  if (a.dtype.empty()) a.dtype = strKey(root, "torch_dtype");
+  if (a.dtype.empty()) a.dtype = strKey(root, "dtype");
+  a.maxPositions = intKey(t, {"max_position_embeddings"});
+
   if (auto ep = root.find("base_model_ep_plan"); ep != root.end()) m.baseModelEpPlan = ep->dump();
   else if (auto ep2 = t.find("base_model_ep_plan"); ep2 != t.end()) m.baseModelEpPlan = ep2->dump();
 

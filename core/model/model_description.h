@@ -39,6 +39,23 @@ struct QuantConfig {
   }
 };
 
+// What the attention layers keep per token (the KV cache, core/plan/kv_cache.h), from config.json
+// or the GGUF attention keys. -1: the config does not say. `keys` names where each came from, so a
+// KV estimate that needs a missing key can name it.
+struct AttentionConfig {
+  int64_t numHeads = -1, numKvHeads = -1;
+  int64_t headDim = -1, vHeadDim = -1;          // K and V widths per head (GQA / MHA)
+  int64_t kvLoraRank = -1, qkRopeHeadDim = -1;   // MLA: one latent of kv_lora_rank + rope dims per token
+  int64_t slidingWindow = -1;
+  int64_t slidingWindowPattern = -1;             // every N-th layer is full attention, the rest sliding
+  int64_t fullAttentionInterval = -1;            // hybrids (Qwen3-Next): every N-th layer is full, the rest linear
+  std::vector<std::string> layerTypes;           // per layer: full_attention, sliding_attention, linear_attention
+  // Linear attention (Qwen3-Next Gated DeltaNet): a fixed state per sequence.
+  int64_t linearKeyHeads = -1, linearValueHeads = -1, linearKeyHeadDim = -1, linearValueHeadDim = -1, linearConvKernel = -1;
+  std::string dtype;                             // the model's own dtype ("bfloat16"): the KV cache's "auto"
+  int64_t maxPositions = -1;                     // max_position_embeddings / context_length
+};
+
 // Layer, expert and MTP counts are checked against this before anything loops over them: a config
 // that declares 10^18 layers is an error, not an allocation.
 constexpr int64_t kMaxPlausibleCount = int64_t(1) << 20;
@@ -61,6 +78,7 @@ struct ModelDescription {
   int64_t numaNodes = 0;            // KTransformers NUMA shards per expert (0: not a KT folder)
   bool mtpUnderLayers = true;       // DeepSeek/GLM keep MTP at model.layers.(L+i); Qwen3-Next under "mtp."
   QuantConfig quant;
+  AttentionConfig attention;
   std::string baseModelEpPlan;      // transformers' base_model_ep_plan, as JSON text ("" when absent)
 };
 

@@ -1,0 +1,179 @@
+#include "core/plan/kv_cache.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ws::plan {
+
+namespace {
+
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Bytes a cache element takes, times 32 (llama.cpp's q8_0/q4_0 store 32 values in 34/18 bytes).
+struct CacheType {
+  std::string name;
+  uint64_t bytesPer32 = 64;
+  bool dsMla = false;  // vLLM's fp8_ds_mla: 656 bytes per token per MLA layer
+};
+
+CacheType cacheType(const ModelDescription& m, const KvOptions& o) {
+  std::string d = o.dtype;
+  if (d == "auto") {
+    // The engines' "auto": the model's own dtype (llama.cpp: f16).
+    const std::string& md = m.attention.dtype;
+    if (o.llamaCpp) d = "f16";
+    else if (md == "float16" || md == "half") d = "fp16";
+    else if (md == "float32" || md == "float") d = "fp32";
+    else d = "bf16";  // bfloat16, or unsaid: what MoE checkpoints ship in
+  }
+  if (d == "bf16" || d == "fp16" || d == "f16") return {d, 64};
+  if (d == "fp32" || d == "f32") return {d, 128};
+  if (d == "fp8" || d == "fp8_e4m3" || d == "fp8_e5m2") return {d, 32};
+  if (d == "fp8_ds_mla") return {d, 32, true};
+  if (o.llamaCpp && d == "q8_0") return {d, 34};
+  if (o.llamaCpp && d == "q4_0") return {d, 18};
+  fail(ErrorCode::Usage, "--kv-cache-dtype '" + o.dtype + "' is not one of auto, bf16, fp16, fp32, fp8, fp8_e4m3, fp8_e5m2, fp8_ds_mla" +
+                             (o.llamaCpp ? ", q8_0, q4_0" : ""));
+}
+
+int64_t need(int64_t v, const char* key, const char* what) {
+  if (v <= 0) fail(ErrorCode::Usage, std::string("the config has no ") + key + ", which the KV cache of " + what + " needs");
+  return v;
+}
+
+enum class Kind { Full, Mla, Sliding, Linear };
+
+std::vector<Kind> layerKinds(const ModelDescription& m) {
+  const AttentionConfig& a = m.attention;
+  const int64_t L = need(m.numLayers, "num_hidden_layers", "any model");
+  const bool mla = a.kvLoraRank > 0;
+  std::vector<Kind> kinds(size_t(L), mla ? Kind::Mla : Kind::Full);
+  if (!a.layerTypes.empty()) {
+    if (int64_t(a.layerTypes.size()) != L)
+      fail(ErrorCode::Usage, "layer_types lists " + std::to_string(a.layerTypes.size()) + " layers, num_hidden_layers says " + std::to_string(L));
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      const std::string& t = a.layerTypes[i];
+      if (t == "sliding_attention") kinds[i] = Kind::Sliding;
+      else if (t == "linear_attention") kinds[i] = Kind::Linear;
+      else if (t != "full_attention" && t != "attention")
+        fail(ErrorCode::Usage, "layer_types[" + std::to_string(i) + "] is '" + t + "', not full_attention, sliding_attention or linear_attention");
+    }
+  } else if (a.fullAttentionInterval > 0) {
+    for (size_t i = 0; i < kinds.size(); ++i)
+      kinds[i] = (int64_t(i) + 1) % a.fullAttentionInterval == 0 ? Kind::Full : Kind::Linear;
+  } else if (a.slidingWindow > 0 && !mla) {
+    // sliding_window_pattern N: every N-th layer is global (Gemma); without it every layer slides.
+    for (size_t i = 0; i < kinds.size(); ++i)
+      kinds[i] = a.slidingWindowPattern > 0 && (int64_t(i) + 1) % a.slidingWindowPattern == 0 ? Kind::Full : Kind::Sliding;
+  }
+  return kinds;
+}
+
+}  // namespace
+
+Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
+  return capture([&]() -> KvCache {
+    const AttentionConfig& a = m.attention;
+    KvCache kv;
+    const CacheType ct = cacheType(m, o);
+    kv.dtype = ct.name;
+    kv.maxModelLen = o.maxModelLen > 0 ? o.maxModelLen : a.maxPositions;
+    if (kv.maxModelLen <= 0) fail(ErrorCode::Usage, "give --max-model-len: the config has no max_position_embeddings");
+    const int tp = o.llamaCpp || o.attentionDp ? 1 : std::max(1, o.tp);
+    std::vector<Kind> kinds = layerKinds(m);
+    // Speculative decoding with MTP: each draft layer keeps a cache like the model's layers.
+    for (int i = 0; i < o.speculative; ++i) kinds.push_back(a.kvLoraRank > 0 ? Kind::Mla : Kind::Full);
+
+    uint64_t full = 0, mla = 0, sliding = 0;
+    auto perHeadTokens = [&](const char* what) {
+      // vLLM: KV heads split over TP, replicated (at least one per rank) when TP exceeds them.
+      const int64_t kvHeads = need(a.numKvHeads, "num_key_value_heads", what);
+      const int64_t perRank = std::max<int64_t>(1, kvHeads / tp);
+      const int64_t k = need(a.headDim, "head_dim", what), v = need(a.vHeadDim, "v_head_dim", what);
+      const uint64_t bytes = ceilDiv(uint64_t(perRank) * uint64_t(k + v) * ct.bytesPer32, 32);
+      kv.formulas.push_back(std::string(what) + ": " + std::to_string(perRank) + " KV heads per rank x (" + std::to_string(k) + " + " + std::to_string(v) +
+                            ") x " + ct.name + " = " + std::to_string(bytes) + " B per token per layer");
+      return bytes;
+    };
+    for (Kind k : kinds) {
+      switch (k) {
+        case Kind::Full: ++kv.layers.full; break;
+        case Kind::Mla: ++kv.layers.mla; break;
+        case Kind::Sliding: ++kv.layers.sliding; break;
+        case Kind::Linear: ++kv.layers.linear; break;
+      }
+    }
+    if (kv.layers.full) full = perHeadTokens("full attention");
+    if (kv.layers.sliding) sliding = perHeadTokens("sliding-window attention");
+    if (kv.layers.mla) {
+      // MLA keeps one latent per token, never split by TP; vLLM's fp8_ds_mla packs it in 656 bytes
+      // (512 FP8 values, 4 F32 scales, 64 BF16 rope values).
+      const int64_t r = need(a.kvLoraRank, "kv_lora_rank", "MLA"), rope = need(a.qkRopeHeadDim, "qk_rope_head_dim", "MLA");
+      mla = ct.dsMla ? 656 : ceilDiv(uint64_t(r + rope) * ct.bytesPer32, 32);
+      kv.formulas.push_back("MLA: " + (ct.dsMla ? std::string("fp8_ds_mla 656 B") : "(" + std::to_string(r) + " + " + std::to_string(rope) + ") x " + ct.name + " = " + std::to_string(mla) + " B") +
+                            " per token per layer, not split by TP");
+    } else if (ct.dsMla) {
+      fail(ErrorCode::Usage, "--kv-cache-dtype fp8_ds_mla is for MLA models (kv_lora_rank), and this one has none");
+    }
+    kv.bytesPerToken = full * uint64_t(kv.layers.full) + mla * uint64_t(kv.layers.mla);
+    if (kv.layers.sliding) {
+      kv.window = need(a.slidingWindow, "sliding_window", "sliding-window layers");
+      kv.slidingBytesPerToken = sliding * uint64_t(kv.layers.sliding);
+      // vLLM v1 (SlidingWindowSpec): the last window - 1 tokens plus one batch of new ones, at most
+      // the request, in whole blocks plus one (the window need not start on a block boundary).
+      const uint64_t tokens = uint64_t(std::min<int64_t>(kv.window - 1 + o.maxNumBatchedTokens, kv.maxModelLen));
+      kv.slidingBytesPerSeq = (ceilDiv(tokens, uint64_t(o.blockSize)) + 1) * uint64_t(o.blockSize) * kv.slidingBytesPerToken;
+      kv.formulas.push_back("sliding window " + std::to_string(kv.window) + ": (ceil(min(" + std::to_string(kv.window) + " - 1 + " +
+                            std::to_string(o.maxNumBatchedTokens) + ", " + std::to_string(kv.maxModelLen) + ") / " + std::to_string(o.blockSize) +
+                            ") + 1) blocks x " + std::to_string(kv.layers.sliding) + " layers per sequence");
+    }
+    if (kv.layers.linear) {
+      // Gated DeltaNet (Qwen3-Next): a causal-conv state of (kernel - 1) x (2 key dims + value dims)
+      // and a recurrent state of value heads x key dim x value dim, split by TP, in the model dtype.
+      const int64_t kh = need(a.linearKeyHeads, "linear_num_key_heads", "linear attention"), vh = need(a.linearValueHeads, "linear_num_value_heads", "linear attention");
+      const int64_t kd = need(a.linearKeyHeadDim, "linear_key_head_dim", "linear attention"), vd = need(a.linearValueHeadDim, "linear_value_head_dim", "linear attention");
+      const int64_t kernel = need(a.linearConvKernel, "linear_conv_kernel_dim", "linear attention");
+      const uint64_t conv = uint64_t(kernel - 1) * uint64_t(2 * kh * kd + vh * vd) / uint64_t(tp);
+      const uint64_t ssm = uint64_t(vh) / uint64_t(tp) * uint64_t(kd) * uint64_t(vd);
+      const uint64_t elem = a.dtype == "float32" ? 4 : 2;
+      kv.stateBytesPerSeq = (conv + ssm) * elem * uint64_t(kv.layers.linear);
+      kv.formulas.push_back("linear attention: ((" + std::to_string(kernel) + " - 1) x (2 x " + std::to_string(kh * kd) + " + " + std::to_string(vh * vd) +
+                            ") + " + std::to_string(vh) + " x " + std::to_string(kd) + " x " + std::to_string(vd) + ") / TP x " + std::to_string(elem) + " B x " +
+                            std::to_string(kv.layers.linear) + " layers per sequence");
+    }
+    if (o.llamaCpp) kv.formulas.push_back("llama.cpp: n_ctx x n_layer x (n_embd_k_gqa + n_embd_v_gqa) x " + ct.name + ", one copy (no tensor parallelism)");
+    return kv;
+  });
+}
+
+std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions& o, uint64_t cudaGraphs) {
+  std::vector<Reserve> r;
+  const uint64_t tokens = uint64_t(std::max<int64_t>(0, o.maxNumBatchedTokens));
+  if (m.vocabSize > 0)
+    r.push_back({"logits", "max-num-batched-tokens " + std::to_string(tokens) + " x vocab " + std::to_string(m.vocabSize) + " x 4 B",
+                 tokens * uint64_t(m.vocabSize) * 4});
+  if (m.numExperts > 0 && m.expertsPerToken > 0 && m.expertIntermediateSize > 0)
+    r.push_back({"moe_intermediate",
+                 "max-num-batched-tokens " + std::to_string(tokens) + " x top-k " + std::to_string(m.expertsPerToken) + " x 2 x expert intermediate " +
+                     std::to_string(m.expertIntermediateSize) + " x 2 B (gate and up activations, BF16)",
+                 tokens * uint64_t(m.expertsPerToken) * 2 * uint64_t(m.expertIntermediateSize) * 2});
+  r.push_back({"cuda_graphs", cudaGraphs ? "given (--reserve-cuda-graphs)" : "0: vLLM measures it at start-up; give what yours prints with --reserve-cuda-graphs",
+               cudaGraphs});
+  return r;
+}
+
+KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize) {
+  KvFit f;
+  f.freeBytes = freeBytes;
+  if (freeBytes <= 0) return f;
+  const uint64_t free = uint64_t(freeBytes);
+  if (kv.bytesPerToken) {
+    const uint64_t block = uint64_t(std::max<int64_t>(1, blockSize));
+    f.tokensFit = free / kv.bytesPerToken / block * block;
+  }
+  const double perSeq = double(kv.maxModelLen) * double(kv.bytesPerToken) + double(kv.slidingBytesPerSeq) + double(kv.stateBytesPerSeq);
+  f.maxConcurrency = perSeq > 0 ? double(free) / perSeq : 0;
+  return f;
+}
+
+}  // namespace ws::plan

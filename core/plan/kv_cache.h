@@ -1,0 +1,60 @@
+// The KV cache a rank keeps per token and per sequence, by layer kind, with the serving engines'
+// own formulas (docs/plan.md, "KV cache"), and how many tokens and sequences fit in what the
+// weights and the runtime reserves leave of a GPU budget.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/model/model_description.h"
+#include "core/util/error.h"
+
+namespace ws::plan {
+
+struct KvOptions {
+  int64_t maxModelLen = -1;        // tokens per request; -1: the model's max_position_embeddings
+  std::string dtype = "auto";      // auto bf16 fp16 fp32 fp8 fp8_e4m3 fp8_e5m2 fp8_ds_mla; GGUF: f16 bf16 f32 q8_0 q4_0
+  int64_t blockSize = 16;          // tokens per cache block (vLLM --block-size)
+  int64_t maxNumSeqs = 256;        // vLLM --max-num-seqs
+  int64_t maxNumBatchedTokens = 8192;  // vLLM --max-num-batched-tokens
+  int tp = 1;                      // attention tensor parallelism: KV heads split over it
+  bool attentionDp = false;        // attention data parallel: every rank keeps whole heads
+  int speculative = 0;             // draft (MTP) layers run per token: their cache counts too
+  bool llamaCpp = false;           // a GGUF model: llama.cpp's cache (n_ctx x n_layer x (k + v)), no TP
+};
+
+struct KvLayers {
+  int full = 0, mla = 0, sliding = 0, linear = 0;
+};
+
+struct KvCache {
+  KvLayers layers;
+  std::string dtype;                  // resolved: "bf16", "fp8_ds_mla", "q8_0" ...
+  uint64_t bytesPerToken = 0;         // full and MLA layers: what grows with the context, per rank
+  uint64_t slidingBytesPerToken = 0;  // all sliding layers, per token inside the window
+  int64_t window = 0;
+  uint64_t slidingBytesPerSeq = 0;    // the window as vLLM caps it, for one sequence of maxModelLen
+  uint64_t stateBytesPerSeq = 0;      // linear-attention state, fixed per sequence
+  int64_t maxModelLen = 0;
+  std::vector<std::string> formulas;  // how each figure was computed, in words and numbers
+};
+
+// Fails naming the config key a layer kind needs when it is missing, never a silent zero.
+Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o);
+
+// Runtime buffers besides weights and cache, each a named line with its formula.
+struct Reserve {
+  std::string name, formula;
+  uint64_t bytes = 0;
+};
+std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions& o, uint64_t cudaGraphs);
+
+struct KvFit {
+  int64_t freeBytes = 0;        // budget - --reserve - resident weights - derived - runtime reserves (negative: short)
+  uint64_t tokensFit = 0;       // free / bytesPerToken, rounded down to whole blocks
+  double maxConcurrency = 0;    // free / (maxModelLen x bytesPerToken + sliding and state per sequence)
+};
+KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize);
+
+}  // namespace ws::plan

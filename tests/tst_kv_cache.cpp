@@ -1,0 +1,174 @@
+// The KV cache per layer kind and dtype, and what fits, against arithmetic written out here, on the
+// attention keys of the published config.json files (DeepSeek-V3, Qwen3-235B-A22B, gpt-oss-120b,
+// Qwen3-Next-80B-A3B) and on the fixtures.
+#include <QtTest>
+
+#include <string>
+
+#include "core/formats/hf_config.h"
+#include "core/plan/kv_cache.h"
+#include "test_support.h"
+
+using namespace ws;
+
+namespace {
+
+ModelDescription config(const std::string& json) { return parseHfConfigText(json, "config.json"); }
+
+plan::KvCache kvOf(const ModelDescription& m, const plan::KvOptions& o) {
+  auto r = plan::kvCachePerRank(m, o);
+  if (!r) qFatal("%s", r.error().describe().c_str());
+  return r.value();
+}
+
+// The attention keys of the published configs (huggingface.co/<repo>/blob/main/config.json).
+const char* kDeepSeekV3 = R"({"model_type":"deepseek_v3","num_hidden_layers":61,"hidden_size":7168,"num_attention_heads":128,
+  "num_key_value_heads":128,"kv_lora_rank":512,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"vocab_size":129280,
+  "max_position_embeddings":163840,"num_nextn_predict_layers":1,"n_routed_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":2048,
+  "torch_dtype":"bfloat16"})";
+const char* kQwen3_235B = R"({"model_type":"qwen3_moe","num_hidden_layers":94,"hidden_size":4096,"num_attention_heads":64,
+  "num_key_value_heads":4,"head_dim":128,"vocab_size":151936,"max_position_embeddings":40960,"num_experts":128,"num_experts_per_tok":8,
+  "moe_intermediate_size":1536,"sliding_window":null,"use_sliding_window":false,"torch_dtype":"bfloat16"})";
+const std::string kGptOss120b = [] {
+  std::string types;
+  for (int i = 0; i < 36; ++i) types += std::string(i ? "," : "") + (i % 2 ? "\"full_attention\"" : "\"sliding_attention\"");
+  return R"({"model_type":"gpt_oss","num_hidden_layers":36,"hidden_size":2880,"num_attention_heads":64,"num_key_value_heads":8,
+    "head_dim":64,"sliding_window":128,"layer_types":[)" + types + R"(],"vocab_size":201088,"max_position_embeddings":131072,
+    "num_local_experts":128,"num_experts_per_tok":4,"intermediate_size":2880})";
+}();
+const char* kQwen3Next = R"({"model_type":"qwen3_next","num_hidden_layers":48,"hidden_size":2048,"num_attention_heads":16,
+  "num_key_value_heads":2,"head_dim":256,"full_attention_interval":4,"linear_num_key_heads":16,"linear_num_value_heads":32,
+  "linear_key_head_dim":128,"linear_value_head_dim":128,"linear_conv_kernel_dim":4,"vocab_size":151936,"max_position_embeddings":262144,
+  "num_experts":512,"num_experts_per_tok":10,"moe_intermediate_size":512,"torch_dtype":"bfloat16"})";
+
+}  // namespace
+
+class TstKvCache : public QObject {
+  Q_OBJECT
+ private slots:
+  // MLA: one latent of kv_lora_rank + qk_rope_head_dim per token and layer, whatever the TP.
+  void deepSeekV3Mla() {
+    const ModelDescription m = config(kDeepSeekV3);
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    for (int tp : {1, 8}) {
+      o.tp = tp;
+      const plan::KvCache kv = kvOf(m, o);
+      QCOMPARE(kv.layers.mla, 61);
+      QCOMPARE(kv.bytesPerToken, uint64_t((512 + 64) * 2 * 61));  // 1152 B a layer: 70,272 B a token
+    }
+    o.dtype = "fp8_ds_mla";
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(656 * 61));  // 40,016
+    o.dtype = "fp8";
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t((512 + 64) * 61));
+    o.dtype = "auto";
+    o.speculative = 1;  // the MTP layer drafts: its latent cache too
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(1152 * 62));
+  }
+
+  // GQA: KV heads split over TP, replicated once TP exceeds them.
+  void qwen3Gqa() {
+    const ModelDescription m = config(kQwen3_235B);
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(4 * (128 + 128) * 2 * 94));  // 2048 B a layer: 192,512 B
+    o.tp = 4;
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(1 * 256 * 2 * 94));  // one head a rank: 48,128 B
+    o.tp = 8;
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(1 * 256 * 2 * 94));  // 4 heads over 8 ranks: replicated, still one
+    o.attentionDp = true;
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(4 * 256 * 2 * 94));  // attention DP keeps every head
+    QCOMPARE(kvOf(m, o).layers.sliding, 0);  // use_sliding_window false
+  }
+
+  // gpt-oss: 18 full layers grow with the context; 18 sliding ones keep the window vLLM's way.
+  void gptOssSlidingAndFull() {
+    const ModelDescription m = config(kGptOss120b);
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    const plan::KvCache kv = kvOf(m, o);
+    QCOMPARE(kv.layers.full, 18);
+    QCOMPARE(kv.layers.sliding, 18);
+    QCOMPARE(kv.bytesPerToken, uint64_t(8 * (64 + 64) * 2 * 18));  // 2048 B a layer: 36,864 B
+    QCOMPARE(kv.window, int64_t(128));
+    // min(128 - 1 + 8192, 32768) = 8319 tokens: ceil(8319 / 16) + 1 = 521 blocks of 16.
+    QCOMPARE(kv.slidingBytesPerSeq, uint64_t(521) * 16 * 2048 * 18);
+    o.maxModelLen = 100;  // a request shorter than the window and a batch
+    QCOMPARE(kvOf(m, o).slidingBytesPerSeq, uint64_t(7 + 1) * 16 * 2048 * 18);  // ceil(100 / 16) + 1
+  }
+
+  // Qwen3-Next: every 4th layer is full attention, the rest Gated DeltaNet with a fixed state.
+  void qwen3NextHybrid() {
+    const ModelDescription m = config(kQwen3Next);
+    plan::KvOptions o;
+    o.maxModelLen = 65536;
+    const plan::KvCache kv = kvOf(m, o);
+    QCOMPARE(kv.layers.full, 12);
+    QCOMPARE(kv.layers.linear, 36);
+    QCOMPARE(kv.bytesPerToken, uint64_t(2 * (256 + 256) * 2 * 12));  // 24,576 B
+    // conv (4 - 1) x (2 x 16 x 128 + 32 x 128) = 24,576; recurrent 32 x 128 x 128 = 524,288; BF16.
+    QCOMPARE(kv.stateBytesPerSeq, uint64_t((24'576 + 524'288) * 2 * 36));
+    o.tp = 2;  // both states split over TP
+    QCOMPARE(kvOf(m, o).stateBytesPerSeq, uint64_t((12'288 + 262'144) * 2 * 36));
+  }
+
+  // llama.cpp: n_ctx x n_layer x (n_embd_k_gqa + n_embd_v_gqa), f16 unless told, from the GGUF keys.
+  void ggufLlamaCpp() {
+    auto c = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));
+    plan::KvOptions o;
+    o.llamaCpp = true;
+    o.maxModelLen = 4096;
+    o.tp = 4;  // llama.cpp keeps one copy: no split
+    const auto& a = c->model.attention;
+    QCOMPARE(a.numKvHeads, int64_t(2));
+    QCOMPARE(a.headDim, int64_t(64));
+    QCOMPARE(kvOf(c->model, o).bytesPerToken, uint64_t(2 * (64 + 64) * 2 * 2));
+    o.dtype = "q8_0";  // 34 bytes per 32 values
+    QCOMPARE(kvOf(c->model, o).bytesPerToken, uint64_t(2 * (64 + 64) * 34 / 32 * 2));
+  }
+
+  // What fits: free bytes over bytes per token in whole blocks; concurrency per request of L.
+  void fitAndConcurrency() {
+    const ModelDescription m = config(kQwen3_235B);
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    o.tp = 4;
+    const plan::KvCache kv = kvOf(m, o);  // 48,128 B a token
+    const int64_t free = int64_t(10) << 30;
+    const plan::KvFit f = plan::fitKvCache(kv, free, 16);
+    QCOMPARE(f.tokensFit, uint64_t(10737418240ull / 48128 / 16 * 16));  // 223,101 tokens, 223,088 in whole blocks
+    QCOMPARE(f.maxConcurrency, 10737418240.0 / (32768.0 * 48128.0));
+    QCOMPARE(plan::fitKvCache(kv, -5, 16).tokensFit, uint64_t(0));  // the weights already do not fit
+  }
+
+  // A layer kind whose keys the config lacks is an error naming the key, never a silent zero.
+  void missingKeysAreNamed() {
+    plan::KvOptions o;
+    o.maxModelLen = 1024;
+    auto noRope = plan::kvCachePerRank(config(R"({"num_hidden_layers":2,"kv_lora_rank":512,"num_attention_heads":8})"), o);
+    QVERIFY(!noRope);
+    QVERIFY2(noRope.error().message.find("qk_rope_head_dim") != std::string::npos, noRope.error().message.c_str());
+    auto noWindow = plan::kvCachePerRank(config(R"({"num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":64,
+      "layer_types":["sliding_attention","full_attention"]})"), o);
+    QVERIFY(!noWindow);
+    QVERIFY2(noWindow.error().message.find("sliding_window") != std::string::npos, noWindow.error().message.c_str());
+    auto noLen = plan::kvCachePerRank(config(R"({"num_hidden_layers":2,"num_attention_heads":8,"head_dim":64})"), plan::KvOptions{});
+    QVERIFY(!noLen);
+    QVERIFY2(noLen.error().message.find("--max-model-len") != std::string::npos, noLen.error().message.c_str());
+    o.dtype = "fp8_ds_mla";
+    QVERIFY(!plan::kvCachePerRank(config(kQwen3_235B), o));  // fp8_ds_mla is MLA's alone
+  }
+
+  // The fixtures' own configs: DeepSeek-V3's tiny MLA and Qwen3-MoE's GQA.
+  void fixtures() {
+    plan::KvOptions o;
+    auto ds = wstest::openOrFail(wstest::fixture("hf/deepseek_v3"));
+    QCOMPARE(kvOf(ds->model, o).bytesPerToken, uint64_t((64 + 32) * 2 * 3));  // kv_lora_rank 64, rope 32, 3 layers
+    QCOMPARE(kvOf(ds->model, o).maxModelLen, int64_t(512));                   // max_position_embeddings
+    auto q = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
+    QCOMPARE(kvOf(q->model, o).bytesPerToken, uint64_t(2 * (64 + 64) * 2 * 3));
+  }
+};
+
+QTEST_GUILESS_MAIN(TstKvCache)
+#include "tst_kv_cache.moc"
