@@ -211,6 +211,7 @@ class PlanCommand : public Command {
     std::string devices;
     for (const auto& d : plan::deviceTable()) devices += " " + std::string(d.name);
     return "usage: weightscope plan PATH --ep N [options]\n"
+           "       weightscope plan PATH --fit N --gpu-mem DEVICE --max-model-len L [options]\n"
            "  --placement linear|round-robin|MAP.json|trivial:P   (default linear)\n"
            "  --remainder first|last|strict   who takes E mod N experts: vLLM's first ranks, the last\n"
            "                                  rank (older vLLM, the seed runtime), or refuse (SGLang)\n"
@@ -235,28 +236,64 @@ class PlanCommand : public Command {
            "  --attention tp|dp       KV heads split over --tp, or whole on every rank (default tp)\n"
            "  --speculative N         N draft (MTP) layers run per token\n"
            "  --reserve-cuda-graphs SIZE   what the engine's CUDA graphs take (default 0)\n"
+           "  --fit N                 instead of --ep: the fewest GPUs (EP, then TP within it) on which N\n"
+           "                          requests of --max-model-len fit with --gpu-mem each (exit 1: none)\n"
            "  --json [--list-tensors] the weightscope.plan/2 document (docs/plan.md, JSON)\n";
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
-                   "max-model-len", "kv-cache-dtype", "block-size", "max-num-seqs", "max-num-batched-tokens", "attention", "speculative", "reserve-cuda-graphs"},
+                   "max-model-len", "kv-cache-dtype", "block-size", "max-num-seqs", "max-num-batched-tokens", "attention", "speculative", "reserve-cuda-graphs",
+                   "fit"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp"});
-    if (a.positional().size() != 1 || !a.has("ep")) {
+    if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
       std::cerr << usage();
       return kExitCannotRun;
     }
     auto opened = openOrReport(a.positional()[0]);
     if (!opened) return kExitCannotRun;
     const Checkpoint& c = *opened;
-    const int ep = int(a.getInt("ep", 1));
+    if (a.has("fit")) return runFit(a, c);
+    const std::optional<plan::GpuBudget> budget = budgetOf(a);
+    auto planned = planFor(a, c, int(a.getInt("ep", 1)), int(a.getInt("tp", 1)), budget);
+    if (!planned) return kExitCannotRun;
+    auto& [opt, res] = *planned;
+    // The KV cache: asked for by any of its flags (then a config that cannot say is an error), or
+    // estimated alongside a budget (then the reason it cannot be is printed instead).
+    const bool kvAsked = a.has("max-model-len") || a.has("kv-cache-dtype") || a.has("speculative");
+    KvPlan kv;
+    if (kvAsked || opt.capacity) {
+      auto k = kvPlanOf(a, c, opt.tp);
+      if (!k.cache && kvAsked) {
+        std::cerr << "weightscope plan: KV cache: " << k.why << "\n";
+        return kExitCannotRun;
+      }
+      kv = std::move(k);
+    }
+    if (a.has("json")) {
+      std::cout << planJson(c, opt, res, a.has("list-tensors"), budget, kv).dump(1) << "\n";
+    } else {
+      printTable(c, opt, res, budget);
+      printKv(opt, res, kv);
+    }
+    // Exit 1 when a budget was given and some rank does not fit: usable as a CI gate.
+    for (const auto& rp : res.ranks)
+      if (rp.fits && !*rp.fits) return kExitFindings;
+    return kExitOk;
+  }
+
+ private:
+  // The plan for EP `ep` and TP `tp` with the options of the command line; prints the error and
+  // returns nothing when it cannot be made.
+  static std::optional<std::pair<plan::PlanOptions, plan::PlanResult>> planFor(const Args& a, const Checkpoint& c, int ep, int tp,
+                                                                               const std::optional<plan::GpuBudget>& budget) {
     auto pl = placementSpecOf(a).build(ep, c.model.numExperts);
     if (!pl) {
       std::cerr << "weightscope plan: " << pl.error().describe() << "\n";
-      return kExitCannotRun;
+      return std::nullopt;
     }
     plan::PlanOptions opt;
     opt.placement = pl.value();
-    opt.tp = int(a.getInt("tp", 1));
+    opt.tp = tp;
     opt.skipActivationScales = a.has("skip-activation-scales");
     opt.skipMtp = a.has("skip-mtp");
     if (a.has("defer")) {
@@ -268,7 +305,6 @@ class PlanCommand : public Command {
         p = comma + 1;
       }
     }
-    const std::optional<plan::GpuBudget> budget = budgetOf(a);
     if (budget) opt.capacity = budget->usable();
     if (a.has("reserve")) opt.reserved = plan::parseSize(a.get("reserve"));
     if (a.has("peak-multiplier")) opt.peakMultiplier = std::stod(a.get("peak-multiplier"));
@@ -279,17 +315,21 @@ class PlanCommand : public Command {
     auto res = plan::planCheckpoint(c, opt);
     if (!res) {
       std::cerr << "weightscope plan: " << res.error().describe() << "\n";
-      return kExitCannotRun;
+      return std::nullopt;
     }
-    // The KV cache: asked for by any of its flags (then a config that cannot say is an error), or
-    // estimated alongside a budget (then the reason it cannot be is printed instead).
+    return std::make_pair(std::move(opt), std::move(res.value()));
+  }
+
+  // The KV cache and reserves for attention TP `tp`; `cache` empty with `why` when the config
+  // cannot say.
+  static KvPlan kvPlanOf(const Args& a, const Checkpoint& c, int tp) {
     KvPlan kv;
     kv.options.maxModelLen = a.getInt("max-model-len", -1);
     kv.options.dtype = a.get("kv-cache-dtype", "auto");
     kv.options.blockSize = a.getInt("block-size", 16);
     kv.options.maxNumSeqs = a.getInt("max-num-seqs", 256);
     kv.options.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", 8192);
-    kv.options.tp = opt.tp;
+    kv.options.tp = tp;
     const std::string attention = a.get("attention", "tp");
     if (attention != "tp" && attention != "dp") throw std::invalid_argument("--attention must be tp or dp");
     kv.options.attentionDp = attention == "dp";
@@ -297,27 +337,70 @@ class PlanCommand : public Command {
     kv.options.llamaCpp = c.format == "gguf";
     if (kv.options.blockSize < 1 || kv.options.maxNumBatchedTokens < 1 || kv.options.speculative < 0)
       throw std::invalid_argument("--block-size and --max-num-batched-tokens must be positive, --speculative not negative");
-    const bool kvAsked = a.has("max-model-len") || a.has("kv-cache-dtype") || a.has("speculative");
-    if (kvAsked || opt.capacity) {
-      auto cache = plan::kvCachePerRank(c.model, kv.options);
-      if (!cache && kvAsked) {
-        std::cerr << "weightscope plan: KV cache: " << cache.error().message << "\n";
-        return kExitCannotRun;
+    auto cache = plan::kvCachePerRank(c.model, kv.options);
+    if (cache) kv.cache = cache.value();
+    else kv.why = cache.error().message;
+    kv.reserves = plan::runtimeReserves(c.model, kv.options, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
+    return kv;
+  }
+
+  // --fit N: the fewest GPUs (EP size, then attention TP within it, as vLLM's EP = TP x DP) whose
+  // every rank holds its weights and N concurrent requests of --max-model-len tokens; the smaller
+  // layouts that fall short are listed with how far.
+  static int runFit(const Args& a, const Checkpoint& c) {
+    const std::optional<plan::GpuBudget> budget = budgetOf(a);
+    if (!budget || !a.has("max-model-len")) throw std::invalid_argument("--fit N needs --gpu-mem and --max-model-len");
+    const double target = std::stod(a.get("fit"));
+    if (!(target > 0)) throw std::invalid_argument("--fit takes the number of concurrent requests, more than 0");
+    const int64_t experts = std::max<int64_t>(1, c.model.numExperts);
+    nlohmann::json tried = nlohmann::json::array(), answer = nullptr;
+    int lastEp = 1;
+    for (int ep = 1; ep <= std::max<int64_t>(64, experts) && answer.is_null(); ep *= 2) {
+      if (c.model.numExperts > 0 && ep > experts) break;
+      for (int tp = 1; tp <= std::min(ep, 8) && answer.is_null(); tp *= 2) {
+        if (ep % tp) continue;
+        auto planned = planFor(a, c, ep, tp, budget);
+        if (!planned) return kExitCannotRun;
+        const auto& [opt, res] = *planned;
+        const KvPlan kv = kvPlanOf(a, c, tp);
+        if (!kv.cache) {
+          std::cerr << "weightscope plan: KV cache: " << kv.why << "\n";
+          return kExitCannotRun;
+        }
+        // Each group of TP ranks serves its own requests (EP = TP x DP): the deployment serves the
+        // worst rank's concurrency once per group.
+        double worst = -1;
+        bool weightsFit = true;
+        for (const auto& rp : res.ranks) {
+          weightsFit &= !rp.fits || *rp.fits;
+          const double conc = kv.fit(opt, rp).maxConcurrency;
+          worst = worst < 0 ? conc : std::min(worst, conc);
+        }
+        const double total = std::max(0.0, worst) * double(ep / tp);
+        const bool ok = weightsFit && total >= target;
+        nlohmann::json row = {{"ep", ep}, {"tp", tp}, {"weights_fit", weightsFit}, {"min_rank_concurrency", std::max(0.0, worst)},
+                              {"concurrency", total}, {"fits", ok}};
+        lastEp = ep;
+        tried.push_back(row);
+        if (ok) answer = row;
       }
-      if (cache) kv.cache = cache.value();
-      else kv.why = cache.error().message;
-      kv.reserves = plan::runtimeReserves(c.model, kv.options, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
     }
     if (a.has("json")) {
-      std::cout << planJson(c, opt, res.value(), a.has("list-tensors"), budget, kv).dump(1) << "\n";
+      std::cout << nlohmann::json{{"schema", "weightscope.plan-fit/1"}, {"path", c.root}, {"target_concurrency", target},
+                                  {"max_model_len", a.getInt("max-model-len", -1)}, {"budget", budgetJson(budget, a.has("reserve") ? plan::parseSize(a.get("reserve")) : 0)},
+                                  {"answer", answer}, {"tried", tried}}
+                       .dump(1)
+                << "\n";
     } else {
-      printTable(c, opt, res.value(), budget);
-      printKv(opt, res.value(), kv);
+      std::printf("fit %g requests of %lld tokens, %s usable per GPU (%s)\n", target, (long long)a.getInt("max-model-len", -1),
+                  formatBytes(budget->usable()).c_str(), budget->source.c_str());
+      for (const auto& r : tried)
+        std::printf("  EP %-3d TP %-2d  %-18s  %10.2f concurrent requests (worst rank %.2f x %d groups)%s\n", r["ep"].get<int>(), r["tp"].get<int>(),
+                    r["weights_fit"].get<bool>() ? "weights fit" : "weights do not fit", r["concurrency"].get<double>(), r["min_rank_concurrency"].get<double>(),
+                    r["ep"].get<int>() / r["tp"].get<int>(), r["fits"].get<bool>() ? "  <- the fewest GPUs that fit" : "");
+      if (answer.is_null()) std::printf("nothing up to EP %d fits\n", lastEp);
     }
-    // Exit 1 when a budget was given and some rank does not fit: usable as a CI gate.
-    for (const auto& rp : res.value().ranks)
-      if (rp.fits && !*rp.fits) return kExitFindings;
-    return kExitOk;
+    return answer.is_null() ? kExitFindings : kExitOk;
   }
 };
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""plan --fit: the fewest GPUs on which N requests fit, worked out here from plan --json's own
+per-rank figures (free bytes and KV bytes per token at each EP and TP), not from the solver.
+
+usage: cli_plan_fit.py WEIGHTSCOPE FIXTURES
+"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
+WS, FX = sys.argv[1], sys.argv[2]
+PATH = os.path.join(FX, "hf/qwen3_moe")
+L, BUDGET = 4096, "200MiB"
+
+
+def concurrency(ep, tp):
+    """Deployment concurrency by hand: every TP group serves its own requests, each as many as its
+    worst rank's free bytes hold requests of L tokens."""
+    r = subprocess.run([WS, "plan", PATH, "--ep", str(ep), "--tp", str(tp), "--gpu-mem", BUDGET, "--max-model-len", str(L), "--json"],
+                       capture_output=True, text=True)
+    doc = json.loads(r.stdout)
+    worst = min(rk["kv_cache"]["free_bytes"] / (L * rk["kv_cache"]["bytes_per_token"]) for rk in doc["ranks"])
+    return worst * (ep // tp)
+
+
+layouts = [(ep, tp) for ep in (1, 2, 4, 8) for tp in (1, 2, 4, 8) if tp <= ep and ep % tp == 0]
+by_hand = {lt: concurrency(*lt) for lt in layouts}
+target = (by_hand[(2, 2)] + by_hand[(4, 1)]) / 2  # more than EP 2 gives, less than EP 4 TP 1
+want = next(lt for lt in layouts if by_hand[lt] >= target)
+r = subprocess.run([WS, "plan", PATH, "--fit", str(target), "--gpu-mem", BUDGET, "--max-model-len", str(L), "--json"], capture_output=True, text=True)
+check(r.returncode == 0, f"--fit {target:.2f}: exit {r.returncode}: {r.stderr}")
+doc = json.loads(r.stdout) if r.returncode == 0 else {}
+got = doc.get("answer") or {}
+check((got.get("ep"), got.get("tp")) == want, f"--fit {target:.2f}: answer {got}, by hand EP {want[0]} TP {want[1]}")
+for row in doc.get("tried", []):
+    check(abs(row["concurrency"] - by_hand[(row["ep"], row["tp"])]) <= 1e-9 * by_hand[(row["ep"], row["tp"])],
+          f"EP {row['ep']} TP {row['tp']}: {row['concurrency']} against {by_hand[(row['ep'], row['tp'])]} by hand")
+
+r = subprocess.run([WS, "plan", PATH, "--fit", "1e9", "--gpu-mem", BUDGET, "--max-model-len", str(L), "--json"], capture_output=True, text=True)
+check(r.returncode == 1 and json.loads(r.stdout)["answer"] is None, f"an impossible target: exit {r.returncode}")
+r = subprocess.run([WS, "plan", PATH, "--fit", "4", "--gpu-mem", BUDGET], capture_output=True, text=True)
+check(r.returncode == 2 and "--max-model-len" in r.stderr, f"--fit without --max-model-len: exit {r.returncode}: {r.stderr[:200]}")
+finish()
