@@ -153,6 +153,8 @@ std::vector<Scheme> declaredSchemes(const QuantConfig& q) {
     if (q.algo == "FP8") out.push_back(Scheme::Fp8Tensor);
   } else if (q.method == "mxfp4") {
     out.push_back(Scheme::Mxfp4);
+  } else if (q.method == "gguf") {
+    out.push_back(Scheme::GgufBlock);  // each tensor's ggml type is its declaration
   } else if (q.method == "mlx") {
     out.insert(out.end(), {Scheme::MlxAffine4, Scheme::MlxAffine8, Scheme::MlxAffineOther});
   }
