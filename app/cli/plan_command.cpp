@@ -27,13 +27,15 @@ std::optional<plan::GpuBudget> budgetOf(const Args& a) {
   if (what == "auto" || what.rfind("cuda:", 0) == 0) {
     auto backend = load::makeBackend(what == "auto" ? "cuda:0" : what);
     if (!backend) throw std::invalid_argument("--gpu-mem " + what + ": " + backend.error().message);
-    plan::GpuBudget b = plan::budgetFor("1", utilization, reserve < 0 ? int64_t(plan::kDefaultContextReserve) : reserve);
-    b.total = backend.value()->memory().total;
-    b.source = backend.value()->name() + ", total as the driver reports it (cudaMemGetInfo)";
-    return b;
+    if (!(utilization > 0) || utilization > 1) throw std::invalid_argument("--gpu-memory-utilization must be in (0, 1]");
+    return plan::GpuBudget{backend.value()->memory().total, backend.value()->name() + ", total as the driver reports it (cudaMemGetInfo)", utilization,
+                           reserve < 0 ? plan::kDefaultContextReserve : uint64_t(reserve)};
   }
   return plan::budgetFor(what, utilization, reserve);
 }
+
+// --reserve: bytes kept free per rank.
+uint64_t reserveOf(const Args& a) { return a.has("reserve") ? plan::parseSize(a.get("reserve")) : 0; }
 
 nlohmann::json budgetJson(const std::optional<plan::GpuBudget>& b, uint64_t reserved) {
   if (!b) return nullptr;
@@ -232,7 +234,7 @@ class PlanCommand : public Command {
            "  --kv-cache-dtype D      auto (the model's dtype), bf16, fp16, fp32, fp8, fp8_e4m3, fp8_e5m2,\n"
            "                          fp8_ds_mla; GGUF: f16 (default), bf16, f32, q8_0, q4_0\n"
            "  --block-size N          tokens per cache block (default 16)\n"
-           "  --max-num-seqs N --max-num-batched-tokens N   the scheduler's limits (256, 8192)\n"
+           "  --max-num-batched-tokens N   the scheduler's token budget a step (default 8192)\n"
            "  --attention tp|dp       KV heads split over --tp, or whole on every rank (default tp)\n"
            "  --speculative N         N draft (MTP) layers run per token\n"
            "  --reserve-cuda-graphs SIZE   what the engine's CUDA graphs take (default 0)\n"
@@ -242,7 +244,7 @@ class PlanCommand : public Command {
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
-                   "max-model-len", "kv-cache-dtype", "block-size", "max-num-seqs", "max-num-batched-tokens", "attention", "speculative", "reserve-cuda-graphs",
+                   "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "attention", "speculative", "reserve-cuda-graphs",
                    "fit"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp"});
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
@@ -306,7 +308,7 @@ class PlanCommand : public Command {
       }
     }
     if (budget) opt.capacity = budget->usable();
-    if (a.has("reserve")) opt.reserved = plan::parseSize(a.get("reserve"));
+    opt.reserved = reserveOf(a);
     if (a.has("peak-multiplier")) opt.peakMultiplier = std::stod(a.get("peak-multiplier"));
     const std::string derive = a.get("derive");
     opt.deriveFusedGateUp = derive.find("fused-gate-up") != std::string::npos;
@@ -327,7 +329,6 @@ class PlanCommand : public Command {
     kv.options.maxModelLen = a.getInt("max-model-len", -1);
     kv.options.dtype = a.get("kv-cache-dtype", "auto");
     kv.options.blockSize = a.getInt("block-size", 16);
-    kv.options.maxNumSeqs = a.getInt("max-num-seqs", 256);
     kv.options.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", 8192);
     kv.options.tp = tp;
     const std::string attention = a.get("attention", "tp");
@@ -387,7 +388,7 @@ class PlanCommand : public Command {
     }
     if (a.has("json")) {
       std::cout << nlohmann::json{{"schema", "weightscope.plan-fit/1"}, {"path", c.root}, {"target_concurrency", target},
-                                  {"max_model_len", a.getInt("max-model-len", -1)}, {"budget", budgetJson(budget, a.has("reserve") ? plan::parseSize(a.get("reserve")) : 0)},
+                                  {"max_model_len", a.getInt("max-model-len", -1)}, {"budget", budgetJson(budget, reserveOf(a))},
                                   {"answer", answer}, {"tried", tried}}
                        .dump(1)
                 << "\n";

@@ -102,21 +102,18 @@ struct GgufSet {
   std::vector<std::string> files;
   std::vector<int> splitNo;
   int count = 1;     // parts the file names declare
-  bool whole = true;
+  bool whole() const { return int(files.size()) == count; }
 };
 
 GgufSet ggufSplitSet(const std::string& path, const OpenMode& mode) {
   auto name = splitName(path, ".gguf");
-  if (!name) return {{path}, {0}, 1, true};
+  if (!name) return {{path}, {0}, 1};
   GgufSet set;
   set.count = name->count;
   reportMissingParts(*name, ".gguf", mode);
   for (int k = 1; k <= name->count; ++k) {
     const std::string f = name->partPath(k, ".gguf");
-    if (!fs::exists(f)) {
-      set.whole = false;
-      continue;
-    }
+    if (!fs::exists(f)) continue;  // reported above
     set.files.push_back(f);
     set.splitNo.push_back(k - 1);
   }
@@ -205,7 +202,7 @@ void checkSplitKeys(const std::vector<GgufFile>& parsed, const std::vector<std::
     if (tc && tc->asInt()) declared = *tc->asInt();
     sum += int64_t(parsed[i].tensors.size());
   }
-  if (set.whole && declared >= 0 && declared != sum)
+  if (set.whole() && declared >= 0 && declared != sum)
     mode.report(Error{ErrorCode::InconsistentSplit, "split.tensors.count says " + std::to_string(declared) + " tensors but the splits hold " + std::to_string(sum),
                       paths[0], std::nullopt, {}});
 }

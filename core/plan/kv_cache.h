@@ -16,7 +16,6 @@ struct KvOptions {
   int64_t maxModelLen = -1;        // tokens per request; -1: the model's max_position_embeddings
   std::string dtype = "auto";      // auto bf16 fp16 fp32 fp8 fp8_e4m3 fp8_e5m2 fp8_ds_mla; GGUF: f16 bf16 f32 q8_0 q4_0
   int64_t blockSize = 16;          // tokens per cache block (vLLM --block-size)
-  int64_t maxNumSeqs = 256;        // vLLM --max-num-seqs
   int64_t maxNumBatchedTokens = 8192;  // vLLM --max-num-batched-tokens
   int tp = 1;                      // attention tensor parallelism: KV heads split over it
   bool attentionDp = false;        // attention data parallel: every rank keeps whole heads

@@ -11,7 +11,27 @@ namespace ws::val {
 
 namespace {
 
-bool isRoutedExpert(const TensorRecord& t) { return t.role == Role::RoutedExpert; }
+// Calls fn(logical, weight) for every routed expert weight whose scheme `wanted` accepts - what
+// KTransformers' SFT loaders read; true when there is any.
+template <class Wanted, class Fn>
+bool forRoutedExperts(const Checkpoint& c, Wanted wanted, Fn fn) {
+  bool any = false;
+  for (const auto& l : c.logical) {
+    if (l.weight < 0 || !wanted(l.scheme)) continue;
+    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+    if (w.role != Role::RoutedExpert) continue;
+    any = true;
+    fn(l, w);
+  }
+  return any;
+}
+
+// The loaders' first refusal: hidden and expert intermediate sizes must both divide by `n`.
+void dimsDivisibleBy(const ModelDescription& m, int64_t n, const char* code, const std::string& why, Sink& sink) {
+  const int64_t H = m.hiddenSize, I = m.expertIntermediateSize;
+  if (H > 0 && I > 0 && (H % n || I % n))
+    sink.add(code, "hidden " + std::to_string(H) + " and expert intermediate " + std::to_string(I) + " are not both multiples of " + std::to_string(n) + " (" + why + ")", {});
+}
 
 bool isFp8Scheme(Scheme s) { return s == Scheme::Fp8Block || s == Scheme::Fp8Tensor || s == Scheme::Fp8Channel || s == Scheme::Fp8Unscaled; }
 
@@ -29,31 +49,24 @@ const TensorRecord* member(const Checkpoint& c, const LogicalTensor& l, Componen
 void ktNativeFp8(const Checkpoint& c, Sink& sink) {
   const ModelDescription& m = c.model;
   FindingGroup fused, dtype, noScale, scaleDtype, scaleShape;
-  bool any = false;
-  for (const auto& l : c.logical) {
-    if (l.weight < 0 || !isFp8Scheme(l.scheme)) continue;
-    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
-    if (!isRoutedExpert(w)) continue;
-    any = true;
+  const bool any = forRoutedExperts(c, isFp8Scheme, [&](const LogicalTensor& l, const TensorRecord& w) {
     if (w.layout != Layout::None) {
       fused.add(w.name);
-      continue;
+      return;
     }
     if (w.dtype->name != "F8_E4M3") dtype.add(w.name);
     const TensorRecord* s = member(c, l, Component::Scale);
     if (!s || s->name.size() < 10 || s->name.compare(s->name.size() - 10, 10, "_scale_inv") != 0) {
       noScale.add(w.name);
-      continue;
+      return;
     }
     if (!bf16OrF32(*s)) scaleDtype.add(s->name);
     // Dimensions that are not whole blocks are WS-R001's refusal, which the loader makes first.
     if (w.shape.size() == 2 && w.shape[0] % 128 == 0 && w.shape[1] % 128 == 0 && s->shape != std::vector<uint64_t>{w.shape[0] / 128, w.shape[1] / 128})
       scaleShape.add(s->name);
-  }
+  });
   if (!any) return;
-  const int64_t H = m.hiddenSize, I = m.expertIntermediateSize;
-  if (H > 0 && I > 0 && (H % 128 || I % 128))
-    sink.add("WS-R001", "hidden " + std::to_string(H) + " and expert intermediate " + std::to_string(I) + " are not both multiples of 128 (KTransformers native FP8 SFT)", {});
+  dimsDivisibleBy(m, 128, "WS-R001", "KTransformers native FP8 SFT", sink);
   if (!m.quant.blockSize.empty() && m.quant.blockSize != std::vector<int64_t>{128, 128})
     sink.add("WS-R004", "weight_block_size is " + formatShape(std::vector<uint64_t>(m.quant.blockSize.begin(), m.quant.blockSize.end())) +
                             "; KTransformers native FP8 SFT requires [128, 128]",
@@ -73,35 +86,29 @@ void ktRawInt4(const Checkpoint& c, Sink& sink) {
   constexpr uint64_t kGroup = 32;  // RAWINT4_GROUP_SIZE
   const ModelDescription& m = c.model;
   FindingGroup noShape, zeroPoint, scaleDtype, scaleShape, packed, group;
-  bool any = false;
-  for (const auto& l : c.logical) {
-    if (l.weight < 0 || (l.scheme != Scheme::Int4Ct && l.scheme != Scheme::RawInt4)) continue;
-    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
-    if (!isRoutedExpert(w)) continue;
-    any = true;
+  auto int4 = [](Scheme s) { return s == Scheme::Int4Ct || s == Scheme::RawInt4; };
+  const bool any = forRoutedExperts(c, int4, [&](const LogicalTensor& l, const TensorRecord& w) {
     if (const TensorRecord* z = member(c, l, Component::ZeroPoint)) zeroPoint.add(z->name);
     const TensorRecord* s = member(c, l, Component::Scale);
     const TensorRecord* shapeTensor = member(c, l, Component::Shape);
     if (s && !bf16OrF32(*s)) scaleDtype.add(s->name);
     if (!shapeTensor) {
       noShape.add(w.name);
-      continue;
+      return;
     }
     const auto declared = readWeightShape(c, *shapeTensor);
-    if (!declared || declared->size() != 2 || (*declared)[0] <= 0 || (*declared)[1] <= 0) continue;  // WS-S006 reports it
+    if (!declared || declared->size() != 2 || (*declared)[0] <= 0 || (*declared)[1] <= 0) return;  // WS-S006 reports it
     const uint64_t rows = uint64_t((*declared)[0]), cols = uint64_t((*declared)[1]);
     const bool i32 = w.dtype->name == "I32" && w.shape == std::vector<uint64_t>{rows, cols / 8};
     const bool u8 = w.dtype->name == "U8" && w.shape == std::vector<uint64_t>{rows, cols / 2};
     if (cols % 8 || (!i32 && !u8)) packed.add(w.name);
     if (s && s->shape.size() == 2 && s->shape[1] && cols / s->shape[1] != kGroup) group.add(s->name);
     else if (s && s->shape != std::vector<uint64_t>{rows, cols / kGroup}) scaleShape.add(s->name);
-  }
+  });
   if (!any) return;
   if (m.quant.groupSize > 0 && uint64_t(m.quant.groupSize) != kGroup)
     sink.add("WS-R002", "the config's group size is " + std::to_string(m.quant.groupSize) + "; KTransformers RAWINT4 requires 32", {});
-  const int64_t H = m.hiddenSize, I = m.expertIntermediateSize;
-  if (H > 0 && I > 0 && (H % int64_t(kGroup) || I % int64_t(kGroup)))
-    sink.add("WS-R002", "hidden " + std::to_string(H) + " and expert intermediate " + std::to_string(I) + " are not both multiples of the RAWINT4 group size 32", {});
+  dimsDivisibleBy(m, int64_t(kGroup), "WS-R002", "the KTransformers RAWINT4 group size", sink);
   group.report(sink, "WS-R002", "scale tensors whose shape implies a group size other than 32 (KTransformers RAWINT4)");
   zeroPoint.report(sink, "WS-R002", "zero-point tensors (KTransformers RAWINT4 accepts symmetric weights only)");
   noShape.report(sink, "WS-R002", "expert weights without weight_shape (KTransformers RAWINT4 requires weight_packed, weight_scale and weight_shape)");
