@@ -39,6 +39,11 @@ class CudaBackend : public load::DeviceBackend {
     cudaMemGetInfo(&freeB, &total);
     return {uint64_t(total), uint64_t(freeB)};
   }
+  // cudaMalloc hands out device memory in 2 MiB pages (large allocations are rounded up to them).
+  uint64_t granularity() const override { return uint64_t(2) << 20; }
+  // Lazy module loading of the derive kernels and the driver's own bookkeeping take a few MiB of
+  // the free memory during a load; 64 MiB bounds it until the GPU proof records the measured figure.
+  uint64_t residencyTolerance() const override { return uint64_t(64) << 20; }
   int streams() const override { return int(streams_.size()); }
   Result<load::DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) override {
     cudaSetDevice(index_);
@@ -89,6 +94,17 @@ class CudaBackend : public load::DeviceBackend {
     cudaError_t e = cudaStreamSynchronize(streams_[size_t(stream) % streams_.size()]);
     if (e != cudaSuccess) return cudaError(e, "stream synchronize failed");
     return true;
+  }
+  Result<bool> transpose(const load::DeviceBuffer& dst, const load::DeviceBuffer& src, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) override {
+    const uint64_t bytes = mats * rows * cols * elemBytes;
+    if (!load::inBuffer(dst, 0, bytes) || !load::inBuffer(src, 0, bytes)) return Error{ErrorCode::Io, "transpose past the end of a buffer", {}, std::nullopt, {}};
+    cudaSetDevice(index_);
+    return transposeOnDevice(static_cast<const uint8_t*>(src.ptr), static_cast<uint8_t*>(dst.ptr), mats, rows, cols, elemBytes);
+  }
+  Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const load::DeviceBuffer& dst, uint64_t dstOffset) override {
+    if (!load::inBuffer(dst, dstOffset, rows * d.cols * 2)) return Error{ErrorCode::Io, "BF16 decode past the end of a buffer", {}, std::nullopt, {}};
+    cudaSetDevice(index_);
+    return decodeBf16Into(d, firstRow, rows, reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(dst.ptr) + dstOffset));
   }
   void* allocateStaging(uint64_t bytes) override {
     cudaSetDevice(index_);  // the reader threads' first call: their context on this device, not 0

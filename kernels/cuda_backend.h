@@ -10,6 +10,7 @@
 
 #include "core/load/device_backend.h"
 #include "core/model/checkpoint.h"
+#include "core/numerics/decode_desc.h"
 #include "core/numerics/stats.h"
 
 namespace ws::kernels {
@@ -28,6 +29,13 @@ Result<std::vector<float>> dequantizeOnDevice(const Checkpoint& c, uint32_t logi
 
 // The same rows as BF16 (round to nearest even of the F32 value), converted on the device.
 Result<std::vector<uint16_t>> dequantizeOnDeviceBf16(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows, int device = 0);
+
+// The load's derived buffers, built on the device by the kernel bodies of
+// core/numerics/kernel_threads.h (the host backend runs the same bodies over the same grid):
+// rows [firstRow, firstRow + rows) of a description as BF16 into device memory `out` (the rows'
+// source bytes staged to the device first), and a batch of matrices transposed device to device.
+Result<bool> decodeBf16Into(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out);
+Result<bool> transposeOnDevice(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes);
 
 // Statistics and the quarter-octave log2 histogram of the whole logical tensor, on the GPU:
 // counts equal the CPU's exactly; min, max and absmax exactly; mean and standard deviation from

@@ -68,8 +68,11 @@ __global__ void deviationKernel(const float* v, uint64_t n, double mean, double*
   atomicAdd(out, local);
 }
 
-__global__ void elementsBf16Kernel(num::DecodeDesc d, uint64_t rows, uint16_t* out) { num::elementsBf16Thread(d, rows, out, here()); }
-__global__ void blocksBf16Kernel(num::DecodeDesc d, uint64_t nblocks, uint16_t* out) { num::blocksBf16Thread(d, nblocks, out, here()); }
+__global__ void elementsBf16Kernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out) { num::elementsBf16Thread(d, firstRow, rows, out, here()); }
+__global__ void blocksBf16Kernel(num::DecodeDesc d, uint64_t firstBlock, uint64_t nblocks, uint16_t* out) { num::blocksBf16Thread(d, firstBlock, nblocks, out, here()); }
+__global__ void transposeKernel(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) {
+  num::transposeThread(src, dst, mats, rows, cols, elemBytes, here());
+}
 
 __global__ void toBf16Kernel(const float* v, uint64_t n, uint16_t* out) {
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) out[i] = num::hdToBf16Rne(v[i]);
@@ -150,6 +153,13 @@ Result<bool> launch(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, 
     return Error{ErrorCode::Io, std::string("kernel launch failed: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
     return Error{ErrorCode::Io, std::string("kernel failed: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
+  return true;
+}
+
+// A launch's configuration error, then its execution error.
+Result<bool> finished(const char* what) {
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return Error{ErrorCode::Io, std::string(what) + " launch failed: " + cudaGetErrorString(e), {}, std::nullopt, {}};
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return Error{ErrorCode::Io, std::string(what) + " failed: " + cudaGetErrorString(e), {}, std::nullopt, {}};
   return true;
 }
 
@@ -321,6 +331,29 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
   return out;
 }
 
+Result<bool> decodeBf16Into(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out) {
+  if (!rows) return true;  // nothing to decode launches nothing
+  if (firstRow + rows > d.rows) return Error{ErrorCode::Usage, "row range past the end of the tensor", {}, std::nullopt, {}};
+  DeviceRegions regions;
+  if (auto r = prepare(d, firstRow, rows, regions); !r) return r.error();
+  if (d.kind == num::DescKind::GgufBlocks) {
+    const uint64_t perRow = d.cols / d.blockElems, n = rows * perRow;
+    const num::LaunchGrid g = num::launchGrid(n);
+    blocksBf16Kernel<<<g.blocks, g.threads>>>(d, firstRow * perRow, n, out);
+  } else {
+    const num::LaunchGrid g = num::launchGrid(rows * d.cols);
+    elementsBf16Kernel<<<g.blocks, g.threads>>>(d, firstRow, rows, out);
+  }
+  return finished("BF16 decode");
+}
+
+Result<bool> transposeOnDevice(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) {
+  const num::LaunchGrid g = num::launchGrid(mats * rows * cols);
+  if (!g.blocks) return true;
+  transposeKernel<<<g.blocks, g.threads>>>(src, dst, mats, rows, cols, elemBytes);
+  return finished("transpose");
+}
+
 Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int repeat, int device) {
   DeviceRegions regions;
   uint64_t rows = UINT64_MAX;
@@ -342,8 +375,8 @@ Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int 
   t.seconds = 1e30;
   for (int i = 0; i < repeat; ++i) {
     cudaEventRecord(a);
-    if (d.kind == num::DescKind::GgufBlocks) blocksBf16Kernel<<<grid, 256>>>(d, d.rows * d.cols / d.blockElems, out);
-    else elementsBf16Kernel<<<grid, 256>>>(d, d.rows, out);
+    if (d.kind == num::DescKind::GgufBlocks) blocksBf16Kernel<<<grid, 256>>>(d, 0, d.rows * d.cols / d.blockElems, out);
+    else elementsBf16Kernel<<<grid, 256>>>(d, 0, d.rows, out);
     cudaEventRecord(b);
     cudaEventSynchronize(b);
     float ms = 0;

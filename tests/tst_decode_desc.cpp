@@ -46,13 +46,6 @@ uint64_t compareAll(const Checkpoint& c) {
   return n;
 }
 
-// Runs a kernel body for every thread of a grid, as the GPU would (in block and thread order; the
-// bodies write disjoint elements, so the order does not matter there either).
-template <class Body>
-void runGrid(num::LaunchGrid g, Body body) {
-  for (uint64_t b = 0; b < g.blocks; ++b)
-    for (uint64_t t = 0; t < g.threads; ++t) body(num::ThreadIndex{b, t, g.blocks, g.threads});
-}
 
 // The kernels' per-thread bodies (kernel_threads.h) run over their whole launch grid - the real
 // one and a tiny one whose threads stride over many elements - for the whole tensor, a row range
@@ -78,8 +71,8 @@ uint64_t compareGrids(const Checkpoint& c) {
       const uint64_t first = range.first, rows = range.second;  // named copies: lambdas below capture them
       for (num::LaunchGrid g : {num::launchGrid(rows * perRow), num::LaunchGrid{3, 32}}) {
         std::vector<float> got(rows * d.cols(), -12345.0f);
-        if (blocks) runGrid(g, [&](num::ThreadIndex t) { num::blocksThread(desc, first * perRow, rows * perRow, got.data(), t); });
-        else runGrid(g, [&](num::ThreadIndex t) { num::elementsThread(desc, first, rows, got.data(), t); });
+        if (blocks) num::emulateGrid(g, [&](num::ThreadIndex t) { num::blocksThread(desc, first * perRow, rows * perRow, got.data(), t); });
+        else num::emulateGrid(g, [&](num::ThreadIndex t) { num::elementsThread(desc, first, rows, got.data(), t); });
         for (uint64_t i = 0; i < got.size(); ++i)
           if (!num::sameBitsOrNan(got[i], want[first * d.cols() + i])) throw std::runtime_error(where("F32", first, i));
         n += got.size();
@@ -87,8 +80,8 @@ uint64_t compareGrids(const Checkpoint& c) {
     }
     std::vector<uint16_t> bf(want.size(), 0xDEAD);
     const num::LaunchGrid g = num::launchGrid(d.rows() * perRow);
-    if (blocks) runGrid(g, [&](num::ThreadIndex t) { num::blocksBf16Thread(desc, d.rows() * perRow, bf.data(), t); });
-    else runGrid(g, [&](num::ThreadIndex t) { num::elementsBf16Thread(desc, d.rows(), bf.data(), t); });
+    if (blocks) num::emulateGrid(g, [&](num::ThreadIndex t) { num::blocksBf16Thread(desc, 0, d.rows() * perRow, bf.data(), t); });
+    else num::emulateGrid(g, [&](num::ThreadIndex t) { num::elementsBf16Thread(desc, 0, d.rows(), bf.data(), t); });
     for (uint64_t i = 0; i < bf.size(); ++i)
       if (bf[i] != num::toBf16Rne(want[i])) throw std::runtime_error(where("BF16", 0, i));
   }

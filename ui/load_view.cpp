@@ -248,11 +248,18 @@ void LoadView::showResidency(const Outcome& o) {
       new QTreeWidgetItem(total, {categoryText(k), bytesText(r.bytes[size_t(k)]), bytesText(r.predicted.bytes[size_t(k)]),
                                   signedText(int64_t(r.bytes[size_t(k)]) - int64_t(r.predicted.bytes[size_t(k)]))});
   total->setExpanded(true);
-  auto* derived = new QTreeWidgetItem(residency_, {tr("%n derived buffer(s)", nullptr, int(o.derived.size())), bytesText(r.derivedBytes), bytesText(r.predicted.derived), signedText(r.derivedDifference)});
+  // Built from the planner's own list of them: their bytes agree by construction, so no difference.
+  auto* derived = new QTreeWidgetItem(residency_, {tr("%n derived buffer(s)", nullptr, int(o.derived.size())), bytesText(r.derivedBytes), bytesText(r.predicted.derived)});
   for (const auto& [name, bytes] : o.derived) new QTreeWidgetItem(derived, {QString::fromStdString(name), bytesText(bytes)});
   auto* deferred = new QTreeWidgetItem(residency_, {tr("%n deferred tensor(s), left on disk", nullptr, int(o.deferred.size())), bytesText(r.bytes[plan::Deferred])});
   for (const auto& [name, reason] : o.deferred) new QTreeWidgetItem(deferred, {QString::fromStdString(name), QString::fromStdString(reason)});
   auto* device = new QTreeWidgetItem(residency_, {tr("device %1").arg(QString::fromStdString(r.device))});
+  const load::Residency& res = r.residency;
+  auto* used = new QTreeWidgetItem(device, {res.measured ? tr("free memory fell by (measured)") : tr("free memory fell by (host stand-in bookkeeping)"),
+                                            signedText(res.used), bytesText(res.predictedFootprint), signedText(res.difference)});
+  used->setToolTip(0, tr("%1 allocation(s) of %2, rounded to %3; tolerance %4").arg(res.arenas).arg(bytesText(res.reserved), bytesText(res.granularity), bytesText(res.tolerance)));
+  if (res.mismatch)
+    for (int col = 0; col < 4; ++col) used->setForeground(col, QBrush(Qt::red));
   new QTreeWidgetItem(device, {tr("free before the load"), bytesText(r.before.free)});
   new QTreeWidgetItem(device, {tr("free after the load"), bytesText(r.after.free)});
   new QTreeWidgetItem(device, {tr("total"), bytesText(r.before.total)});

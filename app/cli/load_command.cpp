@@ -35,7 +35,7 @@ class LoadCommand : public Command {
            "                 the default when no GPU is present)\n"
            "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
            "  --placement, --remainder, --skip-activation-scales, --skip-mtp, --defer GLOB, --reserve SIZE as in plan\n"
-           "  --report FILE  the weightscope.load/1 residency report (docs/load.md); Ctrl-C cancels\n";
+           "  --report FILE  the weightscope.load/2 residency report (docs/load.md); Ctrl-C cancels\n";
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "defer", "reserve", "readers", "staging"},

@@ -110,11 +110,10 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
     ranks.push_back(std::move(r));
   }
   nlohmann::json skipped = nlohmann::json::array();
-  if (!res.ranks.empty())
-    for (const auto& s : res.ranks[0].skipped) {
-      const auto& t = c.tensors[s.tensor];
-      skipped.push_back({{"name", t.name}, {"reason", s.reason}, {"file", c.files[t.file].path}, {"offset", t.offset}, {"bytes", t.bytes}});
-    }
+  for (const auto& s : plan::notUploaded(res)) {
+    const auto& t = c.tensors[s.tensor];
+    skipped.push_back({{"name", t.name}, {"reason", s.reason}, {"file", c.files[t.file].path}, {"offset", t.offset}, {"bytes", t.bytes}});
+  }
   nlohmann::json expertBytes = nlohmann::json::object();
   for (size_t i = 0; i < res.moeLayers.size(); ++i) expertBytes[std::to_string(res.moeLayers[i])] = res.expertBytes[i];
   nlohmann::json doc = {
@@ -195,9 +194,9 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
                 opt.capacity ? (rp.headroom < 0 ? "-" + formatBytes(uint64_t(-rp.headroom)) : formatBytes(uint64_t(rp.headroom))).c_str() : "-",
                 verdict.c_str());
   }
-  if (!res.ranks.empty() && !res.ranks[0].skipped.empty()) {
-    std::printf("not uploaded on any rank: %zu tensors\n", res.ranks[0].skipped.size());
-    for (const auto& s : res.ranks[0].skipped) {
+  if (const auto skipped = plan::notUploaded(res); !skipped.empty()) {
+    std::printf("not uploaded: %zu tensors\n", skipped.size());
+    for (const auto& s : skipped) {
       const auto& t = c.tensors[s.tensor];
       std::printf("  %s  (%s)  %s @ %llu\n", t.name.c_str(), s.reason.c_str(), c.files[t.file].path.c_str(), (unsigned long long)t.offset);
     }

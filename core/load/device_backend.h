@@ -1,6 +1,8 @@
-// Where a load puts tensors: allocate, upload (asynchronously, per stream), free, memory info.
-// The CUDA backend lives in kernels/; the host backend keeps the same bookkeeping in host memory
-// so the whole loader runs and is tested without a GPU; FaultyBackend injects failures.
+// Where a load puts tensors: allocate, upload (asynchronously, per stream), free, memory info, and
+// the kernels that build derived buffers on the device. The CUDA backend lives in kernels/; the
+// host backend stands in for a device in host memory (its own bookkeeping, the same kernel bodies
+// run over the same launch grid) so the whole loader runs and is tested without a GPU;
+// FaultyBackend injects failures.
 #pragma once
 
 #include <atomic>
@@ -10,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/numerics/decode_desc.h"
 #include "core/util/error.h"
 
 namespace ws::load {
@@ -34,7 +37,15 @@ class DeviceBackend {
   virtual ~DeviceBackend() = default;
   virtual std::string name() const = 0;  // "host", "cuda:0 NVIDIA H200"
   virtual bool isHost() const = 0;
+  // Free and total memory as the device reports it (CUDA: cudaMemGetInfo; the host stand-in: its
+  // own bookkeeping, which is not a measurement and is never called one).
   virtual DeviceMemory memory() const = 0;
+  // Every allocation takes a multiple of this many bytes of device memory: what the footprint
+  // prediction rounds each arena to.
+  virtual uint64_t granularity() const = 0;
+  // How far the free memory may move during a load beyond the allocations themselves (driver
+  // state, lazily loaded kernel modules) before a difference from the prediction is a mismatch.
+  virtual uint64_t residencyTolerance() const = 0;
   virtual int streams() const = 0;
   virtual Result<DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) = 0;
   virtual void free(const DeviceBuffer& b) = 0;
@@ -45,6 +56,12 @@ class DeviceBackend {
   // Copies `bytes` of b at offset back to host memory, synchronously (what --verify reads back).
   virtual Result<bool> download(const DeviceBuffer& b, uint64_t offset, void* dst, uint64_t bytes) = 0;
   virtual Result<bool> synchronize(int stream) = 0;
+  // Derived buffers, built on the device by the kernel bodies of core/numerics/kernel_threads.h:
+  // `mats` row-major [rows, cols] matrices of src transposed into dst; rows [firstRow, firstRow +
+  // rows) of a tensor's description (its regions in host memory, staged as the kernels need them)
+  // as BF16 into dst at dstOffset. Both synchronous, bounds-checked like upload and copy.
+  virtual Result<bool> transpose(const DeviceBuffer& dst, const DeviceBuffer& src, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) = 0;
+  virtual Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const DeviceBuffer& dst, uint64_t dstOffset) = 0;
   // Host memory to stage reads in (pinned on CUDA).
   virtual void* allocateStaging(uint64_t bytes) = 0;
   virtual void freeStaging(void* p) = 0;
@@ -52,14 +69,17 @@ class DeviceBackend {
   virtual uint64_t liveBytes() const = 0;
 };
 
-// Host memory standing in for a device: same bookkeeping, optional capacity to test budgets.
+// Host memory standing in for a device: same bookkeeping (each allocation takes `rounding` bytes
+// of the stand-in's capacity per started multiple), optional capacity to test budgets.
 class HostBackend : public DeviceBackend {
  public:
-  explicit HostBackend(uint64_t capacity = UINT64_MAX / 2, int streams = 4) : capacity_(capacity), streams_(streams) {}
+  explicit HostBackend(uint64_t capacity = UINT64_MAX / 2, int streams = 4, uint64_t rounding = 256) : capacity_(capacity), streams_(streams), rounding_(rounding) {}
   ~HostBackend() override;
   std::string name() const override { return "host"; }
   bool isHost() const override { return true; }
   DeviceMemory memory() const override;
+  uint64_t granularity() const override { return rounding_; }
+  uint64_t residencyTolerance() const override { return 0; }  // nothing else moves its bookkeeping
   int streams() const override { return streams_; }
   Result<DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) override;
   void free(const DeviceBuffer& b) override;
@@ -67,6 +87,8 @@ class HostBackend : public DeviceBackend {
   Result<bool> copy(const DeviceBuffer& dst, uint64_t dstOffset, const DeviceBuffer& src, uint64_t srcOffset, uint64_t bytes) override;
   Result<bool> download(const DeviceBuffer& b, uint64_t offset, void* dst, uint64_t bytes) override;
   Result<bool> synchronize(int) override { return true; }
+  Result<bool> transpose(const DeviceBuffer& dst, const DeviceBuffer& src, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) override;
+  Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const DeviceBuffer& dst, uint64_t dstOffset) override;
   void* allocateStaging(uint64_t bytes) override;
   void freeStaging(void* p) override;
   uint64_t liveAllocations() const override;
@@ -76,7 +98,8 @@ class HostBackend : public DeviceBackend {
   mutable std::mutex mu_;
   uint64_t capacity_;
   int streams_;
-  uint64_t next_ = 1, live_ = 0;
+  uint64_t rounding_;
+  uint64_t next_ = 1, live_ = 0, taken_ = 0;  // taken_: capacity used, allocations rounded up
   std::map<uint64_t, DeviceBuffer> buffers_;
 };
 
@@ -87,6 +110,8 @@ class FaultyBackend : public DeviceBackend {
   std::string name() const override { return inner_.name(); }
   bool isHost() const override { return inner_.isHost(); }
   DeviceMemory memory() const override { return inner_.memory(); }
+  uint64_t granularity() const override { return inner_.granularity(); }
+  uint64_t residencyTolerance() const override { return inner_.residencyTolerance(); }
   int streams() const override { return inner_.streams(); }
   Result<DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) override;
   void free(const DeviceBuffer& b) override { inner_.free(b); }
@@ -94,6 +119,8 @@ class FaultyBackend : public DeviceBackend {
   Result<bool> copy(const DeviceBuffer& d, uint64_t a, const DeviceBuffer& s, uint64_t b, uint64_t n) override { return inner_.copy(d, a, s, b, n); }
   Result<bool> download(const DeviceBuffer& b, uint64_t o, void* d, uint64_t n) override { return inner_.download(b, o, d, n); }
   Result<bool> synchronize(int s) override { return inner_.synchronize(s); }
+  Result<bool> transpose(const DeviceBuffer& d, const DeviceBuffer& s, uint64_t m, uint64_t r, uint64_t c, uint32_t e) override { return inner_.transpose(d, s, m, r, c, e); }
+  Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t f, uint64_t r, const DeviceBuffer& b, uint64_t o) override { return inner_.decodeBf16(d, f, r, b, o); }
   void* allocateStaging(uint64_t n) override { return inner_.allocateStaging(n); }
   void freeStaging(void* p) override { inner_.freeStaging(p); }
   uint64_t liveAllocations() const override { return inner_.liveAllocations(); }

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "core/load/device_backend.h"
+#include "core/numerics/kernel_threads.h"
 
 namespace ws::load {
 
@@ -15,19 +16,21 @@ HostBackend::~HostBackend() {
 
 DeviceMemory HostBackend::memory() const {
   std::lock_guard lock(mu_);
-  return {capacity_, capacity_ - live_};
+  return {capacity_, capacity_ - taken_};
 }
 
 Result<DeviceBuffer> HostBackend::allocate(uint64_t bytes, const std::string& tag) {
   std::lock_guard lock(mu_);
-  if (bytes > capacity_ - live_)
-    return Error{ErrorCode::Io, "out of device memory allocating " + std::to_string(bytes) + " bytes (" + std::to_string(capacity_ - live_) + " free)", {}, std::nullopt, tag};
+  const uint64_t taken = (std::max<uint64_t>(bytes, 1) + rounding_ - 1) / rounding_ * rounding_;
+  if (taken > capacity_ - taken_)
+    return Error{ErrorCode::Io, "out of device memory allocating " + std::to_string(bytes) + " bytes (" + std::to_string(capacity_ - taken_) + " free)", {}, std::nullopt, tag};
   const uint64_t size = (std::max<uint64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, size);
   if (!p) return Error{ErrorCode::Io, "host allocation of " + std::to_string(bytes) + " bytes failed", {}, std::nullopt, tag};
   DeviceBuffer b{next_++, p, bytes, kAlignment};
   buffers_[b.id] = b;
   live_ += bytes;
+  taken_ += taken;
   return b;
 }
 
@@ -37,6 +40,7 @@ void HostBackend::free(const DeviceBuffer& b) {
   if (it == buffers_.end()) return;
   std::free(it->second.ptr);
   live_ -= it->second.bytes;
+  taken_ -= (std::max<uint64_t>(it->second.bytes, 1) + rounding_ - 1) / rounding_ * rounding_;
   buffers_.erase(it);
 }
 
@@ -55,6 +59,28 @@ Result<bool> HostBackend::copy(const DeviceBuffer& dst, uint64_t dstOffset, cons
 Result<bool> HostBackend::download(const DeviceBuffer& b, uint64_t offset, void* dst, uint64_t bytes) {
   if (!inBuffer(b, offset, bytes)) return Error{ErrorCode::Io, "download past the end of a buffer", {}, std::nullopt, {}};
   std::memcpy(dst, static_cast<const uint8_t*>(b.ptr) + offset, bytes);
+  return true;
+}
+
+Result<bool> HostBackend::transpose(const DeviceBuffer& dst, const DeviceBuffer& src, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) {
+  const uint64_t bytes = mats * rows * cols * elemBytes;
+  if (!inBuffer(dst, 0, bytes) || !inBuffer(src, 0, bytes)) return Error{ErrorCode::Io, "transpose past the end of a buffer", {}, std::nullopt, {}};
+  const auto* from = static_cast<const uint8_t*>(src.ptr);
+  auto* to = static_cast<uint8_t*>(dst.ptr);
+  num::emulateGrid(num::launchGrid(mats * rows * cols), [&](num::ThreadIndex t) { num::transposeThread(from, to, mats, rows, cols, elemBytes, t); });
+  return true;
+}
+
+Result<bool> HostBackend::decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const DeviceBuffer& dst, uint64_t dstOffset) {
+  if (firstRow > d.rows || rows > d.rows - firstRow) return Error{ErrorCode::Usage, "row range past the end of the tensor", {}, std::nullopt, {}};
+  if (!inBuffer(dst, dstOffset, rows * d.cols * 2)) return Error{ErrorCode::Io, "BF16 decode past the end of a buffer", {}, std::nullopt, {}};
+  auto* out = reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(dst.ptr) + dstOffset);
+  if (d.kind == num::DescKind::GgufBlocks) {
+    const uint64_t perRow = d.cols / d.blockElems, n = rows * perRow;
+    num::emulateGrid(num::launchGrid(n), [&](num::ThreadIndex t) { num::blocksBf16Thread(d, firstRow * perRow, n, out, t); });
+  } else {
+    num::emulateGrid(num::launchGrid(rows * d.cols), [&](num::ThreadIndex t) { num::elementsBf16Thread(d, firstRow, rows, out, t); });
+  }
   return true;
 }
 

@@ -6,13 +6,16 @@
 #include <cstring>
 #include <deque>
 #include <fcntl.h>
+#include <map>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
 
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
-#include "core/numerics/float_formats.h"
+#include "core/plan/derived_buffers.h"
 
 namespace ws::load {
 
@@ -26,6 +29,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 struct Chunk {
   size_t tensor;  // index into the store's tensors
   uint32_t file;
+  plan::Category category;
   uint64_t fileOffset, bufferOffset, bytes;
 };
 
@@ -41,7 +45,8 @@ class Files {
   ~Files() {
     for (int fd : fds_) ::close(fd);
   }
-  void read(uint32_t file, uint64_t offset, void* dst, uint64_t bytes, const std::string& path, bool evict) const {
+  // Reads exactly `bytes` (or throws, naming the file and offset); returns what pread delivered.
+  uint64_t read(uint32_t file, uint64_t offset, void* dst, uint64_t bytes, const std::string& path, bool evict) const {
     uint8_t* p = static_cast<uint8_t*>(dst);
     uint64_t done = 0;
     while (done < bytes) {
@@ -51,37 +56,70 @@ class Files {
       done += uint64_t(n);
     }
     if (evict) ::posix_fadvise(fds_[file], off_t(offset), off_t(bytes), POSIX_FADV_DONTNEED);
+    return done;
   }
 
  private:
   std::vector<int> fds_;
 };
 
-// Byte ranges of tensor t that rank r holds: the whole tensor, once per replica, or the slices of
-// its experts in a fused/stacked tensor.
-std::vector<std::pair<uint64_t, uint64_t>> rangesOf(const Checkpoint& c, const TensorRecord& t, const plan::HeldTensor& h,
-                                                    const std::vector<int64_t>& rankExperts) {
-  const uint64_t E = uint64_t(std::max<int64_t>(0, c.model.numExperts));
-  const bool sliced = t.role == Role::RoutedExpert && t.expert < 0 && t.layout != Layout::None && !t.shape.empty() && t.shape[0] == E && E > 0;
-  std::vector<std::pair<uint64_t, uint64_t>> r;
-  if (sliced) {
-    const uint64_t per = t.bytes / E;
-    for (int64_t e : rankExperts) r.push_back({uint64_t(e) * per, per});
-  } else {
-    for (uint64_t done = 0; done < h.bytes; done += t.bytes) r.push_back({0, t.bytes});  // replicas repeat
+// The loaded file ranges still in the page cache: mincore over a fresh read-only mapping of each
+// file, every page of a loaded range counted once.
+PageCacheCheck pageCacheLeft(const Checkpoint& c, const std::vector<Chunk>& chunks) {
+  PageCacheCheck out;
+  out.checked = true;
+  const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+  std::map<uint32_t, std::vector<const Chunk*>> byFile;
+  for (const Chunk& ch : chunks)
+    if (ch.bytes) byFile[ch.file].push_back(&ch);
+  for (const auto& [file, list] : byFile) {
+    int fd = ::open(c.files[file].path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st{};
+    if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
+      ::close(fd);
+      continue;
+    }
+    const uint64_t size = uint64_t(st.st_size), pages = (size + page - 1) / page;
+    void* m = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (m == MAP_FAILED) continue;
+    std::vector<unsigned char> resident(pages, 0), counted(pages, 0);
+    if (::mincore(m, size, resident.data()) == 0)
+      for (const Chunk* ch : list)
+        for (uint64_t p = ch->fileOffset / page; p < std::min(pages, (ch->fileOffset + ch->bytes + page - 1) / page); ++p)
+          if (!counted[p]) {
+            counted[p] = 1;
+            out.bytes += page;
+            if (resident[p] & 1) out.cached += page;
+          }
+    ::munmap(m, size);
   }
-  return r;
+  return out;
 }
 
 }  // namespace
 
 unsigned defaultReaders() { return std::clamp(std::thread::hardware_concurrency() / 2, 2u, 8u); }
 
+std::string residencyMismatch(const LoadReport& r) {
+  std::string why;
+  if (r.residentDifference != 0)
+    why = "the readers uploaded " + std::to_string(r.resident) + " bytes, predicted " + std::to_string(r.predicted.resident);
+  const Residency& m = r.residency;
+  if (uint64_t(m.difference < 0 ? -m.difference : m.difference) > m.tolerance)
+    why += std::string(why.empty() ? "" : "; ") + "free memory on the device fell by " + std::to_string(m.used) + " bytes, predicted " +
+           std::to_string(m.predictedFootprint) + " (" + std::to_string(m.arenas) + " allocations rounded to " + std::to_string(m.granularity) +
+           " bytes; tolerance " + std::to_string(m.tolerance) + ")";
+  return why;
+}
+
 Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const LoadOptions& opt) {
   LoadResult res;
   res.store = std::make_unique<WeightStore>(dev);
   LoadReport& rep = res.report;
   auto out = capture([&]() -> bool {
+    auto cancelled = [&] { return opt.cancel && *opt.cancel; };
     const auto tPlan = Clock::now();
     auto planned = plan::planCheckpoint(c, opt.plan);
     if (!planned) throw CoreError(planned.error());
@@ -92,17 +130,36 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     rep.device = dev.name();
     rep.epRank = opt.epRank;
     rep.epSize = ranks;
+
+    // Where everything goes: the held tensors in one set of arenas, the derived buffers (the
+    // planner's own list of them) in another, so freeing the derived ones can give memory back.
+    const plan::DerivedPlan derived = plan::derivedBuffers(c, opt.plan, rp);
+    std::vector<uint64_t> sizes, derivedSizes;
+    for (const auto& h : rp.held) sizes.push_back(h.bytes);
+    for (const auto& d : derived.buffers) derivedSizes.push_back(d.bytes);
+    const ArenaLayout layout = layoutArenas(sizes, kArenaAlignment, opt.arenaBytes);
+    const ArenaLayout derivedLayout = layoutArenas(derivedSizes, kArenaAlignment, opt.arenaBytes);
+    Residency& rs = rep.residency;
+    rs.measured = !dev.isHost();
+    rs.source = dev.isHost() ? "host stand-in bookkeeping" : "free memory reported by " + dev.name();
+    rs.arenas = layout.arenaBytes.size() + derivedLayout.arenaBytes.size();
+    rs.reserved = layout.reserved() + derivedLayout.reserved();
+    rs.slack = layout.slack() + derivedLayout.slack();
+    rs.granularity = dev.granularity();
+    rs.tolerance = dev.residencyTolerance();
+    rs.predictedFootprint = layout.footprint(rs.granularity) + derivedLayout.footprint(rs.granularity);
     rep.before = dev.memory();
     rep.phases.push_back({"plan", since(tPlan), 0});
 
     // OOM guard: refuse before allocating anything when the peak cannot fit.
-    if (opt.preflight && rp.peak + opt.plan.reserved > rep.before.free)
-      fail(ErrorCode::Io, "predicted load peak " + std::to_string(rp.peak) + " bytes (+" + std::to_string(opt.plan.reserved) + " reserved) exceeds the " +
+    const uint64_t peak = rs.predictedFootprint + rp.transient;
+    if (opt.preflight && peak + opt.plan.reserved > rep.before.free)
+      fail(ErrorCode::Io, "predicted load peak " + std::to_string(peak) + " bytes (+" + std::to_string(opt.plan.reserved) + " reserved) exceeds the " +
                               std::to_string(rep.before.free) + " bytes free on " + dev.name() + "; use more EP ranks, --skip / --defer, or a larger device");
 
     for (const auto& s : rp.skipped) {
       const auto& t = c.tensors[s.tensor];
-      res.store->defer({t.name, c.files[t.file].path, s.reason, t.offset, t.bytes});
+      res.store->defer({t.name, c.files[t.file].path, s.reason, t.offset, s.bytes});
     }
 
     // This rank's experts per layer, worked out once per layer (not once per held tensor: Kimi-K2
@@ -114,38 +171,48 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
       return it->second;
     };
 
-    // Allocate one buffer per held tensor and cut the reads into chunks.
+    // The arenas, each tensor a view into one, and the reads cut into chunks.
     const auto tAlloc = Clock::now();
-    std::vector<Chunk> chunks;
-    uint64_t total = 0;
     for (const auto& h : rp.held) {
-      if (opt.cancel && *opt.cancel) fail(ErrorCode::Usage, "cancelled");
       const TensorRecord& t = c.tensors[h.tensor];
       if (t.cut) fail(ErrorCode::Io, "cannot load: its data runs past the end of the file (cut)", c.files[t.file].path, t.offset, t.name);
-      auto buf = dev.allocate(h.bytes, t.name);
-      if (!buf) fail(ErrorCode::Io, "allocation failed: " + buf.error().message, c.files[t.file].path, t.offset, t.name);
-      const size_t idx = res.store->tensors().size();
-      res.store->add({t.name, plan::categoryOf(t), buf.value()});
+    }
+    auto firstIn = [](const ArenaLayout& l, uint32_t arena) {
+      for (size_t i = 0; i < l.places.size(); ++i)
+        if (l.places[i].arena == arena) return i;
+      return size_t(0);
+    };
+    auto views = res.store->allocate(layout, [&](uint32_t k) { return c.tensors[rp.held[firstIn(layout, k)].tensor].name; });
+    if (!views) throw CoreError(views.error());
+    std::vector<Chunk> chunks;
+    uint64_t total = 0;
+    for (size_t i = 0; i < rp.held.size(); ++i) {
+      const plan::HeldTensor& h = rp.held[i];
+      const TensorRecord& t = c.tensors[h.tensor];
+      const View& v = views.value()[i];
+      res.store->add({t.name, plan::categoryOf(t), v.buffer, v.arena});
       uint64_t at = 0;
       // A fused or stacked tensor is sliced by this rank's experts in its own layer (a per-layer
       // EPLB map gives each MoE layer a row of its own).
-      for (auto [off, len] : rangesOf(c, t, h, rankExperts(t.layer))) {
+      for (auto [off, len] : plan::residentParts(c, t, h, rankExperts(t.layer))) {
         for (uint64_t done = 0; done < len; done += opt.stagingBytes) {
           const uint64_t n = std::min(opt.stagingBytes, len - done);
-          chunks.push_back({idx, t.file, t.offset + off + done, at + done, n});
+          chunks.push_back({i, t.file, plan::categoryOf(t), t.offset + off + done, at + done, n});
         }
         at += len;
       }
       total += h.bytes;
     }
-    rep.phases.push_back({"allocate", since(tAlloc), total});
+    rep.phases.push_back({"allocate", since(tAlloc), rs.reserved});
 
     // Readers pread into their staging ring and upload; a buffer is reused only after its
-    // stream has finished with it, so reading overlaps the copies.
+    // stream has finished with it, so reading overlaps the copies. What they read is counted
+    // from pread's own returns, by category: the resident bytes the report gives.
     const auto tRead = Clock::now();
     const Files files(c);
     std::atomic<size_t> next{0};
     std::atomic<uint64_t> done{0};
+    std::array<std::atomic<uint64_t>, plan::kCategories> readBytes{};
     std::mutex errMu;
     std::optional<Error> firstError;  // under errMu
     std::atomic<bool> failed{false};  // read by the other readers between chunks
@@ -164,14 +231,14 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
           if (!(s = dev.allocateStaging(stagingBytes)))
             fail(ErrorCode::Io, "cannot allocate " + std::to_string(stagingBytes) + " bytes of staging memory on " + dev.name());
         for (size_t i; (i = next.fetch_add(1)) < chunks.size();) {
-          if ((opt.cancel && *opt.cancel) || failed) break;
+          if (cancelled() || failed) break;
           const Chunk& ch = chunks[i];
           const int stream = streamOf(k);
           if (inFlight[k]) {
             auto s = dev.synchronize(stream);
             if (!s) throw CoreError(s.error());
           }
-          files.read(ch.file, ch.fileOffset, staging[k], ch.bytes, c.files[ch.file].path, opt.evictPageCache);
+          readBytes[size_t(ch.category)] += files.read(ch.file, ch.fileOffset, staging[k], ch.bytes, c.files[ch.file].path, opt.evictPageCache);
           auto u = dev.upload(res.store->tensors()[ch.tensor].buffer, ch.bufferOffset, staging[k], ch.bytes, stream);
           if (!u) fail(ErrorCode::Io, "upload failed: " + u.error().message, {}, std::nullopt, res.store->tensors()[ch.tensor].name);
           inFlight[k] = true;
@@ -200,15 +267,16 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     for (unsigned r = 0; r < readers; ++r) threads.emplace_back(reader, r);
     for (auto& t : threads) t.join();
     if (firstError) throw CoreError(*firstError);
-    if (opt.cancel && *opt.cancel) fail(ErrorCode::Usage, "cancelled");
+    if (cancelled()) fail(ErrorCode::Usage, "cancelled");
     rep.phases.push_back({"read+upload", since(tRead), total});
+    if (opt.evictPageCache) rep.pageCache = pageCacheLeft(c, chunks);
 
     // --verify: every uploaded range read back from the device and compared with the file.
     if (opt.verify) {
       const auto tVerify = Clock::now();
       std::vector<uint8_t> fromFile, fromDevice;
       for (const Chunk& ch : chunks) {
-        if (opt.cancel && *opt.cancel) fail(ErrorCode::Usage, "cancelled");
+        if (cancelled()) fail(ErrorCode::Usage, "cancelled");
         const ResidentTensor& rt = res.store->tensors()[ch.tensor];
         fromFile.resize(ch.bytes);
         fromDevice.resize(ch.bytes);
@@ -225,98 +293,67 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
       rep.phases.push_back({"verify", since(tVerify), rep.verifiedBytes});
     }
 
-    // Derived buffers owned by the store.
+    // Derived buffers, built on the device by its kernels from the planner's list.
     const auto tDerive = Clock::now();
-    uint64_t derivedTotal = 0;
-    std::map<std::string, size_t> byName;
-    for (size_t i = 0; i < res.store->tensors().size(); ++i) byName[res.store->tensors()[i].name] = i;
-    for (const auto& h : rp.held) {
-      if (opt.cancel && *opt.cancel) fail(ErrorCode::Usage, "cancelled");
-      const TensorRecord& t = c.tensors[h.tensor];
-      const LogicalTensor& l = c.logical[t.logical];
-      if (t.role != Role::RoutedExpert || t.component != Component::Weight) continue;
-      const DeviceBuffer& src = res.store->tensors()[byName[t.name]].buffer;
-      auto alloc = [&](uint64_t bytes, const std::string& name) {
-        auto b = dev.allocate(bytes, name);
-        if (!b) fail(ErrorCode::Io, "allocation failed: " + b.error().message, {}, std::nullopt, name);
-        derivedTotal += bytes;
-        return b.value();
-      };
-      if (opt.plan.deriveFusedGateUp && t.projection == Projection::Gate && t.expert >= 0) {
-        // the matching up projection of the same expert
-        for (const auto& h2 : rp.held) {
-          const TensorRecord& u = c.tensors[h2.tensor];
-          if (u.layer != t.layer || u.expert != t.expert || u.projection != Projection::Up || u.component != Component::Weight) continue;
-          const DeviceBuffer& ub = res.store->tensors()[byName[u.name]].buffer;
-          const std::string name = l.name.substr(0, l.name.rfind('.')) + ".gate_up (derived)";
-          DeviceBuffer b = alloc(src.bytes + ub.bytes, name);
-          res.store->addDerived({name, "fused-gate-up", {t.name, u.name}, b});
-          if (auto r = dev.copy(b, 0, src, 0, src.bytes); !r) throw CoreError(r.error());
-          if (auto r = dev.copy(b, src.bytes, ub, 0, ub.bytes); !r) throw CoreError(r.error());
+    auto dviews = res.store->allocate(derivedLayout, [&](uint32_t k) { return derived.buffers[firstIn(derivedLayout, k)].name; });
+    if (!dviews) throw CoreError(dviews.error());
+    std::map<uint32_t, size_t> residentOf;  // tensor index -> its place in the store
+    for (size_t i = 0; i < rp.held.size(); ++i) residentOf[rp.held[i].tensor] = i;
+    auto check = [&](const Result<bool>& r, const std::string& name) {
+      if (!r) fail(ErrorCode::Io, "building " + name + ": " + r.error().message, {}, std::nullopt, name);
+    };
+    for (size_t i = 0; i < derived.buffers.size(); ++i) {
+      if (cancelled()) fail(ErrorCode::Usage, "cancelled");
+      const plan::DerivedSpec& spec = derived.buffers[i];
+      const View& v = dviews.value()[i];
+      DerivedBuffer d{spec.name, plan::derivedKindName(spec.kind), {}, v.buffer, v.arena};
+      for (const auto& src : spec.sources) d.sources.push_back(c.tensors[src.tensor].name);
+      res.store->addDerived(d);
+      auto sourceBuffer = [&](const plan::DerivedSource& src) { return res.store->tensors()[residentOf.at(src.tensor)].buffer; };
+      switch (spec.kind) {
+        case plan::DerivedKind::FusedGateUp: {  // gate then up, device to device
+          uint64_t at = 0;
+          for (const auto& src : spec.sources) {
+            check(dev.copy(v.buffer, at, sourceBuffer(src), src.offset, src.bytes), spec.name);
+            at += src.bytes;
+          }
+          break;
+        }
+        case plan::DerivedKind::Transpose:
+          check(dev.transpose(v.buffer, sourceBuffer(spec.sources[0]), spec.mats, spec.rows, spec.cols, spec.elemBytes), spec.name);
+          break;
+        case plan::DerivedKind::Bf16: {  // the preview's kernels, rows of the rank's experts only
+          auto dec = num::makeDecoder(c, spec.logical);
+          if (!dec) throw CoreError(dec.error());
+          const num::DecodeDesc desc = dec.value()->describe();
+          uint64_t at = 0;
+          for (auto [first, rows] : spec.rowRanges) {
+            check(dev.decodeBf16(desc, first, rows, v.buffer, at), spec.name);
+            at += rows * spec.cols * 2;
+          }
+          break;
         }
       }
-      if (opt.plan.deriveTranspose && plan::buildsTransposedTwin(c, t)) {
-        const std::string name = t.name + " (transposed)";
-        DeviceBuffer b = alloc(src.bytes, name);
-        res.store->addDerived({name, "transpose", {t.name}, b});
-        if (dev.isHost()) {  // [.., R, C] -> [.., C, R] per matrix; the CUDA backend does it on device
-          const uint64_t esz = t.dtype->blockBytes, R = t.shape[t.shape.size() - 2], C = t.shape.back();
-          const uint64_t mats = src.bytes / (R * C * esz);
-          for (uint64_t m = 0; m < mats; ++m)
-            for (uint64_t i = 0; i < R; ++i)
-              for (uint64_t j = 0; j < C; ++j)
-                std::memcpy(static_cast<uint8_t*>(b.ptr) + (m * R * C + j * R + i) * esz, static_cast<const uint8_t*>(src.ptr) + (m * R * C + i * C + j) * esz, esz);
-        } else if (auto r = dev.copy(b, 0, src, 0, src.bytes); !r) {
-          throw CoreError(r.error());
-        }
-      }
-      if (opt.plan.deriveBf16 && plan::buildsBf16Twin(c, t)) {
-        // BF16 copy of the rank's part of this quantized expert weight, dequantized by the CPU
-        // reference and uploaded (the same bytes the GPU kernels produce).
-        auto dec = num::makeDecoder(c, t.logical);
-        if (!dec) continue;
-        const auto& d = *dec.value();
-        const uint64_t E = uint64_t(std::max<int64_t>(1, c.model.numExperts));
-        const bool sliced = t.expert < 0 && d.shape().size() == 3 && d.shape()[0] == E;
-        std::vector<std::pair<uint64_t, uint64_t>> rows;  // (first row, count)
-        if (sliced)
-          for (int64_t e : rankExperts(t.layer)) rows.push_back({uint64_t(e) * (d.rows() / E), d.rows() / E});
-        else
-          rows.push_back({0, d.rows()});
-        uint64_t n = 0;
-        for (auto [f, k] : rows) n += k * d.cols();
-        const std::string name = l.name + " (bf16)";
-        DeviceBuffer b = alloc(n * 2, name);
-        res.store->addDerived({name, "bf16", {t.name}, b});
-        std::vector<float> fbuf;
-        std::vector<uint16_t> hbuf;
-        uint64_t at = 0;
-        for (auto [f, k] : rows) {
-          fbuf.resize(k * d.cols());
-          hbuf.resize(k * d.cols());
-          d.decode(f, k, fbuf.data());
-          for (size_t i = 0; i < fbuf.size(); ++i) hbuf[i] = num::toBf16Rne(fbuf[i]);
-          if (auto r = dev.upload(b, at, hbuf.data(), hbuf.size() * 2, 0); !r) throw CoreError(r.error());
-          if (auto r = dev.synchronize(0); !r) throw CoreError(r.error());
-          at += hbuf.size() * 2;
-        }
-      }
+      rep.derivedBytes += spec.bytes;
     }
-    rep.phases.push_back({"derive", since(tDerive), derivedTotal});
+    rep.phases.push_back({"derive", since(tDerive), rep.derivedBytes});
+    rep.notes.insert(rep.notes.end(), derived.notes.begin(), derived.notes.end());
 
-    for (const auto& t : res.store->tensors()) rep.bytes[size_t(t.category)] += t.buffer.bytes;
+    for (int k = 0; k < plan::kCategories; ++k)
+      if (k != plan::Deferred) {
+        rep.bytes[size_t(k)] = readBytes[size_t(k)].load();
+        rep.resident += rep.bytes[size_t(k)];
+      }
     for (const auto& d : res.store->deferred())
       if (d.reason == "deferred") rep.bytes[plan::Deferred] += d.bytes;
-    for (int k = 0; k < plan::kCategories; ++k)
-      if (k != plan::Deferred) rep.resident += rep.bytes[size_t(k)];
-    rep.derivedBytes = derivedTotal;
     for (const auto& h : rp.held)
       if (isScaleComponent(c.tensors[h.tensor].component)) rep.scaleBytes += h.bytes;
     rep.residentDifference = int64_t(rep.resident) - int64_t(rp.resident);
-    rep.derivedDifference = int64_t(rep.derivedBytes) - int64_t(rp.derived);
     if (opt.plan.deriveTranspose) rep.notes.push_back("transposed twins are built for BF16/F16/F32 expert weights only");
-    if (opt.evictPageCache) rep.notes.push_back("page-cache eviction is ignored by the kernel for ranges the catalog still maps");
     rep.after = dev.memory();
+    rs.used = int64_t(rep.before.free) - int64_t(rep.after.free);
+    rs.difference = rs.used - int64_t(rs.predictedFootprint);
+    rs.mismatch = !residencyMismatch(rep).empty();
     return true;
   });
   if (!out) {

@@ -1,7 +1,8 @@
 // The full load: stream a checkpoint, or one EP rank of it, onto a device through a ring of
-// staging buffers filled by reader threads (pread) and uploaded on several streams; one
-// allocation per tensor; deferred tensors recorded; derived buffers built; a residency report
-// with the planner's prediction beside the measurement. Failure or cancel frees everything.
+// staging buffers filled by reader threads (pread) and uploaded on several streams, into a few
+// arenas (tensors are views into them); deferred tensors recorded; derived buffers built on the
+// device by its kernels; a residency report with the prediction beside what the device and the
+// readers measured (docs/load.md). Failure or cancel frees everything.
 #pragma once
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/load/arena.h"
 #include "core/load/weight_store.h"
 #include "core/model/checkpoint.h"
 #include "core/plan/ep_plan.h"
@@ -29,6 +31,7 @@ struct LoadOptions {
   unsigned readers = defaultReaders();  // reader threads (--readers)
   unsigned buffersPerReader = 3;        // staging ring depth per reader
   uint64_t stagingBytes = 32 << 20;     // bytes per staging buffer (--staging)
+  uint64_t arenaBytes = kArenaBytes;   // an arena closes past this size (tests make it small)
   bool preflight = true;             // refuse when the predicted peak exceeds free memory
   // Read every uploaded byte back from the device and compare it with the file (--verify): a
   // mismatch fails the load naming the tensor and the file offset.
@@ -43,19 +46,50 @@ struct PhaseTiming {
   uint64_t bytes = 0;
 };
 
+// The device's own account of the load beside the prediction. The prediction is the arena layout
+// rounded to the allocator's granularity; the measurement is the fall in the device's free memory
+// (CUDA: cudaMemGetInfo) - something that can disagree with it. The host stand-in's "free memory"
+// is its own bookkeeping: reported, and never called measured.
+struct Residency {
+  bool measured = false;             // the figure comes from the device, not a stand-in
+  std::string source;                // "cudaMemGetInfo", "host stand-in bookkeeping"
+  uint64_t arenas = 0;               // allocations made (tensors and derived buffers)
+  uint64_t reserved = 0;             // bytes the arenas asked the allocator for
+  uint64_t slack = 0;                // of which alignment padding
+  uint64_t granularity = 0;          // the allocator rounds each allocation to this
+  uint64_t predictedFootprint = 0;   // the arenas rounded to the granularity
+  int64_t used = 0;                  // free memory before - after
+  int64_t difference = 0;            // used - predictedFootprint
+  uint64_t tolerance = 0;            // how far free memory may move besides the allocations
+  bool mismatch = false;             // |difference| > tolerance, or bytes read != predicted resident
+};
+
+// After --evict-page-cache: the loaded file ranges still in the page cache (mincore on a fresh
+// mapping), pages rounded outwards.
+struct PageCacheCheck {
+  bool checked = false;
+  uint64_t bytes = 0, cached = 0;
+};
+
 struct LoadReport {
   std::string device;
   int epRank = 0, epSize = 1;
   DeviceMemory before, after;
-  std::array<uint64_t, plan::kCategories> bytes{};  // resident by category (deferred: on disk)
+  // Bytes the readers read from the files and uploaded, by category (counted from what pread
+  // returned); Deferred: the deferred tensors' share, left on disk.
+  std::array<uint64_t, plan::kCategories> bytes{};
   uint64_t resident = 0, derivedBytes = 0, scaleBytes = 0;
   uint64_t verifiedBytes = 0;        // uploaded bytes read back and found equal to the file (--verify)
   plan::RankPlan predicted;          // the planner's numbers for this rank
-  int64_t residentDifference = 0;    // measured - predicted
-  int64_t derivedDifference = 0;
+  int64_t residentDifference = 0;    // bytes read - predicted resident
+  Residency residency;
+  PageCacheCheck pageCache;
   std::vector<PhaseTiming> phases;
   std::vector<std::string> notes;
 };
+
+// The WS-L002 message when the load's residency disagrees with its prediction; empty when it agrees.
+std::string residencyMismatch(const LoadReport& r);
 
 struct LoadResult {
   std::unique_ptr<WeightStore> store;

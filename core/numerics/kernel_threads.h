@@ -41,18 +41,41 @@ WS_HD void blocksThread(const DecodeDesc& d, uint64_t firstBlock, uint64_t nbloc
   for (uint64_t i = t.first(); i < nblocks; i += t.stride()) decodeGgufBlock(d, firstBlock + i, out + i * d.blockElems);
 }
 
-// The same as BF16, rounded to nearest even (hdToBf16Rne), for the preview and derived buffers.
-WS_HD void elementsBf16Thread(const DecodeDesc& d, uint64_t rows, uint16_t* out, ThreadIndex t) {
+// Rows [firstRow, firstRow + rows) as BF16, rounded to nearest even (hdToBf16Rne), for the
+// preview and the load's derived buffers.
+WS_HD void elementsBf16Thread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, uint16_t* out, ThreadIndex t) {
   const uint64_t n = rows * d.cols;
-  for (uint64_t i = t.first(); i < n; i += t.stride()) out[i] = hdToBf16Rne(decodeElement(d, i / d.cols, i % d.cols));
+  for (uint64_t i = t.first(); i < n; i += t.stride()) out[i] = hdToBf16Rne(decodeElement(d, firstRow + i / d.cols, i % d.cols));
 }
 
-WS_HD void blocksBf16Thread(const DecodeDesc& d, uint64_t nblocks, uint16_t* out, ThreadIndex t) {
+WS_HD void blocksBf16Thread(const DecodeDesc& d, uint64_t firstBlock, uint64_t nblocks, uint16_t* out, ThreadIndex t) {
   float y[256];
   for (uint64_t i = t.first(); i < nblocks; i += t.stride()) {
-    decodeGgufBlock(d, i, y);
+    decodeGgufBlock(d, firstBlock + i, y);
     for (uint32_t k = 0; k < d.blockElems; ++k) out[i * d.blockElems + k] = hdToBf16Rne(y[k]);
   }
+}
+
+// The transposed twin: `mats` row-major [rows, cols] matrices of `elemBytes`-byte elements, each
+// written as [cols, rows]. One thread per destination element, so the stores are coalesced.
+WS_HD void transposeThread(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes, ThreadIndex t) {
+  const uint64_t per = rows * cols, n = mats * per;
+  for (uint64_t i = t.first(); i < n; i += t.stride()) {
+    const uint64_t m = i / per, k = i % per;
+    const uint64_t c = k / rows, r = k % rows;  // destination [c, r] of matrix m
+    const uint8_t* from = src + (m * per + r * cols + c) * elemBytes;
+    uint8_t* to = dst + i * elemBytes;
+    for (uint32_t b = 0; b < elemBytes; ++b) to[b] = from[b];
+  }
+}
+
+// Runs a kernel body for every thread of its grid on the CPU, as the GPU would (in block and thread
+// order; every body writes disjoint elements, so the order does not matter there either): what the
+// host backend builds derived buffers with, and what the tests prove the geometry by.
+template <class Body>
+void emulateGrid(LaunchGrid g, Body body) {
+  for (uint64_t b = 0; b < g.blocks; ++b)
+    for (uint64_t t = 0; t < g.threads; ++t) body(ThreadIndex{b, t, g.blocks, g.threads});
 }
 
 }  // namespace ws::num

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/model/quant_scheme.h"
+#include "core/plan/derived_buffers.h"
 #include "core/util/glob.h"
 
 namespace ws::plan {
@@ -28,6 +29,33 @@ bool buildsTransposedTwin(const Checkpoint& c, const TensorRecord& t) {
 }
 
 bool buildsBf16Twin(const Checkpoint& c, const TensorRecord& t) { return schemeInfo(c.logical[t.logical].scheme).quantized; }
+
+bool slicedByExpert(const Checkpoint& c, const TensorRecord& t) {
+  const uint64_t E = uint64_t(std::max<int64_t>(0, c.model.numExperts));
+  return E > 0 && t.role == Role::RoutedExpert && t.expert < 0 && t.layout != Layout::None && !t.shape.empty() && t.shape[0] == E;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> residentParts(const Checkpoint& c, const TensorRecord& t, const HeldTensor& h, const std::vector<int64_t>& rankExperts) {
+  std::vector<std::pair<uint64_t, uint64_t>> parts;
+  if (slicedByExpert(c, t)) {
+    const uint64_t per = t.bytes / uint64_t(c.model.numExperts);
+    for (int64_t e : rankExperts) parts.push_back({uint64_t(e) * per, per});
+  } else if (t.bytes == 0) {
+    parts.push_back({0, 0});
+  } else {
+    for (uint64_t done = 0; done < h.bytes; done += t.bytes) parts.push_back({0, t.bytes});  // replicas repeat
+  }
+  return parts;
+}
+
+std::vector<SkippedTensor> notUploaded(const PlanResult& r) {
+  std::map<uint32_t, SkippedTensor> seen;
+  for (const auto& rp : r.ranks)
+    for (const auto& s : rp.skipped) seen.try_emplace(s.tensor, s);
+  std::vector<SkippedTensor> out;
+  for (auto& [i, s] : seen) out.push_back(s);
+  return out;
+}
 
 size_t mapRowOf(const ModelDescription& m, const Placement& p, int layer) {
   if (p.layerRows() <= 1) return 0;
@@ -103,7 +131,6 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
 
     for (uint32_t i = 0; i < c.tensors.size(); ++i) {
       const TensorRecord& t = c.tensors[i];
-      const LogicalTensor& l = c.logical[t.logical];
       const Category cat = categoryOf(t);
       if (t.role == Role::Mtp && t.name.rfind("mtp.", 0) != 0) glmStyleMtp = true;
       // Not uploaded at all: the same on every rank.
@@ -116,7 +143,7 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
 
       const bool routed = t.role == Role::RoutedExpert && E > 0;
       const bool perExpert = routed && t.expert >= 0;
-      const bool sliced = routed && t.expert < 0 && (t.layout != Layout::None) && !t.shape.empty() && t.shape[0] == E;
+      const bool sliced = slicedByExpert(c, t);
       auto rowIt = rowOf.find(t.layer);
       const size_t row = rowIt != rowOf.end() ? rowIt->second : 0;
 
@@ -130,11 +157,8 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
 
       for (int r = 0; r < pl.epSize; ++r) {
         RankPlan& rp = res.ranks[size_t(r)];
-        if (!skip.empty()) {
-          rp.skipped.push_back({i, skip});
-          if (skip == "deferred") rp.bytes[Deferred] += t.bytes;
-          continue;
-        }
+        // The rank's share first: a tensor this rank does not hold is neither loaded nor deferred
+        // by it (another rank's expert deferred is that rank's business).
         uint64_t bytes = t.bytes;
         if (perExpert) {
           const uint32_t n = uint64_t(t.expert) < E ? copies[size_t(r)][row][size_t(t.expert)] : 0;
@@ -143,27 +167,19 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
         } else if (sliced) {
           uint64_t slots = 0;
           for (uint64_t e = 0; e < E; ++e) slots += copies[size_t(r)][row][e];
+          if (slots == 0) continue;  // none of this layer's experts on this rank
           bytes = sliceBytes(t.bytes, E, slots);
         } else if (opt.tp > 1 && (cat == Attention || cat == DenseMlp)) {
           bytes = (t.bytes + uint64_t(opt.tp) - 1) / uint64_t(opt.tp);
         }
+        if (!skip.empty()) {
+          rp.skipped.push_back({i, skip, bytes});
+          if (skip == "deferred") rp.bytes[Deferred] += bytes;
+          continue;
+        }
         rp.held.push_back({i, bytes});
         rp.bytes[cat] += bytes;
         if (isScaleComponent(t.component)) rp.scaleBytes += bytes;
-
-        // Derived buffers the loader would build from what this rank holds.
-        if (routed && t.component == Component::Weight) {
-          if (opt.deriveTranspose && buildsTransposedTwin(c, t)) rp.derived += bytes;
-          if (opt.deriveBf16 && buildsBf16Twin(c, t)) {
-            uint64_t weightParams = l.parameters;  // the weight's own elements, biases aside
-            for (uint32_t mi : l.members)
-              if (c.tensors[mi].component == Component::Bias) weightParams -= c.tensors[mi].elements();
-            const uint64_t perExpertParams = t.expert >= 0 ? weightParams : weightParams / std::max<uint64_t>(1, E);
-            const uint64_t experts = t.expert >= 0 ? bytes / std::max<uint64_t>(1, t.bytes) : (t.bytes ? bytes / (t.bytes / E) : 0);
-            rp.derived += perExpertParams * experts * 2;
-          }
-          if (opt.deriveFusedGateUp && (t.projection == Projection::Gate || t.projection == Projection::Up)) rp.derived += bytes;
-        }
       }
       if (t.numaNode >= 0) {
         if (res.numaBytes.size() <= size_t(t.numaNode)) res.numaBytes.resize(size_t(t.numaNode) + 1, 0);
@@ -173,6 +189,9 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
     if (glmStyleMtp)
       res.notes.push_back("MTP layers " + std::string(m.mtpLayers.empty() ? "" : "declared by config ") +
                           "sit under the main layer prefix with no 'mtp.' (GLM / DeepSeek style): replicated on every rank, their experts included");
+
+    // Derived buffers the loader would build from what each rank holds: the loader's own list.
+    for (auto& rp : res.ranks) rp.derived = derivedBuffers(c, opt, rp).bytes();
 
     double sum = 0, mx = 0;
     for (auto& rp : res.ranks) {

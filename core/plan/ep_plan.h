@@ -40,6 +40,7 @@ struct HeldTensor {
 struct SkippedTensor {
   uint32_t tensor;
   std::string reason;  // "deferred", "activation scale", "mtp"
+  uint64_t bytes = 0;  // the rank's share it would have held
 };
 
 struct RankPlan {
@@ -65,11 +66,22 @@ struct PlanResult {
   std::vector<std::string> notes;
 };
 
+// Every tensor some rank would hold and none uploads (deferred, skipped), once, in tensor order.
+std::vector<SkippedTensor> notUploaded(const PlanResult& r);
+
 // Derived buffers of a routed expert weight, for the planner's prediction and the loader's build
 // alike (from the scheme table, so the two cannot disagree): a transposed twin of plain float
 // storage, a BF16 twin of anything quantized.
 bool buildsTransposedTwin(const Checkpoint& c, const TensorRecord& t);
 bool buildsBf16Twin(const Checkpoint& c, const TensorRecord& t);
+
+// A routed-expert tensor stored with every expert along dim 0 (stacked, or fused gate_up/down):
+// each rank holds the slices of its own experts, one after another.
+bool slicedByExpert(const Checkpoint& c, const TensorRecord& t);
+// The parts (offset within the tensor, bytes) a rank's resident copy of a held tensor is made of,
+// in order: the whole tensor (once per EPLB replica of its expert), or the slices of the rank's
+// experts in the tensor's layer (`rankExperts`, as expertsOnRank gives them).
+std::vector<std::pair<uint64_t, uint64_t>> residentParts(const Checkpoint& c, const TensorRecord& t, const HeldTensor& h, const std::vector<int64_t>& rankExperts);
 
 // The row of the placement map for `layer` (one row serves every MoE layer, or one row per MoE
 // layer in order), and the logical experts rank `rank` holds in that layer, sorted (an EPLB

@@ -62,7 +62,7 @@ const std::vector<RuleInfo>& rules() {
       {"WS-R005", "runtime-dtypes", "compatibility", S::Info, "a dtype outside the seed runtime's set (BF16, F32, U8, I8, F8_E4M3, F8_E8M0, I64)", "the seed runtime refuses the file at load", "seed"},
       // full load (validate --full-load)
       {"WS-L001", "load-failed", "load", S::Error, "the checkpoint (or EP rank) could not be loaded onto the device", "the message names the tensor and the cause; nothing stays allocated"},
-      {"WS-L002", "residency-mismatch", "load", S::Error, "resident bytes after the load differ from the planner's prediction", "a tensor was loaded twice, partly, or not at all"},
+      {"WS-L002", "residency-mismatch", "load", S::Error, "the device's free memory, or the bytes the readers uploaded, differ from the prediction", "an allocator that pads; a tensor loaded twice, partly, or not at all"},
       {"WS-L003", "load-summary", "load", S::Info, "what the load put on the device, and how fast", "see weightscope load for the full residency report"},
       // against a reference checkpoint (validate --against REF)
       {"WS-D001", "moved-from-reference", "diff", S::Error, "a tensor moved more than --max-rel-error from the reference (relative Frobenius error)", "requantize it with better scales, or accept a larger error for this scheme"},

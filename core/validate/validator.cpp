@@ -552,7 +552,7 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
 }
 
 void loadRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt) {
-  auto backend = load::makeBackend(opt.device);
+  auto backend = opt.makeBackend(opt.device);
   if (!backend) {
     sink.add("WS-L001", backend.error().message, {});
     return;
@@ -573,12 +573,11 @@ void loadRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt) {
     return;
   }
   const auto& rep = r.value().report;
-  if (rep.residentDifference != 0)
-    sink.add("WS-L002", "resident " + std::to_string(rep.resident) + " bytes, predicted " + std::to_string(rep.predicted.resident), {});
+  if (const std::string why = load::residencyMismatch(rep); !why.empty()) sink.add("WS-L002", why, {});
   double seconds = 0;
   for (const auto& p : rep.phases) seconds += p.seconds;
   sink.add("WS-L003", "EP rank " + std::to_string(rep.epRank) + " of " + std::to_string(rep.epSize) + " on " + rep.device + ": " + formatBytes(rep.resident) + " in " +
-                          std::to_string(r.value().store->tensors().size()) + " allocations, " + std::to_string(r.value().store->deferred().size()) + " deferred, " +
+                          std::to_string(rep.residency.arenas) + " allocations, " + std::to_string(r.value().store->deferred().size()) + " deferred, " +
                           std::to_string(seconds) + " s",
            {});
   r.value().store->release();

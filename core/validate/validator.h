@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/load/device_backend.h"
 #include "core/model/checkpoint.h"
 #include "core/numerics/scale_stats.h"
 #include "core/plan/placement.h"
@@ -27,6 +28,8 @@ struct ValidateOptions {
   // --full-load: load the checkpoint (one EP rank of it) and report residency findings.
   bool fullLoad = false;
   std::string device = "host";
+  // Builds the backend named by `device` (tests put in a stand-in whose allocator misbehaves).
+  std::function<Result<std::unique_ptr<load::DeviceBackend>>(const std::string&)> makeBackend = load::makeBackend;
   int epSize = 1, epRank = 0;
   plan::PlacementSpec placement;
   // --against REF: match every tensor with the reference checkpoint (any format), dequantize both

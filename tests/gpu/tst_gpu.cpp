@@ -118,22 +118,48 @@ static void loads(const Checkpoint& c, const std::string& label) {
       load::LoadOptions o;
       o.plan.placement = placement.value();
       o.epRank = rank;
+      o.plan.deriveFusedGateUp = o.plan.deriveTranspose = o.plan.deriveBf16 = true;
       o.verify = true;  // every uploaded byte read back from the device and compared with the file
       auto r = load::loadCheckpoint(c, *dev.value(), o);
       CHECK(r.ok() && r.value().report.residentDifference == 0, "%s EP%d rank %d: load %s", label.c_str(), ep, rank, r.ok() ? "differs" : r.error().describe().c_str());
-      CHECK(r.ok() && r.value().report.verifiedBytes == r.value().report.resident, "%s EP%d rank %d: %llu of %llu resident bytes read back equal to the file",
-            label.c_str(), ep, rank, r.ok() ? (unsigned long long)r.value().report.verifiedBytes : 0ull, r.ok() ? (unsigned long long)r.value().report.resident : 0ull);
-      if (r.ok()) r.value().store->release();
+      if (!r.ok()) continue;
+      const auto& rep = r.value().report;
+      CHECK(rep.verifiedBytes == rep.resident, "%s EP%d rank %d: %llu of %llu resident bytes read back equal to the file", label.c_str(), ep, rank,
+            (unsigned long long)rep.verifiedBytes, (unsigned long long)rep.resident);
+      // The device's free memory against the predicted footprint: the measurement the load issue asks for.
+      const auto& m = rep.residency;
+      std::printf("%s EP%d rank %d: free memory fell by %lld bytes, predicted %llu (%llu allocations), difference %lld, tolerance %llu\n", label.c_str(), ep, rank,
+                  (long long)m.used, (unsigned long long)m.predictedFootprint, (unsigned long long)m.arenas, (long long)m.difference, (unsigned long long)m.tolerance);
+      CHECK(m.measured && !m.mismatch, "%s EP%d rank %d: residency mismatch: %s", label.c_str(), ep, rank, load::residencyMismatch(rep).c_str());
+      // Derived buffers built on the device equal the host stand-in's (proven against independent
+      // references in tst_load), byte for byte.
+      load::HostBackend host;
+      auto ref = load::loadCheckpoint(c, host, o);
+      CHECK(ref.ok() && ref.value().store->derived().size() == r.value().store->derived().size(), "%s: host derived buffers", label.c_str());
+      if (ref.ok())
+        for (size_t i = 0; i < ref.value().store->derived().size() && i < r.value().store->derived().size(); ++i) {
+          const auto& want = ref.value().store->derived()[i];
+          const auto& got = r.value().store->derived()[i];
+          std::vector<uint8_t> bytes(got.buffer.bytes);
+          auto d = dev.value()->download(got.buffer, 0, bytes.data(), bytes.size());
+          CHECK(d.ok() && got.name == want.name && bytes.size() == want.buffer.bytes && std::memcmp(bytes.data(), want.buffer.ptr, bytes.size()) == 0,
+                "%s EP%d rank %d: derived %s differs from the CPU", label.c_str(), ep, rank, got.name.c_str());
+        }
+      r.value().store->release();
       CHECK(dev.value()->liveAllocations() == 0, "%s: live allocations after release", label.c_str());
     }
   }
-  for (uint64_t k : {uint64_t(1), uint64_t(5), uint64_t(c.tensors.size())}) {
+  // Small arenas, so an injected failure can hit the first, a middle and the last allocation.
+  for (uint64_t k : {uint64_t(1), uint64_t(5), uint64_t(12)}) {
     auto dev = kernels::makeCudaBackend(0);
     load::FaultyBackend faulty(*dev.value(), k);
     load::LoadOptions o;
     o.plan.placement = plan::makePlacement(plan::PlacementKind::Linear, plan::Remainder::First, 1, c.model.numExperts).value();
+    o.arenaBytes = 256 << 10;
+    o.plan.deriveBf16 = true;
     auto r = load::loadCheckpoint(c, faulty, o);
-    CHECK(!r.ok() && dev.value()->liveAllocations() == 0, "%s: injected failure %llu leaves %llu live", label.c_str(), (unsigned long long)k,
+    if (r.ok()) r.value().store->release();  // fewer allocations than k: nothing failed
+    CHECK(dev.value()->liveAllocations() == 0, "%s: injected failure %llu leaves %llu live", label.c_str(), (unsigned long long)k,
           (unsigned long long)dev.value()->liveAllocations());
   }
   {
