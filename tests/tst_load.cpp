@@ -8,6 +8,8 @@
 #include <set>
 
 #include <cstring>
+#include <fstream>
+#include <unistd.h>
 
 #include "core/load/loader.h"
 #include "core/numerics/dequant.h"
@@ -159,6 +161,31 @@ class TstLoad : public QObject {
       QCOMPARE(host.liveAllocations(), uint64_t(0));
       QCOMPARE(host.liveBytes(), uint64_t(0));
     }
+  }
+
+  // The host stand-in's memory: zeros uploaded onto unwritten memory take no pages (a sparse
+  // checkpoint's holes), anything else is written - zeros over earlier data included.
+  void hostStandInSkipsOnlyZerosOntoZeros() {
+    load::HostBackend host;
+    const uint64_t size = uint64_t(64) << 20, page = uint64_t(::sysconf(_SC_PAGESIZE));
+    auto rss = [&] {  // resident pages of this process (/proc/self/statm, second field)
+      std::ifstream in("/proc/self/statm");
+      uint64_t total = 0, resident = 0;
+      in >> total >> resident;
+      return resident * page;
+    };
+    std::vector<uint8_t> zeros(size, 0), data(page, 0x5A);
+    auto b = host.allocate(size, "t");
+    QVERIFY(b.ok());
+    const uint64_t before = rss();
+    QVERIFY(host.upload(b.value(), 0, zeros.data(), size, 0).ok());
+    QVERIFY2(rss() < before + size / 8, qPrintable(QString("resident grew by %1 bytes").arg(rss() - before)));
+    QVERIFY(host.upload(b.value(), 3 * page, data.data(), page, 0).ok());
+    QVERIFY(host.upload(b.value(), 3 * page, zeros.data(), page, 0).ok());  // zeros over data: written
+    std::vector<uint8_t> back(size, 1);
+    QVERIFY(host.download(b.value(), 0, back.data(), size).ok());
+    QVERIFY(back == zeros);
+    host.free(b.value());
   }
 
   // The arena layout itself: in order, each buffer aligned, an arena closed when the next buffer

@@ -1,5 +1,5 @@
-// weightscope load PATH [--device cuda:N|host] [--ep-size N --ep-rank R] [--derive ...]
-//                       [--evict-page-cache] [--report FILE]
+// weightscope load PATH [--device cuda:N|host[:DEVICE]] [--ep-size N --ep-rank R] [--derive ...]
+//                       [--evict-page-cache] [--free GLOB] [--report FILE]
 #include <csignal>
 #include <iostream>
 
@@ -13,6 +13,7 @@
 #include "core/load/loader.h"
 #include "core/plan/devices.h"
 #include "core/report/load_report.h"
+#include "core/util/format_bytes.h"
 
 namespace ws::cli {
 
@@ -26,19 +27,22 @@ class LoadCommand : public Command {
   std::string name() const override { return "load"; }
   std::string summary() const override { return "load a checkpoint (or one EP rank) onto a device and report residency"; }
   std::string usage() const override {
-    return "usage: weightscope load PATH [--device cuda:N|host] [--ep-size N --ep-rank R] [--derive LIST]\n"
-           "                        [--evict-page-cache] [--verify] [--report FILE.json] [plan options]\n"
+    return "usage: weightscope load PATH [--device cuda:N|host[:DEVICE]] [--ep-size N --ep-rank R] [--derive LIST]\n"
+           "                        [--evict-page-cache] [--verify] [--free GLOB] [--report FILE.json] [plan options]\n"
            "  --verify       read every uploaded byte back from the device and compare it with the file\n"
            "  --readers N    reader threads (default: half the cores, 2 to 8)\n"
            "  --staging SIZE bytes per staging buffer, e.g. 64MiB (default 32MiB; 3 per reader, pinned on CUDA)\n"
            "  --device       cuda (first GPU), cuda:N, or host (host memory with the same bookkeeping;\n"
-           "                 the default when no GPU is present)\n"
+           "                 the default when no GPU is present); host:H200-141GB or host:80GiB stands in\n"
+           "                 for a GPU of that capacity\n"
+           "  --free GLOB    after the load, free the tensors and derived buffers matching GLOB, and report\n"
+           "                 what came back to the device\n"
            "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
            "  --placement, --remainder, --skip-activation-scales, --skip-mtp, --defer GLOB, --reserve SIZE as in plan\n"
            "  --report FILE  the weightscope.load/2 residency report (docs/load.md); Ctrl-C cancels\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "defer", "reserve", "readers", "staging"},
+    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "defer", "reserve", "readers", "staging", "free"},
            {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json", "verify"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
@@ -96,13 +100,23 @@ class LoadCommand : public Command {
       std::cerr << "live allocations after cleanup: " << backend.value()->liveAllocations() << "\n";
       return kExitFindings;
     }
+    nlohmann::json doc = loadJson(c, r.value());
+    std::string freedText;
+    if (a.has("free")) {
+      // The seed runtime's free_matching: views dropped, and arenas left empty handed back.
+      const load::Freed f = r.value().store->freeMatching(a.get("free"));
+      const load::DeviceMemory m = backend.value()->memory();
+      doc["freed"] = {{"glob", a.get("free")}, {"views", f.views}, {"bytes", f.bytes}, {"arenas", f.arenas}, {"arena_bytes", f.arenaBytes}, {"free_after", m.free}};
+      freedText = "freed     " + std::to_string(f.views) + " tensors/buffers matching " + a.get("free") + " (" + formatBytes(f.bytes) + "); " +
+                  std::to_string(f.arenas) + " arenas (" + formatBytes(f.arenaBytes) + ") back to the device, free now " + formatBytes(m.free) + "\n";
+    }
     if (a.has("report")) {
       AtomicFile f(a.get("report"));
-      f.write(loadJson(c, r.value()).dump(1) + "\n");
+      f.write(doc.dump(1) + "\n");
       f.commit();
     }
-    if (a.has("json")) std::cout << loadJson(c, r.value()).dump(1) << "\n";
-    else std::cout << loadText(c, r.value());
+    if (a.has("json")) std::cout << doc.dump(1) << "\n";
+    else std::cout << loadText(c, r.value()) << freedText;
     r.value().store->release();
     return kExitOk;
   }

@@ -70,12 +70,16 @@ class DeviceBackend {
 };
 
 // Host memory standing in for a device: same bookkeeping (each allocation takes `rounding` bytes
-// of the stand-in's capacity per started multiple), optional capacity to test budgets.
+// of the stand-in's capacity per started multiple), optional capacity to test budgets or to stand
+// in for a named GPU. Allocations are fresh anonymous mappings, zero until written, and an upload
+// of zeros onto zeros writes nothing: a checkpoint written sparse (holes) loads on the stand-in
+// without the memory its size would take, byte-exact all the same.
 class HostBackend : public DeviceBackend {
  public:
-  explicit HostBackend(uint64_t capacity = UINT64_MAX / 2, int streams = 4, uint64_t rounding = 256) : capacity_(capacity), streams_(streams), rounding_(rounding) {}
+  explicit HostBackend(uint64_t capacity = UINT64_MAX / 2, int streams = 4, uint64_t rounding = 256, std::string name = "host")
+      : capacity_(capacity), streams_(streams), rounding_(rounding), name_(std::move(name)) {}
   ~HostBackend() override;
-  std::string name() const override { return "host"; }
+  std::string name() const override { return name_; }
   bool isHost() const override { return true; }
   DeviceMemory memory() const override;
   uint64_t granularity() const override { return rounding_; }
@@ -99,6 +103,7 @@ class HostBackend : public DeviceBackend {
   uint64_t capacity_;
   int streams_;
   uint64_t rounding_;
+  std::string name_;
   uint64_t next_ = 1, live_ = 0, taken_ = 0;  // taken_: capacity used, allocations rounded up
   std::map<uint64_t, DeviceBuffer> buffers_;
 };
@@ -132,7 +137,9 @@ class FaultyBackend : public DeviceBackend {
   std::atomic<uint64_t> count_{0};
 };
 
-// The backend for "host", "cuda" or "cuda:N" (CUDA only when built with it and a device exists).
+// The backend for "host" (the machine's memory), "host:SIZE" or "host:DEVICE" (a stand-in with a
+// GPU's capacity: "host:H200-141GB", "host:80GiB"), "cuda" or "cuda:N" (CUDA only when built with
+// it and a device exists).
 Result<std::unique_ptr<DeviceBackend>> makeBackend(const std::string& device);
 
 }  // namespace ws::load

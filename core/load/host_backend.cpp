@@ -1,5 +1,8 @@
+#include <cerrno>
 #include <cstdlib>
+#include <unistd.h>
 #include <cstring>
+#include <sys/mman.h>
 
 #include "core/load/device_backend.h"
 #include "core/numerics/kernel_threads.h"
@@ -7,11 +10,21 @@
 namespace ws::load {
 
 namespace {
-constexpr uint64_t kAlignment = 256;  // what cudaMalloc guarantees; the host keeps the same
+
+constexpr uint64_t kAlignment = 256;  // what cudaMalloc guarantees; the host's pages exceed it
+
+uint64_t mappedSize(uint64_t bytes) {
+  static const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+  return (std::max<uint64_t>(bytes, 1) + page - 1) / page * page;
 }
 
+// memcmp(p, p + 1, n - 1) == 0 says every byte equals the first (glibc's memcmp is vectorised).
+bool allZero(const uint8_t* p, uint64_t n) { return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0); }
+
+}  // namespace
+
 HostBackend::~HostBackend() {
-  for (auto& [id, b] : buffers_) std::free(b.ptr);
+  for (auto& [id, b] : buffers_) ::munmap(b.ptr, mappedSize(b.bytes));
 }
 
 DeviceMemory HostBackend::memory() const {
@@ -24,9 +37,9 @@ Result<DeviceBuffer> HostBackend::allocate(uint64_t bytes, const std::string& ta
   const uint64_t taken = (std::max<uint64_t>(bytes, 1) + rounding_ - 1) / rounding_ * rounding_;
   if (taken > capacity_ - taken_)
     return Error{ErrorCode::Io, "out of device memory allocating " + std::to_string(bytes) + " bytes (" + std::to_string(capacity_ - taken_) + " free)", {}, std::nullopt, tag};
-  const uint64_t size = (std::max<uint64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, size);
-  if (!p) return Error{ErrorCode::Io, "host allocation of " + std::to_string(bytes) + " bytes failed", {}, std::nullopt, tag};
+  // Reserved lazily (MAP_NORESERVE): pages exist once written, and read as zero until then.
+  void* p = ::mmap(nullptr, mappedSize(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return Error{ErrorCode::Io, "host allocation of " + std::to_string(bytes) + " bytes failed: " + std::strerror(errno), {}, std::nullopt, tag};
   DeviceBuffer b{next_++, p, bytes, kAlignment};
   buffers_[b.id] = b;
   live_ += bytes;
@@ -38,7 +51,7 @@ void HostBackend::free(const DeviceBuffer& b) {
   std::lock_guard lock(mu_);
   auto it = buffers_.find(b.id);
   if (it == buffers_.end()) return;
-  std::free(it->second.ptr);
+  ::munmap(it->second.ptr, mappedSize(it->second.bytes));
   live_ -= it->second.bytes;
   taken_ -= (std::max<uint64_t>(it->second.bytes, 1) + rounding_ - 1) / rounding_ * rounding_;
   buffers_.erase(it);
@@ -46,7 +59,11 @@ void HostBackend::free(const DeviceBuffer& b) {
 
 Result<bool> HostBackend::upload(const DeviceBuffer& b, uint64_t offset, const void* src, uint64_t bytes, int) {
   if (!inBuffer(b, offset, bytes)) return Error{ErrorCode::Io, "upload past the end of a buffer", {}, std::nullopt, {}};
-  std::memcpy(static_cast<uint8_t*>(b.ptr) + offset, src, bytes);
+  uint8_t* dst = static_cast<uint8_t*>(b.ptr) + offset;
+  // Zeros onto zeros change nothing; reading an unwritten page maps the shared zero page, so a
+  // hole in a sparse file costs no memory here.
+  if (allZero(static_cast<const uint8_t*>(src), bytes) && allZero(dst, bytes)) return true;
+  std::memcpy(dst, src, bytes);
   return true;
 }
 
