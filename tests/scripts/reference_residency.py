@@ -6,7 +6,8 @@ way the seed runtime and vLLM filter: the expert index comes from the name (`.ex
 layers (`mtp.` or a layer index >= num_hidden_layers) and every other tensor stay on every rank,
 and expert ranges follow vLLM's linear placement (remainder to the first ranks) or the seed
 runtime's (remainder to the last rank). Tensor names and sizes are read from the safetensors
-headers here, not from weightscope.
+headers here, not from weightscope. `weightscope load` on a GPU-sized host stand-in must put the
+same sets on each rank, in one arena, and give it all back with --free '*'.
 
 Checkpoints: every HF fixture, and sparse synth checkpoints of full size shaped like DeepSeek-V3
 (256 experts; EP 6, 7, 8, 16, 32), Kimi-K2 (384 experts; EP 8, 48) and Qwen3-235B (128 experts;
@@ -101,6 +102,35 @@ def prove(label, path, eps, remainders=("first", "last")):
             # every routed expert on exactly one rank: the ranks' expert bytes add up to the checkpoint's
             check(held_expert_bytes == expert_bytes, f"{label} EP{ep} {rem}: ranks hold {held_expert_bytes} expert bytes, checkpoint has {expert_bytes}")
 
+
+def prove_load(label, path, ep):
+    """What `weightscope load` puts on each rank of a GPU-sized host stand-in is the same set, each
+    tensor's bytes the header's (or its experts' slice), in a couple of arenas; freeing everything
+    afterwards (--free '*') hands every arena back and the stand-in's free memory returns to its total."""
+    sizes = headers(path)
+    layers, experts = config(path)
+    want = expected_sets(sizes.keys(), layers, experts, ep, "first")
+    for rank in range(ep):
+        r = subprocess.run([WS, "load", path, "--device", "host:H200-141GB", "--ep-size", str(ep), "--ep-rank", str(rank), "--json", "--free", "*"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"{label} load EP{ep} rank {rank}: {r.stderr.strip()}")
+            continue
+        doc = json.loads(r.stdout)
+        got = {t["name"]: t["bytes"] for t in doc["tensors"]}
+        check(set(got) == want[rank], f"{label} load EP{ep} rank {rank}: {len(set(got) - want[rank])} extra, {len(want[rank] - set(got))} missing")
+        local = len(expert_range(rank, ep, experts, "first"))
+        for n, b in got.items():
+            check(b == (sizes[n] // experts * local if FUSED.search(n) else sizes[n]), f"{label} load EP{ep} rank {rank}: {n} has {b} bytes")
+        check(doc["resident"]["bytes"] == sum(got.values()), f"{label} load EP{ep} rank {rank}: resident bytes")
+        res, freed = doc["residency"], doc["freed"]
+        check(not res["measured"] and not res["mismatch"] and res["allocations"] == 1, f"{label} load EP{ep} rank {rank}: residency {res}")
+        check(freed["arenas"] == res["allocations"] and freed["views"] == len(got), f"{label} load EP{ep} rank {rank}: freed {freed}")
+        check(freed["free_after"] == doc["memory"]["total"], f"{label} load EP{ep} rank {rank}: free memory {freed['free_after']} after freeing all")
+
+
+for rel, ep in [("hf/qwen3_moe", 3), ("hf/deepseek_v3", 5), ("hf/qwen3_vl_moe", 3)]:
+    prove_load(rel, os.path.join(FX, rel), ep)
 
 for rel, eps in [("hf/qwen3_moe", [2, 3, 8]), ("hf/qwen3_moe_fp8", [3]), ("hf/deepseek_v3", [3, 5, 16]), ("hf/mixtral", [3]), ("hf/qwen3_vl_moe", [3])]:
     prove(rel, os.path.join(FX, rel), eps)
