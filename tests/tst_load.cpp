@@ -7,6 +7,7 @@
 #include <atomic>
 #include <set>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <unistd.h>
@@ -70,7 +71,8 @@ class PaddingBackend : public load::HostBackend {
 std::vector<uint8_t> expectedCopy(const Checkpoint& c, const TensorRecord& t, const load::LoadOptions& o) {
   const uint8_t* f = c.files[t.file].map->bytes().data() + t.offset;
   const uint64_t E = uint64_t(std::max<int64_t>(0, c.model.numExperts));
-  if (E && t.role == Role::RoutedExpert && t.expert < 0 && !t.shape.empty() && t.shape[0] == E && t.layout != Layout::None) {
+  const bool whole = o.plan.rules->fusedWholeOnEveryRank;  // the seed: no index in the name, no slicing
+  if (!whole && E && t.role == Role::RoutedExpert && t.expert < 0 && !t.shape.empty() && t.shape[0] == E && t.layout != Layout::None) {
     std::vector<uint8_t> out;
     const uint64_t per = t.bytes / E;
     for (int64_t e : o.plan.placement.logicalOf(o.epRank, plan::mapRowOf(c.model, o.plan.placement, t.layer))) out.insert(out.end(), f + uint64_t(e) * per, f + uint64_t(e + 1) * per);
@@ -394,17 +396,23 @@ class TstLoad : public QObject {
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("like");
     QTest::addColumn<QString>("scheme");
+    QTest::addColumn<QString>("runtime");
     for (const char* p : {"hf/qwen3_moe", "hf/qwen3_moe_fp8", "hf/deepseek_v3", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf"})
-      QTest::newRow(p) << QString(p) << QString() << QString();
+      QTest::newRow(p) << QString(p) << QString() << QString() << QString("vllm");
     for (auto [like, scheme] : {std::pair{"qwen3-moe", "kt-int8"}, std::pair{"deepseek-v3", "gguf-q4_k"}, std::pair{"gpt-oss", "mxfp4"}, std::pair{"qwen3-vl-moe", "bf16"},
                                 std::pair{"mixtral", "fp8-block"}, std::pair{"glm-4.5", "nvfp4"}, std::pair{"kimi-k2", "int4-ct"}})
-      QTest::newRow((std::string(like) + " " + scheme).c_str()) << QString() << QString(like) << QString(scheme);
+      QTest::newRow((std::string(like) + " " + scheme).c_str()) << QString() << QString(like) << QString(scheme) << QString("vllm");
+    // The seed's rules: stacked and fused expert tensors whole on every rank.
+    QTest::newRow("gguf seed") << QString("gguf/tiny-qwen3moe-kquants.gguf") << QString() << QString() << QString("seed");
+    QTest::newRow("qwen3_vl_moe seed") << QString("hf/qwen3_vl_moe") << QString() << QString() << QString("seed");
+    QTest::newRow("deepseek-v3 gguf-q4_k seed") << QString() << QString("deepseek-v3") << QString("gguf-q4_k") << QString("seed");
   }
 
   void derivedEqualTheirReferences() {
     QFETCH(QString, path);
     QFETCH(QString, like);
     QFETCH(QString, scheme);
+    QFETCH(QString, runtime);
     wstest::TempDir d;
     std::string where = path.isEmpty() ? d.file("c") : wstest::fixture(path.toStdString());
     if (path.isEmpty()) {
@@ -420,12 +428,15 @@ class TstLoad : public QObject {
     for (auto [ep, rank] : {std::pair{1, 0}, std::pair{3, 1}}) {
       load::HostBackend host;
       auto o = options(*c, ep, rank);
+      o.plan.rules = &plan::residencyRules(runtime.toStdString());
       o.plan.deriveFusedGateUp = o.plan.deriveTranspose = o.plan.deriveBf16 = true;
+      o.verify = true;
       auto r = load::loadCheckpoint(*c, host, o);
       QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
       const auto& rep = r.value().report;
       QCOMPARE(rep.derivedBytes, rep.predicted.derived);
       QVERIFY(!rep.residency.mismatch);
+      for (const auto& t : r.value().store->tensors()) QCOMPARE(t.buffer.bytes, uint64_t(expectedCopy(*c, *c->find(t.name), o).size()));
       std::set<std::string> names;
       const auto experts = o.plan.placement.logicalOf(rank, 0);
       for (const auto& db : r.value().store->derived()) {
@@ -481,6 +492,39 @@ class TstLoad : public QObject {
     }
     qInfo("%d fused, %d transposed, %d BF16 buffers checked", checked[0], checked[1], checked[2]);
     QVERIFY(checked[0] + checked[1] + checked[2] > 0);
+  }
+
+  // The seed's F16 rule: an F16 tensor lands as BF16 (each value through F32, rounded to nearest
+  // even), --verify compares with that, and the report says how much was converted; under vLLM's
+  // rules the same tensor lands as the file's bytes.
+  void seedConvertsF16ToBf16() {
+    auto c = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));
+    const TensorRecord* f16 = nullptr;
+    for (const auto& t : c->tensors)
+      if (t.dtype->name == "F16") f16 = &t;
+    QVERIFY(f16);
+    for (const char* runtime : {"seed", "vllm"}) {
+      load::HostBackend host;
+      auto o = options(*c, 1, 0);
+      o.plan.rules = &plan::residencyRules(runtime);
+      o.verify = true;
+      auto r = load::loadCheckpoint(*c, host, o);
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+      const bool seed = std::string(runtime) == "seed";
+      QCOMPARE(r.value().report.convertedBytes, seed ? f16->bytes : 0);
+      const auto* got = static_cast<const uint16_t*>(r.value().store->find(f16->name)->buffer.ptr);
+      const auto* file = reinterpret_cast<const uint16_t*>(fileBytes(*c, *f16));
+      for (uint64_t i = 0; i < f16->bytes / 2; ++i) {
+        float x = 0;  // IEEE half to float, written out here
+        const uint32_t sign = (file[i] >> 15) & 1, exp = (file[i] >> 10) & 0x1F, man = file[i] & 0x3FF;
+        if (exp == 0) x = std::ldexp(float(man), -24);
+        else if (exp == 31) x = man ? NAN : INFINITY;
+        else x = std::ldexp(float(man | 0x400), int(exp) - 25);
+        x = sign ? -x : x;
+        QCOMPARE(got[i], seed ? num::toBf16Rne(x) : file[i]);
+      }
+    }
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, plan::residencyRules("trtllm"));
   }
 
   // free_matching: dropping views gives an arena back only when nothing else lives in it;

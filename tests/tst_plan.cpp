@@ -3,11 +3,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <map>
 
 #include "core/plan/devices.h"
 #include "core/plan/ep_plan.h"
 #include "core/plan/placement.h"
+#include "core/synth/synth.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -64,6 +66,41 @@ std::string writeTinyMoe(const wstest::TempDir& d, const std::string& expertDtyp
 class TstPlan : public QObject {
   Q_OBJECT
  private slots:
+  // An MTP head under layers.N (GLM style) with experts of its own: the seed's rule shards them by
+  // the expert index in the name (remainder to the last rank), vLLM's replicates them on every rank.
+  void mtpExpertsUnderLayersFollowTheRuntime() {
+    wstest::TempDir d;
+    synth::Options so;
+    so.like = "glm-4.5";
+    so.mtpLayers = 1;
+    so.out = d.file("glm");
+    QVERIFY(synth::write(so).ok());
+    auto c = wstest::openOrFail(so.out);
+    std::vector<uint32_t> mtpExperts;
+    for (uint32_t i = 0; i < c->tensors.size(); ++i)
+      if (c->tensors[i].role == Role::Mtp && c->tensors[i].expert >= 0) mtpExperts.push_back(i);
+    QVERIFY(mtpExperts.size() > 4);
+    const int64_t E = c->model.numExperts;
+    for (const char* runtime : {"vllm", "seed"}) {
+      plan::PlanOptions opt;
+      opt.rules = &plan::residencyRules(runtime);
+      opt.placement = plan::makePlacement(plan::PlacementKind::Linear, opt.rules->remainder, 3, E).value();
+      auto r = plan::planCheckpoint(*c, opt);
+      QVERIFY(r.ok());
+      size_t held = 0;
+      for (const auto& rp : r.value().ranks)
+        for (const auto& h : rp.held)
+          if (std::find(mtpExperts.begin(), mtpExperts.end(), h.tensor) != mtpExperts.end()) {
+            ++held;
+            if (std::string(runtime) == "seed") {  // the seed's range: E / 3 each, the rest to the last rank
+              const int64_t e = c->tensors[h.tensor].expert, per = E / 3;
+              QCOMPARE(std::min<int64_t>(e / per, 2), int64_t(rp.rank));
+            }
+          }
+      QCOMPARE(held, std::string(runtime) == "seed" ? mtpExperts.size() : 3 * mtpExperts.size());
+    }
+  }
+
   void remainderPolicies() {
     QCOMPARE(counts(linear(6, 256, plan::Remainder::First)), (std::vector<int64_t>{43, 43, 43, 43, 42, 42}));
     QCOMPARE(counts(linear(6, 256, plan::Remainder::Last)), (std::vector<int64_t>{42, 42, 42, 42, 42, 46}));

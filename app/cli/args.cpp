@@ -68,8 +68,11 @@ std::shared_ptr<const Checkpoint> openOrReport(const std::string& path, Partial 
   return r.value();
 }
 
-plan::PlacementSpec placementSpecOf(const Args& a) {
-  auto spec = plan::PlacementSpec::parse(a.get("placement", "linear"), a.get("remainder", "first"));
+const plan::ResidencyRules& residencyRulesOf(const Args& a) { return a.has("runtime") ? plan::residencyRules(a.get("runtime")) : plan::defaultResidencyRules(); }
+
+plan::PlacementSpec placementSpecOf(const Args& a, const plan::ResidencyRules& rules) {
+  // The runtime's own remainder rule unless --remainder says otherwise.
+  auto spec = plan::PlacementSpec::parse(a.get("placement", "linear"), a.get("remainder", plan::remainderName(rules.remainder)));
   if (!spec) throw std::invalid_argument(spec.error().message);
   return spec.value();
 }

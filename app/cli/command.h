@@ -6,6 +6,7 @@
 
 #include "core/model/checkpoint.h"
 #include "core/plan/placement.h"
+#include "core/plan/residency_rules.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,7 +68,10 @@ enum class Partial {
 std::shared_ptr<const Checkpoint> openOrReport(const std::string& path, Partial partial = Partial::Refuse);
 // --placement and --remainder, the same words for plan, load and validate --full-load; throws
 // std::invalid_argument (exit 2) naming the bad word.
-plan::PlacementSpec placementSpecOf(const Args& a);
+// --runtime NAME for plan and load: whose residency rules (core/plan/residency_rules.h); vLLM's by default.
+const plan::ResidencyRules& residencyRulesOf(const Args& a);
+// --placement and --remainder (the runtime's remainder rule when --remainder is not given).
+plan::PlacementSpec placementSpecOf(const Args& a, const plan::ResidencyRules& rules);
 
 void registerInspect(CommandRegistry& r);
 void registerSynth(CommandRegistry& r);

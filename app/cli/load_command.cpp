@@ -38,11 +38,11 @@ class LoadCommand : public Command {
            "  --free GLOB    after the load, free the tensors and derived buffers matching GLOB, and report\n"
            "                 what came back to the device\n"
            "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
-           "  --placement, --remainder, --skip-activation-scales, --skip-mtp, --defer GLOB, --reserve SIZE as in plan\n"
+           "  --placement, --remainder, --runtime, --skip-activation-scales, --skip-mtp, --defer GLOB, --reserve SIZE as in plan\n"
            "  --report FILE  the weightscope.load/2 residency report (docs/load.md); Ctrl-C cancels\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "defer", "reserve", "readers", "staging", "free"},
+    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "runtime", "defer", "reserve", "readers", "staging", "free"},
            {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json", "verify"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
@@ -61,13 +61,14 @@ class LoadCommand : public Command {
       std::cerr << "weightscope load: " << backend.error().describe() << "\n";
       return kExitCannotRun;
     }
-    auto placement = placementSpecOf(a).build(int(a.getInt("ep-size", 1)), c.model.numExperts);
+    auto placement = placementSpecOf(a, residencyRulesOf(a)).build(int(a.getInt("ep-size", 1)), c.model.numExperts);
     if (!placement) {
       std::cerr << "weightscope load: " << placement.error().describe() << "\n";
       return kExitCannotRun;
     }
     load::LoadOptions opt;
     opt.plan.placement = placement.value();
+    opt.plan.rules = &residencyRulesOf(a);
     opt.epRank = int(a.getInt("ep-rank", 0));
     opt.plan.skipActivationScales = a.has("skip-activation-scales");
     opt.plan.skipMtp = a.has("skip-mtp");

@@ -122,6 +122,7 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
       {"ep_size", opt.placement.epSize},
       {"placement", opt.placement.source},
       {"remainder", plan::remainderName(opt.placement.remainder)},
+      {"runtime", std::string(opt.rules->name)},
       {"physical_experts", opt.placement.physicalExperts()},
       {"tp_size", opt.tp},
       {"capacity", opt.capacity ? nlohmann::json(*opt.capacity) : nlohmann::json(nullptr)},
@@ -216,6 +217,9 @@ class PlanCommand : public Command {
            "  --placement linear|round-robin|MAP.json|trivial:P   (default linear)\n"
            "  --remainder first|last|strict   who takes E mod N experts: vLLM's first ranks, the last\n"
            "                                  rank (older vLLM, the seed runtime), or refuse (SGLang)\n"
+           "  --runtime vllm|sglang|seed      whose residency rules (default vllm): the seed holds fused\n"
+           "                          expert tensors whole on every rank, shards MTP experts under\n"
+           "                          layers.N, gives the remainder to the last rank and loads F16 as BF16\n"
            "  --gpu-mem SIZE|DEVICE|cuda:N|auto   memory per rank: a size (141GiB, 80GB), a device as its\n"
            "                          driver reports it (" + devices + " ),\n"
            "                          or the GPU present\n"
@@ -242,7 +246,7 @@ class PlanCommand : public Command {
            "  --json [--list-tensors] the weightscope.plan/2 document (docs/plan.md, JSON)\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"ep", "placement", "remainder", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
+    Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "attention", "speculative", "reserve-cuda-graphs",
                    "fit"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp"});
@@ -287,13 +291,14 @@ class PlanCommand : public Command {
   // returns nothing when it cannot be made.
   static std::optional<std::pair<plan::PlanOptions, plan::PlanResult>> planFor(const Args& a, const Checkpoint& c, int ep, int tp,
                                                                                const std::optional<plan::GpuBudget>& budget) {
-    auto pl = placementSpecOf(a).build(ep, c.model.numExperts);
+    auto pl = placementSpecOf(a, residencyRulesOf(a)).build(ep, c.model.numExperts);
     if (!pl) {
       std::cerr << "weightscope plan: " << pl.error().describe() << "\n";
       return std::nullopt;
     }
     plan::PlanOptions opt;
     opt.placement = pl.value();
+    opt.rules = &residencyRulesOf(a);
     opt.tp = tp;
     opt.skipActivationScales = a.has("skip-activation-scales");
     opt.skipMtp = a.has("skip-mtp");

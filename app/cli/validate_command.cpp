@@ -74,9 +74,11 @@ class ValidateCommand : public Command {
     opt.device = a.get("device", "host");
     opt.epSize = int(a.getInt("ep-size", 1));
     opt.epRank = int(a.getInt("ep-rank", 0));
-    opt.placement = placementSpecOf(a);
-    opt.against = a.get("against");
     opt.runtime = a.get("runtime");
+    // A runtime with residency rules of its own (the seed) loads by them under --full-load.
+    if (const plan::ResidencyRules* r = plan::findResidencyRules(opt.runtime)) opt.residency = r;
+    opt.placement = placementSpecOf(a, *opt.residency);
+    opt.against = a.get("against");
     if (a.has("max-rel-error")) opt.maxRelError = std::stod(a.get("max-rel-error"));
     if (opt.maxRelError >= 0 && opt.against.empty()) throw std::invalid_argument("--max-rel-error needs --against REF");
     Progress progress;

@@ -15,7 +15,9 @@
 
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/float_formats.h"
 #include "core/plan/derived_buffers.h"
+#include "core/util/format_bytes.h"
 
 namespace ws::load {
 
@@ -31,7 +33,15 @@ struct Chunk {
   uint32_t file;
   plan::Category category;
   uint64_t fileOffset, bufferOffset, bytes;
+  bool f16ToBf16;  // the runtime converts this F16 tensor to BF16 at load
 };
+
+// F16 to BF16 in place, each value through F32 (exact) and rounded to nearest even: the seed
+// runtime's conversion, done in the staging buffer before the upload.
+void f16ToBf16InPlace(void* p, uint64_t bytes) {
+  auto* v = static_cast<uint16_t*>(p);
+  for (uint64_t i = 0; i < bytes / 2; ++i) v[i] = num::toBf16Rne(num::halfToFloat(v[i]));
+}
 
 class Files {
  public:
@@ -128,6 +138,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     const plan::RankPlan& rp = planned.value().ranks[size_t(opt.epRank)];
     rep.predicted = rp;
     rep.device = dev.name();
+    rep.runtime = opt.plan.rules->name;
     rep.epRank = opt.epRank;
     rep.epSize = ranks;
 
@@ -191,13 +202,15 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
       const TensorRecord& t = c.tensors[h.tensor];
       const View& v = views.value()[i];
       res.store->add({t.name, plan::categoryOf(t), v.buffer, v.arena});
+      const bool convert = opt.plan.rules->f16ToBf16 && t.dtype->name == "F16";
+      if (convert) rep.convertedBytes += h.bytes;
       uint64_t at = 0;
       // A fused or stacked tensor is sliced by this rank's experts in its own layer (a per-layer
       // EPLB map gives each MoE layer a row of its own).
-      for (auto [off, len] : plan::residentParts(c, t, h, rankExperts(t.layer))) {
+      for (auto [off, len] : plan::residentParts(c, opt.plan, t, h, rankExperts(t.layer))) {
         for (uint64_t done = 0; done < len; done += opt.stagingBytes) {
           const uint64_t n = std::min(opt.stagingBytes, len - done);
-          chunks.push_back({i, t.file, plan::categoryOf(t), t.offset + off + done, at + done, n});
+          chunks.push_back({i, t.file, plan::categoryOf(t), t.offset + off + done, at + done, n, convert});
         }
         at += len;
       }
@@ -239,6 +252,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
             if (!s) throw CoreError(s.error());
           }
           readBytes[size_t(ch.category)] += files.read(ch.file, ch.fileOffset, staging[k], ch.bytes, c.files[ch.file].path, opt.evictPageCache);
+          if (ch.f16ToBf16) f16ToBf16InPlace(staging[k], ch.bytes);
           auto u = dev.upload(res.store->tensors()[ch.tensor].buffer, ch.bufferOffset, staging[k], ch.bytes, stream);
           if (!u) fail(ErrorCode::Io, "upload failed: " + u.error().message, {}, std::nullopt, res.store->tensors()[ch.tensor].name);
           inFlight[k] = true;
@@ -281,6 +295,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
         fromFile.resize(ch.bytes);
         fromDevice.resize(ch.bytes);
         files.read(ch.file, ch.fileOffset, fromFile.data(), ch.bytes, c.files[ch.file].path, false);
+        if (ch.f16ToBf16) f16ToBf16InPlace(fromFile.data(), ch.bytes);  // what should be there
         if (auto d = dev.download(rt.buffer, ch.bufferOffset, fromDevice.data(), ch.bytes); !d)
           fail(ErrorCode::Io, "reading back failed: " + d.error().message, c.files[ch.file].path, ch.fileOffset, rt.name);
         if (std::memcmp(fromFile.data(), fromDevice.data(), ch.bytes) != 0) {
@@ -346,8 +361,15 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
       }
     for (const auto& d : res.store->deferred())
       if (d.reason == "deferred") rep.bytes[plan::Deferred] += d.bytes;
-    for (const auto& h : rp.held)
-      if (isScaleComponent(c.tensors[h.tensor].component)) rep.scaleBytes += h.bytes;
+    for (const auto& h : rp.held) {
+      const TensorRecord& t = c.tensors[h.tensor];
+      if (isScaleComponent(t.component)) rep.scaleBytes += h.bytes;
+      // FP8 KV-cache scales the checkpoint carries (the seed counts them: a runtime without an FP8
+      // KV cache, or calibrating online, ignores them).
+      if (t.name.ends_with(".k_scale") || t.name.ends_with(".v_scale")) rep.kvCacheScales++;
+    }
+    if (rep.convertedBytes)
+      rep.notes.push_back(formatBytes(rep.convertedBytes) + " of F16 tensors converted to BF16 at load (" + std::string(opt.plan.rules->name) + "'s rule)");
     rep.residentDifference = int64_t(rep.resident) - int64_t(rp.resident);
     if (opt.plan.deriveTranspose) rep.notes.push_back("transposed twins are built for BF16/F16/F32 expert weights only");
     rep.after = dev.memory();

@@ -73,6 +73,7 @@ struct PageCacheCheck {
 
 struct LoadReport {
   std::string device;
+  std::string runtime;               // whose residency rules (--runtime)
   int epRank = 0, epSize = 1;
   DeviceMemory before, after;
   // Bytes the readers read from the files and uploaded, by category (counted from what pread
@@ -80,6 +81,8 @@ struct LoadReport {
   std::array<uint64_t, plan::kCategories> bytes{};
   uint64_t resident = 0, derivedBytes = 0, scaleBytes = 0;
   uint64_t verifiedBytes = 0;        // uploaded bytes read back and found equal to the file (--verify)
+  uint64_t convertedBytes = 0;       // F16 uploaded as BF16 (the runtime's rule)
+  uint64_t kvCacheScales = 0;        // *.k_scale / *.v_scale tensors held
   plan::RankPlan predicted;          // the planner's numbers for this rank
   int64_t residentDifference = 0;    // bytes read - predicted resident
   Residency residency;

@@ -72,7 +72,8 @@ DerivedPlan derivedBuffers(const Checkpoint& c, const PlanOptions& opt, const Ra
   for (const auto& h : rp.held) {
     const TensorRecord& t = c.tensors[h.tensor];
     if (!isExpertWeight(t)) continue;
-    const bool sliced = slicedByExpert(c, t);
+    const bool sliced = slicedByExpert(c, t);        // stacked or fused: every expert along dim 0
+    const bool slices = heldAsSlices(c, t, opt);     // and the rank's copy holds only its experts' slices
 
     if (opt.deriveFusedGateUp && t.projection == Projection::GateUp) alreadyFused = true;
     if (opt.deriveFusedGateUp && t.projection == Projection::Gate) {
@@ -84,13 +85,15 @@ DerivedPlan derivedBuffers(const Checkpoint& c, const PlanOptions& opt, const Ra
         if (sliced != slicedByExpert(c, u)) {
           out.notes.push_back("no fused gate_up for " + t.name + ": gate and up are stored differently");
         } else if (sliced) {
-          // One pair per expert slot of this rank (an EPLB replica of an expert fuses once).
+          // One pair per expert slot of this rank (an EPLB replica of an expert fuses once); in a
+          // whole copy the expert sits at its own index, in a sliced one at its slot.
           const auto& experts = rankExperts(t.layer);
           const uint64_t perG = t.bytes / E, perU = u.bytes / E;
           for (size_t k = 0; k < experts.size(); ++k) {
             if (k > 0 && experts[k] == experts[k - 1]) continue;
+            const uint64_t at = slices ? k : uint64_t(experts[k]);
             out.buffers.push_back(spec(fusedName(t.name) + "." + std::to_string(experts[k]), DerivedKind::FusedGateUp,
-                                        {{h.tensor, k * perG, perG}, {up->second->tensor, k * perU, perU}}, perG + perU));
+                                       {{h.tensor, at * perG, perG}, {up->second->tensor, at * perU, perU}}, perG + perU));
           }
         } else {
           out.buffers.push_back(spec(fusedName(t.name), DerivedKind::FusedGateUp, {{h.tensor, 0, t.bytes}, {up->second->tensor, 0, u.bytes}}, t.bytes + u.bytes));

@@ -35,9 +35,12 @@ bool slicedByExpert(const Checkpoint& c, const TensorRecord& t) {
   return E > 0 && t.role == Role::RoutedExpert && t.expert < 0 && t.layout != Layout::None && !t.shape.empty() && t.shape[0] == E;
 }
 
-std::vector<std::pair<uint64_t, uint64_t>> residentParts(const Checkpoint& c, const TensorRecord& t, const HeldTensor& h, const std::vector<int64_t>& rankExperts) {
+bool heldAsSlices(const Checkpoint& c, const TensorRecord& t, const PlanOptions& opt) { return slicedByExpert(c, t) && !opt.rules->fusedWholeOnEveryRank; }
+
+std::vector<std::pair<uint64_t, uint64_t>> residentParts(const Checkpoint& c, const PlanOptions& opt, const TensorRecord& t, const HeldTensor& h,
+                                                         const std::vector<int64_t>& rankExperts) {
   std::vector<std::pair<uint64_t, uint64_t>> parts;
-  if (slicedByExpert(c, t)) {
+  if (heldAsSlices(c, t, opt)) {
     const uint64_t per = t.bytes / uint64_t(c.model.numExperts);
     for (int64_t e : rankExperts) parts.push_back({uint64_t(e) * per, per});
   } else if (t.bytes == 0) {
@@ -142,8 +145,11 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
       if (skip.empty() && opt.skipMtp && t.role == Role::Mtp) skip = "mtp";
 
       const bool routed = t.role == Role::RoutedExpert && E > 0;
-      const bool perExpert = routed && t.expert >= 0;
-      const bool sliced = slicedByExpert(c, t);
+      // An MTP head under layers.N (GLM style) has experts of its own: the seed shards them like
+      // routed ones (its rule keys on the name's expert index), vLLM's draft model loads them whole.
+      const bool mtpSharded = opt.rules->shardMtpUnderLayers && t.role == Role::Mtp && t.expert >= 0 && E > 0 && t.name.rfind("mtp.", 0) != 0;
+      const bool perExpert = (routed && t.expert >= 0) || mtpSharded;
+      const bool sliced = routed && heldAsSlices(c, t, opt);
       auto rowIt = rowOf.find(t.layer);
       const size_t row = rowIt != rowOf.end() ? rowIt->second : 0;
 
@@ -151,7 +157,7 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
       if (routed && moeIndex.count(t.layer)) {
         auto& eb = res.expertBytes[moeIndex[t.layer]];
         if (perExpert && uint64_t(t.expert) < E) eb[size_t(t.expert)] += t.bytes;
-        else if (sliced)
+        else if (slicedByExpert(c, t))
           for (uint64_t e = 0; e < E; ++e) eb[e] += t.bytes / E;
       }
 
@@ -188,7 +194,15 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
     }
     if (glmStyleMtp)
       res.notes.push_back("MTP layers " + std::string(m.mtpLayers.empty() ? "" : "declared by config ") +
-                          "sit under the main layer prefix with no 'mtp.' (GLM / DeepSeek style): replicated on every rank, their experts included");
+                          "sit under the main layer prefix with no 'mtp.' (GLM / DeepSeek style): " +
+                          (opt.rules->shardMtpUnderLayers ? "their experts sharded like routed experts (" + std::string(opt.rules->name) + "'s rule)"
+                                                          : "replicated on every rank, their experts included"));
+    if (opt.rules->fusedWholeOnEveryRank)
+      for (const auto& t : c.tensors)
+        if (slicedByExpert(c, t)) {
+          res.notes.push_back("fused and stacked expert tensors are held whole on every rank (" + std::string(opt.rules->name) + "'s rule: no expert index in the name)");
+          break;
+        }
 
     // Derived buffers the loader would build from what each rank holds: the loader's own list.
     for (auto& rp : res.ranks) rp.derived = derivedBuffers(c, opt, rp).bytes();

@@ -12,6 +12,7 @@
 
 #include "core/model/checkpoint.h"
 #include "core/plan/placement.h"
+#include "core/plan/residency_rules.h"
 
 namespace ws::plan {
 
@@ -30,6 +31,7 @@ struct PlanOptions {
   uint64_t reserved = 0;                // bytes kept free per rank (runtime, activations, KV cache)
   double peakMultiplier = 0;            // 0: by scheme (1.3 NVFP4, 1.5 FP8, else 1.0)
   bool deriveFusedGateUp = false, deriveTranspose = false, deriveBf16 = false;
+  const ResidencyRules* rules = &defaultResidencyRules();  // --runtime: where runtimes differ
 };
 
 struct HeldTensor {
@@ -78,10 +80,13 @@ bool buildsBf16Twin(const Checkpoint& c, const TensorRecord& t);
 // A routed-expert tensor stored with every expert along dim 0 (stacked, or fused gate_up/down):
 // each rank holds the slices of its own experts, one after another.
 bool slicedByExpert(const Checkpoint& c, const TensorRecord& t);
+// Whether a rank holds such a tensor as its experts' slices (vLLM) or whole (the seed).
+bool heldAsSlices(const Checkpoint& c, const TensorRecord& t, const PlanOptions& opt);
 // The parts (offset within the tensor, bytes) a rank's resident copy of a held tensor is made of,
 // in order: the whole tensor (once per EPLB replica of its expert), or the slices of the rank's
 // experts in the tensor's layer (`rankExperts`, as expertsOnRank gives them).
-std::vector<std::pair<uint64_t, uint64_t>> residentParts(const Checkpoint& c, const TensorRecord& t, const HeldTensor& h, const std::vector<int64_t>& rankExperts);
+std::vector<std::pair<uint64_t, uint64_t>> residentParts(const Checkpoint& c, const PlanOptions& opt, const TensorRecord& t, const HeldTensor& h,
+                                                         const std::vector<int64_t>& rankExperts);
 
 // The row of the placement map for `layer` (one row serves every MoE layer, or one row per MoE
 // layer in order), and the logical experts rank `rank` holds in that layer, sorted (an EPLB

@@ -564,6 +564,7 @@ void loadRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt) {
   }
   load::LoadOptions lo;
   lo.plan.placement = placement.value();
+  lo.plan.rules = opt.residency;
   lo.epRank = opt.epRank;
   auto r = load::loadCheckpoint(c, *backend.value(), lo);
   if (!r) {

@@ -14,6 +14,7 @@
 #include "core/model/checkpoint.h"
 #include "core/numerics/scale_stats.h"
 #include "core/plan/placement.h"
+#include "core/plan/residency_rules.h"
 #include "core/validate/finding.h"
 
 namespace ws::val {
@@ -32,6 +33,7 @@ struct ValidateOptions {
   std::function<Result<std::unique_ptr<load::DeviceBackend>>(const std::string&)> makeBackend = load::makeBackend;
   int epSize = 1, epRank = 0;
   plan::PlacementSpec placement;
+  const plan::ResidencyRules* residency = &plan::defaultResidencyRules();  // how --full-load decides residency
   // --against REF: match every tensor with the reference checkpoint (any format), dequantize both
   // and report what is missing, reshaped, or moved more than maxRelError (when >= 0).
   // --runtime NAME (core/validate/runtimes.h): the runtime the checkpoint is meant for; its
