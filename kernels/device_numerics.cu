@@ -7,7 +7,9 @@
 #include <cstring>
 
 #include "core/numerics/decode_element.h"
+#include "core/numerics/grid_stats.h"
 #include "core/numerics/kernel_threads.h"
+#include "core/numerics/stats_threads.h"
 #include "core/numerics/gguf_scale_formulas.h"
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
@@ -24,48 +26,36 @@ __device__ __forceinline__ num::ThreadIndex here() { return {blockIdx.x, threadI
 __global__ void elementsKernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, float* out) { num::elementsThread(d, firstRow, rows, out, here()); }
 __global__ void blocksKernel(num::DecodeDesc d, uint64_t firstBlock, uint64_t nblocks, float* out) { num::blocksThread(d, firstBlock, nblocks, out, here()); }
 
-constexpr int kBins = 284 * 4;  // num::Histogram::log2Fine()
-
-struct Accum {
-  unsigned long long nan, inf, zero, subnormal, negative, finite;
-  unsigned int minBits, maxBits;  // ordered-int encodings of the float min / max
-  double sum, sumSquares;
-  unsigned long long below, above;
-  unsigned long long bins[kBins];
-};
-
-// Floats as unsigned ints that order like the floats (for atomicMin / atomicMax).
-__device__ __forceinline__ unsigned int orderedBits(float f) {
-  const unsigned int u = __float_as_uint(f);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+// Statistics: each block folds its share into registers and a shared-memory histogram
+// (core/numerics/stats_threads.h), writes one partial, and adds each occupied bin to the grid's
+// with one atomic; the host merges the partials in block order (core/numerics/grid_stats.cpp).
+__global__ void statsKernel(const float* v, uint64_t n, num::StatsPartial* blockPartials, unsigned long long* bins) {
+  __shared__ unsigned int shared[num::kStatsBins];
+  __shared__ num::StatsPartial parts[256];
+  for (int i = threadIdx.x; i < num::kStatsBins; i += blockDim.x) shared[i] = 0;
+  __syncthreads();
+  num::StatsPartial p = num::emptyStatsPartial();
+  num::statsThread(v, n, p, [&](int bin) { atomicAdd(&shared[bin], 1u); }, here());
+  parts[threadIdx.x] = p;
+  __syncthreads();
+  if (threadIdx.x == 0) {  // the block's reduction, in thread order as the emulation does it
+    num::StatsPartial b = num::emptyStatsPartial();
+    for (unsigned t = 0; t < blockDim.x; ++t) num::statsMerge(b, parts[t]);
+    blockPartials[blockIdx.x] = b;
+  }
+  for (int i = threadIdx.x; i < num::kStatsBins; i += blockDim.x)
+    if (shared[i]) atomicAdd(&bins[i], (unsigned long long)shared[i]);
 }
 
-__global__ void statsKernel(const float* v, uint64_t n, Accum* a) {
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
-    const float x = v[i];
-    if (isnan(x)) { atomicAdd(&a->nan, 1ull); continue; }
-    if (isinf(x)) { atomicAdd(&a->inf, 1ull); atomicAdd(&a->above, 1ull); continue; }
-    if (x < 0.0f) atomicAdd(&a->negative, 1ull);
-    if (x == 0.0f) { atomicAdd(&a->zero, 1ull); atomicAdd(&a->below, 1ull); }
-    else {
-      if (fabsf(x) < 1.17549435e-38f) atomicAdd(&a->subnormal, 1ull);
-      atomicAdd(&a->bins[num::hdQuarterOctave(x) + 152 * 4], 1ull);
-    }
-    atomicAdd(&a->finite, 1ull);
-    atomicMin(&a->minBits, orderedBits(x));
-    atomicMax(&a->maxBits, orderedBits(x));
-    atomicAdd(&a->sum, double(x));
-    atomicAdd(&a->sumSquares, double(x) * double(x));
+__global__ void deviationKernel(const float* v, uint64_t n, double mean, double* blockSums) {
+  __shared__ double parts[256];
+  parts[threadIdx.x] = num::deviationThread(v, n, mean, here());
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double b = 0;
+    for (unsigned t = 0; t < blockDim.x; ++t) b += parts[t];
+    blockSums[blockIdx.x] = b;
   }
-}
-
-__global__ void deviationKernel(const float* v, uint64_t n, double mean, double* out) {
-  double local = 0;
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
-    const float x = v[i];
-    if (isfinite(x)) local += (double(x) - mean) * (double(x) - mean);
-  }
-  atomicAdd(out, local);
 }
 
 __global__ void elementsBf16Kernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out) { num::elementsBf16Thread(d, firstRow, rows, out, here()); }
@@ -89,12 +79,6 @@ __global__ void ggufScalesKernel(const uint8_t* w, uint32_t blockBytes, int id, 
   }
 }
 
-float fromOrdered(unsigned int o) {
-  const unsigned int u = (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 // Device copies of the regions a row range needs; frees them on destruction.
 class DeviceRegions {
@@ -196,39 +180,41 @@ Result<std::vector<float>> dequantizeOnDevice(const Checkpoint& c, uint32_t logi
   return host;
 }
 
-// Statistics of n floats already on the device.
+// Statistics of n floats already on the device: the two kernels over statsGrid(n), finished on the
+// host exactly as the CPU emulation finishes them.
 DeviceStats statsOfDeviceValues(const float* vals, uint64_t n) {
-  Accum* acc = nullptr;
-  cudaMalloc(&acc, sizeof(Accum));
-  Accum init{};
-  init.minBits = 0xFFFFFFFFu;
-  cudaMemcpy(acc, &init, sizeof(Accum), cudaMemcpyHostToDevice);
-  Accum a{};
+  const num::LaunchGrid g = num::statsGrid(n);
+  std::vector<num::StatsPartial> blocks(g.blocks);
+  std::vector<uint64_t> bins(num::kStatsBins, 0);
   double m2 = 0;
-  if (n) {
-    statsKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(vals, n, acc);
-    cudaDeviceSynchronize();
+  if (g.blocks) {
+    num::StatsPartial* dBlocks = nullptr;
+    unsigned long long* dBins = nullptr;
+    double* dSums = nullptr;
+    cudaMalloc(&dBlocks, g.blocks * sizeof(num::StatsPartial));
+    cudaMalloc(&dBins, num::kStatsBins * sizeof(unsigned long long));
+    cudaMalloc(&dSums, g.blocks * sizeof(double));
+    cudaMemset(dBins, 0, num::kStatsBins * sizeof(unsigned long long));
+    statsKernel<<<g.blocks, g.threads>>>(vals, n, dBlocks, dBins);
+    cudaMemcpy(blocks.data(), dBlocks, g.blocks * sizeof(num::StatsPartial), cudaMemcpyDeviceToHost);
+    static_assert(sizeof(unsigned long long) == sizeof(uint64_t));
+    cudaMemcpy(bins.data(), dBins, num::kStatsBins * sizeof(uint64_t), cudaMemcpyDeviceToHost);
+    const num::StatsPartial total = num::mergeBlocks(blocks);
+    if (total.finite) {
+      std::vector<double> sums(g.blocks);
+      deviationKernel<<<g.blocks, g.threads>>>(vals, n, total.sum / double(total.finite), dSums);
+      cudaMemcpy(sums.data(), dSums, g.blocks * sizeof(double), cudaMemcpyDeviceToHost);
+      for (double b : sums) m2 += b;
+    }
+    cudaFree(dBlocks);
+    cudaFree(dBins);
+    cudaFree(dSums);
   }
-  cudaMemcpy(&a, acc, sizeof(Accum), cudaMemcpyDeviceToHost);
-  cudaFree(acc);
-  if (a.finite) {
-    double* dev = nullptr;
-    cudaMalloc(&dev, sizeof(double));
-    cudaMemset(dev, 0, sizeof(double));
-    deviationKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(vals, n, a.sum / double(a.finite), dev);
-    cudaMemcpy(&m2, dev, sizeof(double), cudaMemcpyDeviceToHost);
-    cudaFree(dev);
-  }
+  const num::GridStats gs = num::finishGridStats(blocks, bins, m2, n);
   DeviceStats out;
-  out.stats.count = n;
-  out.stats.nan = a.nan, out.stats.inf = a.inf, out.stats.zero = a.zero, out.stats.subnormal = a.subnormal, out.stats.negative = a.negative;
-  out.sum = a.sum, out.sumSquares = a.sumSquares;
-  out.histogram.below = a.below, out.histogram.above = a.above;
-  for (int i = 0; i < kBins; ++i) out.histogram.counts[size_t(i)] = a.bins[i];
-  if (a.finite) {
-    const float mn = fromOrdered(a.minBits), mx = fromOrdered(a.maxBits);
-    out.stats = num::Stats::fromMoments(out.stats, a.finite, mn, mx, std::max(std::fabs(double(mn)), std::fabs(double(mx))), a.sum / double(a.finite), m2);
-  }
+  out.stats = gs.stats;
+  out.histogram = gs.histogram;
+  out.sum = gs.sum, out.sumSquares = gs.sumSquares;
   return out;
 }
 
