@@ -60,6 +60,8 @@ __global__ void deviationKernel(const float* v, uint64_t n, double mean, double*
 
 __global__ void elementsBf16Kernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out) { num::elementsBf16Thread(d, firstRow, rows, out, here()); }
 __global__ void blocksBf16Kernel(num::DecodeDesc d, uint64_t firstBlock, uint64_t nblocks, uint16_t* out) { num::blocksBf16Thread(d, firstBlock, nblocks, out, here()); }
+template <class Out>
+__global__ void fp8BlockVecKernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, Out* out) { num::fp8BlockVecThread(d, firstRow, rows, out, here()); }
 __global__ void transposeKernel(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) {
   num::transposeThread(src, dst, mats, rows, cols, elemBytes, here());
 }
@@ -128,6 +130,9 @@ Result<bool> launch(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, 
     const uint64_t n = rows * perRow;
     const num::LaunchGrid g = num::launchGrid(n);
     if (g.blocks) blocksKernel<<<g.blocks, g.threads>>>(d, firstRow * perRow, n, out);
+  } else if (num::fp8BlockVectorizable(d)) {
+    const num::LaunchGrid g = num::launchGrid(rows * d.cols / 16);
+    if (g.blocks) fp8BlockVecKernel<float><<<g.blocks, g.threads>>>(d, firstRow, rows, out);
   } else {
     const num::LaunchGrid g = num::launchGrid(rows * d.cols);
     if (g.blocks) elementsKernel<<<g.blocks, g.threads>>>(d, firstRow, rows, out);
@@ -326,6 +331,9 @@ Result<bool> decodeBf16Into(num::DecodeDesc d, uint64_t firstRow, uint64_t rows,
     const uint64_t perRow = d.cols / d.blockElems, n = rows * perRow;
     const num::LaunchGrid g = num::launchGrid(n);
     blocksBf16Kernel<<<g.blocks, g.threads>>>(d, firstRow * perRow, n, out);
+  } else if (num::fp8BlockVectorizable(d)) {
+    const num::LaunchGrid g = num::launchGrid(rows * d.cols / 16);
+    fp8BlockVecKernel<uint16_t><<<g.blocks, g.threads>>>(d, firstRow, rows, out);
   } else {
     const num::LaunchGrid g = num::launchGrid(rows * d.cols);
     elementsBf16Kernel<<<g.blocks, g.threads>>>(d, firstRow, rows, out);
@@ -362,6 +370,7 @@ Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int 
   for (int i = 0; i < repeat; ++i) {
     cudaEventRecord(a);
     if (d.kind == num::DescKind::GgufBlocks) blocksBf16Kernel<<<grid, 256>>>(d, 0, d.rows * d.cols / d.blockElems, out);
+    else if (num::fp8BlockVectorizable(d)) fp8BlockVecKernel<uint16_t><<<grid, 256>>>(d, 0, d.rows, out);
     else elementsBf16Kernel<<<grid, 256>>>(d, 0, d.rows, out);
     cudaEventRecord(b);
     cudaEventSynchronize(b);

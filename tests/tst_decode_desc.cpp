@@ -51,6 +51,8 @@ uint64_t compareAll(const Checkpoint& c) {
 // one and a tiny one whose threads stride over many elements - for the whole tensor, a row range
 // starting mid-tensor and the last row, F32 and BF16, equal the CPU decoders bit for bit.
 // Returns the number of elements compared; throws on the first difference.
+uint64_t vectorized = 0;  // FP8 block tensors the 16-a-thread body was checked on
+
 uint64_t compareGrids(const Checkpoint& c) {
   uint64_t n = 0;
   for (uint32_t li = 0; li < c.logical.size(); ++li) {
@@ -78,6 +80,23 @@ uint64_t compareGrids(const Checkpoint& c) {
         n += got.size();
       }
     }
+    // The bandwidth kernel of FP8 block tensors: 16 elements a thread, F32 and BF16, any row range.
+    if (num::fp8BlockVectorizable(desc))
+      for (const auto& range : ranges) {
+        const uint64_t first = range.first, rows = range.second, runs = rows * d.cols() / 16;
+        for (num::LaunchGrid g : {num::launchGrid(runs), num::LaunchGrid{3, 32}}) {
+          std::vector<float> got(rows * d.cols(), -12345.0f);
+          std::vector<uint16_t> gotBf(rows * d.cols(), 0xDEAD);
+          num::emulateGrid(g, [&](num::ThreadIndex t) { num::fp8BlockVecThread(desc, first, rows, got.data(), t); });
+          num::emulateGrid(g, [&](num::ThreadIndex t) { num::fp8BlockVecThread(desc, first, rows, gotBf.data(), t); });
+          for (uint64_t i = 0; i < got.size(); ++i) {
+            if (!num::sameBitsOrNan(got[i], want[first * d.cols() + i])) throw std::runtime_error(where("F32 (16 a thread)", first, i));
+            if (gotBf[i] != num::toBf16Rne(want[first * d.cols() + i])) throw std::runtime_error(where("BF16 (16 a thread)", first, i));
+          }
+          n += got.size();
+          vectorized++;
+        }
+      }
     std::vector<uint16_t> bf(want.size(), 0xDEAD);
     const num::LaunchGrid g = num::launchGrid(d.rows() * perRow);
     if (blocks) num::emulateGrid(g, [&](num::ThreadIndex t) { num::blocksBf16Thread(desc, 0, d.rows() * perRow, bf.data(), t); });
@@ -124,7 +143,9 @@ class TstDecodeDesc : public QObject {
     QFETCH(QString, rel);
     auto c = wstest::openOrFail(wstest::fixture(rel.toStdString()));
     QVERIFY(compareAll(*c) > 0);
+    vectorized = 0;
     QVERIFY(compareGrids(*c) > 0);
+    if (rel == "hf/qwen3_moe_fp8") QVERIFY(vectorized > 0);  // the FP8 block fixture takes the 16-a-thread body
   }
 
   void everySynthScheme_data() {
@@ -145,7 +166,9 @@ class TstDecodeDesc : public QObject {
     QVERIFY(synth::write(o).ok());
     auto c = wstest::openOrFail(o.out);
     QVERIFY(compareAll(*c) > 0);
+    vectorized = 0;
     QVERIFY(compareGrids(*c) > 0);
+    if (scheme == "fp8-block") QVERIFY(vectorized > 0);
   }
 
   void handBuiltSchemes() {

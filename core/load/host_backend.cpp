@@ -95,6 +95,8 @@ Result<bool> HostBackend::decodeBf16(const num::DecodeDesc& d, uint64_t firstRow
   if (d.kind == num::DescKind::GgufBlocks) {
     const uint64_t perRow = d.cols / d.blockElems, n = rows * perRow;
     num::emulateGrid(num::launchGrid(n), [&](num::ThreadIndex t) { num::blocksBf16Thread(d, firstRow * perRow, n, out, t); });
+  } else if (num::fp8BlockVectorizable(d)) {  // the device's bandwidth kernel, as the device runs it
+    num::emulateGrid(num::launchGrid(rows * d.cols / 16), [&](num::ThreadIndex t) { num::fp8BlockVecThread(d, firstRow, rows, out, t); });
   } else {
     num::emulateGrid(num::launchGrid(rows * d.cols), [&](num::ThreadIndex t) { num::elementsBf16Thread(d, firstRow, rows, out, t); });
   }

@@ -64,9 +64,11 @@ WS_HD float hdE8m0ToFloat(uint8_t e) {
   return e == 0 ? hdBitsToFloat(0x00400000u) : hdBitsToFloat(uint32_t(e) << 23);
 }
 
+// E2M1 (FP4): 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives, built from the bits rather than
+// looked up (a table inside a device function lives in each thread's local memory).
 WS_HD float hdE2m1(uint32_t code) {
-  const float t[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
-  const float v = t[code & 7];
+  const uint32_t e = (code >> 1) & 3, m = code & 1;
+  const float v = e == 0 ? (m ? 0.5f : 0.0f) : hdBitsToFloat(((e + 126u) << 23) | (m << 22));
   return (code & 8) ? -v : v;
 }
 
@@ -81,14 +83,26 @@ WS_HD float hdGgmlUe4m3Half(uint8_t x) {
   return raw * 0.5f;
 }
 
+// ggml's kvalues_mxfp4: twice the E2M1 value, as an integer.
 WS_HD int hdMxfp4Doubled(uint32_t code) {
-  const int8_t t[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
-  return t[code & 15];
+  const uint32_t e = (code >> 1) & 3, m = code & 1;
+  const int v = e == 0 ? int(m) : int((2 + m) << (e - 1));
+  return (code & 8) ? -v : v;
 }
 
+// ggml's kvalues_iq4nl: irregular, so a table - in constant memory on the device (one copy,
+// broadcast to the threads that read it), a plain array on the CPU.
+#if defined(__CUDACC__)
+static __constant__ int8_t kIq4nlDevice[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+#endif
+inline constexpr int8_t kIq4nlHost[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
 WS_HD int hdIq4nl(uint32_t code) {
-  const int8_t t[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
-  return t[code & 15];
+#if defined(__CUDA_ARCH__)
+  return kIq4nlDevice[code & 15];
+#else
+  return kIq4nlHost[code & 15];
+#endif
 }
 
 }  // namespace ws::num

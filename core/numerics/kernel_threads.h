@@ -56,6 +56,53 @@ WS_HD void blocksBf16Thread(const DecodeDesc& d, uint64_t firstBlock, uint64_t n
   }
 }
 
+// FP8 with a block scale grid (DeepSeek-V3, Kimi-K2 and kin), written for bandwidth: a thread takes
+// 16 consecutive elements of a row - one 16-byte load of codes, one scale (16 elements never cross a
+// scale block when its width is a multiple of 16), row and column from one division, 16 outputs
+// stored as whole 16-byte words - instead of one element, four divisions and a byte load each.
+// Out is float (F32) or uint16_t (BF16, rounded to nearest even). Needs fp8BlockVectorizable().
+WS_HD bool fp8BlockVectorizable(const DecodeDesc& d) {
+  return d.kind == DescKind::Fp8Scaled && d.mode == 2 && d.cols % 16 == 0 && d.bn % 16 == 0 &&
+         (d.w.kind == ElemKind::E4M3 || d.w.kind == ElemKind::E5M2 || d.w.kind == ElemKind::E4M3Fnuz || d.w.kind == ElemKind::E5M2Fnuz);
+}
+
+WS_HD float hdOut(float v, float) { return v; }
+WS_HD uint16_t hdOut(float v, uint16_t) { return hdToBf16Rne(v); }
+
+// 16 bytes from p (16-byte aligned on the device: the rows of a described region are).
+WS_HD void load16(const uint8_t* p, uint8_t* to) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(p);
+#else
+  memcpy(to, p, 16);
+#endif
+}
+
+template <class Out>
+WS_HD void store16(Out* dst, const Out* v) {
+#if defined(__CUDA_ARCH__)
+  constexpr int words = int(16 * sizeof(Out) / 16);
+  for (int k = 0; k < words; ++k) reinterpret_cast<uint4*>(dst)[k] = reinterpret_cast<const uint4*>(v)[k];
+#else
+  memcpy(dst, v, 16 * sizeof(Out));
+#endif
+}
+
+template <class Out>
+WS_HD void fp8BlockVecThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+  const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow;
+  for (uint64_t i = t.first(); i < n; i += t.stride()) {
+    const uint64_t r = firstRow + i / runsPerRow, j = (i % runsPerRow) * 16;
+    const uint64_t b = r / d.M, row = r % d.M;
+    const float s = scaleAt(d.s, (b * d.gm + row / d.bm) * d.gn + j / d.bn);
+    uint8_t codes[16];
+    load16(d.w.data + r * d.cols + j, codes);
+    Out v[16];
+    for (int k = 0; k < 16; ++k) v[k] = hdOut(hdReadElem(d.w.kind, codes, uint64_t(k)) * s, Out{});
+    store16(out + i * 16, v);
+  }
+}
+
 // The transposed twin: `mats` row-major [rows, cols] matrices of `elemBytes`-byte elements, each
 // written as [cols, rows]. One thread per destination element, so the stores are coalesced.
 WS_HD void transposeThread(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes, ThreadIndex t) {
