@@ -66,40 +66,66 @@ WS_HD bool fp8BlockVectorizable(const DecodeDesc& d) {
          (d.w.kind == ElemKind::E4M3 || d.w.kind == ElemKind::E5M2 || d.w.kind == ElemKind::E4M3Fnuz || d.w.kind == ElemKind::E5M2Fnuz);
 }
 
-WS_HD float hdOut(float v, float) { return v; }
-WS_HD uint16_t hdOut(float v, uint16_t) { return hdToBf16Rne(v); }
-
-// 16 bytes from p (16-byte aligned on the device: the rows of a described region are).
-WS_HD void load16(const uint8_t* p, uint8_t* to) {
-#if defined(__CUDA_ARCH__)
-  *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(p);
+// Unrolled on the device, so the 16 codes and outputs stay in registers (an indexed array would
+// live in local memory); the CPU compiler unrolls as it likes - the arithmetic is the same.
+#if defined(__CUDACC__)
+#define WS_UNROLL _Pragma("unroll")
 #else
-  memcpy(to, p, 16);
+#define WS_UNROLL
+#endif
+
+WS_HD float hdFp8Code(ElemKind k, uint32_t x) {
+  switch (k) {
+    case ElemKind::E4M3: return hdE4m3ToFloat(uint8_t(x));
+    case ElemKind::E5M2: return hdE5m2ToFloat(uint8_t(x));
+    case ElemKind::E4M3Fnuz: return hdE4m3fnuzToFloat(uint8_t(x));
+    default: return hdE5m2fnuzToFloat(uint8_t(x));
+  }
+}
+
+// One output value as the low bits of a 32-bit word: F32 whole, BF16 rounded to nearest even.
+WS_HD uint32_t hdOutBits(float v, float) { return hdFloatToBits(v); }
+WS_HD uint32_t hdOutBits(float v, uint16_t) { return hdToBf16Rne(v); }
+
+// `words` 32-bit words from p / to dst, as 16-byte loads and stores on the device (the rows of a
+// described region, and every output run, are 16-byte aligned there).
+template <int words>
+WS_HD void loadWords(const uint8_t* p, uint32_t* w) {
+#if defined(__CUDA_ARCH__)
+  WS_UNROLL for (int q = 0; q < words / 4; ++q) {
+    const uint4 v = reinterpret_cast<const uint4*>(p)[q];
+    w[4 * q] = v.x, w[4 * q + 1] = v.y, w[4 * q + 2] = v.z, w[4 * q + 3] = v.w;
+  }
+#else
+  memcpy(w, p, 4 * words);
 #endif
 }
 
-template <class Out>
-WS_HD void store16(Out* dst, const Out* v) {
+template <int words>
+WS_HD void storeWords(void* dst, const uint32_t* w) {
 #if defined(__CUDA_ARCH__)
-  constexpr int words = int(16 * sizeof(Out) / 16);
-  for (int k = 0; k < words; ++k) reinterpret_cast<uint4*>(dst)[k] = reinterpret_cast<const uint4*>(v)[k];
+  WS_UNROLL for (int q = 0; q < words / 4; ++q) reinterpret_cast<uint4*>(dst)[q] = make_uint4(w[4 * q], w[4 * q + 1], w[4 * q + 2], w[4 * q + 3]);
 #else
-  memcpy(dst, v, 16 * sizeof(Out));
+  memcpy(dst, w, 4 * words);
 #endif
 }
 
 template <class Out>
 WS_HD void fp8BlockVecThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+  constexpr int perWord = int(4 / sizeof(Out)), outWords = 16 / perWord;
   const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow;
   for (uint64_t i = t.first(); i < n; i += t.stride()) {
     const uint64_t r = firstRow + i / runsPerRow, j = (i % runsPerRow) * 16;
     const uint64_t b = r / d.M, row = r % d.M;
     const float s = scaleAt(d.s, (b * d.gm + row / d.bm) * d.gn + j / d.bn);
-    uint8_t codes[16];
-    load16(d.w.data + r * d.cols + j, codes);
-    Out v[16];
-    for (int k = 0; k < 16; ++k) v[k] = hdOut(hdReadElem(d.w.kind, codes, uint64_t(k)) * s, Out{});
-    store16(out + i * 16, v);
+    uint32_t codes[4], o[outWords];
+    loadWords<4>(d.w.data + r * d.cols + j, codes);
+    WS_UNROLL for (int w = 0; w < outWords; ++w) o[w] = 0;
+    WS_UNROLL for (int k = 0; k < 16; ++k) {
+      const uint32_t bits = hdOutBits(hdFp8Code(d.w.kind, (codes[k >> 2] >> ((k & 3) * 8)) & 0xFF) * s, Out{});
+      o[k / perWord] |= bits << ((k % perWord) * 8 * int(sizeof(Out)));
+    }
+    storeWords<outWords>(out + i * 16, o);
   }
 }
 
