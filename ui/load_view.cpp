@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -42,6 +43,7 @@ LoadView::LoadView(QWidget* parent)
       fusedGateUp_(new QCheckBox(tr("fused gate+up"))),
       transpose_(new QCheckBox(tr("transposed copies"))),
       bf16_(new QCheckBox(tr("BF16 copies"))),
+      freeGlob_(new QLineEdit),
       start_(new QPushButton(tr("&Start Load"))),
       cancel_(new QPushButton(tr("Cancel"))),
       progress_(new QProgressBar),
@@ -69,6 +71,10 @@ LoadView::LoadView(QWidget* parent)
   remember(fusedGateUp_, "load/deriveFusedGateUp");
   remember(transpose_, "load/deriveTranspose");
   remember(bf16_, "load/deriveBf16");
+  freeGlob_->setPlaceholderText(tr("none (a glob, e.g. * (bf16) or *.experts.0.*)"));
+  freeGlob_->setToolTip(tr("Right after the load, free the tensors and derived buffers whose names match, and show what came back to the device"));
+  freeGlob_->setClearButtonEnabled(true);
+  freeGlob_->setMinimumWidth(freeGlob_->fontMetrics().horizontalAdvance(freeGlob_->placeholderText()) + 40);
   cancel_->setEnabled(false);
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -91,6 +97,7 @@ LoadView::LoadView(QWidget* parent)
   form->addRow(tr("Pl&acement"), placement_->placementBox());
   form->addRow(tr("Rema&inder"), placement_->remainderBox());
   form->addRow(tr("Derive"), derive);
+  form->addRow(tr("Free after loa&d"), freeGlob_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(start_);
   buttons->addWidget(cancel_);
@@ -154,10 +161,12 @@ void LoadView::start() {
   poll_->start(100);
   auto ckpt = ckpt_;
   const std::string device = device_->currentData().toString().toStdString();
+  const std::string freeGlob = freeGlob_->text().trimmed().toStdString();
   BackendFactory factory = factory_;
-  job_ = jobs_.start(0, [ckpt, opt, device, factory](JobState& job) mutable -> Outcome {
+  job_ = jobs_.start(0, [ckpt, opt, device, factory, freeGlob](JobState& job) mutable -> Outcome {
     Outcome o;
     o.ckpt = ckpt;
+    o.freeGlob = freeGlob;
     auto backend = factory(device);
     if (!backend) {
       o.error = QString::fromStdString(backend.error().describe());
@@ -175,6 +184,10 @@ void LoadView::start() {
     } else {
       for (const auto& d : r.value().store->derived()) o.derived.push_back({d.name + " (" + d.kind + ")", d.buffer.bytes});
       for (const auto& d : r.value().store->deferred()) o.deferred.push_back({d.name, d.reason});
+      if (!freeGlob.empty()) {
+        o.freed = r.value().store->freeMatching(freeGlob);
+        o.freeAfterFreeing = backend.value()->memory().free;
+      }
       o.report = std::make_shared<load::LoadReport>(std::move(r.value().report));
       r.value().store->release();  // measured: give the device back
     }
@@ -255,13 +268,22 @@ void LoadView::showResidency(const Outcome& o) {
   for (const auto& [name, reason] : o.deferred) new QTreeWidgetItem(deferred, {QString::fromStdString(name), QString::fromStdString(reason)});
   auto* device = new QTreeWidgetItem(residency_, {tr("device %1").arg(QString::fromStdString(r.device))});
   const load::Residency& res = r.residency;
-  auto* used = new QTreeWidgetItem(device, {res.measured ? tr("free memory fell by (measured)") : tr("free memory fell by (host stand-in bookkeeping)"),
+  auto* used = new QTreeWidgetItem(device, {res.measured ? tr("used by the load (measured)") : tr("used by the load (stand-in's count)"),
                                             signedText(res.used), bytesText(res.predictedFootprint), signedText(res.difference)});
-  used->setToolTip(0, tr("%1 allocation(s) of %2, rounded to %3; tolerance %4").arg(res.arenas).arg(bytesText(res.reserved), bytesText(res.granularity), bytesText(res.tolerance)));
+  used->setToolTip(0, tr("The fall in the device's free memory against the predicted footprint: %1 allocation(s) of %2, each rounded to %3; tolerance %4.%5")
+                          .arg(res.arenas)
+                          .arg(bytesText(res.reserved), bytesText(res.granularity), bytesText(res.tolerance))
+                          .arg(res.measured ? QString() : tr(" The host stand-in's free memory is its own bookkeeping, not a measurement.")));
   if (res.mismatch)
     for (int col = 0; col < 4; ++col) used->setForeground(col, QBrush(Qt::red));
   new QTreeWidgetItem(device, {tr("free before the load"), bytesText(r.before.free)});
   new QTreeWidgetItem(device, {tr("free after the load"), bytesText(r.after.free)});
+  if (!o.freeGlob.empty()) {
+    auto* freed = new QTreeWidgetItem(device, {tr("freed %1: %n tensor(s)/buffer(s)", nullptr, int(o.freed.views)).arg(QString::fromStdString(o.freeGlob)), bytesText(o.freed.bytes)});
+    new QTreeWidgetItem(freed, {tr("%n arena(s) back to the device", nullptr, int(o.freed.arenas)), bytesText(o.freed.arenaBytes)});
+    new QTreeWidgetItem(freed, {tr("free after freeing"), bytesText(o.freeAfterFreeing)});
+    freed->setExpanded(true);
+  }
   new QTreeWidgetItem(device, {tr("total"), bytesText(r.before.total)});
   device->setExpanded(true);
   auto* phases = new QTreeWidgetItem(residency_, {tr("phases")});

@@ -2,7 +2,9 @@
 // stream the checkpoint (that rank of it) onto the device with progress, GB/s, ETA and cancel.
 // The residency view follows: bytes per category predicted by the planner beside what the load
 // measured, the device's memory before and after, the derived buffers and the deferred tensors.
-// The load is released once measured, so the device is free again.
+// An optional glob frees the matching tensors and derived buffers right after the load (the seed
+// runtime's free_matching), and the view says what came back. The load is then released, so the
+// device is free again.
 #pragma once
 
 #include <QElapsedTimer>
@@ -20,6 +22,7 @@ class QComboBox;
 class QCPBarsGroup;
 class QCustomPlot;
 class QLabel;
+class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
@@ -49,6 +52,7 @@ class LoadView : public QWidget, public CheckpointView {
   QSpinBox* epRankBox() const { return epRank_; }
   PlacementControls* placement() const { return placement_; }
   QCheckBox* fusedGateUpBox() const { return fusedGateUp_; }
+  QLineEdit* freeGlobEdit() const { return freeGlob_; }
   QPushButton* startButton() const { return start_; }
   QPushButton* cancelButton() const { return cancel_; }
   QLabel* status() const { return status_; }
@@ -68,6 +72,9 @@ class LoadView : public QWidget, public CheckpointView {
     std::vector<std::pair<std::string, uint64_t>> derived;          // name (kind), bytes
     std::vector<std::pair<std::string, std::string>> deferred;      // name, reason
     QString error;
+    std::string freeGlob;    // what was freed after the load (empty: nothing)
+    load::Freed freed;
+    uint64_t freeAfterFreeing = 0;
     uint64_t liveAfter = 0;  // allocations left on the device after release (must be 0)
   };
   void onFinished(Outcome o);
@@ -78,6 +85,7 @@ class LoadView : public QWidget, public CheckpointView {
   QSpinBox *epSize_, *epRank_;
   PlacementControls* placement_;
   QCheckBox *fusedGateUp_, *transpose_, *bf16_;
+  QLineEdit* freeGlob_;
   QPushButton *start_, *cancel_;
   QProgressBar* progress_;
   QLabel* status_;

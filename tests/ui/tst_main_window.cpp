@@ -567,6 +567,19 @@ class TstMainWindow : public QObject {
     QCOMPARE(derived->childCount(), 4);
     QVERIFY(derived->child(0)->text(0).contains("fused-gate-up"));
 
+    // Freeing the derived buffers right after the load hands their arena back, and the view says so.
+    v->freeGlobEdit()->setText("*gate_up*");
+    finished.clear();
+    QTest::mouseClick(v->startButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(10000));
+    QVERIFY2(v->report(), qPrintable(v->error()));
+    const auto freedItems = v->residency()->findItems("freed *gate_up*", Qt::MatchStartsWith | Qt::MatchRecursive);
+    QCOMPARE(freedItems.size(), 1);
+    QVERIFY(freedItems[0]->text(0).contains("4 tensor(s)/buffer(s)"));
+    QCOMPARE(freedItems[0]->text(1), QString("512.00 KiB"));
+    QVERIFY(freedItems[0]->child(0)->text(0).startsWith("1 arena(s)"));
+    v->freeGlobEdit()->clear();
+
     // Round-robin from the tab's placement chooser (the one the EP Ranks tab has): rank 1 of 4
     // now holds experts 1 and 5.
     QComboBox* placement = v->placement()->placementBox();
