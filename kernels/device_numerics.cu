@@ -66,19 +66,10 @@ __global__ void transposeKernel(const uint8_t* src, uint8_t* dst, uint64_t mats,
   num::transposeThread(src, dst, mats, rows, cols, elemBytes, here());
 }
 
-__global__ void toBf16Kernel(const float* v, uint64_t n, uint16_t* out) {
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) out[i] = num::hdToBf16Rne(v[i]);
-}
+__global__ void toBf16Kernel(const float* v, uint64_t n, uint16_t* out) { num::toBf16Thread(v, n, out, here()); }
 
-// Every block's inline scales, laid out kind by kind: d[n], dmin[n], sub[n * subs], subMin[n * mins].
 __global__ void ggufScalesKernel(const uint8_t* w, uint32_t blockBytes, int id, uint64_t n, int subs, int mins, float* d, float* dmin, float* sub, float* subMin) {
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
-    const num::GgufBlockScales s = num::ggufBlockScales(id, w + i * blockBytes);
-    if (d) d[i] = s.d;
-    if (dmin) dmin[i] = s.dmin;
-    for (int k = 0; k < subs; ++k) sub[i * subs + k] = s.sub[k];
-    for (int k = 0; k < mins; ++k) subMin[i * mins + k] = s.subMin[k];
-  }
+  num::ggufScalesThread(w, blockBytes, id, n, subs, mins, d, dmin, sub, subMin, here());
 }
 
 
@@ -250,7 +241,7 @@ Result<std::vector<uint16_t>> dequantizeOnDeviceBf16(const Checkpoint& c, uint32
   cudaMalloc(&v, std::max<uint64_t>(n * 4, 4));
   cudaMalloc(&o, std::max<uint64_t>(n * 2, 2));
   cudaMemcpy(v, f.value().data(), n * 4, cudaMemcpyHostToDevice);
-  if (n) toBf16Kernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(v, n, o);
+  if (const num::LaunchGrid g = num::launchGrid(n); g.blocks) toBf16Kernel<<<g.blocks, g.threads>>>(v, n, o);
   std::vector<uint16_t> out(n);
   cudaError_t e = cudaMemcpy(out.data(), o, n * 2, cudaMemcpyDeviceToHost);
   cudaFree(v);
@@ -279,7 +270,8 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
     if (probe.hasDmin) cudaMalloc(&dmin, n * 4);
     if (probe.nSub) cudaMalloc(&sub, n * 4 * uint64_t(probe.nSub));
     if (probe.nSubMin) cudaMalloc(&subMin, n * 4 * uint64_t(probe.nSubMin));
-    if (n) ggufScalesKernel<<<unsigned(std::min<uint64_t>((n + 255) / 256, 65535)), 256>>>(dw, w.dtype->blockBytes, w.dtype->ggmlId, n, probe.nSub, probe.nSubMin, d, dmin, sub, subMin);
+    if (const num::LaunchGrid g = num::launchGrid(n); g.blocks)
+      ggufScalesKernel<<<g.blocks, g.threads>>>(dw, w.dtype->blockBytes, w.dtype->ggmlId, n, probe.nSub, probe.nSubMin, d, dmin, sub, subMin);
     cudaDeviceSynchronize();
     if (d) out["d"] = statsOfDeviceValues(d, n);
     if (dmin) out["dmin"] = statsOfDeviceValues(dmin, n);

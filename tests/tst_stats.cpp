@@ -9,6 +9,7 @@
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/grid_stats.h"
+#include "core/numerics/gguf_scale_formulas.h"
 #include "core/numerics/hd.h"
 #include "core/numerics/scale_stats.h"
 #include "core/numerics/stats.h"
@@ -24,6 +25,48 @@ class TstStats : public QObject {
   // mean and standard deviation within 1e-9 relative - on every decoded fixture tensor and on
   // values that stress every branch (NaN, +-inf, zeros of both signs, subnormals, the extremes),
   // long enough that each thread strides over several.
+  // The device's scale-statistics path for GGUF blocks, emulated: the ggufScales body over its
+  // launch grid (and a tiny striding one) lays out each kind's values, and the statistics grid over
+  // each array gives what the CPU scale pass reports for that tensor and kind.
+  void ggufScaleGridEqualsCpuScalePass() {
+    auto c = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));
+    auto cpu = num::scaleStatistics(*c, num::ScaleGrouping::Tensor);
+    QVERIFY(cpu.ok());
+    int compared = 0;
+    for (const auto& l : c->logical) {
+      if (l.weight < 0) continue;
+      const TensorRecord& w = c->tensors[uint32_t(l.weight)];
+      if (!w.dtype->isBlockQuant()) continue;
+      const uint64_t n = w.bytes / w.dtype->blockBytes;
+      const uint8_t* bytes = c->files[w.file].map->bytes().data() + w.offset;
+      const num::GgufBlockScales probe = num::ggufBlockScales(w.dtype->ggmlId, bytes);
+      const auto group = cpu.value().groups.find(num::scaleGroupKey(*c, w, l, num::ScaleGrouping::Tensor));
+      for (num::LaunchGrid g : {num::launchGrid(n), num::LaunchGrid{3, 32}}) {
+        std::vector<float> d(n), dmin(n), sub(n * uint64_t(probe.nSub)), subMin(n * uint64_t(probe.nSubMin));
+        num::emulateGrid(g, [&](num::ThreadIndex t) {
+          num::ggufScalesThread(bytes, w.dtype->blockBytes, w.dtype->ggmlId, n, probe.nSub, probe.nSubMin, probe.hasD ? d.data() : nullptr,
+                                probe.hasDmin ? dmin.data() : nullptr, sub.data(), subMin.data(), t);
+        });
+        const std::pair<const char*, const std::vector<float>*> kinds[] = {
+            {"d", probe.hasD ? &d : nullptr}, {"dmin", probe.hasDmin ? &dmin : nullptr}, {"sub_scale", probe.nSub ? &sub : nullptr}, {"sub_min", probe.nSubMin ? &subMin : nullptr}};
+        for (auto [kind, values] : kinds) {
+          if (!values) continue;
+          QVERIFY2(group != cpu.value().groups.end() && group->second.count(kind), qPrintable(QString::fromStdString(l.name) + " " + kind));
+          const num::ScaleGroup& want = group->second.at(kind);
+          const num::GridStats got = num::emulateGridStats(values->data(), values->size());
+          QCOMPARE(got.stats.count, want.stats.count);
+          QCOMPARE(got.stats.zero, want.stats.zero);
+          QCOMPARE(got.stats.negative, want.stats.negative);
+          QCOMPARE(got.stats.min(), want.stats.min());
+          QCOMPARE(got.stats.max(), want.stats.max());
+          QVERIFY(got.histogram.counts == want.hist.counts);
+          ++compared;
+        }
+      }
+    }
+    QVERIFY(compared >= 20);
+  }
+
   void gridStatsEmulationEqualsCpu() {
     std::vector<std::vector<float>> cases;
     std::mt19937 rng(7);

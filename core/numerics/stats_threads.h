@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "core/numerics/gguf_scale_formulas.h"
 #include "core/numerics/hd.h"
 #include "core/numerics/kernel_threads.h"
 
@@ -90,6 +91,24 @@ WS_HD double deviationThread(const float* v, uint64_t n, double mean, ThreadInde
     if ((hdFloatToBits(x) & 0x7FFFFFFFu) < 0x7F800000u) local += (double(x) - mean) * (double(x) - mean);
   }
   return local;
+}
+
+// The scales inside GGUF blocks, kind by kind: block i's d, dmin, sub-scales and sub-minimums at
+// d[i], dmin[i], sub[i * subs ...], subMin[i * mins ...] (a null array: a kind the type lacks),
+// for the scale statistics that then run over each array.
+WS_HD void ggufScalesThread(const uint8_t* w, uint32_t blockBytes, int id, uint64_t n, int subs, int mins, float* d, float* dmin, float* sub, float* subMin, ThreadIndex t) {
+  for (uint64_t i = t.first(); i < n; i += t.stride()) {
+    const GgufBlockScales s = ggufBlockScales(id, w + i * blockBytes);
+    if (d) d[i] = s.d;
+    if (dmin) dmin[i] = s.dmin;
+    for (int k = 0; k < subs; ++k) sub[i * uint64_t(subs) + uint64_t(k)] = s.sub[k];
+    for (int k = 0; k < mins; ++k) subMin[i * uint64_t(mins) + uint64_t(k)] = s.subMin[k];
+  }
+}
+
+// F32 values to BF16, rounded to nearest even.
+WS_HD void toBf16Thread(const float* v, uint64_t n, uint16_t* out, ThreadIndex t) {
+  for (uint64_t i = t.first(); i < n; i += t.stride()) out[i] = hdToBf16Rne(v[i]);
 }
 
 }  // namespace ws::num
