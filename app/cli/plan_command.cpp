@@ -10,6 +10,7 @@
 #include "core/load/backend_registry.h"
 #include "core/plan/devices.h"
 #include "core/plan/ep_plan.h"
+#include "core/plan/deployment_fit.h"
 #include "core/plan/kv_cache.h"
 #include "core/util/format_bytes.h"
 
@@ -43,23 +44,7 @@ nlohmann::json budgetJson(const std::optional<plan::GpuBudget>& b, uint64_t rese
           {"context_reserve", b->contextReserve}, {"usable", b->usable()}, {"reserve", reserved}};
 }
 
-// The KV cache and the runtime reserves against what a rank's weights leave of the budget.
-struct KvPlan {
-  plan::KvOptions options;
-  std::optional<plan::KvCache> cache;
-  std::string why;                       // when not estimated: the missing key, in words
-  std::vector<plan::Reserve> reserves;
-  uint64_t reserveBytes() const {
-    uint64_t n = 0;
-    for (const auto& r : reserves) n += r.bytes;
-    return n;
-  }
-  // Free bytes of a rank once its weights, derived buffers, --reserve and the runtime reserves are in.
-  plan::KvFit fit(const plan::PlanOptions& opt, const plan::RankPlan& rp) const {
-    const int64_t free = opt.capacity ? int64_t(*opt.capacity) - int64_t(opt.reserved) - int64_t(rp.resident + rp.derived) - int64_t(reserveBytes()) : 0;
-    return plan::fitKvCache(*cache, free, options.blockSize);
-  }
-};
+using KvPlan = plan::KvBudget;
 
 nlohmann::json kvJson(const KvPlan& kv, const plan::PlanOptions& opt, const plan::RankPlan& rp) {
   if (!kv.cache) return nullptr;
@@ -342,11 +327,7 @@ class PlanCommand : public Command {
     kv.options.llamaCpp = c.format == "gguf";
     if (kv.options.blockSize < 1 || kv.options.maxNumBatchedTokens < 1 || kv.options.speculative < 0)
       throw std::invalid_argument("--block-size and --max-num-batched-tokens must be positive, --speculative not negative");
-    auto cache = plan::kvCachePerRank(c.model, kv.options);
-    if (cache) kv.cache = cache.value();
-    else kv.why = cache.error().message;
-    kv.reserves = plan::runtimeReserves(c.model, kv.options, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
-    return kv;
+    return plan::kvBudgetFor(c.model, kv.options, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
   }
 
   // --fit N: the fewest GPUs (EP size, then attention TP within it, as vLLM's EP = TP x DP) whose
@@ -357,39 +338,23 @@ class PlanCommand : public Command {
     if (!budget || !a.has("max-model-len")) throw std::invalid_argument("--fit N needs --gpu-mem and --max-model-len");
     const double target = std::stod(a.get("fit"));
     if (!(target > 0)) throw std::invalid_argument("--fit takes the number of concurrent requests, more than 0");
-    const int64_t experts = std::max<int64_t>(1, c.model.numExperts);
-    nlohmann::json tried = nlohmann::json::array(), answer = nullptr;
-    int lastEp = 1;
-    for (int ep = 1; ep <= std::max<int64_t>(64, experts) && answer.is_null(); ep *= 2) {
-      if (c.model.numExperts > 0 && ep > experts) break;
-      for (int tp = 1; tp <= std::min(ep, 8) && answer.is_null(); tp *= 2) {
-        if (ep % tp) continue;
-        auto planned = planFor(a, c, ep, tp, budget);
-        if (!planned) return kExitCannotRun;
-        const auto& [opt, res] = *planned;
-        const KvPlan kv = kvPlanOf(a, c, tp);
-        if (!kv.cache) {
-          std::cerr << "weightscope plan: KV cache: " << kv.why << "\n";
-          return kExitCannotRun;
-        }
-        // Each group of TP ranks serves its own requests (EP = TP x DP): the deployment serves the
-        // worst rank's concurrency once per group.
-        double worst = -1;
-        bool weightsFit = true;
-        for (const auto& rp : res.ranks) {
-          weightsFit &= !rp.fits || *rp.fits;
-          const double conc = kv.fit(opt, rp).maxConcurrency;
-          worst = worst < 0 ? conc : std::min(worst, conc);
-        }
-        const double total = std::max(0.0, worst) * double(ep / tp);
-        const bool ok = weightsFit && total >= target;
-        nlohmann::json row = {{"ep", ep}, {"tp", tp}, {"weights_fit", weightsFit}, {"min_rank_concurrency", std::max(0.0, worst)},
-                              {"concurrency", total}, {"fits", ok}};
-        lastEp = ep;
-        tried.push_back(row);
-        if (ok) answer = row;
-      }
+    auto planned = planFor(a, c, 1, 1, budget);  // the base options; the search replaces placement and TP
+    if (!planned) return kExitCannotRun;
+    const KvPlan base = kvPlanOf(a, c, 1);
+    const uint64_t graphs = a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0;
+    auto fit = plan::fitDeployment(c, planned->first, placementSpecOf(a, residencyRulesOf(a)), base.options, graphs, target);
+    if (!fit) {
+      std::cerr << "weightscope plan: " << fit.error().describe() << "\n";
+      return kExitCannotRun;
     }
+    auto rowJson = [](const plan::FitRow& r) {
+      return nlohmann::json{{"ep", r.ep}, {"tp", r.tp}, {"weights_fit", r.weightsFit}, {"min_rank_concurrency", r.minRankConcurrency},
+                            {"concurrency", r.concurrency}, {"fits", r.fits}};
+    };
+    nlohmann::json tried = nlohmann::json::array(), answer = nullptr;
+    for (const auto& r : fit.value().tried) tried.push_back(rowJson(r));
+    if (fit.value().answer) answer = rowJson(*fit.value().answer);
+    const int lastEp = fit.value().tried.empty() ? 1 : fit.value().tried.back().ep;
     if (a.has("json")) {
       std::cout << nlohmann::json{{"schema", "weightscope.plan-fit/1"}, {"path", c.root}, {"target_concurrency", target},
                                   {"max_model_len", a.getInt("max-model-len", -1)}, {"budget", budgetJson(budget, reserveOf(a))},
