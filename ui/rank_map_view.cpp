@@ -45,6 +45,9 @@ RankMapView::RankMapView(QWidget* parent)
       epSize_(new QSpinBox),
       placement_(new PlacementControls(this, "ranks/remainder")),
       budget_(new QComboBox),
+      context_(new QSpinBox),
+      requests_(new QSpinBox),
+      kvDtype_(new QComboBox),
       plot_(new QCustomPlot),
       details_(new QTreeWidget),
       caption_(new QLabel),
@@ -56,12 +59,28 @@ RankMapView::RankMapView(QWidget* parent)
   for (const auto& d : plan::deviceTable()) budget_->addItem(QString::fromLatin1(d.name.data(), qsizetype(d.name.size())));
   budget_->setToolTip(tr("GPU memory per rank: a device, or a size such as 96GiB"));
   remember(budget_, "ranks/budget");
+  context_->setRange(0, 100'000'000);
+  context_->setSingleStep(1024);
+  context_->setSpecialValueText(tr("the model's"));
+  context_->setSuffix(tr(" tokens"));
+  context_->setToolTip(tr("Tokens per request (vLLM --max-model-len); the model's max_position_embeddings by default"));
+  remember(context_, "ranks/context");
+  for (const char* d : {"auto", "bf16", "fp16", "fp8", "fp8_e5m2", "fp8_ds_mla", "f16", "q8_0", "q4_0"}) kvDtype_->addItem(QString::fromLatin1(d));
+  kvDtype_->setToolTip(tr("KV cache dtype (vLLM --kv-cache-dtype; GGUF: llama.cpp's cache types f16, q8_0, q4_0)"));
+  remember(kvDtype_, "ranks/kvDtype");
+  requests_->setRange(1, 1'000'000);
+  requests_->setValue(16);
+  requests_->setToolTip(tr("Concurrent requests of that length the deployment should serve: the KV-cache bars show each rank's share, and with a budget the fewest GPUs that fit them are worked out (plan --fit)"));
+  remember(requests_, "ranks/requests");
 
   auto* controls = new QFormLayout;
   controls->addRow(tr("EP &size"), epSize_);
   controls->addRow(tr("&Placement"), placement_->placementBox());
   controls->addRow(tr("&Remainder"), placement_->remainderBox());
   controls->addRow(tr("GPU &budget"), budget_);
+  controls->addRow(tr("&Context length"), context_);
+  controls->addRow(tr("&KV cache dtype"), kvDtype_);
+  controls->addRow(tr("Re&quests"), requests_);
   details_->setHeaderLabels({tr("rank contents"), tr("bytes")});
   details_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
   details_->setRootIsDecorated(true);
@@ -97,6 +116,9 @@ RankMapView::RankMapView(QWidget* parent)
   connect(epSize_, &QSpinBox::valueChanged, this, &RankMapView::replan);
   connect(placement_, &PlacementControls::changed, this, &RankMapView::replan);
   connect(budget_, &QComboBox::currentTextChanged, this, &RankMapView::replan);
+  connect(context_, &QSpinBox::valueChanged, this, &RankMapView::replan);
+  connect(kvDtype_, &QComboBox::currentTextChanged, this, &RankMapView::replan);
+  connect(requests_, &QSpinBox::valueChanged, this, &RankMapView::replan);
   connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
     if (!result_ || !plot_->axisRect()->rect().contains(e->pos())) return QToolTip::hideText();
     const int r = int(std::lround(plot_->xAxis->pixelToCoord(e->pos().x())));
@@ -104,6 +126,10 @@ RankMapView::RankMapView(QWidget* parent)
     const plan::RankPlan& p = result_->ranks[size_t(r)];
     QString tip = tr("rank %1: %2 resident, %3 experts\npredicted load peak %4").arg(r).arg(bytesText(p.resident)).arg(p.experts.size()).arg(bytesText(p.peak));
     if (p.fits) tip += (*p.fits ? tr("\nfits; headroom %1") : tr("\ndoes NOT fit; short by %1")).arg(bytesText(uint64_t(std::abs(p.headroom))));
+    if (kv_ && kv_->cache && opt_ && opt_->capacity) {
+      const plan::KvFit f = kv_->fit(*opt_, p);
+      tip += tr("\nKV cache: %1 tokens fit, at most %2 requests of %3 tokens").arg(f.tokensFit).arg(f.maxConcurrency, 0, 'f', 2).arg(kv_->cache->maxModelLen);
+    }
     QToolTip::showText(e->globalPosition().toPoint(), tip + tr("\nclick to list its experts"), plot_);
   });
   connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
@@ -136,33 +162,59 @@ void RankMapView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
   replan();
 }
 
+namespace {
+RankMapView::Outcome failed(const QString& why) {
+  RankMapView::Outcome o;
+  o.error = why;
+  return o;
+}
+}  // namespace
+
 void RankMapView::replan() {
   if (!ckpt_) return;
   // The newest options (or checkpoint) win: a plan still running for older ones is dropped.
   const plan::PlacementSpec spec = placement_->spec();
   const int ep = epSize_->value();
   const QString budget = budget_->currentText() == budget_->itemText(0) ? QString() : budget_->currentText().trimmed();  // "no budget"
+  plan::KvOptions kvOpt;
+  kvOpt.maxModelLen = context_->value() > 0 ? context_->value() : -1;
+  kvOpt.dtype = kvDtype_->currentText().toStdString();
+  kvOpt.llamaCpp = ckpt_->format == "gguf";
+  const double requests = requests_->value();
   auto ckpt = ckpt_;
-  jobs_.start(0, [ckpt, spec, ep, budget](JobState&) -> Outcome {
+  jobs_.start(0, [ckpt, spec, ep, budget, kvOpt, requests](JobState&) -> Outcome {
     plan::PlanOptions opt;
     if (!budget.isEmpty()) {
       try {
         opt.capacity = plan::budgetFor(budget.toStdString(), 1.0).usable();
       } catch (const std::exception& e) {
-        return {nullptr, QObject::tr("GPU budget '%1': %2").arg(budget, QString::fromStdString(e.what()))};
+        return failed(QObject::tr("GPU budget '%1': %2").arg(budget, QString::fromStdString(e.what())));
       }
     }
     auto placement = spec.build(ep, ckpt->model.numExperts);
-    if (!placement) return {nullptr, QString::fromStdString(placement.error().describe())};
+    if (!placement) return failed(QString::fromStdString(placement.error().describe()));
     opt.placement = placement.value();
     auto r = plan::planCheckpoint(*ckpt, opt);
-    if (!r) return {nullptr, QString::fromStdString(r.error().describe())};
-    return {std::make_shared<plan::PlanResult>(std::move(r.value())), {}};
+    if (!r) return failed(QString::fromStdString(r.error().describe()));
+    Outcome o;
+    o.plan = std::make_shared<plan::PlanResult>(std::move(r.value()));
+    o.opt = std::make_shared<plan::PlanOptions>(opt);
+    o.kv = std::make_shared<plan::KvBudget>(plan::kvBudgetFor(ckpt->model, kvOpt, 0));
+    if (o.kv->cache && opt.capacity) {  // the fewest GPUs for the requests: plan --fit's search
+      auto fit = plan::fitDeployment(*ckpt, opt, spec, kvOpt, 0, requests);
+      if (fit) o.fit = std::make_shared<plan::FitResult>(std::move(fit.value()));
+      else o.fitError = QString::fromStdString(fit.error().message);
+    }
+    return o;
   }, [this](Outcome o) { onPlanned(std::move(o)); });
 }
 
 void RankMapView::onPlanned(Outcome o) {
   result_ = o.plan;
+  opt_ = o.opt;
+  kv_ = o.kv;
+  fit_ = o.fit;
+  fitError_ = o.fitError;
   if (!result_) {
     caption_->setText(tr("<b>Cannot plan:</b> %1").arg(o.error.toHtmlEscaped()));
     plot_->clearPlottables();
@@ -181,8 +233,14 @@ void RankMapView::draw() {
   plot_->clearPlottables();
   plot_->clearItems();
   const auto& ranks = result_->ranks;
+  // Above the weights: the runtime reserves, and the KV cache of each rank's share of the requests
+  // (each rank serves its own with attention data-parallel, as plan --fit counts them).
+  const bool kv = kv_ && kv_->cache;
+  const uint64_t reserves = kv_ ? kv_->reserveBytes() : 0;
+  const uint64_t share = (uint64_t(requests_->value()) + ranks.size() - 1) / std::max<size_t>(1, ranks.size());
+  const uint64_t kvBytes = kv ? share * (uint64_t(kv_->cache->maxModelLen) * kv_->cache->bytesPerToken + kv_->cache->slidingBytesPerSeq + kv_->cache->stateBytesPerSeq) : 0;
   double largest = 0;
-  for (const auto& r : ranks) largest = std::max(largest, double(std::max(r.resident, r.peak)));
+  for (const auto& r : ranks) largest = std::max(largest, double(std::max(r.resident + reserves + kvBytes, r.peak)));
   // The budget line: what a rank may use (capacity less the reserve) = any rank's peak + headroom.
   std::optional<double> budget;
   if (!ranks.empty() && ranks[0].fits.has_value()) budget = double(int64_t(ranks[0].peak) + ranks[0].headroom);
@@ -207,6 +265,20 @@ void RankMapView::draw() {
     bars->setPen(Qt::NoPen);
     bars->setBrush(kCategoryColours[cat]);
     bars->setWidth(0.7);
+    bars->setData(keys, values, true);
+    if (below) bars->moveAbove(below);
+    below = bars;
+  }
+  const std::pair<QString, uint64_t> extras[] = {{tr("runtime reserves"), reserves}, {tr("KV cache, %n request(s) a rank", nullptr, int(share)), kvBytes}};
+  const QColor extraColours[] = {QColor(255, 217, 47), QColor(102, 194, 165)};
+  for (int k = 0; k < 2; ++k) {
+    if (!extras[k].second) continue;
+    auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+    bars->setName(extras[k].first);
+    bars->setPen(QPen(extraColours[k].darker(130)));
+    bars->setBrush(QBrush(extraColours[k], k == 1 ? Qt::BDiagPattern : Qt::SolidPattern));
+    bars->setWidth(0.7);
+    QVector<double> values(keys.size(), double(extras[k].second) / unit.divisor);
     bars->setData(keys, values, true);
     if (below) bars->moveAbove(below);
     below = bars;
@@ -248,6 +320,40 @@ void RankMapView::draw() {
                      .arg(result_->imbalance, 0, 'f', 3);
   if (budget)
     text += tr("; %1 of %2 ranks fit, least headroom %3").arg(fits).arg(ranks.size()).arg(signedBytes(worst));
+  if (kv) {
+    const plan::KvCache& c = *kv_->cache;
+    text += tr("<br>KV cache (%1): %2 per token per rank over %3 full + %4 MLA layers, %5 tokens a request")
+                .arg(QString::fromStdString(c.dtype))
+                .arg(bytesText(c.bytesPerToken))
+                .arg(c.layers.full)
+                .arg(c.layers.mla)
+                .arg(c.maxModelLen);
+    if (budget && opt_) {
+      double least = -1;
+      uint64_t tokens = UINT64_MAX;
+      for (const auto& r : ranks) {
+        const plan::KvFit f = kv_->fit(*opt_, r);
+        least = least < 0 ? f.maxConcurrency : std::min(least, f.maxConcurrency);
+        tokens = std::min(tokens, f.tokensFit);
+      }
+      text += tr("; the fullest rank has room for %1 tokens, at most %2 requests").arg(tokens).arg(std::max(0.0, least), 0, 'f', 2);
+    }
+  } else if (kv_ && !kv_->why.empty()) {
+    text += tr("<br>KV cache not estimated: %1").arg(QString::fromStdString(kv_->why).toHtmlEscaped());
+  }
+  if (fit_) {
+    if (fit_->answer)
+      text += tr("<br><b>%1 requests fit on EP %2 x TP %3</b> (%4 GPUs, serving %5; the fewest tried)")
+                  .arg(requests_->value())
+                  .arg(fit_->answer->ep)
+                  .arg(fit_->answer->tp)
+                  .arg(fit_->answer->ep)
+                  .arg(fit_->answer->concurrency, 0, 'f', 2);
+    else
+      text += tr("<br><b>%1 requests do not fit</b> on up to EP %2").arg(requests_->value()).arg(fit_->tried.empty() ? 0 : fit_->tried.back().ep);
+  } else if (!fitError_.isEmpty()) {
+    text += tr("<br>Fit not worked out: %1").arg(fitError_.toHtmlEscaped());
+  }
   for (const auto& n : result_->notes) text += "<br>" + QString::fromStdString(n).toHtmlEscaped();
   caption_->setText(text);
 }
@@ -260,6 +366,17 @@ void RankMapView::selectRank(int rank) {
   new QTreeWidgetItem(details_, {tr("rank %1: resident").arg(rank), bytesText(r.resident)});
   new QTreeWidgetItem(details_, {tr("predicted load peak"), bytesText(r.peak)});
   if (r.fits) new QTreeWidgetItem(details_, {*r.fits ? tr("fits; headroom") : tr("does NOT fit; short by"), signedBytes(r.headroom)});
+  if (kv_ && kv_->cache) {
+    auto* kvItem = new QTreeWidgetItem(details_, {tr("KV cache per token"), bytesText(kv_->cache->bytesPerToken)});
+    for (const auto& res : kv_->reserves) new QTreeWidgetItem(kvItem, {tr("reserve: %1").arg(QString::fromStdString(res.name)), bytesText(res.bytes)});
+    if (opt_ && opt_->capacity) {
+      const plan::KvFit f = kv_->fit(*opt_, r);
+      new QTreeWidgetItem(kvItem, {tr("free for the KV cache"), signedBytes(f.freeBytes)});
+      new QTreeWidgetItem(kvItem, {tr("tokens that fit"), QString::number(f.tokensFit)});
+      new QTreeWidgetItem(kvItem, {tr("requests of %1 tokens").arg(kv_->cache->maxModelLen), QString::number(f.maxConcurrency, 'f', 2)});
+    }
+    kvItem->setExpanded(true);
+  }
   auto* cats = new QTreeWidgetItem(details_, {tr("by category"), bytesText(r.resident)});
   for (int cat = 0; cat < plan::kCategories; ++cat)
     if (r.bytes[size_t(cat)]) {

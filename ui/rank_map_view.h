@@ -1,12 +1,16 @@
 // The per-EP-rank memory map: for an EP size, placement (linear, round-robin, or an EPLB map
-// file), remainder policy and GPU budget chosen in its controls, what every rank holds - stacked bars by category, the budget line, each rank's
-// predicted load peak and headroom, and the imbalance. A click on a rank lists its experts. The
-// plan (core/plan) runs off the GUI thread and is redone whenever a control changes.
+// file), remainder policy and GPU budget chosen in its controls, what every rank holds - stacked
+// bars by category, the runtime reserves and the KV cache for the requested concurrency at the
+// chosen context length and KV dtype, the budget line, each rank's predicted load peak and
+// headroom, the tokens that fit and the maximum concurrency per rank, the imbalance, and the
+// fewest GPUs on which the requests fit (plan --fit). A click on a rank lists its experts. The plan
+// (core/plan) runs off the GUI thread and is redone whenever a control changes.
 #pragma once
 
 #include <QWidget>
 #include <memory>
 
+#include "core/plan/deployment_fit.h"
 #include "core/plan/ep_plan.h"
 #include "ui/checkpoint_view.h"
 #include "ui/job_runner.h"
@@ -33,6 +37,13 @@ class RankMapView : public QWidget, public CheckpointView {
   QComboBox* placementBox() const;
   QComboBox* remainderBox() const;
   QComboBox* budgetBox() const { return budget_; }
+  QSpinBox* contextBox() const { return context_; }      // 0: the model's max_position_embeddings
+  QComboBox* kvDtypeBox() const { return kvDtype_; }
+  QSpinBox* requestsBox() const { return requests_; }
+  // The KV cache and reserves of the latest plan, and (with a budget) the fewest-GPUs answer.
+  const plan::KvBudget* kvBudget() const { return kv_.get(); }
+  const plan::FitResult* fit() const { return fit_.get(); }
+  const plan::PlanOptions* planOptions() const { return opt_.get(); }
   QCustomPlot* plot() const { return plot_; }
   QTreeWidget* rankDetails() const { return details_; }
   QLabel* caption() const { return caption_; }
@@ -50,11 +61,17 @@ class RankMapView : public QWidget, public CheckpointView {
   void planned();                          // result() is current (or the options were refused)
   void tensorRequested(uint32_t tensorIndex);
 
- private:
+ public:
   struct Outcome {
     std::shared_ptr<plan::PlanResult> plan;
     QString error;
+    std::shared_ptr<plan::PlanOptions> opt;
+    std::shared_ptr<plan::KvBudget> kv;
+    std::shared_ptr<plan::FitResult> fit;
+    QString fitError;
   };
+
+ private:
   void replan();
   void onPlanned(Outcome o);
   void draw();
@@ -63,12 +80,18 @@ class RankMapView : public QWidget, public CheckpointView {
   QSpinBox* epSize_;
   PlacementControls* placement_;
   QComboBox* budget_;
+  QSpinBox *context_, *requests_;
+  QComboBox* kvDtype_;
   QCustomPlot* plot_;
   QTreeWidget* details_;
   QLabel* caption_;
   JobRunner jobs_;
   std::shared_ptr<const Checkpoint> ckpt_;
   std::shared_ptr<plan::PlanResult> result_;
+  std::shared_ptr<plan::PlanOptions> opt_;
+  std::shared_ptr<plan::KvBudget> kv_;
+  std::shared_ptr<plan::FitResult> fit_;
+  QString fitError_;
   int selected_ = -1;
 };
 

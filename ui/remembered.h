@@ -26,4 +26,9 @@ inline void remember(QCheckBox* box, const QString& key) {
   QObject::connect(box, &QCheckBox::toggled, box, [key](bool on) { QSettings().setValue(key, on); });
 }
 
+inline void remember(QSpinBox* box, const QString& key) {
+  box->setValue(QSettings().value(key, box->value()).toInt());
+  QObject::connect(box, &QSpinBox::valueChanged, box, [key](int v) { QSettings().setValue(key, v); });
+}
+
 }  // namespace ws::ui

@@ -411,6 +411,72 @@ class TstMainWindow : public QObject {
     QVERIFY2(v->caption()->text().contains("do not divide"), qPrintable(v->caption()->text()));
   }
 
+  // The KV-cache controls feed the same core the plan command uses: the cache at the chosen context
+  // length and dtype, each rank's share of the requests drawn above its weights and reserves, the
+  // tokens that fit per rank, and the fewest GPUs for the requests (plan --fit's answer).
+  void rankMapKvCacheAndFit() {
+    ui::MainWindow w;
+    w.show();
+    QSignalSpy planned(w.rankMap(), &ui::RankMapView::planned);
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
+    QVERIFY(planned.wait(10000));
+    w.showTab(ui::MainWindow::RanksTab);
+    ui::RankMapView* v = w.rankMap();
+    auto settle = [&] { QTRY_VERIFY_WITH_TIMEOUT(!planned.isEmpty(), 20000); };
+    planned.clear();
+    v->epSizeBox()->setValue(4);
+    settle();
+    planned.clear();
+    v->contextBox()->setValue(4096);
+    settle();
+    planned.clear();
+    v->kvDtypeBox()->setCurrentText("fp8");
+    settle();
+    planned.clear();
+    v->requestsBox()->setValue(40);
+    settle();
+    planned.clear();
+    v->budgetBox()->setEditText("160MiB");
+    settle();
+    QTRY_VERIFY_WITH_TIMEOUT(v->kvBudget() && v->kvBudget()->cache && v->fit(), 20000);
+
+    plan::KvOptions ko;
+    ko.maxModelLen = 4096;
+    ko.dtype = "fp8";
+    const plan::KvBudget want = plan::kvBudgetFor(w.checkpoint()->model, ko, 0);
+    QVERIFY(want.cache);
+    QCOMPARE(v->kvBudget()->cache->maxModelLen, int64_t(4096));
+    QCOMPARE(v->kvBudget()->cache->bytesPerToken, want.cache->bytesPerToken);
+    QCOMPARE(v->kvBudget()->reserveBytes(), want.reserveBytes());
+    // The KV bars: 40 requests over 4 ranks, 10 a rank, of 4,096 tokens each.
+    QCPBars* kvBars = nullptr;
+    for (int i = 0; i < v->plot()->plottableCount(); ++i)
+      if (auto* b = qobject_cast<QCPBars*>(v->plot()->plottable(i)); b && b->name().startsWith("KV cache")) kvBars = b;
+    QVERIFY(kvBars);
+    QVERIFY2(kvBars->name().contains("10 request"), qPrintable(kvBars->name()));
+    const QString label = v->plot()->yAxis->label();
+    const double divisor = label.contains("(GiB)") ? double(1 << 30) : label.contains("(MiB)") ? double(1 << 20) : label.contains("(KiB)") ? 1024.0 : 1.0;
+    const double drawn = kvBars->data()->at(0)->mainValue() * divisor;
+    QVERIFY2(std::fabs(drawn - double(10 * 4096 * want.cache->bytesPerToken)) < 1e-3, qPrintable(QString::number(drawn) + " " + label));
+    // The fit: the same search plan --fit runs.
+    plan::PlanOptions base = *v->planOptions();
+    auto fit = plan::fitDeployment(*w.checkpoint(), base, plan::PlacementSpec{}, ko, 0, 40);
+    QVERIFY(fit.ok());
+    QCOMPARE(fit.value().tried.size(), v->fit()->tried.size());
+    QCOMPARE(bool(fit.value().answer), bool(v->fit()->answer));
+    if (fit.value().answer) {
+      const QString line = QString("40 requests fit on EP %1 x TP %2").arg(fit.value().answer->ep).arg(fit.value().answer->tp);
+      QVERIFY2(v->caption()->text().contains(line), qPrintable(v->caption()->text()));
+    } else {
+      QVERIFY2(v->caption()->text().contains("40 requests do not fit"), qPrintable(v->caption()->text()));
+    }
+    // Each rank's room for the cache, in its details.
+    const plan::KvFit f = v->kvBudget()->fit(*v->planOptions(), v->result()->ranks[0]);
+    v->selectRank(0);
+    QVERIFY(!v->rankDetails()->findItems(QString::number(f.tokensFit), Qt::MatchExactly | Qt::MatchRecursive, 1).isEmpty());
+    qInfo("%s", qPrintable(v->caption()->text()));
+  }
+
   // An EPLB map with replicas of the hot experts: the ranks hold the slots it names.
   void rankMapFromEplbMap() {
     wstest::TempDir d;
