@@ -7,8 +7,9 @@ venv="$root/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv" >&2
 fi
-# mlx[cpu]: MLX is one of the third-party writers of the real-file corpus (tests/scripts/reference_writers.py).
-if ! "$venv/bin/python" -c "import numpy, safetensors, gguf, ml_dtypes, mlx.core" 2>/dev/null; then
-  "$venv/bin/pip" install -q --disable-pip-version-check numpy safetensors gguf ml_dtypes "mlx[cpu]" >&2
+# mlx[cpu]: MLX is one of the third-party writers of the real-file corpus (tests/scripts/reference_writers.py);
+# hf-mem (pinned: its formulas are what docs/plan.md compares with) estimates the KV cache beside plan.
+if ! "$venv/bin/python" -c "import numpy, safetensors, gguf, ml_dtypes, mlx.core, hf_mem" 2>/dev/null; then
+  "$venv/bin/pip" install -q --disable-pip-version-check numpy safetensors gguf ml_dtypes "mlx[cpu]" hf-mem==0.5.6 >&2
 fi
 echo "$venv/bin/python"
