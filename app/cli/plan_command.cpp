@@ -61,8 +61,9 @@ nlohmann::json kvJson(const KvPlan& kv, const plan::PlanOptions& opt, const plan
     j["free_bytes"] = f.freeBytes;
     j["tokens_fit"] = f.tokensFit;
     j["max_concurrency"] = f.maxConcurrency;
+    j["served_concurrency"] = f.servedConcurrency;
   } else {
-    j["free_bytes"] = j["tokens_fit"] = j["max_concurrency"] = nullptr;
+    j["free_bytes"] = j["tokens_fit"] = j["max_concurrency"] = j["served_concurrency"] = nullptr;
   }
   return j;
 }
@@ -152,11 +153,14 @@ void printKv(const plan::PlanOptions& opt, const plan::PlanResult& res, const Kv
   for (const auto& f : c.formulas) std::printf("  %s\n", f.c_str());
   for (const auto& r : kv.reserves) std::printf("reserve %-16s %11s  %s\n", r.name.c_str(), formatBytes(r.bytes).c_str(), r.formula.c_str());
   if (!opt.capacity) return;
-  std::printf("%-5s %14s %14s %16s\n", "rank", "free for KV", "tokens fit", "max concurrency");
+  const bool capped = kv.options.maxNumSeqs > 0;
+  std::printf("%-5s %14s %14s %16s%s\n", "rank", "free for KV", "tokens fit", "max concurrency", capped ? "   served (--max-num-seqs)" : "");
   for (const auto& rp : res.ranks) {
     const plan::KvFit f = kv.fit(opt, rp);
-    std::printf("%-5d %14s %14s %16.2f\n", rp.rank, f.freeBytes < 0 ? ("-" + formatBytes(uint64_t(-f.freeBytes))).c_str() : formatBytes(uint64_t(f.freeBytes)).c_str(),
+    std::printf("%-5d %14s %14s %16.2f", rp.rank, f.freeBytes < 0 ? ("-" + formatBytes(uint64_t(-f.freeBytes))).c_str() : formatBytes(uint64_t(f.freeBytes)).c_str(),
                 formatCount(f.tokensFit).c_str(), f.maxConcurrency);
+    if (capped) std::printf("   %8.2f", f.servedConcurrency);
+    std::printf("\n");
   }
 }
 
@@ -223,6 +227,8 @@ class PlanCommand : public Command {
            "                          fp8_ds_mla; GGUF: f16 (default), bf16, f32, q8_0, q4_0\n"
            "  --block-size N          tokens per cache block (default 16)\n"
            "  --max-num-batched-tokens N   the scheduler's token budget a step (default 8192)\n"
+           "  --max-num-seqs N        requests an engine runs at once (vLLM's flag; default: no cap):\n"
+           "                          caps the served concurrency --fit counts\n"
            "  --attention tp|dp       KV heads split over --tp, or whole on every rank (default tp)\n"
            "  --speculative N         N draft (MTP) layers run per token\n"
            "  --reserve-cuda-graphs SIZE   what the engine's CUDA graphs take (default 0)\n"
@@ -232,7 +238,7 @@ class PlanCommand : public Command {
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
-                   "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "attention", "speculative", "reserve-cuda-graphs",
+                   "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
                    "fit"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp"});
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
@@ -319,6 +325,8 @@ class PlanCommand : public Command {
     kv.options.dtype = a.get("kv-cache-dtype", "auto");
     kv.options.blockSize = a.getInt("block-size", 16);
     kv.options.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", 8192);
+    kv.options.maxNumSeqs = a.getInt("max-num-seqs", -1);
+    if (a.has("max-num-seqs") && kv.options.maxNumSeqs < 1) throw std::invalid_argument("--max-num-seqs must be at least 1");
     kv.options.tp = tp;
     const std::string attention = a.get("attention", "tp");
     if (attention != "tp" && attention != "dp") throw std::invalid_argument("--attention must be tp or dp");

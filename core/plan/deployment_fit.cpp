@@ -12,7 +12,7 @@ uint64_t KvBudget::reserveBytes() const {
 
 KvFit KvBudget::fit(const PlanOptions& opt, const RankPlan& rp) const {
   const int64_t free = opt.capacity ? int64_t(*opt.capacity) - int64_t(opt.reserved) - int64_t(rp.resident + rp.derived) - int64_t(reserveBytes()) : 0;
-  return fitKvCache(*cache, free, options.blockSize);
+  return fitKvCache(*cache, free, options.blockSize, options.maxNumSeqs);
 }
 
 KvBudget kvBudgetFor(const ModelDescription& m, const KvOptions& o, uint64_t cudaGraphs) {
@@ -53,7 +53,7 @@ Result<FitResult> fitDeployment(const Checkpoint& c, const PlanOptions& base, co
       row.weightsFit = true;
       for (const auto& rp : res.value().ranks) {
         row.weightsFit &= !rp.fits || *rp.fits;
-        const double conc = kv.fit(opt, rp).maxConcurrency;
+        const double conc = kv.fit(opt, rp).servedConcurrency;  // never more than --max-num-seqs an engine
         worst = worst < 0 ? conc : std::min(worst, conc);
       }
       row.minRankConcurrency = std::max(0.0, worst);

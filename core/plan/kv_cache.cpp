@@ -162,7 +162,7 @@ std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions&
   return r;
 }
 
-KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize) {
+KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_t maxNumSeqs) {
   KvFit f;
   f.freeBytes = freeBytes;
   if (freeBytes <= 0) return f;
@@ -173,6 +173,7 @@ KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize) {
   }
   const double perSeq = double(kv.maxModelLen) * double(kv.bytesPerToken) + double(kv.slidingBytesPerSeq) + double(kv.stateBytesPerSeq);
   f.maxConcurrency = perSeq > 0 ? double(free) / perSeq : 0;
+  f.servedConcurrency = maxNumSeqs > 0 ? std::min(f.maxConcurrency, double(maxNumSeqs)) : f.maxConcurrency;
   return f;
 }
 

@@ -21,6 +21,7 @@ struct KvOptions {
   bool attentionDp = false;        // attention data parallel: every rank keeps whole heads
   int speculative = 0;             // draft (MTP) layers run per token: their cache counts too
   bool llamaCpp = false;           // a GGUF model: llama.cpp's cache (n_ctx x n_layer x (k + v)), no TP
+  int64_t maxNumSeqs = -1;         // vLLM --max-num-seqs: the scheduler runs at most this many at once; -1: no cap
 };
 
 struct KvLayers {
@@ -53,7 +54,8 @@ struct KvFit {
   int64_t freeBytes = 0;        // budget - --reserve - resident weights - derived - runtime reserves (negative: short)
   uint64_t tokensFit = 0;       // free / bytesPerToken, rounded down to whole blocks
   double maxConcurrency = 0;    // free / (maxModelLen x bytesPerToken + sliding and state per sequence)
+  double servedConcurrency = 0; // the same, capped at --max-num-seqs: what one engine actually runs
 };
-KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize);
+KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_t maxNumSeqs = -1);
 
 }  // namespace ws::plan

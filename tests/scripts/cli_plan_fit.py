@@ -40,6 +40,17 @@ for row in doc.get("tried", []):
     check(abs(row["concurrency"] - by_hand[(row["ep"], row["tp"])]) <= 1e-9 * by_hand[(row["ep"], row["tp"])],
           f"EP {row['ep']} TP {row['tp']}: {row['concurrency']} against {by_hand[(row['ep'], row['tp'])]} by hand")
 
+# --max-num-seqs caps what one engine serves: with 2 a rank, EP 4 TP 1 (four groups) serves at most 8
+# however much cache is free, so a target of 8 needs at least four groups (EP 4 TP 1, or more).
+capped = {lt: min(by_hand[lt] / (lt[0] // lt[1]), 2) * (lt[0] // lt[1]) for lt in layouts}
+want_capped = next(lt for lt in layouts if capped[lt] >= 8)
+r = subprocess.run([WS, "plan", PATH, "--fit", "8", "--max-num-seqs", "2", "--gpu-mem", BUDGET, "--max-model-len", str(L), "--json"], capture_output=True, text=True)
+got = json.loads(r.stdout).get("answer") or {} if r.returncode in (0, 1) else {}
+check((got.get("ep"), got.get("tp")) == want_capped, f"--fit 8 --max-num-seqs 2: answer {got}, by hand EP {want_capped[0]} TP {want_capped[1]}")
+r = subprocess.run([WS, "plan", PATH, "--ep", "2", "--max-num-seqs", "1", "--gpu-mem", BUDGET, "--max-model-len", str(L), "--json"], capture_output=True, text=True)
+check(r.returncode == 0 and all(rk["kv_cache"]["served_concurrency"] == min(rk["kv_cache"]["max_concurrency"], 1) for rk in json.loads(r.stdout)["ranks"]),
+      "served_concurrency is max_concurrency capped at --max-num-seqs")
+
 r = subprocess.run([WS, "plan", PATH, "--fit", "1e9", "--gpu-mem", BUDGET, "--max-model-len", str(L), "--json"], capture_output=True, text=True)
 check(r.returncode == 1 and json.loads(r.stdout)["answer"] is None, f"an impossible target: exit {r.returncode}")
 r = subprocess.run([WS, "plan", PATH, "--fit", "4", "--gpu-mem", BUDGET], capture_output=True, text=True)
