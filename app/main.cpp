@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
 #endif
   ws::cli::CommandRegistry reg;
   ws::cli::registerInspect(reg);
+  ws::cli::registerMeta(reg);
   ws::cli::registerSynth(reg);
   ws::cli::registerNumerics(reg);
   ws::cli::registerPlan(reg);

@@ -74,6 +74,7 @@ const plan::ResidencyRules& residencyRulesOf(const Args& a);
 plan::PlacementSpec placementSpecOf(const Args& a, const plan::ResidencyRules& rules);
 
 void registerInspect(CommandRegistry& r);
+void registerMeta(CommandRegistry& r);
 void registerSynth(CommandRegistry& r);
 void registerNumerics(CommandRegistry& r);
 void registerPlan(CommandRegistry& r);

@@ -70,6 +70,7 @@ void readArray(BoundedReader& r, GgufKv& kv) {
     fail(ErrorCode::GgufBadValue, "unknown array element type " + std::to_string(et) + " (key '" + kv.key + "')", r.file(), at);
   kv.arrayType = GgufType(et);
   uint64_t countAt = r.position();
+  kv.dataOffset = countAt + 8;
   kv.arrayCount = r.read<uint64_t>("array count");
   if (kv.arrayCount > kMaxArray)
     fail(ErrorCode::GgufBadValue, "array count " + std::to_string(kv.arrayCount) + " exceeds the limit (key '" + kv.key + "')",
@@ -84,7 +85,8 @@ void readArray(BoundedReader& r, GgufKv& kv) {
       uint64_t sAt = r.position();
       uint64_t len = r.read<uint64_t>("array string length");
       if (len > kMaxString) fail(ErrorCode::GgufBadValue, "string length exceeds the 1 GiB limit (key '" + kv.key + "')", r.file(), sAt);
-      r.skip(len, "array string");
+      if (i < kMetaPreview) kv.first.emplace_back(std::string(r.readBytes(len, "array string")));
+      else r.skip(len, "array string");
     }
     return;
   }
@@ -100,9 +102,16 @@ void readArray(BoundedReader& r, GgufKv& kv) {
     for (uint64_t i = 0; i < kv.arrayCount; ++i) {
       readScalar(r, kv.arrayType, tmp);
       kv.arrayNumbers.push_back(numberOf(tmp));
+      if (i < kMetaPreview) kv.first.push_back(tmp.value);
     }
   } else {
-    r.skip(*total, "array data");
+    const uint64_t start = r.position();
+    GgufKv tmp;
+    for (uint64_t i = 0; i < kMetaPreview; ++i) {
+      readScalar(r, kv.arrayType, tmp);
+      kv.first.push_back(tmp.value);
+    }
+    r.skip(*total - (r.position() - start), "array data");
   }
 }
 
@@ -124,6 +133,54 @@ std::optional<int64_t> GgufKv::asInt() const {
 std::optional<std::string> GgufKv::asString() const {
   if (auto* s = std::get_if<std::string>(&value)) return *s;
   return std::nullopt;
+}
+
+GgufType ggufTypeFromName(std::string_view name) {
+  for (int i = 0; i <= 12; ++i)
+    if (name == ggufTypeName(GgufType(i))) return GgufType(i);
+  return GgufType::U8;
+}
+
+Result<GgufArray> GgufArray::open(std::span<const uint8_t> file, const std::string& path, const MetaEntry& e) {
+  return capture([&]() -> GgufArray {
+    if (e.type != "ARRAY") fail(ErrorCode::Usage, "'" + e.key + "' is not an array");
+    GgufArray a;
+    a.file_ = file;
+    a.type_ = ggufTypeFromName(e.elementType);
+    a.start_ = e.dataOffset;
+    a.count_ = e.length;
+    if (a.start_ > file.size()) fail(ErrorCode::GgufTruncated, "array '" + e.key + "' starts past the end of the file", path, a.start_);
+    if (a.type_ == GgufType::String) {
+      BoundedReader r(file, path);
+      r.skip(a.start_, "array start");
+      a.strings_.reserve(size_t(std::min<uint64_t>(a.count_, r.remaining() / 8)));
+      for (uint64_t i = 0; i < a.count_; ++i) {
+        a.strings_.push_back(r.position());
+        const uint64_t at = r.position();
+        const uint64_t len = r.read<uint64_t>("array string length");
+        if (len > kMaxString) fail(ErrorCode::GgufBadValue, "string length exceeds the 1 GiB limit (key '" + e.key + "')", path, at);
+        r.skip(len, "array string");
+      }
+    } else {
+      const auto bytes = checkedMul(uint64_t(scalarSize(a.type_)), a.count_);
+      if (!bytes || *bytes > file.size() - a.start_) fail(ErrorCode::GgufTruncated, "array '" + e.key + "' runs past the end of the file", path, a.start_);
+    }
+    return a;
+  });
+}
+
+MetaScalar GgufArray::at(uint64_t i) const {
+  if (i >= count_) return {};
+  BoundedReader r(file_, {});
+  GgufKv tmp;
+  if (type_ == GgufType::String) {
+    r.skip(strings_[i], "element");
+    readScalar(r, GgufType::String, tmp);
+  } else {
+    r.skip(start_ + i * uint64_t(scalarSize(type_)), "element");
+    readScalar(r, type_, tmp);
+  }
+  return tmp.value;
 }
 
 const GgufKv* GgufFile::find(std::string_view key) const {

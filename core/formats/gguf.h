@@ -11,6 +11,7 @@
 
 #include "core/formats/data_extent.h"
 #include "core/model/dtype.h"
+#include "core/model/metadata.h"
 #include "core/util/error.h"
 
 namespace ws {
@@ -25,11 +26,13 @@ struct GgufKv {
   GgufType type = GgufType::U8;
   // Scalars: the value. Arrays: element type and count, and the values themselves when the
   // array is numeric and short (long arrays such as token lists are only counted).
-  std::variant<std::monostate, uint64_t, int64_t, double, bool, std::string> value;
+  MetaScalar value;
   GgufType arrayType = GgufType::U8;
   uint64_t arrayCount = 0;
   std::vector<double> arrayNumbers;  // filled for numeric arrays of at most kMaxKeptArray elements
+  std::vector<MetaScalar> first;     // arrays: the first kMetaPreview elements, strings included
   uint64_t offset = 0;               // where the key starts in the file
+  uint64_t dataOffset = 0;           // arrays: where the first element starts
 
   std::optional<int64_t> asInt() const;
   std::optional<std::string> asString() const;
@@ -61,6 +64,24 @@ struct GgufFile {
 };
 
 constexpr uint64_t kMaxKeptArray = 4096;
+
+// The elements of a GGUF array entry, read from the file when asked for (a 256k-token vocabulary
+// is never loaded to show its first rows): string arrays are indexed once, in one pass over their
+// lengths; numbers are read by position. Bounds are checked as the parser checks them.
+class GgufArray {
+ public:
+  // `file` is the whole GGUF file the entry came from.
+  static Result<GgufArray> open(std::span<const uint8_t> file, const std::string& path, const MetaEntry& e);
+  uint64_t size() const { return count_; }
+  MetaScalar at(uint64_t i) const;
+
+ private:
+  std::span<const uint8_t> file_;
+  GgufType type_ = GgufType::U8;
+  uint64_t start_ = 0, count_ = 0;
+  std::vector<uint64_t> strings_;  // string arrays: where each element's length field starts
+};
+GgufType ggufTypeFromName(std::string_view name);
 
 GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path, DataExtent extent = DataExtent::Exact);
 bool looksLikeGguf(std::span<const uint8_t> file);

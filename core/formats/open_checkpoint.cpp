@@ -176,7 +176,12 @@ void addSafetensors(Checkpoint& c, const std::vector<std::string>& paths, const 
       c.tensors.push_back(std::move(r));
     }
     if (markCut(c.tensors, first, c.files.back().size)) c.incomplete = true;
-    for (auto& [k, v] : headers[i].metadata) c.metadata.emplace(k, v);
+    for (auto& [key, v] : headers[i].metadata) {
+      MetaEntry e;
+      e.key = key, e.type = "STRING", e.value = v, e.file = int32_t(k);
+      c.meta.push_back(std::move(e));
+      c.metadata.emplace(key, v);
+    }
   }
 }
 
@@ -243,6 +248,16 @@ void addGguf(Checkpoint& c, const GgufSet& set, const OpenMode& mode) {
       c.tensors.push_back(std::move(r));
     }
     if (markCut(c.tensors, first, c.files[i].size)) c.incomplete = true;
+    for (auto& kv : parsed[i].kv) {
+      MetaEntry e;
+      e.key = kv.key, e.type = ggufTypeName(kv.type), e.file = int32_t(i), e.offset = kv.offset;
+      if (kv.type == GgufType::Array) {
+        e.elementType = ggufTypeName(kv.arrayType), e.length = kv.arrayCount, e.first = kv.first, e.dataOffset = kv.dataOffset;
+      } else {
+        e.value = kv.value;
+      }
+      c.meta.push_back(std::move(e));
+    }
     for (auto& n : parsed[i].notes) c.notes.push_back(paths[i] + ": " + n);
     if (parsed[i].nonCanonical) c.runtimeConcerns.push_back(*parsed[i].nonCanonical);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/io/mapped_file.h"
+#include "core/model/metadata.h"
 #include "core/model/model_description.h"
 #include "core/model/scheme_table.h"
 #include "core/model/tensor_record.h"
@@ -45,6 +46,7 @@ struct Checkpoint {
   std::vector<LogicalTensor> logical;
   ModelDescription model;
   std::map<std::string, std::string> metadata;  // safetensors __metadata__ / selected GGUF KV
+  std::vector<MetaEntry> meta;                  // every metadata entry of every file, typed, in file order
   std::vector<std::string> notes;               // things worth knowing that are not errors
   // Problems found while opening that did not stop it: index/shard disagreements always, and in
   // tolerant mode (for validation) also files that could not be read, each with file, offset and

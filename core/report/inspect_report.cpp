@@ -12,6 +12,7 @@
 #include "core/model/quant_scheme.h"
 #include "core/model/tensor_tree.h"
 #include "core/report/json_text.h"
+#include "core/report/metadata_report.h"
 #include "core/report/validate_report.h"
 #include "core/util/format_bytes.h"
 #include "core/util/glob.h"
@@ -157,6 +158,11 @@ std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt) {
   out += ",\n\"totals\":" + totals.dump();
   out += ",\n\"experts\":" + expertsJson(expertGrid(c)).dump();
   out += ",\n\"notes\":" + json(c.notes).dump();
+  // Metadata strings are the file's: invalid UTF-8 in them is shown replaced, not refused.
+  constexpr auto replace = json::error_handler_t::replace;
+  out += ",\n\"metadata\":" + metadataJson(c).dump(-1, ' ', false, replace);
+  out += ",\n\"tokenizer\":" + tokenizerJson(tokenizerInfo(c)).dump(-1, ' ', false, replace);
+  out += ",\n\"config\":" + configFilesJson(c).dump(-1, ' ', false, replace);
   json findings = json::array();
   for (const auto& f : opt.problems) findings.push_back(findingJson(f));
   out += ",\n\"findings\":" + findings.dump();
@@ -204,6 +210,7 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
   table("bytes by role", tot.byRole);
   table("bytes by dtype", tot.byDtype);
   table("bytes by scheme", tot.byScheme);
+  o << metadataText(c, tokenizerInfo(c));
   for (const auto& n : c.notes) o << "note: " << n << "\n";
   for (const auto& f : opt.problems)
     o << val::severityName(f.severity) << " " << f.code << ": " << (f.file.empty() ? "" : f.file + ": ") << f.message
