@@ -22,4 +22,5 @@ shot scale-histogram.png histogram gguf/tiny-qwen3moe-kquants.gguf
 shot dequant-preview.png preview hf/qwen3_moe_fp8
 shot findings.png findings hf/qwen3_moe_fp8
 shot residency.png residency hf/deepseek_v3
+shot metadata.png metadata gguf/tiny-qwen3moe-kquants.gguf
 shot diff-window.png diff hf/qwen3_moe hf/qwen3_moe_fp8

@@ -56,7 +56,7 @@ class MainWindow : public QMainWindow {
   FindingsView* findings() const { return findings_; }
   LoadView* loadView() const { return load_; }
   // The built-in views' tabs, in the order of the view table (ui/view_table).
-  enum Tab { TensorsTab, ExpertsTab, RanksTab, ScalesTab, PreviewTab, FindingsTab, LoadTab };
+  enum Tab { TensorsTab, ExpertsTab, RanksTab, ScalesTab, PreviewTab, FindingsTab, LoadTab, MetadataTab };
   void showTab(Tab t) { showTab(int(t)); }
   void showTab(int index);
   // The page of the Tensors tab (the filter and the tree), built by the view table.

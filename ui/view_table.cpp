@@ -5,6 +5,7 @@
 #include "ui/expert_map_view.h"
 #include "ui/findings_view.h"
 #include "ui/load_view.h"
+#include "ui/metadata_view.h"
 #include "ui/main_window.h"
 #include "ui/preview_view.h"
 #include "ui/rank_map_view.h"
@@ -63,6 +64,8 @@ std::vector<ViewSpec>& table() {
          whenEmitted(w.loadView(), &LoadView::finished, done);
          w.loadView()->start();
        }},
+      {"metadata", QObject::tr("&Metadata"), QObject::tr("Metadata"), [](MainWindow&) -> QWidget* { return new MetadataView; },
+       [](MainWindow&, const std::function<void()>& done) { done(); }},
   };
   return views;
 }

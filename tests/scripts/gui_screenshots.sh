@@ -20,7 +20,7 @@ check() {  # view, expected WIDTHxHEIGHT, checkpoint(s)
   echo "$view: ok ($size, $(stat -c %s "$out/$view.png") bytes)"
 }
 main=1440x860  # the main window's default size
-for view in tree experts ranks findings residency; do check "$view" $main "$fixtures/hf/qwen3_moe"; done
+for view in tree experts ranks findings residency metadata; do check "$view" $main "$fixtures/hf/qwen3_moe"; done
 check histogram $main "$fixtures/gguf/tiny-qwen3moe-kquants.gguf"
 check preview $main "$fixtures/hf/qwen3_moe_fp8"
 check diff 1500x900 "$fixtures/hf/qwen3_moe" "$fixtures/hf/qwen3_moe_fp8"

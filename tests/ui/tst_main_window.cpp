@@ -50,6 +50,8 @@
 #include "ui/heatmap_plot.h"
 #include "ui/load_view.h"
 #include "ui/main_window.h"
+#include "ui/metadata_model.h"
+#include "ui/metadata_view.h"
 #include "ui/placement_controls.h"
 #include "ui/preview_view.h"
 #include "ui/rank_map_view.h"
@@ -475,6 +477,53 @@ class TstMainWindow : public QObject {
     v->selectRank(0);
     QVERIFY(!v->rankDetails()->findItems(QString::number(f.tokensFit), Qt::MatchExactly | Qt::MatchRecursive, 1).isEmpty());
     qInfo("%s", qPrintable(v->caption()->text()));
+  }
+
+  // The Metadata tab on a vocabulary GGUF of 256,000 tokens (written here, byte by byte, as GGUF
+  // v3 lays out key-value pairs): every key listed with its GGUF type, the token array opens into
+  // its elements and scrolls to the last one reading only the rows shown, the search narrows the
+  // keys, and the chat template shows whole in the detail pane.
+  void metadataTab() {
+    wstest::TempDir d;
+    const std::string path = d.file("vocab.gguf");
+    const std::string tmpl = "{%- for m in messages %}{{ '<|im_start|>' + m['role'] }}\n{{ m['content'] }}{%- endfor %}{# end #}";
+    {
+      std::ofstream f(path, std::ios::binary);
+      auto u32 = [&](uint32_t v) { f.write(reinterpret_cast<const char*>(&v), 4); };
+      auto u64 = [&](uint64_t v) { f.write(reinterpret_cast<const char*>(&v), 8); };
+      auto str = [&](const std::string& v) { u64(v.size()); f.write(v.data(), std::streamsize(v.size())); };
+      f.write("GGUF", 4);
+      u32(3);
+      u64(0);  // tensors
+      u64(4);  // key-value pairs
+      str("general.architecture"), u32(8), str("llama");
+      str("tokenizer.ggml.model"), u32(8), str("gpt2");
+      str("tokenizer.ggml.tokens"), u32(9), u32(8), u64(256000);
+      for (int i = 0; i < 256000; ++i) str("tok" + std::to_string(i));
+      str("tokenizer.chat_template"), u32(8), str(tmpl);
+    }
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, path));
+    w.showTab(ui::MainWindow::MetadataTab);
+    auto* v = qobject_cast<ui::MetadataView*>(w.tabs()->currentWidget());
+    QVERIFY(v);
+    QVERIFY2(v->tokenizerLabel()->text().contains("256000 tokens"), qPrintable(v->tokenizerLabel()->text()));
+    QCOMPARE(v->model()->rowCount(), 4);
+    QCOMPARE(v->model()->index(2, ui::MetadataModel::Type).data().toString(), QString("ARRAY of STRING"));
+    const QModelIndex tokens = v->proxy()->index(2, 0);
+    QCOMPARE(v->proxy()->rowCount(tokens), 256000);
+    v->tree()->expand(tokens);
+    v->tree()->scrollToBottom();
+    QApplication::processEvents();
+    QCOMPARE(v->proxy()->index(255999, ui::MetadataModel::Value, tokens).data().toString(), QString("tok255999"));
+    QVERIFY2(v->model()->elementsRead() < 2000, qPrintable(QString::number(v->model()->elementsRead())));  // the rows shown, not 256,000
+    v->searchEdit()->setText("chat");
+    QCOMPARE(v->proxy()->rowCount(), 1);
+    v->tree()->setCurrentIndex(v->proxy()->index(0, 0));
+    QCOMPARE(v->detail()->toPlainText(), QString::fromStdString(tmpl));
+    v->searchEdit()->clear();
+    QAbstractItemModelTester tester(v->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
   }
 
   // An EPLB map with replicas of the hot experts: the ranks hold the slots it names.
