@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 
+#include "core/formats/gguf.h"
 #include "core/synth/synth.h"
 #include "core/validate/rules.h"
 #include "core/validate/validator.h"
@@ -42,6 +43,25 @@ std::string shardOf(const std::string& dir, const std::string& tensor) {
   std::ifstream in(dir + "/model.safetensors.index.json");
   auto j = nlohmann::json::parse(in);
   return dir + "/" + j["weight_map"][tensor].get<std::string>();
+}
+
+// A GGUF file with one more key-value pair (raw bytes, as GGUF v3 lays a pair out) after its own:
+// the KV count raised, the tensor infos kept, the data section re-aligned where it now starts.
+std::string withGgufKv(const std::string& path, const std::string& kv) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const GgufFile g = parseGguf(std::span(reinterpret_cast<const uint8_t*>(b.data()), b.size()), path);
+  const uint64_t kvEnd = g.tensors.front().infoOffset;
+  const GgufTensorInfo& last = g.tensors.back();
+  const uint64_t infoEnd = last.infoOffset + 8 + last.name.size() + 4 + 8 * last.ne.size() + 4 + 8;
+  std::string out = b.substr(0, 16);
+  uint64_t nKv = 0;
+  std::memcpy(&nKv, b.data() + 16, 8);
+  ++nKv;
+  out.append(reinterpret_cast<const char*>(&nKv), 8);
+  out += b.substr(24, kvEnd - 24) + kv + b.substr(kvEnd, infoEnd - kvEnd);
+  out.append((g.alignment - out.size() % g.alignment) % g.alignment, '\0');
+  return out + b.substr(g.dataStart);
 }
 
 // Keeps metadata.total_size true after a damage that changes bytes on purpose elsewhere, so
@@ -228,6 +248,36 @@ std::vector<Case> cases() {
     std::string entry = h.substr(at, h.find('}', at) + 1 - at);
     h.insert(h.size() - 1, "," + entry);
   }));
+  // The metadata family. The tiny Qwen3-MoE fixture's tables have 1024 rows.
+  auto withSideFiles = [](std::map<std::string, std::string> files, std::function<void(Json&)> config = {}) {
+    return [files, config](auto& d) {
+      std::string dir = fixtureCopy(d, Q);
+      for (const auto& [name, text] : files) wstest::writeFile(dir + "/" + name, text);
+      if (config) wstest::editJson(dir + "/config.json", config);
+      return dir;
+    };
+  };
+  auto vocab = [](int n) {
+    Json v = Json::object();
+    for (int i = 0; i < n; ++i) v["t" + std::to_string(i)] = i;
+    return Json{{"model", {{"type", "BPE"}, {"vocab", v}, {"merges", Json::array()}}}, {"added_tokens", Json::array()}}.dump();
+  };
+  v.push_back({"tokenizer larger than the embedding", "WS-M001", "model.embed_tokens.weight", withSideFiles({{"tokenizer.json", vocab(1100)}})});
+  v.push_back({"eos id past the embedding", "WS-M002", "model.embed_tokens.weight", withSideFiles({}, [](Json& j) { j["eos_token_id"] = 5000; })});
+  v.push_back({"instruct model without a chat template", "WS-M003", "tokenizer_config.json",
+               withSideFiles({{"tokenizer_config.json", R"({"eos_token": "t2", "bos_token": null})"}}, [](Json& j) { j["_name_or_path"] = "Qwen/Qwen3-30B-A3B-Instruct-2507"; })});
+  v.push_back({"GGUF string that is not UTF-8", "WS-M004", "tiny-qwen3moe-kquants.gguf", [](auto& d) {
+                 std::string kv;
+                 auto u64 = [&](uint64_t x) { kv.append(reinterpret_cast<const char*>(&x), 8); };
+                 const std::string key = "general.description", value = "caf\xe9 latin-1";
+                 u64(key.size()), kv += key;
+                 const int32_t type = 8;  // STRING
+                 kv.append(reinterpret_cast<const char*>(&type), 4);
+                 u64(value.size()), kv += value;
+                 const std::string out = d.file("tiny-qwen3moe-kquants.gguf");
+                 wstest::writeFile(out, withGgufKv(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"), kv));
+                 return out;
+               }});
   auto rawFile = [](const char* name, const char* code, std::function<std::vector<uint8_t>()> bytes) {
     return Case{name, code, "model.safetensors", [bytes](auto& d) {
                   std::string dir = d.file("ckpt");

@@ -47,6 +47,11 @@ const std::vector<RuleInfo>& rules() {
       {"WS-C009", "missing-layer", "completeness", S::Error, "a layer the config declares holds no tensor at all", "the checkpoint is incomplete; the names it should hold are previewed"},
       {"WS-C010", "zero-storage-placeholder", "completeness", S::Error, "an expert weight with no elements (an empty(0) placeholder) where the expert should be", "the model was saved after KTransformers cleared its expert weights; save the original experts"},
       // shapes
+      {"WS-M001", "vocab-embedding-mismatch", "metadata", S::Error, "the tokenizer's vocabulary does not fit the embedding (or lm_head) rows", "GGUF: llama.cpp needs as many tokens as token_embd rows; HF: a token id past the table reads out of bounds - resize the embeddings or fix the tokenizer"},
+      {"WS-M002", "special-token-out-of-range", "metadata", S::Error, "a special token id (bos, eos, pad ...) past the vocabulary or the embedding rows", "the id was written for another tokenizer; fix config.json / generation_config.json or the GGUF key"},
+      {"WS-M003", "missing-chat-template", "metadata", S::Info, "a chat or instruct model whose tokenizer has no chat template", "serving engines then need --chat-template; ship the template with the model"},
+      {"WS-M004", "metadata-not-utf8", "metadata", S::Warning, "a metadata string that is not valid UTF-8", "gguf-py refuses to read such a file; llama.cpp passes the bytes on"},
+
       {"WS-S001", "expert-shape", "shapes", S::Error, "an expert projection's shape disagrees with hidden and expert intermediate sizes", "gate/up are [I, H], down is [H, I]"},
       {"WS-S002", "router-shape", "shapes", S::Error, "the router is not [num_experts, hidden_size]", "check the expert count"},
       {"WS-S003", "fused-shape", "shapes", S::Error, "a fused or stacked expert tensor has the wrong shape", "[E, 2I, H] / [E, H, 2I] and [E, H, I] / [E, I, H]"},

@@ -21,6 +21,7 @@
 #include "core/numerics/dequant.h"
 #include "core/util/format_bytes.h"
 #include "core/validate/rules.h"
+#include "core/validate/metadata_rules.h"
 #include "core/validate/runtime_rules.h"
 #include "core/validate/runtimes.h"
 #include "core/validate/sink.h"
@@ -659,6 +660,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   shapeRules(*c, sink);
   declarationRule(*c, sink);
   runtimeRules(*c, sink);
+  metadataRules(*c, sink);
   rep.bytesReadByFamily["integrity"] = 0;
   rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers
   if (familyEnabled(opt, "values")) {

@@ -1,0 +1,139 @@
+#include "core/validate/metadata_rules.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "core/formats/gguf.h"
+#include "core/formats/tokenizer_info.h"
+#include "core/formats/utf8.h"
+#include "core/io/text_file.h"
+
+namespace ws::val {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const TensorRecord* firstOfRole(const Checkpoint& c, Role role) {
+  for (const auto& t : c.tensors)
+    if (t.role == role && t.component == Component::Weight && !t.shape.empty()) return &t;
+  return nullptr;
+}
+
+// Token ids a config file names (bos_token_id, eos_token_id, pad_token_id: an id or a list of them).
+std::vector<std::pair<std::string, int64_t>> configTokenIds(const fs::path& file) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return out;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(readTextFile(file.string()));
+  } catch (const std::exception&) {
+    return out;  // an unreadable config is the integrity family's (WS-I025)
+  }
+  if (!j.is_object()) return out;
+  const nlohmann::json& t = j.contains("text_config") && j["text_config"].is_object() ? j["text_config"] : j;
+  for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
+    for (const nlohmann::json* src : std::array<const nlohmann::json*, 2>{&t, &j}) {
+      if (!src->contains(key)) continue;
+      const auto& v = (*src)[key];
+      if (v.is_number_integer()) out.push_back({key, v.get<int64_t>()});
+      else if (v.is_array())
+        for (const auto& x : v)
+          if (x.is_number_integer()) out.push_back({key, x.get<int64_t>()});
+      break;
+    }
+  }
+  return out;
+}
+
+bool looksLikeChatModel(const std::string& name) {
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  return n.find("instruct") != std::string::npos || n.find("chat") != std::string::npos || n.find("-it") != std::string::npos;
+}
+
+std::string modelName(const Checkpoint& c) {
+  for (const auto& e : c.meta)
+    if (e.key == "general.name")
+      if (auto* s = std::get_if<std::string>(&e.value)) return *s;
+  if (c.format == "gguf") return {};
+  try {
+    const auto j = nlohmann::json::parse(readTextFile((fs::path(sideFolder(c)) / "config.json").string()));
+    if (j.is_object() && j.contains("_name_or_path") && j["_name_or_path"].is_string()) return j["_name_or_path"].get<std::string>();
+  } catch (const std::exception&) {
+  }
+  return {};
+}
+
+void utf8Rule(const Checkpoint& c, Sink& sink) {
+  for (const auto& e : c.meta) {
+    if (e.file < 0 || size_t(e.file) >= c.files.size()) continue;
+    const std::string& path = c.files[size_t(e.file)].path;
+    if (auto* s = std::get_if<std::string>(&e.value); s && !isValidUtf8(*s)) {
+      Finding f = makeFinding("WS-M004", "'" + e.key + "' holds bytes that are not UTF-8 (at byte " + std::to_string(firstInvalidUtf8(*s)) + " of its value)", {}, path);
+      f.offset = e.offset;
+      sink.add(std::move(f));
+    }
+    if (e.type != "ARRAY" || e.elementType != "STRING" || !c.files[size_t(e.file)].map) continue;
+    auto a = GgufArray::open(c.files[size_t(e.file)].map->bytes(), path, e);
+    if (!a) continue;
+    for (uint64_t i = 0; i < a.value().size(); ++i) {
+      const MetaScalar v = a.value().at(i);
+      if (auto* s = std::get_if<std::string>(&v); s && !isValidUtf8(*s)) {
+        Finding f = makeFinding("WS-M004", "element " + std::to_string(i) + " of '" + e.key + "' holds bytes that are not UTF-8", {}, path);
+        f.offset = e.offset;
+        sink.add(std::move(f));
+        break;  // one finding per key
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void metadataRules(const Checkpoint& c, Sink& sink) {
+  utf8Rule(c, sink);
+  const TokenizerInfo tok = tokenizerInfo(c);
+  const TensorRecord* embed = firstOfRole(c, Role::Embedding);
+  const TensorRecord* head = firstOfRole(c, Role::LmHead);
+  const bool gguf = c.format == "gguf";
+  // WS-M001: GGUF needs exactly as many tokens as rows (llama.cpp checks token_embd against
+  // n_vocab); an HF table may be padded past the vocabulary, never short of it.
+  if (tok.present && tok.vocabSize) {
+    std::string tables, first;  // one finding for the checkpoint, on the first table that does not fit
+    for (const TensorRecord* t : {embed, head}) {
+      if (!t || (gguf ? t->shape[0] == tok.vocabSize : t->shape[0] >= tok.vocabSize)) continue;
+      tables += (tables.empty() ? "" : ", ") + t->name + " has " + std::to_string(t->shape[0]) + " rows";
+      if (first.empty()) first = t->name;
+    }
+    if (!first.empty()) sink.add("WS-M001", "the tokenizer has " + std::to_string(tok.vocabSize) + " tokens (" + tok.source + "); " + tables, first);
+  }
+  // WS-M002: special ids against the vocabulary and the table they index.
+  const uint64_t rows = embed ? embed->shape[0] : 0;
+  auto check = [&](const std::string& what, int64_t id) {
+    const uint64_t limit = gguf && tok.vocabSize ? std::min<uint64_t>(tok.vocabSize, rows ? rows : UINT64_MAX) : rows;
+    if (id >= 0 && limit && uint64_t(id) >= limit)
+      sink.add("WS-M002", what + " is " + std::to_string(id) + ", past the " + std::to_string(limit) + (gguf && tok.vocabSize ? " tokens" : " embedding rows"),
+               embed ? embed->name : std::string());
+  };
+  if (gguf) {
+    for (const auto& s : tok.special) check("tokenizer " + s.role + " token id", s.id);
+  } else if (embed) {
+    for (const char* name : {"config.json", "generation_config.json"})
+      for (const auto& [key, id] : configTokenIds(fs::path(sideFolder(c)) / name)) check(std::string(name) + " " + key, id);
+  }
+  // WS-M003: a chat model without a template.
+  if (tok.present && tok.chatTemplates.empty()) {
+    const std::string name = modelName(c);
+    if (looksLikeChatModel(name))
+      sink.add("WS-M003", "'" + name + "' reads as a chat model, and its tokenizer (" + tok.source + ") has no chat template", {},
+               gguf ? c.files.front().path : (fs::path(sideFolder(c)) / tok.source).string());
+  }
+}
+
+}  // namespace ws::val
