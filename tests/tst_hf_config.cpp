@@ -2,6 +2,8 @@
 #include <QtTest>
 
 #include "core/formats/hf_config.h"
+#include "core/formats/tokenizer_info.h"
+#include "corpus_support.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -9,6 +11,38 @@ using namespace ws;
 class TstHfConfig : public QObject {
   Q_OBJECT
  private slots:
+  // The tokenizer summary of an HF folder: BPE vocabulary plus added tokens past it, special
+  // tokens resolved to their ids (written as strings or as {"content": ...}), named chat templates;
+  // a Unigram vocabulary ([piece, score] pairs, the id the position); unreadable files named.
+  void tokenizerSummaryOfHfFolders() {
+    wstest::TempDir d;
+    wstest::copyCheckpoint(wstest::fixture("hf/qwen3_moe"), d.file("m"));
+    const std::string dir = d.file("m");
+    wstest::writeFile(dir + "/tokenizer.json", std::string(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "<s>": 2}, "merges": ["a b"]},
+      "added_tokens": [{"id": 7, "content": "<|im_end|>", "special": true}]})"));
+    wstest::writeFile(dir + "/tokenizer_config.json", std::string(R"({"bos_token": "<s>", "eos_token": {"content": "<|im_end|>"}, "pad_token": "<nope>",
+      "chat_template": [{"name": "default", "template": "x"}, {"name": "tool_use", "template": "y"}]})"));
+    auto c = wstest::openOrFail(dir);
+    TokenizerInfo t = tokenizerInfo(*c);
+    QVERIFY(t.present);
+    QCOMPARE(t.model, std::string("BPE"));
+    QCOMPARE(t.vocabSize, uint64_t(8));  // ids 0-2 and the added 7
+    QCOMPARE(t.merges, uint64_t(1));
+    QCOMPARE(t.addedTokens, uint64_t(1));
+    QCOMPARE(t.special.size(), size_t(3));
+    QCOMPARE(t.special[0].id, int64_t(2));
+    QCOMPARE(t.special[1].id, int64_t(7));
+    QCOMPARE(t.special[2].id, int64_t(-1));  // named, but no such token
+    QCOMPARE(t.chatTemplates, (std::vector<std::string>{"default", "tool_use"}));
+    wstest::writeFile(dir + "/tokenizer.json", std::string(R"({"model": {"type": "Unigram", "vocab": [["<unk>", 0.0], ["<s>", 0.0], ["x", -1.5]]}})"));
+    wstest::writeFile(dir + "/tokenizer_config.json", std::string("{not json"));
+    t = tokenizerInfo(*c);
+    QCOMPARE(t.model, std::string("Unigram"));
+    QCOMPARE(t.vocabSize, uint64_t(3));
+    QCOMPARE(t.problems.size(), size_t(1));
+    QVERIFY(QString::fromStdString(t.problems[0]).contains("tokenizer_config.json"));
+  }
+
   void deepseekRules() {
     auto m = parseHfConfigText(R"({"model_type":"deepseek_v3","num_hidden_layers":6,"n_routed_experts":64,"n_shared_experts":2,
       "first_k_dense_replace":2,"moe_layer_freq":2,"num_nextn_predict_layers":1,"moe_intermediate_size":96,"intermediate_size":512})", "c");
