@@ -552,6 +552,38 @@ class TstLoad : public QObject {
     QCOMPARE(host.liveAllocations(), uint64_t(0));
   }
 
+  // N-gram embedding tables stay on disk only when asked (--defer-ngram, as the seed runtime does
+  // for the models whose loaders serve them from NVMe), recorded with file and offset in their
+  // numeric order (embedders.2 before embedders.10).
+  void ngramTablesDeferredOnlyWhenAsked() {
+    wstest::TempDir d;
+    wstest::SafetensorsBuilder b;
+    b.add("model.embed_tokens.weight", "BF16", {16, 8});
+    for (int i : {10, 2}) b.add("model.ngram_embeddings.embedders." + std::to_string(i) + ".weight", "BF16", {32, 8});
+    b.add("model.norm.weight", "BF16", {8});
+    b.write(d.file("model.safetensors"));
+    auto c = wstest::openOrFail(d.file("model.safetensors"));
+    for (bool ask : {false, true}) {
+      load::HostBackend host;
+      auto o = options(*c, 1, 0);
+      o.plan.deferNgramTables = ask;
+      auto r = load::loadCheckpoint(*c, host, o);
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+      const auto& deferred = r.value().store->deferred();
+      if (!ask) {
+        QVERIFY(deferred.empty());
+        QVERIFY(r.value().store->find("model.ngram_embeddings.embedders.10.weight"));
+        continue;
+      }
+      QCOMPARE(deferred.size(), size_t(2));
+      QCOMPARE(deferred[0].name, std::string("model.ngram_embeddings.embedders.2.weight"));
+      QCOMPARE(deferred[1].name, std::string("model.ngram_embeddings.embedders.10.weight"));
+      QCOMPARE(deferred[1].offset, c->find(deferred[1].name)->offset);
+      QCOMPARE(r.value().report.bytes[plan::Deferred], uint64_t(2 * 32 * 8 * 2));
+      QVERIFY(!r.value().store->find("model.ngram_embeddings.embedders.2.weight"));
+    }
+  }
+
   void deferredAreRecordedNotUploaded() {
     auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
     load::HostBackend host;

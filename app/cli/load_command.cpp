@@ -38,12 +38,13 @@ class LoadCommand : public Command {
            "  --free GLOB    after the load, free the tensors and derived buffers matching GLOB, and report\n"
            "                 what came back to the device\n"
            "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
-           "  --placement, --remainder, --runtime, --skip-activation-scales, --skip-mtp, --defer GLOB, --reserve SIZE as in plan\n"
+           "  --placement, --remainder, --runtime, --skip-activation-scales, --skip-mtp, --defer GLOB,\n"
+           "  --defer-ngram, --reserve SIZE as in plan\n"
            "  --report FILE  the weightscope.load/2 residency report (docs/load.md); Ctrl-C cancels\n";
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "runtime", "defer", "reserve", "readers", "staging", "free"},
-           {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json", "verify"});
+           {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json", "verify", "defer-ngram"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -72,6 +73,7 @@ class LoadCommand : public Command {
     opt.epRank = int(a.getInt("ep-rank", 0));
     opt.plan.skipActivationScales = a.has("skip-activation-scales");
     opt.plan.skipMtp = a.has("skip-mtp");
+    opt.plan.deferNgramTables = a.has("defer-ngram");
     if (a.has("defer")) opt.plan.defer.push_back(a.get("defer"));
     if (a.has("reserve")) opt.plan.reserved = plan::parseSize(a.get("reserve"));
     const std::string derive = a.get("derive");

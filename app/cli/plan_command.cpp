@@ -221,6 +221,7 @@ class PlanCommand : public Command {
            "  --skip-activation-scales   do not upload *.input_scale\n"
            "  --skip-mtp              do not upload MTP layers\n"
            "  --defer GLOB            tensors the model reads later (repeatable via commas)\n"
+           "  --defer-ngram           leave n-gram embedding tables (*ngram*, *.embedders.*) on disk\n"
            "KV cache (docs/plan.md; with --gpu-mem: tokens that fit and the maximum concurrency per rank):\n"
            "  --max-model-len L       tokens per request (default: max_position_embeddings)\n"
            "  --kv-cache-dtype D      auto (the model's dtype), bf16, fp16, fp32, fp8, fp8_e4m3, fp8_e5m2,\n"
@@ -240,7 +241,7 @@ class PlanCommand : public Command {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
                    "fit"},
-           {"json", "list-tensors", "skip-activation-scales", "skip-mtp"});
+           {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -293,6 +294,7 @@ class PlanCommand : public Command {
     opt.tp = tp;
     opt.skipActivationScales = a.has("skip-activation-scales");
     opt.skipMtp = a.has("skip-mtp");
+    opt.deferNgramTables = a.has("defer-ngram");
     if (a.has("defer")) {
       std::string d = a.get("defer");
       for (size_t p = 0; p <= d.size();) {

@@ -26,7 +26,9 @@ struct PlanOptions {
   bool skipActivationScales = false;    // *.input_scale not uploaded
   bool skipMtp = false;                 // MTP layers not uploaded
   std::vector<std::string> defer;       // globs of tensors read later by the model, not uploaded
-  bool deferNgramTables = true;         // n-gram embedding tables are always deferred
+  // --defer-ngram: n-gram embedding tables (names with "ngram" or ".embedders.") left on disk, as
+  // the seed runtime does when a model's loader asks for it (LongCat's tables are 63-102 GB).
+  bool deferNgramTables = false;
   std::optional<uint64_t> capacity;     // GPU bytes per rank
   uint64_t reserved = 0;                // bytes kept free per rank (runtime, activations, KV cache)
   double peakMultiplier = 0;            // 0: by scheme (1.3 NVFP4, 1.5 FP8, else 1.0)
