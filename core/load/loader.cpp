@@ -68,6 +68,18 @@ class Files {
     if (evict) ::posix_fadvise(fds_[file], off_t(offset), off_t(bytes), POSIX_FADV_DONTNEED);
     return done;
   }
+  // The page cache drops only the folios that lie wholly inside an advised range, and with large
+  // folios (ext4 on recent kernels) many straddle two tensors' chunks: so after the reads, each
+  // file's span from its first to its last loaded byte is advised once more as one range.
+  void evictSpans(const std::vector<Chunk>& chunks) const {
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> span;  // file -> [first, end)
+    for (const Chunk& ch : chunks) {
+      if (!ch.bytes) continue;
+      auto [it, fresh] = span.try_emplace(ch.file, ch.fileOffset, ch.fileOffset + ch.bytes);
+      if (!fresh) it->second = {std::min(it->second.first, ch.fileOffset), std::max(it->second.second, ch.fileOffset + ch.bytes)};
+    }
+    for (const auto& [file, range] : span) ::posix_fadvise(fds_[file], off_t(range.first), off_t(range.second - range.first), POSIX_FADV_DONTNEED);
+  }
 
  private:
   std::vector<int> fds_;
@@ -283,7 +295,10 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     if (firstError) throw CoreError(*firstError);
     if (cancelled()) fail(ErrorCode::Usage, "cancelled");
     rep.phases.push_back({"read+upload", since(tRead), total});
-    if (opt.evictPageCache) rep.pageCache = pageCacheLeft(c, chunks);
+    if (opt.evictPageCache) {
+      files.evictSpans(chunks);
+      rep.pageCache = pageCacheLeft(c, chunks);
+    }
 
     // --verify: every uploaded range read back from the device and compared with the file.
     if (opt.verify) {
