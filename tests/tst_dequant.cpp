@@ -7,6 +7,7 @@
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/hd.h"
+#include "page_watch.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -54,7 +55,16 @@ class TstDequant : public QObject {
     QFETCH(QString, name);
     const std::string n = name.toStdString();
     uint64_t read = 0;
-    std::vector<float> got = dequantAll(*quant_, n, &read);
+    const TensorRecord& t = *quant_->find(n);
+    const auto mapping = quant_->files[t.file].map->bytes();
+    std::vector<float> got;
+    {
+      // Every page of the tensor read, none outside it (recorded by faulting on the mapping).
+      wstest::PageWatch watch(mapping.data(), mapping.size());
+      got = dequantAll(*quant_, n, &read);
+      QVERIFY2(watch.touchedOutside({{t.offset, t.bytes}}).empty(), "a page outside the tensor was read");
+      QVERIFY2(watch.touchedAll(t.offset, t.bytes), "a page of the tensor was not read");
+    }
     const TensorRecord* e = expected_->find(n);
     QVERIFY(e);
     QCOMPARE(e->shape, quant_->find(n)->shape);
@@ -71,7 +81,19 @@ class TstDequant : public QObject {
     req.expert = 5;
     req.rowBegin = 10;
     req.rowEnd = 13;
-    auto out = num::dequantize(*quant_, req);
+    // The pages touched while decoding, recorded by faulting on the mapping: only those of the
+    // three rows' blocks, and all of them.
+    const TensorRecord& t = *quant_->find(n);
+    const uint64_t rowsAt = t.offset + (5 * 256 + 10) * 210, rowsBytes = 3 * 210;
+    const auto mapping = quant_->files[t.file].map->bytes();
+    auto out = [&] {
+      wstest::PageWatch watch(mapping.data(), mapping.size());
+      auto r = num::dequantize(*quant_, req);
+      const auto outside = watch.touchedOutside({{rowsAt, rowsBytes}});
+      if (!outside.empty()) QTest::qFail(qPrintable(QString("page at %1 read, outside rows 10..12 of expert 5").arg(outside.front())), __FILE__, __LINE__);
+      if (!watch.touchedAll(rowsAt, rowsBytes)) QTest::qFail("the rows' blocks were not all read", __FILE__, __LINE__);
+      return r;
+    }();
     QVERIFY(out.ok());
     QCOMPARE(out.value().shape, (std::vector<uint64_t>{3, 256}));
     QVERIFY(std::memcmp(out.value().values.data(), all.data() + (5 * 256 + 10) * 256, 3 * 256 * 4) == 0);
