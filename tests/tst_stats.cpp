@@ -3,7 +3,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <random>
+#include <regex>
+
+#include <nlohmann/json.hpp>
 
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
@@ -13,9 +19,62 @@
 #include "core/numerics/hd.h"
 #include "core/numerics/scale_stats.h"
 #include "core/numerics/stats.h"
+#include "page_watch.h"
 #include "test_support.h"
 
 using namespace ws;
+
+// ggml's block layouts (docs/formats.md, ggml-common.h): bytes per block and the byte ranges
+// holding scales (d, dmin/m, sub-block scales, E8M0 exponents), written out here on their own
+// rather than taken from the decoders under test.
+struct BlockLayout {
+  uint64_t bytes;
+  std::vector<std::pair<uint64_t, uint64_t>> scaleFields;  // [begin, end)
+};
+const std::map<std::string, BlockLayout, std::less<>>& ggmlBlocks() {
+  static const std::map<std::string, BlockLayout, std::less<>> t = {
+      {"Q4_0", {18, {{0, 2}}}},         {"Q4_1", {20, {{0, 4}}}},  {"Q5_0", {22, {{0, 2}}}},
+      {"Q5_1", {24, {{0, 4}}}},         {"Q8_0", {34, {{0, 2}}}},  {"Q2_K", {84, {{0, 16}, {80, 84}}}},
+      {"Q3_K", {110, {{96, 110}}}},     {"Q4_K", {144, {{0, 16}}}}, {"Q5_K", {176, {{0, 16}}}},
+      {"Q6_K", {210, {{192, 210}}}},    {"MXFP4", {17, {{0, 1}}}},
+  };
+  return t;
+}
+
+// A copy of the GGUF at `path` in the temp dir whose quantized blocks carry noise outside their
+// scale fields (or, with `inScales`, inside them).
+std::string withNoise(const std::string& path, bool inScales) {
+  static wstest::TempDir dir;
+  auto c = wstest::openOrFail(path);
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::mt19937 rng(7);
+  for (const auto& t : c->tensors) {
+    auto it = ggmlBlocks().find(t.dtype->name);
+    if (it == ggmlBlocks().end()) continue;
+    const BlockLayout& b = it->second;
+    for (uint64_t block = t.offset; block + b.bytes <= t.offset + t.bytes; block += b.bytes)
+      for (uint64_t i = 0; i < b.bytes; ++i) {
+        bool scale = false;
+        for (const auto& [lo, hi] : b.scaleFields) scale |= i >= lo && i < hi;
+        if (scale == inScales) bytes[block + i] = char(rng());
+      }
+  }
+  const std::string out = dir.file(inScales ? "noisy-scales.gguf" : "noisy-values.gguf");
+  std::ofstream(out, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+  return out;
+}
+
+// Every group's and kind's statistics and histogram, per tensor, as one comparable text.
+std::string scaleJson(const std::string& path) {
+  auto c = wstest::openOrFail(path);
+  auto r = num::scaleStatistics(*c, num::ScaleGrouping::Tensor);
+  if (!r.ok()) return "error: " + r.error().message;
+  nlohmann::json j;
+  for (const auto& [group, kinds] : r.value().groups)
+    for (const auto& [kind, g] : kinds) j[group][kind] = {num::statsJson(g.stats), num::histogramJson(g.hist)};
+  return j.dump();
+}
 
 class TstStats : public QObject {
   Q_OBJECT
@@ -195,9 +254,24 @@ class TstStats : public QObject {
     uint64_t scaleBytes = 0, scaleValues = 0;
     for (const auto& t : c->tensors)
       if (t.component == Component::Scale) scaleBytes += t.bytes, scaleValues += t.elements();
-    auto r = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint);
+    // The pages the pass touched, recorded by faulting on the mapping: all within the scale
+    // tensors' pages, and every scale tensor read.
+    QCOMPARE(c->files.size(), size_t(1));
+    std::vector<std::pair<uint64_t, uint64_t>> scaleRanges;
+    for (const auto& t : c->tensors)
+      if (t.component == Component::Scale) scaleRanges.push_back({t.offset, t.bytes});
+    const auto mapping = c->files[0].map->bytes();
+    Result<num::ScaleReport> r = [&] {
+      wstest::PageWatch watch(mapping.data(), mapping.size());
+      auto report = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint);
+      const auto outside = watch.touchedOutside(scaleRanges);
+      if (!outside.empty()) QTest::qFail(qPrintable(QString("page at offset %1 read, outside every scale tensor").arg(outside.front())), __FILE__, __LINE__);
+      for (const auto& [offset, bytes] : scaleRanges)
+        if (!watch.touchedAll(offset, bytes)) QTest::qFail(qPrintable(QString("scale bytes at %1 not read").arg(offset)), __FILE__, __LINE__);
+      return report;
+    }();
     QVERIFY(r.ok());
-    QCOMPARE(r.value().bytesRead, scaleBytes);  // 624 bytes of a 3.6 MB checkpoint
+    QCOMPARE(r.value().bytesRead, scaleBytes);  // the report's own figure: 624 bytes of a 3.6 MB checkpoint
     const auto& g = r.value().groups.at("checkpoint").at("scale");
     QCOMPARE(g.stats.count, scaleValues);
     QCOMPARE(g.tensors, uint64_t(63));
@@ -217,6 +291,12 @@ class TstStats : public QObject {
     uint64_t fileBytes = c->totalBytes();
     QVERIFY(r.value().bytesRead > 0);
     QVERIFY2(r.value().bytesRead * 8 < fileBytes, "scale fields are a small part of the blocks");
+    // Scale fields sit inside every block, so pages cannot tell them apart: instead a copy with
+    // every byte outside the scale fields replaced by noise must give the same statistics (and
+    // noise in the scale fields must not).
+    const std::string original = wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf");
+    QCOMPARE(scaleJson(original), scaleJson(withNoise(original, false)));
+    QVERIFY(scaleJson(original) != scaleJson(withNoise(original, true)));
     QVERIFY(r.value().groups.count("layer 0") && r.value().groups.count("layer 1"));
     // MXFP4 blocks carry one E8M0 exponent each: 8 experts x 256 rows x 8 blocks
     QCOMPARE(one.value().groups.at("blk.1.ffn_gate_exps").at("d").stats.count, uint64_t(8 * 256 * 8));
@@ -250,6 +330,34 @@ class TstStats : public QObject {
             QVERIFY(std::fabs(r.stats.stddev() - g.stats.stddev()) <= 1e-9 * std::max(1.0, g.stats.stddev()));
           }
         }
+      }
+    }
+  }
+
+  // The groups themselves, against keys the test reads off the HF names with its own patterns
+  // (not the catalog's classification that the scale pass and the regrouping share): the scale
+  // values per layer, per routed expert and per MLP projection, by a direct pass and regrouped.
+  void groupsFollowTheNames() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe_fp8"));
+    const std::regex layer(R"(\.layers\.(\d+)\.)"), expert(R"(\.experts\.(\d+)\.)"), mlp(R"(\.mlp\.(?:experts\.\d+\.)?(gate|up|down)_proj\.)");
+    std::map<std::pair<num::ScaleGrouping, std::string>, uint64_t> want;
+    for (const auto& t : c->tensors) {
+      if (t.name.find("_scale_inv") == std::string::npos) continue;
+      std::smatch m;
+      if (std::regex_search(t.name, m, layer)) want[{num::ScaleGrouping::Layer, "layer " + m[1].str()}] += t.elements();
+      if (std::regex_search(t.name, m, expert)) want[{num::ScaleGrouping::Expert, "expert " + m[1].str()}] += t.elements();
+      if (std::regex_search(t.name, m, mlp)) want[{num::ScaleGrouping::Projection, m[1].str()}] += t.elements();
+    }
+    QCOMPARE(want.size(), size_t(3 + 8 + 3));  // layers 0-2, experts 0-7, gate/up/down
+    auto byTensor = num::scaleStatistics(*c, num::ScaleGrouping::Tensor);
+    QVERIFY(byTensor.ok());
+    for (const auto& [which, count] : want) {
+      auto direct = num::scaleStatistics(*c, which.first);
+      QVERIFY(direct.ok());
+      const num::ScaleReport re = num::regroupScales(*c, byTensor.value(), which.first);
+      for (const num::ScaleReport* r : std::array<const num::ScaleReport*, 2>{&direct.value(), &re}) {
+        QVERIFY2(r->groups.count(which.second), which.second.c_str());
+        QCOMPARE(r->groups.at(which.second).at("scale").stats.count, count);
       }
     }
   }
