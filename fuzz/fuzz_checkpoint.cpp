@@ -62,7 +62,8 @@ void decodeAndCompare(const ws::Checkpoint& c, uint32_t li) {
     for (uint64_t b = 0; b < cpu.size() / desc.blockElems; ++b) {
       ws::num::decodeGgufBlock(desc, b, block.data());
       for (uint32_t k = 0; k < desc.blockElems; ++k)
-        wsfuzz::require(ws::num::sameBitsOrNan(block[k], cpu[b * desc.blockElems + k]), "GGUF block formula equals the CPU decoder");
+        // Shared block formulas on both sides: this checks the descriptor and indexing only.
+        wsfuzz::require(ws::num::sameBitsOrNan(block[k], cpu[b * desc.blockElems + k]), "GGUF block descriptor decodes as the CPU decoder");
     }
     return;
   }

@@ -1,6 +1,9 @@
 // Every GGUF block decoder over arbitrary block bytes (the first input byte picks the ggml type):
-// the CPU reference and the element formulas the CUDA kernels run must agree bit for bit on any
-// bytes at all, not only on the ones a quantizer writes.
+// no read outside the blocks and no undefined behaviour on any bytes at all, not only on the ones
+// a quantizer writes. The CPU path and the kernels' per-block path must also agree - but both call
+// the same block formulas, so that proves the descriptor and the block indexing, not the
+// arithmetic (which ggml's and gguf-py's outputs check: tst_dequant, tst_decode_desc,
+// reference_dequant.py).
 #include <vector>
 
 #include "core/model/dtype.h"

@@ -1,9 +1,14 @@
 // The element formulas the CUDA kernels run (decode_element.h), evaluated on the CPU, equal the
 // CPU decoders bit for bit on every tensor of every fixture and of a checkpoint per scheme, so
 // the GPU can differ from the CPU reference only in IEEE arithmetic, which it does not.
+// GGUF blocks are the exception to "independent": the CPU decoder and the block kernel call the
+// same block formulas (gguf_block_formulas.h), so against the CPU decoder a GGUF check proves the
+// grid's indexing only; the formulas themselves are checked against ggml's own output
+// (ggufGridEqualsGgmlsOutput) and gguf-py's (tests/scripts/reference_dequant.py).
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <set>
 
@@ -133,6 +138,31 @@ class TstDecodeDesc : public QObject {
     QCOMPARE(num::launchGrid(256).blocks, 1u);
     QCOMPARE(num::launchGrid(257).blocks, 2u);
     QCOMPARE(num::launchGrid(uint64_t(1) << 40).blocks, 65535u);
+  }
+
+  // The GGUF block kernel's body over its grid against what ggml itself wrote when it
+  // dequantized each tensor of the fixture (tiny-qwen3moe-kquants.expected.gguf, F32).
+  void ggufGridEqualsGgmlsOutput() {
+    auto quant = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));
+    auto expected = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.expected.gguf"));
+    int checked = 0;
+    for (const TensorRecord& t : quant->tensors) {
+      auto dec = num::makeDecoder(*quant, t.logical);
+      QVERIFY(dec.ok());
+      const num::DecodeDesc desc = dec.value()->describe();
+      if (desc.kind != num::DescKind::GgufBlocks) continue;
+      const TensorRecord* e = expected->find(t.name);
+      QVERIFY2(e && e->dtype->name == std::string("F32"), t.name.c_str());
+      const uint64_t blocks = e->bytes / 4 / desc.blockElems;
+      std::vector<float> got(blocks * desc.blockElems, -12345.0f);
+      num::emulateGrid(num::launchGrid(blocks), [&](num::ThreadIndex th) { num::blocksThread(desc, 0, blocks, got.data(), th); });
+      const uint8_t* want = expected->files[e->file].map->bytes().data() + e->offset;
+      QVERIFY2(std::memcmp(got.data(), want, e->bytes) == 0, t.name.c_str());
+      ++checked;
+    }
+    int quantized = 0;  // Q2_K..Q6_K, Q4_0..Q8_0 and MXFP4 tensors in the catalog
+    for (const auto& t : quant->tensors) quantized += t.dtype->name[0] == 'Q' || t.dtype->name == std::string("MXFP4");
+    QCOMPARE(checked, quantized);
   }
 
   void fixtures_data() {

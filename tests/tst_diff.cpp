@@ -1,5 +1,6 @@
 // diff's own wiring, beside the reference comparisons of tests/scripts/diff_reference.py: the
-// device dequantizer is used when registered (and not when turned off), and gives the same report.
+// device dequantizer is used when registered (and not when turned off), its values are what the
+// report is made of, and the kernels' bodies give the CPU decoders' report.
 #include <QtTest>
 
 #include <atomic>
@@ -7,25 +8,42 @@
 #include "core/diff/diff.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/device_dequant.h"
+#include "core/numerics/kernel_threads.h"
 #include "test_support.h"
 
 using namespace ws;
 
+// The F32 dequantization kernels' per-thread bodies over their launch grid, on the CPU.
+Result<std::vector<float>> kernelBodiesOnTheCpu(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows) {
+  auto d = num::makeDecoder(c, logical);
+  if (!d) return d.error();
+  const num::DecodeDesc desc = d.value()->describe();
+  const uint64_t cols = d.value()->cols();
+  std::vector<float> v(rows * cols, -12345.0f);
+  if (desc.kind == num::DescKind::GgufBlocks) {
+    const uint64_t perRow = cols / desc.blockElems;
+    num::emulateGrid(num::launchGrid(rows * perRow), [&](num::ThreadIndex t) { num::blocksThread(desc, firstRow * perRow, rows * perRow, v.data(), t); });
+  } else {
+    num::emulateGrid(num::launchGrid(rows * cols), [&](num::ThreadIndex t) { num::elementsThread(desc, firstRow, rows, v.data(), t); });
+  }
+  return v;
+}
+
 class TstDiff : public QObject {
   Q_OBJECT
+  const Checkpoint* b_ = nullptr;  // the side the faulty stand-in device gets wrong
+
  private slots:
+  // A stand-in device running the CUDA kernels' per-thread bodies over their launch grid on the
+  // CPU (kernel_threads.h): diff uses it when registered, never when turned off, and its report
+  // equals the CPU decoders' - which checks the kernel bodies through the diff path.
   void usesTheRegisteredDevice() {
     auto a = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
     auto b = wstest::openOrFail(wstest::fixture("hf/qwen3_moe_fp8"));
-    // A stand-in device: the CPU decoder behind the device interface, counting its calls.
     std::atomic<int> calls{0};
-    num::registerDeviceDequant([&](const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows) -> Result<std::vector<float>> {
+    num::registerDeviceDequant([&](const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows) {
       ++calls;
-      auto d = num::makeDecoder(c, logical);
-      if (!d) return d.error();
-      std::vector<float> v(rows * d.value()->cols());
-      d.value()->decode(firstRow, rows, v.data());
-      return v;
+      return kernelBodiesOnTheCpu(c, logical, firstRow, rows);
     }, "test:0");
     diff::DiffOptions withDevice, cpuOnly;
     cpuOnly.useDevice = false;
@@ -43,6 +61,32 @@ class TstDiff : public QObject {
       QCOMPARE(g.value().pairs[i].metrics.nmse, h.value().pairs[i].metrics.nmse);
       QCOMPARE(g.value().pairs[i].metrics.differing, h.value().pairs[i].metrics.differing);
     }
+  }
+
+  // The report is made from what the device returns: a device that gets one value of one tensor
+  // wrong makes exactly that pair differ in exactly one element.
+  void reportsWhatTheDeviceReturns() {
+    auto a = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
+    const std::string wrong = "model.layers.1.mlp.experts.3.up_proj";  // a logical name
+    num::registerDeviceDequant([&](const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows) {
+      auto v = kernelBodiesOnTheCpu(c, logical, firstRow, rows);
+      if (v && &c == b_ && c.logical[logical].name == wrong && firstRow == 0) v.value()[7] += 1.0f;
+      return v;
+    }, "test:0");
+    auto b = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
+    b_ = b.get();
+    auto r = diff::diffCheckpoints(*a, *b, diff::DiffOptions{});
+    num::unregisterDeviceDequant();
+    b_ = nullptr;
+    QVERIFY(r.ok());
+    int differing = 0;
+    for (const auto& p : r.value().pairs) {
+      const bool isWrong = p.pair.key == "blk.1.ffn_up_exps.3";
+      QVERIFY2(p.metrics.identical != isWrong, p.pair.key.c_str());
+      if (isWrong) QCOMPARE(p.metrics.differing, uint64_t(1));
+      differing += !p.metrics.identical;
+    }
+    QCOMPARE(differing, 1);
   }
 
   void tensorsGlobSelects() {

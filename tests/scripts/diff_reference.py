@@ -183,7 +183,7 @@ def write_safetensors(path, arrays):
     header, blobs, at = {}, [], 0
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])
-        dtype = "BF16" if a.dtype == np.uint16 else {np.dtype(np.float32): "F32"}[a.dtype]
+        dtype = "BF16" if a.dtype == np.uint16 else {np.dtype(np.float32): "F32", np.dtype(np.uint8): "U8"}[a.dtype]
         header[name] = {"dtype": dtype, "shape": list(a.shape), "data_offsets": [at, at + a.nbytes]}
         blobs.append(a.tobytes())
         at += a.nbytes
@@ -224,11 +224,37 @@ with tempfile.TemporaryDirectory() as tmp:
     # MXFP4 blocks ([E, rows, in/32, 16]) are stacked experts too: one unit per expert
     mx = os.path.join(tmp, "mxfp4")
     subprocess.run([WS, "synth", "--like", "gpt-oss", "--scheme", "mxfp4", "--shards", "1", mx], check=True, capture_output=True)
-    rc, jm = diff(mx, mx)
+    # ... against the BF16 checkpoint transformers would make of it, decoded here by numpy:
+    # e2m1 codes (element 2k in the low nibble) times 2^(e - 127), [E, out, in] transposed to
+    # gpt-oss's BF16 [E, in, out]. Every value is exact in BF16, so every unit must be identical.
+    fp4 = np.array([0, .5, 1, 1.5, 2, 3, 4, 6, -0., -.5, -1, -1.5, -2, -3, -4, -6], dtype=np.float32)
+    src, dec = load_dir(mx), {}
+    for name, arr in src.items():
+        if name.endswith("_scales"):
+            continue
+        if name.endswith("_blocks"):
+            base = name[:-len("_blocks")]
+            codes = np.stack([arr & 0x0F, arr >> 4], axis=-1).reshape(arr.shape[:-2] + (-1,))
+            scales = np.exp2(src[base + "_scales"].astype(np.float32) - 127)
+            values = fp4[codes] * np.repeat(scales, 32, axis=-1)
+            as_bf16 = values.astype(ml_dtypes.bfloat16)
+            check(np.array_equal(as_bf16.astype(np.float32), values), f"{name}: MXFP4 value not exact in BF16")
+            dec[base] = np.ascontiguousarray(as_bf16.view(np.uint16).transpose(0, 2, 1))
+        else:
+            dec[name] = arr
+    decoded = os.path.join(tmp, "mxfp4-decoded")
+    os.makedirs(decoded)
+    write_safetensors(os.path.join(decoded, "model.safetensors"), dec)
+    mcfg = json.load(open(os.path.join(mx, "config.json")))
+    mcfg.pop("quantization_config", None)
+    json.dump(mcfg, open(os.path.join(decoded, "config.json"), "w"))
+    rc, jm = diff(mx, decoded)
     keys = [x["key"] for x in jm["tensors"] if "_exps." in x["key"] and not x["key"].endswith(".bias")]
     want = cfg["num_hidden_layers"] * cfg["num_local_experts"] * 3
-    check(rc == 0 and len(keys) == want and all(x["status"] == "identical" for x in jm["tensors"]) and not any(k.endswith(".-1") for k in keys),
-          f"mxfp4 against itself: {len(keys)} expert units (want {want}), e.g. {keys[:2]}")
+    bad = [x["key"] for x in jm["tensors"] if x["status"] != "identical"]
+    check(rc == 0 and not jm["only_a"] and not jm["only_b"], f"mxfp4 vs decoded: exit {rc}, only A {jm['only_a'][:3]}, only B {jm['only_b'][:3]}")
+    check(len(keys) == want and not bad and not any(k.endswith(".-1") for k in keys),
+          f"mxfp4 vs numpy-decoded BF16: {len(keys)} expert units (want {want}), not identical: {bad[:4]}")
     # dequant of a bias decodes the bias itself, not its weight
     npy = os.path.join(tmp, "bias.npy")
     subprocess.run([WS, "dequant", fused, "model.layers.1.mlp.experts.down_proj_bias", "--out", npy], check=True, capture_output=True)
