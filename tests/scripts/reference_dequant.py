@@ -9,7 +9,7 @@ B. Schemes with no real writer here (NVFP4, gpt-oss MXFP4, compressed-tensors in
    packed by the formulas of formats.md into safetensors files written by this script, and the
    C++ result must equal the known values exactly.
 E. compressed-tensors FP4 / FP8 layouts, against its own decompressors' formulas and op order.
-C. GGUF block types the fixtures lack (IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, NVFP4, Q8_K, Q1_0, Q2_0):
+C. GGUF block types the fixtures lack (IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, NVFP4, Q8_K, Q8_1, Q1_0, Q2_0):
    random blocks in a GGUF written by this script; expected values from gguf-py's
    gguf.quants.dequantize where it has the type, else from the ggml formula in numpy.
 
@@ -235,6 +235,23 @@ def part_b():
     d = case_dir("kt4", tensors, {"model_type": "deepseek_v3", "hidden_size": H, "moe_intermediate_size": I, "n_routed_experts": 1, "num_hidden_layers": 1})
     same_bits(dequant(d, "blk.0.ffn_gate_exps.0.numa.1.weight"), want, "B kt-int4")
 
+    # FP8 block, stacked experts [E, M, N] with a [E, gm, gn] grid, and a non-square
+    # weight_block_size [64, 32] that divides neither dimension: each expert is its own grid
+    # (edge blocks included) - the stacked indexing and the config's block shape, by numpy
+    E, M, N, BM, BN = 3, 200, 160 + 8, 64, 32
+    gm, gn = -(-M // BM), -(-N // BN)
+    w8 = RNG.integers(0, 256, (E, M, N), dtype=np.uint8)
+    w8[(w8 & 0x7F) == 0x7F] = 0x11  # no NaN codes: bit patterns, not NaN payloads, are compared
+    s = (2.0 ** RNG.integers(-12, -4, (E, gm, gn))).astype(np.float32) * RNG.uniform(1, 2, (E, gm, gn)).astype(np.float32)
+    want = w8.view(ml_dtypes.float8_e4m3fn).astype(np.float32) * np.repeat(np.repeat(s, BM, 1), BN, 2)[:, :M, :N]
+    d = case_dir("fp8-block-stacked", [("model.layers.0.mlp.experts.gate_up_proj.weight", "F8_E4M3", (E, M, N), w8.tobytes()),
+                                       ("model.layers.0.mlp.experts.gate_up_proj.weight_scale_inv", "F32", s.shape, f32_bytes(s))],
+                 {"model_type": "qwen3_moe", "num_hidden_layers": 1, "num_experts": E,
+                  "quantization_config": {"quant_method": "fp8", "weight_block_size": [BM, BN]}})
+    same_bits(dequant(d, "model.layers.0.mlp.experts.gate_up_proj.weight"), want, "B fp8-block stacked, 64x32 blocks")
+    same_bits(dequant(d, "model.layers.0.mlp.experts.gate_up_proj.weight", "--expert", "2", "--rows", "60:130"), want[2, 60:130],
+              "B fp8-block stacked, expert 2 rows across block rows")
+
     # FP8 per-channel and per-tensor scales; unscaled E5M2
     M, N = 8, 32
     w8 = RNG.integers(0, 256, (M, N), dtype=np.uint8)
@@ -278,6 +295,13 @@ def q8_k_ref(b):
     return b[:, 4:260].copy().view(np.int8).astype(np.float32) * d
 
 
+def q8_1_ref(b):
+    # block_q8_1 (ggml-common.h): f16 d, f16 s (= d * sum of codes, used by dot products only),
+    # then 32 int8 codes; a value is d * code
+    d = b[:, :2].copy().view(np.float16).astype(np.float32)
+    return b[:, 4:36].copy().view(np.int8).astype(np.float32) * d
+
+
 def part_c():
     rows, cols = 4, 256
     types = [  # (name, id, block elems, block bytes, f16 fields, f32 fields, reference)
@@ -287,6 +311,7 @@ def part_c():
         ("TQ2_0", 35, 256, 66, (64,), (), lambda b: gq.dequantize(b, Q.TQ2_0)),
         ("NVFP4", 40, 64, 36, (), (), lambda b: gq.dequantize(b, Q.NVFP4)),
         ("Q8_K", 15, 256, 292, (), (0,), q8_k_ref),
+        ("Q8_1", 9, 32, 36, (0, 2), (), q8_1_ref),
         ("Q1_0", 41, 128, 18, (0,), (), q1_0_ref),
         ("Q2_0", 42, 64, 18, (0,), (), q2_0_ref),
     ]
@@ -325,6 +350,8 @@ def part_d():
     if sc:
         h, _ = read_st(os.path.join(fp8_dir, "model.safetensors"))
         scale_bytes = sum(e - b for k, v in h.items() if k.endswith("_scale_inv") for b, e in [v["data_offsets"]])
+        # the report's own figure, checked against the header; that only scale pages are touched
+        # is proven by tst_stats (fp8ScalesReadOnlyScaleBytes records the pages read)
         check(sc["bytes_read"] == scale_bytes, f"D scales read {sc['bytes_read']} bytes, scale tensors hold {scale_bytes}")
         n1 = sum(int(np.prod(v["shape"])) for k, v in h.items() if k.endswith("_scale_inv") and ".layers.1." in k)
         check(sc["groups"]["layer 1"]["scale"]["stats"]["count"] == n1, "D scales per layer count")
