@@ -5,6 +5,7 @@
 #include <cstring>
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "core/plan/devices.h"
 #include "core/plan/ep_plan.h"
@@ -137,6 +138,34 @@ class TstPlan : public QObject {
     auto bad = plan::loadMap(d.file("bad.json"), plan::Remainder::First, 2, 4);
     QVERIFY(!bad.ok());
     QVERIFY(QString::fromStdString(bad.error().describe()).contains("logical expert 3 has no physical slot"));
+  }
+
+  // A per-layer EPLB map (one row per MoE layer): each rank holds, in each layer, the experts of
+  // that layer's row - not the first row's everywhere.
+  void perLayerMapHoldsEachLayersRow() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));  // per-expert tensors
+    const std::vector<int>& layers = c->model.moeLayers;
+    QCOMPARE(layers.size(), size_t(2));
+    wstest::TempDir d;
+    wstest::writeFile(d.file("map.json"), std::string(R"({"physical_to_logical": [[0, 1, 2, 3, 4, 5, 6, 7], [7, 6, 5, 4, 3, 2, 1, 0]]})"));
+    auto pl = plan::loadMap(d.file("map.json"), plan::Remainder::First, 2, 8);
+    QVERIFY(pl.ok());
+    plan::PlanOptions opt;
+    opt.placement = pl.value();
+    const plan::PlanResult r = runPlan(*c, opt);
+    const std::set<int64_t> want[2][2] = {{{0, 1, 2, 3}, {4, 5, 6, 7}}, {{4, 5, 6, 7}, {0, 1, 2, 3}}};  // [rank][moe layer]
+    for (int rank = 0; rank < 2; ++rank) {
+      std::set<int64_t> held[2];
+      for (const auto& h : r.ranks[size_t(rank)].held) {
+        const TensorRecord& t = c->tensors[h.tensor];
+        if (t.role != Role::RoutedExpert) continue;
+        const size_t row = size_t(std::find(layers.begin(), layers.end(), t.layer) - layers.begin());
+        QVERIFY(row < 2);
+        held[row].insert(t.expert);
+      }
+      for (int row = 0; row < 2; ++row)
+        QVERIFY2(held[row] == want[rank][row], qPrintable(QString("rank %1, MoE layer %2").arg(rank).arg(layers[size_t(row)])));
+    }
   }
 
   // The words every front end takes, parsed once (PlacementSpec), build what the direct calls build.
