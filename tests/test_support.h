@@ -10,6 +10,11 @@
 
 namespace wstest {
 
+// How long a test waits for background work (a signal, a state) before calling it hung: a hang
+// guard far above any real duration, not a timing assertion - the waits return the moment what
+// they wait for happens, so a loaded machine (sanitizers, two cores) makes them slower, not red.
+constexpr int kPatienceMs = 120000;
+
 // ../shared/fixtures, or $WEIGHTSCOPE_FIXTURES.
 std::string fixtures();
 std::string fixture(const std::string& rel);

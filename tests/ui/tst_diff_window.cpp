@@ -24,7 +24,7 @@ class TstDiffWindow : public QObject {
     w.show();
     QSignalSpy finished(&w, &ui::DiffWindow::finished);
     w.start(QString::fromStdString(wstest::fixture("hf/qwen3_moe")), QString::fromStdString(wstest::fixture("hf/qwen3_moe_fp8")));
-    QVERIFY(finished.wait(30000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     QVERIFY(w.report());
     QCOMPARE(w.report()->pairs.size(), size_t(80));
     auto* map = w.errorMap();
@@ -53,7 +53,7 @@ class TstDiffWindow : public QObject {
     QTest::mouseClick(map, Qt::LeftButton, Qt::NoModifier, map->cellCentre(2, 5));
     QCOMPARE(w.cellList()->topLevelItemCount(), 3);  // gate, up and down of expert 4
     for (int i = 0; i < 3; ++i) QVERIFY(w.cellList()->topLevelItem(i)->text(0).startsWith("blk.1.ffn_"));
-    QVERIFY(preview.wait(10000));
+    QVERIFY(preview.wait(wstest::kPatienceMs));
     QCOMPARE(w.previewKey(), w.cellList()->currentItem()->text(0));
     auto *a = w.preview(0), *b = w.preview(1), *d = w.preview(2);
     QVERIFY(a->rows() > 0 && a->rows() == b->rows() && a->cols() == d->cols());
@@ -66,7 +66,7 @@ class TstDiffWindow : public QObject {
     QSignalSpy finished(&w, &ui::DiffWindow::finished);
     w.start(QString::fromStdString(wstest::fixture("hf/qwen3_moe")), QString::fromStdString(wstest::fixture("hf/qwen3_moe_fp8")));
     w.cancel();
-    QVERIFY(finished.wait(30000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     QVERIFY(!w.report());
   }
 
@@ -74,7 +74,7 @@ class TstDiffWindow : public QObject {
     ui::DiffWindow w;
     QSignalSpy finished(&w, &ui::DiffWindow::finished);
     w.start(QString::fromStdString(wstest::fixture("hf/qwen3_moe")), "/nonexistent/checkpoint");
-    QVERIFY(finished.wait(30000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     QVERIFY(!w.report());
   }
 };

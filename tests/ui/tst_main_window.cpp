@@ -77,7 +77,7 @@ int countLeaves(const QAbstractItemModel* m, const QModelIndex& parent = {}) {
 bool openAndWait(ui::MainWindow& w, const std::string& path) {
   QSignalSpy opened(&w, &ui::MainWindow::checkpointOpened);
   w.openPath(QString::fromStdString(path));
-  return opened.wait(10000);
+  return opened.wait(wstest::kPatienceMs);
 }
 
 uint32_t tensorIndex(const Checkpoint& c, const std::string& name) {
@@ -135,10 +135,11 @@ std::string fp8WithOutlierScale(const wstest::TempDir& d, const std::string& sca
   return d.path();
 }
 
-void activate(QWidget& w) {
+// Shortcuts go to the active window: a test that sends one needs this to be true.
+bool activate(QWidget& w) {
   w.activateWindow();
   QApplication::setActiveWindow(&w);
-  if (!QTest::qWaitForWindowActive(&w)) qWarning("the window did not become active");
+  return QTest::qWaitForWindowActive(&w);
 }
 
 int visibleRows(const QTableView* t) { return t->model()->rowCount(); }
@@ -180,7 +181,7 @@ class TstMainWindow : public QObject {
     w.filterEdit()->clear();
     QSignalSpy finished(w.findings(), &ui::FindingsView::finished);
     w.findings()->run();
-    QVERIFY(finished.wait(20000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     QVERIFY(w.findings()->report());
     for (auto s : {val::Severity::Error, val::Severity::Warning, val::Severity::Info}) {
       w.findings()->setMinimumSeverity(s);
@@ -293,7 +294,7 @@ class TstMainWindow : public QObject {
     QAbstractItemModelTester tester(w.treeView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy opened(&w, &ui::MainWindow::checkpointOpened);
     w.openPath(QString::fromStdString(wstest::fixture("hf/qwen3_moe")));
-    QVERIFY(opened.wait(10000));
+    QVERIFY(opened.wait(wstest::kPatienceMs));
     QVERIFY(w.checkpoint());
     QCOMPARE(w.checkpoint()->tensors.size(), size_t(80));
     QCOMPARE(countLeaves(w.treeView()->model()), 80);
@@ -329,7 +330,7 @@ class TstMainWindow : public QObject {
     w.show();
     QSignalSpy opened(&w, &ui::MainWindow::checkpointOpened);
     w.openPath(QString::fromStdString(wstest::fixture("hf/qwen3_moe")));
-    QVERIFY(opened.wait(10000));
+    QVERIFY(opened.wait(wstest::kPatienceMs));
     w.tabs()->setCurrentIndex(1);
     auto* plot = w.expertMap()->plot();
     QCOMPARE(plot->rows(), 3);  // layers 0-2
@@ -359,7 +360,7 @@ class TstMainWindow : public QObject {
     w.show();
     QSignalSpy planned(w.rankMap(), &ui::RankMapView::planned);
     QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
-    QVERIFY(planned.wait(10000));
+    QVERIFY(planned.wait(wstest::kPatienceMs));
     w.showTab(ui::MainWindow::RanksTab);
     ui::RankMapView* v = w.rankMap();
     QCOMPARE(v->result()->ranks.size(), size_t(8));  // 8 experts: EP 8 by default
@@ -367,7 +368,7 @@ class TstMainWindow : public QObject {
     planned.clear();
     v->epSizeBox()->selectAll();
     QTest::keyClicks(v->epSizeBox(), "4");
-    QVERIFY(planned.count() || planned.wait(10000));
+    QVERIFY(planned.count() || planned.wait(wstest::kPatienceMs));
     QCOMPARE(v->result()->ranks.size(), size_t(4));
     for (int i = 0; i < v->plot()->plottableCount(); ++i)
       if (auto* bars = qobject_cast<QCPBars*>(v->plot()->plottable(i))) QCOMPARE(bars->dataCount(), 4);
@@ -399,16 +400,16 @@ class TstMainWindow : public QObject {
 
     planned.clear();
     v->budgetBox()->setEditText("1MiB");  // less than any rank needs
-    QVERIFY(planned.count() || planned.wait(10000));
+    QVERIFY(planned.count() || planned.wait(wstest::kPatienceMs));
     QVERIFY(v->result()->ranks[0].fits.has_value() && !*v->result()->ranks[0].fits);
     QVERIFY2(v->caption()->text().contains("0 of 4 ranks fit"), qPrintable(v->caption()->text()));
 
     planned.clear();
     v->remainderBox()->setCurrentIndex(v->remainderBox()->findData(int(plan::Remainder::Strict)));
-    QVERIFY(planned.count() || planned.wait(10000));
+    QVERIFY(planned.count() || planned.wait(wstest::kPatienceMs));
     planned.clear();
     v->epSizeBox()->setValue(3);
-    QVERIFY(planned.count() || planned.wait(10000));
+    QVERIFY(planned.count() || planned.wait(wstest::kPatienceMs));
     QVERIFY(!v->result());
     QVERIFY2(v->caption()->text().contains("do not divide"), qPrintable(v->caption()->text()));
   }
@@ -421,10 +422,10 @@ class TstMainWindow : public QObject {
     w.show();
     QSignalSpy planned(w.rankMap(), &ui::RankMapView::planned);
     QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
-    QVERIFY(planned.wait(10000));
+    QVERIFY(planned.wait(wstest::kPatienceMs));
     w.showTab(ui::MainWindow::RanksTab);
     ui::RankMapView* v = w.rankMap();
-    auto settle = [&] { QTRY_VERIFY_WITH_TIMEOUT(!planned.isEmpty(), 20000); };
+    auto settle = [&] { QTRY_VERIFY_WITH_TIMEOUT(!planned.isEmpty(), wstest::kPatienceMs); };
     planned.clear();
     v->epSizeBox()->setValue(4);
     settle();
@@ -440,7 +441,7 @@ class TstMainWindow : public QObject {
     planned.clear();
     v->budgetBox()->setEditText("160MiB");
     settle();
-    QTRY_VERIFY_WITH_TIMEOUT(v->kvBudget() && v->kvBudget()->cache && v->fit(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(v->kvBudget() && v->kvBudget()->cache && v->fit(), wstest::kPatienceMs);
 
     plan::KvOptions ko;
     ko.maxModelLen = 4096;
@@ -533,13 +534,13 @@ class TstMainWindow : public QObject {
     ui::MainWindow w;
     QSignalSpy planned(w.rankMap(), &ui::RankMapView::planned);
     QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
-    QVERIFY(planned.wait(10000));
+    QVERIFY(planned.wait(wstest::kPatienceMs));
     ui::RankMapView* v = w.rankMap();
     v->epSizeBox()->setValue(4);
-    QVERIFY(planned.wait(10000));
+    QVERIFY(planned.wait(wstest::kPatienceMs));
     planned.clear();
     v->setMapFile(QString::fromStdString(d.file("eplb.json")));
-    QVERIFY(planned.count() || planned.wait(10000));
+    QVERIFY(planned.count() || planned.wait(wstest::kPatienceMs));
     QVERIFY2(v->result(), qPrintable(v->caption()->text()));
     QCOMPARE(v->result()->ranks.size(), size_t(4));
     QCOMPARE(v->result()->ranks[0].experts, (std::vector<int64_t>{0, 1, 2, 3}));
@@ -564,13 +565,13 @@ class TstMainWindow : public QObject {
     const std::string name = "blk.0.ffn_down_exps.weight";
     w.selectTensor(tensorIndex(*w.checkpoint(), name));
     QSignalSpy ready(w.preview(), &ui::PreviewView::previewReady);
-    activate(w);  // shortcuts go to the active window
+    QVERIFY(activate(w));  // shortcuts go to the active window
     QTest::keyClick(w.treeView(), Qt::Key_P, Qt::ControlModifier);
     QCOMPARE(w.tabs()->currentIndex(), int(ui::MainWindow::PreviewTab));
-    QVERIFY(ready.wait(10000));
+    QVERIFY(ready.wait(wstest::kPatienceMs));
     ready.clear();
     w.preview()->setTile(3, 10, 20, 64);
-    QVERIFY(ready.wait(10000));
+    QVERIFY(ready.wait(wstest::kPatienceMs));
     ui::PreviewView* p = w.preview();
     QVERIFY2(p->error().isEmpty(), qPrintable(p->error()));
     QCOMPARE(p->tileRows(), 64);
@@ -608,7 +609,7 @@ class TstMainWindow : public QObject {
         "stand-in:0");
     ready.clear();
     p->setTile(3, 10, 20, 64);
-    QVERIFY(ready.wait(10000));
+    QVERIFY(ready.wait(wstest::kPatienceMs));
     num::unregisterDeviceDequant();
     QCOMPARE(asked, (std::vector<std::pair<uint64_t, uint64_t>>{{3 * 256 + 10, 64}}));  // expert 3's rows 10..73
     QVERIFY2(p->deviceLabel()->text().contains("stand-in:0 (GPU)"), qPrintable(p->deviceLabel()->text()));
@@ -634,7 +635,7 @@ class TstMainWindow : public QObject {
     v->deviceBox()->setCurrentIndex(0);
     QSignalSpy finished(v, &ui::LoadView::finished);
     QTest::mouseClick(v->startButton(), Qt::LeftButton);
-    QVERIFY(entered.tryAcquire(1, 10000));  // an upload is waiting at the gate
+    QVERIFY(entered.tryAcquire(1, wstest::kPatienceMs));  // an upload is waiting at the gate
     QVERIFY(v->running());
     QVERIFY(!v->startButton()->isEnabled());
     QVERIFY(v->cancelButton()->isEnabled());
@@ -644,7 +645,7 @@ class TstMainWindow : public QObject {
       *open = true;
     }
     gate->second.notify_all();
-    QVERIFY(finished.wait(10000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     QVERIFY(!v->report());
     QVERIFY2(v->error().contains("cancelled"), qPrintable(v->error()));
     QVERIFY2(v->status()->text().contains("Allocations left on the device: 0"), qPrintable(v->status()->text()));
@@ -655,7 +656,7 @@ class TstMainWindow : public QObject {
     v->setBackendFactory(load::makeBackend);
     finished.clear();
     QTest::mouseClick(v->startButton(), Qt::LeftButton);
-    QVERIFY(finished.wait(10000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     QVERIFY2(v->report(), qPrintable(v->error()));
     QCOMPARE(v->report()->resident, w.checkpoint()->totalBytes());
     QCOMPARE(v->report()->residentDifference, int64_t(0));
@@ -670,7 +671,7 @@ class TstMainWindow : public QObject {
     v->fusedGateUpBox()->setChecked(true);
     finished.clear();
     QTest::mouseClick(v->startButton(), Qt::LeftButton);
-    QVERIFY(finished.wait(10000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     QVERIFY2(v->report(), qPrintable(v->error()));
     QCOMPARE(v->report()->epRank, 1);
     QCOMPARE(v->report()->epSize, 4);
@@ -686,7 +687,7 @@ class TstMainWindow : public QObject {
     v->freeGlobEdit()->setText("*gate_up*");
     finished.clear();
     QTest::mouseClick(v->startButton(), Qt::LeftButton);
-    QVERIFY(finished.wait(10000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     QVERIFY2(v->report(), qPrintable(v->error()));
     const auto freedItems = v->residency()->findItems("freed *gate_up*", Qt::MatchStartsWith | Qt::MatchRecursive);
     QCOMPARE(freedItems.size(), 1);
@@ -701,7 +702,7 @@ class TstMainWindow : public QObject {
     placement->setCurrentIndex(placement->findData(int(plan::PlacementKind::RoundRobin)));
     finished.clear();
     QTest::mouseClick(v->startButton(), Qt::LeftButton);
-    QVERIFY(finished.wait(10000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     QVERIFY2(v->report(), qPrintable(v->error()));
     QCOMPARE(v->report()->predicted.experts, (std::vector<int64_t>{1, 5}));
   }
@@ -730,7 +731,7 @@ class TstMainWindow : public QObject {
     w.rankMap()->epSizeBox()->setValue(2);
     w.showTab(ui::MainWindow::LoadTab);
     load->start();
-    QVERIFY(entered.tryAcquire(1, 30000));
+    QVERIFY(entered.tryAcquire(1, wstest::kPatienceMs));
     QVERIFY(load->running());
 
     QElapsedTimer clock;
@@ -759,8 +760,8 @@ class TstMainWindow : public QObject {
       *open = true;
     }
     gate->second.notify_all();
-    QTRY_VERIFY_WITH_TIMEOUT(gone->load() == 1, 30000);
-    QTRY_VERIFY_WITH_TIMEOUT(w.rankMap()->result(), 30000);  // the new checkpoint's plan
+    QTRY_VERIFY_WITH_TIMEOUT(gone->load() == 1, wstest::kPatienceMs);
+    QTRY_VERIFY_WITH_TIMEOUT(w.rankMap()->result(), wstest::kPatienceMs);  // the new checkpoint's plan
     QTest::qWait(200);  // any result still queued for the GUI thread is delivered now
     QVERIFY(!load->report());
     QVERIFY(load->error().isEmpty());
@@ -790,7 +791,7 @@ class TstMainWindow : public QObject {
     QAbstractItemModelTester tester(f->table()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);  // the severity proxy
     QSignalSpy finished(f, &ui::FindingsView::finished);
     QTest::mouseClick(f->runButton(), Qt::LeftButton);
-    QVERIFY(finished.wait(20000));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
     const val::ValidationReport* rep = f->report();
     QVERIFY(rep);
     QCOMPARE(f->model()->rowCount(), int(rep->findings.size()));
@@ -831,7 +832,7 @@ class TstMainWindow : public QObject {
     ui::ScaleHistogramView* h = w.histograms();
     QVERIFY(!h->report());  // scale statistics wait until someone looks
     w.showTab(ui::MainWindow::ScalesTab);
-    QVERIFY(computed.wait(10000));
+    QVERIFY(computed.wait(wstest::kPatienceMs));
     h->kindBox()->setCurrentText("scale");
     uint64_t inOutliers = 0, total = 0;
     for (size_t i = 0; i < h->histogram().counts.size(); ++i) {
@@ -847,7 +848,7 @@ class TstMainWindow : public QObject {
     QVERIFY(pass);
     computed.clear();
     h->groupingBox()->setCurrentIndex(h->groupingBox()->findData(int(num::ScaleGrouping::Layer)));
-    QVERIFY(computed.wait(10000));
+    QVERIFY(computed.wait(wstest::kPatienceMs));
     QCOMPARE(w.scalePass()->result().get(), pass);
     QVERIFY(h->report()->groups.count("layer 2"));
     uint64_t layer2 = 0;  // the scale values stored in layer 2, from the catalog
@@ -859,7 +860,7 @@ class TstMainWindow : public QObject {
     // 5 octaves up, so the cell's count-weighted mean over gate, up and down is 5/3 octaves up).
     QSignalSpy drawn(w.expertMap(), &ui::ExpertMapView::drawn);
     w.expertMap()->setMetric(ui::ExpertMapView::TypicalScale);  // the Scales tab's pass serves it at once
-    QVERIFY(drawn.count() || drawn.wait(10000));
+    QVERIFY(drawn.count() || drawn.wait(wstest::kPatienceMs));
     QCOMPARE(w.scalePass()->result().get(), pass);  // the same read of the scales
     ui::HeatmapPlot* map = w.expertMap()->plot();
     const double patched = map->valueAt(2, 4);
@@ -869,10 +870,10 @@ class TstMainWindow : public QObject {
 
     // Ctrl+H on the tensor: its own histogram, nothing an outlier within one tensor.
     computed.clear();
-    activate(w);
+    QVERIFY(activate(w));
     QTest::keyClick(w.treeView(), Qt::Key_H, Qt::ControlModifier);
     QCOMPARE(w.tabs()->currentIndex(), int(ui::MainWindow::ScalesTab));
-    QVERIFY(computed.wait(10000));
+    QVERIFY(computed.wait(wstest::kPatienceMs));
     QCOMPARE(h->groupBox()->currentText().toStdString(), w.checkpoint()->logical[w.checkpoint()->find(scale)->logical].name);
     uint64_t n = 0;
     for (uint64_t c : h->histogram().counts) n += c;
@@ -885,7 +886,7 @@ class TstMainWindow : public QObject {
     wstest::TempDir d;
     wstest::writeFile(d.file("broken.safetensors"), std::vector<uint8_t>{1, 2, 3});
     w.openPath(QString::fromStdString(d.file("broken.safetensors")));
-    QVERIFY(failed.wait(10000));
+    QVERIFY(failed.wait(wstest::kPatienceMs));
     QString msg = failed.first().first().toString();
     QVERIFY2(msg.contains("broken.safetensors") && msg.contains("HEADER_TOO_SMALL"), qPrintable(msg));
     QVERIFY(!w.checkpoint());
