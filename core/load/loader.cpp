@@ -245,6 +245,9 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     uint64_t largestChunk = 1;
     for (const Chunk& ch : chunks) largestChunk = std::max(largestChunk, ch.bytes);
     const uint64_t stagingBytes = std::min(opt.stagingBytes, largestChunk);
+    rep.readers = readers;
+    rep.stagingBytes = stagingBytes;
+    for (const Chunk& ch : chunks) rep.reads += ch.bytes > 0;
     auto reader = [&](unsigned r) {
       const unsigned depth = std::max(1u, opt.buffersPerReader);
       std::vector<void*> staging(depth, nullptr);

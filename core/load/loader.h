@@ -85,6 +85,10 @@ struct LoadReport {
   uint64_t kvCacheScales = 0;        // *.k_scale / *.v_scale tensors held
   plan::RankPlan predicted;          // the planner's numbers for this rank
   int64_t residentDifference = 0;    // bytes read - predicted resident
+  // How the reads ran: reader threads, bytes per staging buffer, and pread calls (each tensor's
+  // range cut at the staging size).
+  unsigned readers = 0;
+  uint64_t stagingBytes = 0, reads = 0;
   Residency residency;
   PageCacheCheck pageCache;
   std::vector<PhaseTiming> phases;

@@ -46,6 +46,7 @@ nlohmann::json loadJson(const Checkpoint& c, const load::LoadResult& r) {
       {"memory", {{"total", rep.before.total}, {"free_before", rep.before.free}, {"free_after", rep.after.free}, {"used_by_load", m.used}}},
       {"residency", residency},
       {"page_cache", pageCache},
+      {"reads", {{"readers", rep.readers}, {"staging_bytes", rep.stagingBytes}, {"calls", rep.reads}}},
       {"resident", {{"bytes", rep.resident}, {"by_category", categories(rep.bytes)}, {"scales", rep.scaleBytes}, {"tensors", r.store->tensors().size()}}},
       {"derived_bytes", rep.derivedBytes},
       {"verified_bytes", rep.verifiedBytes},
@@ -80,6 +81,7 @@ std::string loadText(const Checkpoint& c, const load::LoadResult& r) {
     o << "pages     " << formatBytes(rep.pageCache.cached) << " of the " << formatBytes(rep.pageCache.bytes) << " read still in the page cache (mincore)\n";
   for (int k = 0; k < plan::kCategories; ++k)
     if (rep.bytes[size_t(k)]) o << "  " << plan::categoryName(k) << std::string(16 - std::string(plan::categoryName(k)).size(), ' ') << formatBytes(rep.bytes[size_t(k)]) << "\n";
+  o << "reads     " << rep.reads << " preads by " << rep.readers << " reader" << (rep.readers == 1 ? "" : "s") << ", " << formatBytes(rep.stagingBytes) << " staging buffers\n";
   for (const auto& p : rep.phases) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "phase %-12s %8.3f s  %s  %.2f GB/s\n", p.phase.c_str(), p.seconds, formatBytes(p.bytes).c_str(),
