@@ -26,6 +26,8 @@ PairResult comparePair(const Checkpoint& a, const Checkpoint& b, const Pair& p, 
   r.nameB = b.logical[p.b.logical].name;
   r.schemeA = a.logical[p.a.logical].schemeName;
   r.schemeB = b.logical[p.b.logical].schemeName;
+  if (!p.a.undone.empty()) r.undone.push_back("A: " + p.a.undone);
+  if (!p.b.undone.empty()) r.undone.push_back("B: " + p.b.undone);
   auto ma = decodeUnit(a, p.a, device);
   auto mb = decodeUnit(b, p.b, device);
   if (!ma || !mb) {

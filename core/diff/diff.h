@@ -27,6 +27,7 @@ struct PairResult {
   PairMetrics metrics;
   double saturatedA = -1, saturatedB = -1;  // share of extreme codes; -1 when not defined
   std::string error;                        // a side could not be decoded
+  std::vector<std::string> undone;          // converter transformations undone first ("B: RoPE ...")
 };
 
 struct DiffReport {

@@ -1,5 +1,7 @@
 #include "core/diff/diff_match.h"
 
+#include "core/model/gguf_conversion.h"
+
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -25,8 +27,8 @@ const std::unordered_map<std::string_view, std::string_view>& layerLeaves() {
       {"self_attn.kv_a_proj_with_mqa", "attn_kv_a_mqa"},
       {"self_attn.kv_a_layernorm", "attn_kv_a_norm"},
       {"self_attn.kv_b_proj", "attn_kv_b"},
+      {"self_attn.sinks", "attn_sinks"},
       {"input_layernorm", "attn_norm"},
-      {"post_attention_layernorm", "ffn_norm"},
       {"mlp.shared_expert_gate", "ffn_gate_inp_shexp"},
   };
   return m;
@@ -64,9 +66,11 @@ std::string leafAfterLayer(const std::string& name, int32_t layer) {
   return name;
 }
 
-std::string canonicalName(const TensorRecord& w, const LogicalTensor& l) {
+std::string canonicalName(const Checkpoint& c, const TensorRecord& w, const LogicalTensor& l) {
   // DeepSeek's routing bias is a buffer beside the router; llama.cpp calls it exp_probs_b.
   if (l.name.ends_with(".e_score_correction") || l.name.ends_with(".exp_probs_b")) return "blk." + std::to_string(w.layer) + ".exp_probs_b";
+  // A vision tower's tensors keep their own names: its norms are not the model's final norm.
+  if (w.role == Role::Vision) return l.name;
   if (w.layer < 0) {
     auto t = split(l.name);
     auto it = topLevel().find(t.back());
@@ -85,8 +89,50 @@ std::string canonicalName(const TensorRecord& w, const LogicalTensor& l) {
     default: break;
   }
   std::string leaf = leafAfterLayer(l.name, w.layer);
+  if (leaf == "post_attention_layernorm") return blk + std::string(ggufConversionFor(c.format, c.model.architecture).postAttentionNorm);
   auto it = layerLeaves().find(leaf);
   return blk + (it != layerLeaves().end() ? std::string(it->second) : leaf);
+}
+
+// The converter's transformation of one attention tensor, undone on this unit (and its bias):
+// Q/K rows back from ggml's RoPE order; attn_k_b's per-head matrices transposed back.
+void undoConversion(const Checkpoint& c, const TensorRecord& w, const std::string& key, Unit& u) {
+  const GgufConversion& conv = ggufConversionFor(c.format, c.model.architecture);
+  if (c.format != "gguf") return;
+  const AttentionConfig& a = c.model.attention;
+  if (conv.permutesQK && (key.ends_with(".attn_q") || key.ends_with(".attn_k"))) {
+    u.ropeHeads = key.ends_with(".attn_q") ? a.numHeads : (a.numKvHeads > 0 ? a.numKvHeads : a.numHeads);
+    if (u.ropeHeads > 0) u.undone = "RoPE row permutation over " + std::to_string(u.ropeHeads) + " heads (" + std::string(conv.source.substr(0, conv.source.find(':'))) + ")";
+    else u.ropeHeads = 0;
+  }
+  if (conv.splitsKvB && key.ends_with(".attn_k_b") && w.shape.size() == 3) {
+    u.transposeEach = int64_t(w.shape[0]);
+    u.undone = "attn_k_b's per-head transpose (deepseek.py: kv_b_proj split)";
+  }
+}
+
+// An MLA kv_b_proj [heads x (nope + v), kv_lora] cut as llama.cpp cuts it: the K rows of each head
+// (key attn_k_b) and the V rows (attn_v_b), so it meets a GGUF's two tensors - and a whole kv_b
+// on the other side, cut the same way.
+bool splitKvB(const Checkpoint& c, const TensorRecord& w, const std::string& key, Unit u, int32_t layer, std::vector<UnitKey>& out) {
+  const AttentionConfig& a = c.model.attention;
+  if (!key.ends_with(".attn_kv_b") || w.shape.size() != 2 || a.numHeads <= 0 || a.vHeadDim <= 0) return false;
+  const uint64_t perHead = w.shape[0] / uint64_t(a.numHeads);
+  if (perHead * uint64_t(a.numHeads) != w.shape[0] || perHead <= uint64_t(a.vHeadDim)) return false;
+  const uint64_t nope = perHead - uint64_t(a.vHeadDim);
+  const std::string base = key.substr(0, key.size() - std::string("kv_b").size());
+  for (int part = 0; part < 2; ++part) {
+    UnitKey k;
+    k.key = base + (part == 0 ? "k_b" : "v_b");
+    k.layer = layer;
+    k.unit = u;
+    k.unit.slicePeriod = perHead;
+    k.unit.sliceOffset = part == 0 ? 0 : nope;
+    k.unit.sliceCount = part == 0 ? nope : uint64_t(a.vHeadDim);
+    k.unit.undone = std::string(part == 0 ? "K" : "V") + " rows of each of " + std::to_string(a.numHeads) + " heads of kv_b (deepseek.py: kv_b_proj split)";
+    out.push_back(std::move(k));
+  }
+  return true;
 }
 
 void addExpertUnits(const TensorRecord& w, uint32_t li, int64_t bias, std::vector<UnitKey>& out) {
@@ -137,7 +183,7 @@ std::vector<UnitKey> unitsOf(const Checkpoint& c) {
       if (bias < 0) continue;
       const TensorRecord& b = c.tensors[uint32_t(bias)];
       UnitKey k;
-      k.key = canonicalName(b, l) + ".bias";
+      k.key = canonicalName(c, b, l) + ".bias";
       k.layer = b.layer;
       k.unit.logical = li;
       k.unit.member = bias;
@@ -150,15 +196,19 @@ std::vector<UnitKey> unitsOf(const Checkpoint& c) {
       addExpertUnits(w, li, bias, out);
       continue;
     }
-    const std::string name = canonicalName(w, l);
+    const std::string name = canonicalName(c, w, l);
+    Unit whole;
+    whole.logical = li;
+    whole.transposed = w.layout == Layout::FusedInOut;
+    whole.interleaved = w.interleaved;
+    if (bias < 0 && splitKvB(c, w, name, whole, w.layer, out)) continue;
+    undoConversion(c, w, name, whole);
     auto push = [&](const std::string& key, int half) {
       UnitKey k;
       k.key = key;
       k.layer = w.layer;
-      k.unit.logical = li;
+      k.unit = whole;
       k.unit.half = half;
-      k.unit.transposed = w.layout == Layout::FusedInOut;
-      k.unit.interleaved = w.interleaved;
       out.push_back(k);
       if (bias >= 0) {
         k.key += ".bias";

@@ -22,6 +22,12 @@ struct Unit {
   bool interleaved = false;  // gate and up alternate along the output dimension (gpt-oss)
   int64_t member = -1;       // a bias (or lone buffer) read as plain values from this stored
                              // tensor instead of the logical tensor's weight
+  // Undoing llama.cpp's converter (core/model/gguf_conversion.h), applied after the above:
+  int64_t ropeHeads = 0;     // rows (a bias: its values) permuted for ggml's RoPE over this many heads
+  int64_t transposeEach = 0; // a [n, a, b] tensor read as n matrices [a, b], each transposed: [n*b, a]
+  uint64_t slicePeriod = 0, sliceOffset = 0, sliceCount = 0;  // keep rows r with offset <= r % period < offset + count
+  // What was undone, for the report ("RoPE permutation over 8 heads", ...); empty: nothing.
+  std::string undone;
 };
 
 struct UnitKey {

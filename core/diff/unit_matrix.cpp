@@ -31,6 +31,68 @@ std::vector<T> halfOf(const std::vector<T>& v, uint64_t rows, uint64_t cols, int
   return h;
 }
 
+// llama.cpp's RoPE order undone: within each head of `rows / heads` rows, the converter put row
+// half * (d/2) + i at 2i + half (LlamaModel.permute); this puts it back.
+template <class T>
+std::vector<T> unpermuteRope(const std::vector<T>& v, uint64_t rows, uint64_t cols, uint64_t heads) {
+  const uint64_t d = rows / heads, halfD = d / 2;
+  std::vector<T> o(v.size());
+  for (uint64_t h = 0; h < heads; ++h)
+    for (uint64_t half = 0; half < 2; ++half)
+      for (uint64_t i = 0; i < halfD; ++i)
+        std::copy_n(v.begin() + int64_t((h * d + 2 * i + half) * cols), cols, o.begin() + int64_t((h * d + half * halfD + i) * cols));
+  return o;
+}
+
+// [n * a, b] read as n matrices [a, b], each transposed: [n * b, a].
+template <class T>
+std::vector<T> transposeEach(const std::vector<T>& v, uint64_t n, uint64_t a, uint64_t b) {
+  std::vector<T> o(v.size());
+  for (uint64_t k = 0; k < n; ++k)
+    for (uint64_t r = 0; r < a; ++r)
+      for (uint64_t c = 0; c < b; ++c) o[(k * b + c) * a + r] = v[(k * a + r) * b + c];
+  return o;
+}
+
+// Rows r with offset <= r % period < offset + count, in order.
+template <class T>
+std::vector<T> sliceRows(const std::vector<T>& v, uint64_t rows, uint64_t cols, uint64_t period, uint64_t offset, uint64_t count) {
+  std::vector<T> o;
+  o.reserve(rows / period * count * cols);
+  for (uint64_t r = 0; r < rows; ++r)
+    if (r % period >= offset && r % period < offset + count) o.insert(o.end(), v.begin() + int64_t(r * cols), v.begin() + int64_t((r + 1) * cols));
+  return o;
+}
+
+// The converter's transformations undone (Unit::ropeHeads, transposeEach, slice*).
+void undoConversion(Matrix& m, const Unit& u, const std::string& name) {
+  auto both = [&](auto f) {
+    m.values = f(m.values);
+    if (!m.saturated.empty()) m.saturated = f(m.saturated);
+  };
+  if (u.transposeEach > 0) {
+    const uint64_t n = uint64_t(u.transposeEach);
+    if (m.rows % n) fail(ErrorCode::Usage, "cannot cut " + std::to_string(m.rows) + " rows into " + std::to_string(n) + " matrices", {}, std::nullopt, name);
+    const uint64_t a = m.rows / n, b = m.cols;
+    both([&](const auto& v) { return transposeEach(v, n, a, b); });
+    m.rows = n * b;
+    m.cols = a;
+  }
+  if (u.slicePeriod > 0) {
+    if (m.rows % u.slicePeriod) fail(ErrorCode::Usage, std::to_string(m.rows) + " rows are not whole heads of " + std::to_string(u.slicePeriod), {}, std::nullopt, name);
+    const uint64_t rows = m.rows;
+    both([&](const auto& v) { return sliceRows(v, rows, m.cols, u.slicePeriod, u.sliceOffset, u.sliceCount); });
+    m.rows = rows / u.slicePeriod * u.sliceCount;
+  }
+  if (u.ropeHeads > 0) {
+    const uint64_t heads = uint64_t(u.ropeHeads);
+    const bool vector = m.rows == 1;  // a bias: its values are the rows
+    const uint64_t rows = vector ? m.cols : m.rows, cols = vector ? 1 : m.cols;
+    if (rows % (2 * heads)) fail(ErrorCode::Usage, std::to_string(rows) + " rows are not " + std::to_string(heads) + " heads of even size", {}, std::nullopt, name);
+    both([&](const auto& v) { return unpermuteRope(v, rows, cols, heads); });
+  }
+}
+
 std::vector<uint8_t> saturationOf(const num::RowDecoder& d, uint64_t firstRow, uint64_t rows) {
   const num::DecodeDesc desc = d.describe();
   if (rows == 0 || d.cols() == 0 || !codeAtExtreme(desc, firstRow, 0)) return {};
@@ -64,6 +126,7 @@ Matrix decodeMember(const Checkpoint& c, const Unit& u) {
     m.values = halfOf(m.values, cols, rows, u.half, u.interleaved);
     m.cols /= 2;
   }
+  undoConversion(m, u, t.name);
   return m;
 }
 
@@ -108,6 +171,7 @@ Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceD
       if (!m.saturated.empty()) m.saturated = halfOf(m.saturated, m.rows, m.cols, u.half, u.interleaved);
       m.rows /= 2;
     }
+    undoConversion(m, u, name);
     return m;
   });
 }

@@ -73,7 +73,7 @@ nlohmann::json diffJson(const diff::DiffReport& r) {
     const auto& m = p.metrics;
     json t = {{"key", p.pair.key}, {"a", p.nameA}, {"b", p.nameB}, {"scheme_a", p.schemeA}, {"scheme_b", p.schemeB},
               {"layer", p.pair.layer}, {"expert", p.pair.expert}, {"projection", p.pair.projection}, {"status", status(p)},
-              {"shape_a", p.shapeA}, {"shape_b", p.shapeB}};
+              {"shape_a", p.shapeA}, {"shape_b", p.shapeB}, {"undone", p.undone}};
     if (p.error.empty() && m.shapesAgree) {
       t["elements"] = m.count;
       t["differing"] = m.differing;
