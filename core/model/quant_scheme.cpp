@@ -222,8 +222,9 @@ void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNa
     }
     l.schemeName = schemeDisplayName(l.scheme, named.dtype, bits);
     // DeepSeek's e_score_correction_bias is a registered buffer, not a parameter: transformers
-    // leaves it out of total_parameters, and so do we.
-    bool buffer = l.name.size() >= 18 && l.name.compare(l.name.size() - 18, 18, "e_score_correction") == 0;
+    // leaves it out of total_parameters, and so do we - in a GGUF too, where llama.cpp's converter
+    // stores the same buffer as exp_probs_b.bias, so both forms of a model count alike.
+    const bool buffer = l.name.ends_with("e_score_correction") || l.name.ends_with(".exp_probs_b");
     l.parameters = buffer ? 0 : params + biasParams;
   }
 }

@@ -10,6 +10,7 @@
 
 #include "core/model/expert_grid.h"
 #include "core/model/quant_scheme.h"
+#include "core/model/scheme_table.h"
 #include "core/model/tensor_tree.h"
 #include "core/report/json_text.h"
 #include "core/report/metadata_report.h"
@@ -85,7 +86,10 @@ Totals totalsOf(const Checkpoint& c, const InspectOptions& opt) {
     }
     t.byRole[std::string(roleName(r.role))] += r.bytes;
     t.byDtype[std::string(r.dtype->name)] += r.bytes;
-    t.byScheme[l.schemeName] += r.bytes;
+    // A bias is stored plain whatever its weight's scheme (gpt-oss: F32 biases beside BF16 or
+    // MXFP4 weights): its bytes count under its own dtype, so a checkpoint of plain tensors has
+    // the same bytes by scheme as by dtype.
+    t.byScheme[r.component == Component::Bias ? schemeDisplayName(Scheme::Plain, r.dtype) : l.schemeName] += r.bytes;
   }
   return t;
 }
