@@ -331,10 +331,13 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
     } else if (routed && w.layout != Layout::None && shape.size() == 3) {
       const uint64_t out = w.projection == Projection::GateUp ? 2 * I : w.projection == Projection::Down ? H : I;
       const uint64_t in = w.projection == Projection::Down ? I : H;
-      const bool fits = E && shape[0] == E && ((shape[1] == out && shape[2] == in) || (shape[1] == in && shape[2] == out));
+      // A GGUF has one orientation (llama.cpp's loader requires ne = {in, out, E}, PyTorch order
+      // [E, out, in]); safetensors layouts come both ways.
+      const bool exact = shape[1] == out && shape[2] == in, transposed = shape[1] == in && shape[2] == out;
+      const bool fits = E && shape[0] == E && (exact || (transposed && !w.ggmlOrder));
       if (!fits)
         sink.add("WS-S003", std::string(projectionName(w.projection)) + " is " + formatShape(shape) + ", expected [" + std::to_string(E) + ", " + std::to_string(out) +
-                                ", " + std::to_string(in) + "] or its transpose",
+                                ", " + std::to_string(in) + "]" + (w.ggmlOrder ? " (ggml ne {" + std::to_string(in) + ", " + std::to_string(out) + ", " + std::to_string(E) + "}, from the file's own expert count, expert length and embedding length)" : " or its transpose"),
                  w.name);
     } else if (shared && shape.size() == 2 && w.projection != Projection::None) {
       const bool fits = w.projection == Projection::Down ? shape[0] == H : shape[1] == H;
