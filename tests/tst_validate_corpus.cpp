@@ -424,6 +424,8 @@ std::vector<Case> cases() {
                    t.data.resize(8 * 256 * 64 * 2);
                  });
                }});
+  v.push_back({"config whose kv heads the attention does not hold", "WS-S008", "model.layers.0.self_attn.k_proj.weight",
+               withSideFiles({}, [](Json& j) { j["num_key_value_heads"] = 4; })});
   v.push_back({"weight_shape that lies", "WS-S006", "model.layers.1.mlp.experts.4.up_proj.weight_shape", [](auto& d) {
                  std::string dir = synth(d, "deepseek-v3", "int4-ct");
                  auto f = wstest::readSt(dir + "/model.safetensors");

@@ -59,6 +59,7 @@ const std::vector<RuleInfo>& rules() {
       {"WS-S005", "squeezed-scale-grid", "shapes", S::Info, "an FP8 block scale stored squeezed to 1-D", "transformers 5 writes per-expert scales this way; loaders must accept it"},
       {"WS-S006", "weight-shape-mismatch", "shapes", S::Error, "weight_shape does not fit the packed tensor", "the packed codes cannot hold the declared shape"},
       {"WS-S007", "undeclared-scheme", "shapes", S::Error, "a quantized weight whose scheme the checkpoint's quantization config does not declare", "the config and the tensors disagree; runtimes follow the config and will misread the tensor"},
+      {"WS-S008", "attention-shape", "shapes", S::Error, "attention projections disagree with the head counts the config declares", "q is [heads x head_dim, H], k and v [kv_heads x head_dim, H], o [H, heads x head_dim]; runtimes size the KV cache and split heads by the config"},
       // compatibility with runtimes
       {"WS-R001", "native-fp8-dims", "compatibility", S::Info, "KTransformers' native FP8 path needs hidden and intermediate sizes divisible by 128", "other FP8 paths are not affected", "kt"},
       {"WS-R002", "rawint4-layout", "compatibility", S::Info, "KTransformers RAWINT4 needs group size 32, dimensions divisible by 32, weight_packed + weight_scale + weight_shape, no zero points, BF16 or F32 scales of shape [rows, cols/32], I32 or U8 codes", "other int4 loaders are not affected", "kt"},

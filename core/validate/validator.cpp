@@ -21,6 +21,7 @@
 #include "core/numerics/dequant.h"
 #include "core/util/format_bytes.h"
 #include "core/validate/rules.h"
+#include "core/validate/attention_rules.h"
 #include "core/validate/metadata_rules.h"
 #include "core/validate/runtime_rules.h"
 #include "core/validate/runtimes.h"
@@ -661,6 +662,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   integrityRules(*c, sink);
   completenessRules(*c, sink);
   shapeRules(*c, sink);
+  attentionRules(*c, sink);
   declarationRule(*c, sink);
   runtimeRules(*c, sink);
   metadataRules(*c, sink);

@@ -13,7 +13,8 @@ from (deterministic), so each GGUF meets the exact checkpoint it was converted f
   block's largest value over 127, plus the F16 rounding of the block scale);
 - the HF and GGUF forms have equal parameter counts; bytes by scheme equal bytes by dtype;
 - validate: every conversion clean; a GGUF whose stacked ffn_down_exps contradicts its own expert
-  count and lengths (written here by gguf-py) is a WS-S003 error, its correct twin is not.
+  count and lengths (written here by gguf-py) is a WS-S003 error, one whose head_count_kv its
+  attn_k does not hold a WS-S008 error, their correct twin neither.
 
 usage: reference_llama_cpp.py WEIGHTSCOPE
 """
@@ -119,9 +120,10 @@ with tempfile.TemporaryDirectory() as tmp:
         print(f"{name}: {len(SOURCES[name])} synth args, {', '.join(OUTTYPES)} diffed, inspected, validated")
 
     # A stacked expert tensor that contradicts the file's own metadata (the transformers-5
-    # Qwen3-VL-MoE converter bug: ffn_down_exps written with gate's shape).
+    # Qwen3-VL-MoE converter bug: ffn_down_exps written with gate's shape), and a head_count_kv
+    # the attention tensors do not hold (WS-S008 from the GGUF's attention.* keys).
     H, I, E, V = 256, 128, 8, 512
-    for bad in (True, False):
+    for damage, want in (("down", [("WS-S003", "blk.0.ffn_down_exps.weight")]), ("kv heads", [("WS-S008", "blk.0.attn_k.weight")]), (None, [])):
         path = os.path.join(tmp, "stacked.gguf")
         w = gguf.GGUFWriter(path, "qwen3moe")
         w.add_block_count(1)
@@ -130,14 +132,14 @@ with tempfile.TemporaryDirectory() as tmp:
         w.add_expert_used_count(2)
         w.add_expert_feed_forward_length(I)
         w.add_head_count(4)
-        w.add_head_count_kv(2)
+        w.add_head_count_kv(4 if damage == "kv heads" else 2)
         w.add_context_length(4096)
         rng = np.random.default_rng(0)
         f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
         for n, s in (("token_embd", (V, H)), ("output_norm", (H,)), ("output", (V, H)), ("blk.0.attn_norm", (H,)), ("blk.0.ffn_norm", (H,)),
                      ("blk.0.attn_q", (256, H)), ("blk.0.attn_k", (128, H)), ("blk.0.attn_v", (128, H)), ("blk.0.attn_output", (H, 256)),
                      ("blk.0.ffn_gate_inp", (E, H)), ("blk.0.ffn_gate_exps", (E, I, H)), ("blk.0.ffn_up_exps", (E, I, H)),
-                     ("blk.0.ffn_down_exps", (E, I, H) if bad else (E, H, I))):
+                     ("blk.0.ffn_down_exps", (E, I, H) if damage == "down" else (E, H, I))):
             w.add_tensor(n + ".weight", f(*s))
         w.write_header_to_file()
         w.write_kv_data_to_file()
@@ -145,7 +147,6 @@ with tempfile.TemporaryDirectory() as tmp:
         w.close()
         rc, _, _ = run("validate", path, "--report", os.path.join(tmp, "s.json"))
         rules = [(x["code"], x.get("tensor")) for x in json.load(open(os.path.join(tmp, "s.json")))["findings"] if x["severity"] == "error"]
-        want = [("WS-S003", "blk.0.ffn_down_exps.weight")] if bad else []
-        check(rc == (1 if bad else 0) and rules == want, f"stacked ffn_down_exps {'contradicting' if bad else 'agreeing with'} its metadata: exit {rc}, {rules}")
+        check(rc == (1 if want else 0) and rules == want, f"GGUF with {damage or 'nothing'} contradicting its metadata: exit {rc}, {rules}, expected {want}")
 
 finish()
