@@ -13,6 +13,7 @@
 #include "core/model/tensor_tree.h"
 #include "core/report/inspect_report.h"
 #include "core/report/json_text.h"
+#include "core/synth/synth.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -224,6 +225,56 @@ class TstFixtureCatalog : public QObject {
         QCOMPARE(t["layer"].is_null(), c->tensors[i].layer < 0);
       }
       QCOMPARE(doc["totals"]["bytes"].get<uint64_t>(), c->totalBytes());
+    }
+  }
+
+  // inspect --json's "prefixes" on the fixtures and on a synth checkpoint of every family: each
+  // tensor counted once, under the prefix its family writes (synth/family.cpp) or a tower's own.
+  void prefixesOfRealAndSynthCheckpoints() {
+    auto prefixes = [](const Checkpoint& c) {
+      std::map<std::string, uint64_t> m;
+      uint64_t total = 0;
+      const nlohmann::json doc = nlohmann::json::parse(inspectJsonText(c, {}));
+      for (const auto& p : doc["prefixes"]) {
+        m[p["prefix"].get<std::string>() + "|" + p["part"].get<std::string>()] += p["tensors"].get<uint64_t>();
+        total += p["tensors"].get<uint64_t>();
+      }
+      return std::make_pair(m, total);
+    };
+    const std::map<std::string, std::vector<std::string>> fixtures = {
+        {"hf/qwen3_moe", {"model.|model", "|model"}},
+        {"hf/mixtral", {"model.|model", "|model"}},
+        {"hf/deepseek_v3", {"model.|model", "|model"}},
+        {"hf/qwen3_vl_moe", {"model.language_model.|model", "model.visual.|tower", "|model"}},
+        {"gguf/tiny-qwen3moe-kquants.gguf", {"|model"}},
+    };
+    for (const auto& [path, want] : fixtures) {
+      auto c = wstest::openOrFail(wstest::fixture(path));
+      auto [got, total] = prefixes(*c);
+      std::vector<std::string> keys;
+      for (const auto& [k, n] : got) keys.push_back(k);
+      std::sort(keys.begin(), keys.end());
+      std::vector<std::string> sortedWant = want;
+      std::sort(sortedWant.begin(), sortedWant.end());
+      std::string seen;
+      for (const auto& k : keys) seen += k + " ";
+      QVERIFY2(keys == sortedWant, (path + ": " + seen).c_str());
+      QCOMPARE(total, uint64_t(c->tensors.size()));
+      if (got.count("|model")) QCOMPARE(got["|model"], uint64_t(path.starts_with("gguf") ? c->tensors.size() : 1));  // lm_head alone at the root
+    }
+    for (const std::string& like : synth::families()) {
+      wstest::TempDir d;
+      synth::Options o;
+      o.like = like;
+      o.scheme = "bf16";
+      o.out = d.file("c");
+      QVERIFY(synth::write(o).ok());
+      auto c = wstest::openOrFail(o.out);
+      auto [got, total] = prefixes(*c);
+      QCOMPARE(total, uint64_t(c->tensors.size()));
+      const std::string text = like == "qwen3-vl-moe" ? "model.language_model.|model" : "model.|model";
+      QVERIFY2(got.count(text) && got[text] > got.size(), (like + ": no " + text).c_str());
+      QCOMPARE(got.count("model.visual.|tower") > 0, like == "qwen3-vl-moe");
     }
   }
 

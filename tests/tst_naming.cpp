@@ -142,6 +142,35 @@ class TstNaming : public QObject {
     row("mtp.layers.0.mlp.experts.1.up_proj.weight", R::Mtp, 0, 1, P::Up, C::Weight, "mtp.layers.0.mlp.experts.1.up_proj");
   }
 
+  // The model prefix of a name, as the seed runtime detects it before classifying.
+  void prefix_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("prefix");
+    auto row = [](const char* n, const char* p) { QTest::newRow(n) << QString(n) << QString(p); };
+    row("model.layers.3.mlp.experts.7.down_proj.weight", "model.");
+    row("model.embed_tokens.weight", "model.");
+    row("model.norm.weight", "model.");
+    row("lm_head.weight", "");
+    row("model.language_model.layers.0.self_attn.q_proj.weight", "model.language_model.");
+    row("model.language_model.embed_tokens.weight", "model.language_model.");
+    row("model.visual.blocks.0.attn.qkv.weight", "model.visual.");  // not "model.visual.blocks."
+    row("model.visual.merger.norm.weight", "model.visual.");
+    row("language_model.model.layers.1.mlp.gate.weight", "language_model.model.");
+    row("thinker.model.layers.2.mlp.experts.0.up_proj.weight", "thinker.model.");
+    row("thinker.model.norm.weight", "thinker.model.");
+    row("thinker.audio_tower.layers.0.fc1.weight", "thinker.audio_tower.");
+    row("mtp.layers.0.mlp.experts.1.up_proj.weight", "mtp.");
+    row("blk.0.ffn_down_exps.weight", "");
+    row("token_embd.weight", "");
+    row("v.blk.0.attn_q.weight", "v.");  // a GGUF mmproj tower
+    row("transformer.h.4.attn.c_attn.weight", "transformer.");
+  }
+  void prefix() {
+    QFETCH(QString, name);
+    QFETCH(QString, prefix);
+    QCOMPARE(QString::fromStdString(namePrefix(name.toStdString())), prefix);
+  }
+
   void classify() {
     QFETCH(QString, name);
     QFETCH(Role, role);

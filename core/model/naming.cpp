@@ -76,6 +76,20 @@ bool isVisionToken(std::string_view t) {
          t == "vision_encoder" || t == "vision" || t == "audio_tower" || t == "v" /* GGUF mmproj */;
 }
 
+// Where the layers are numbered: "layers.N", "h.N", "blocks.N" (HF) or "blk.N" (GGUF,
+// KTransformers); t.size() when the name has no layer.
+size_t layerTokenOf(const std::vector<std::string_view>& t) {
+  for (size_t i = 0; i + 1 < t.size(); ++i)
+    if ((t[i] == "layers" || t[i] == "blk" || t[i] == "h" || t[i] == "blocks" || t[i] == "block" || t[i] == "layer") && isDigits(t[i + 1])) return i;
+  return t.size();
+}
+
+// The wrappers a model's own tensors sit under (transformers' model., a multimodal model's
+// language_model., Qwen-Omni's thinker.): what prefix detection strips before a top-level name.
+bool isContainerToken(std::string_view t) {
+  return t == "model" || t == "language_model" || t == "transformer" || t == "thinker" || t == "talker" || t == "text_model" || t == "backbone";
+}
+
 bool isNormToken(std::string_view t) {
   return contains(t, "norm") || t == "ln_f" || t == "ln_1" || t == "ln_2" || t == "enorm" || t == "hnorm";
 }
@@ -279,6 +293,19 @@ std::string naturalKey(std::string_view s) {
   return k;
 }
 
+std::string namePrefix(std::string_view name) {
+  auto t = split(name);
+  size_t end = 0;
+  const auto vision = std::find_if(t.begin(), t.end(), [](std::string_view x) { return isVisionToken(x); });
+  if (vision != t.end() && vision + 1 != t.end()) end = size_t(vision - t.begin()) + 1;  // the tower is its own prefix
+  else if (const size_t layer = layerTokenOf(t); layer < t.size()) end = layer;
+  else
+    while (end + 1 < t.size() && isContainerToken(t[end])) ++end;
+  std::string p;
+  for (size_t i = 0; i < end; ++i) p += std::string(t[i]) + ".";
+  return p;
+}
+
 NameParts parseTensorName(std::string_view name, const ModelDescription& model) {
   NameParts p;
   std::string_view base = name;
@@ -292,14 +319,7 @@ NameParts parseTensorName(std::string_view name, const ModelDescription& model) 
   }
   auto t = split(base);
 
-  // Locate the layer index: "layers.N", "h.N", "blocks.N" (HF) or "blk.N" (GGUF, KTransformers).
-  size_t layerTok = t.size();
-  for (size_t i = 0; i + 1 < t.size(); ++i) {
-    if ((t[i] == "layers" || t[i] == "blk" || t[i] == "h" || t[i] == "blocks" || t[i] == "block" || t[i] == "layer") && isDigits(t[i + 1])) {
-      layerTok = i;
-      break;
-    }
-  }
+  const size_t layerTok = layerTokenOf(t);
   bool vision = std::any_of(t.begin(), t.end(), [](std::string_view x) { return isVisionToken(x); });
   bool mtpPrefix = std::find(t.begin(), t.end(), std::string_view("mtp")) != t.end();
 

@@ -31,6 +31,12 @@ struct NameParts {
   bool alwaysOutIn = false;  // MLX SwitchLinear stacks are [E, out, in] by construction
 };
 
+// The model prefix a name sits under, as the seed runtime detects it before classifying: the
+// tokens before the layer index ("model.language_model." in "model.language_model.layers.3.mlp"),
+// a vision or audio tower's own prefix up to its name ("model.visual."), or a top-level tensor's
+// wrapper tokens ("model." of "model.embed_tokens"); "" for GGUF names and a bare lm_head.
+std::string namePrefix(std::string_view name);
+
 // Classifies one name. `model` supplies the layer count (to tell MTP layers) and MTP style.
 NameParts parseTensorName(std::string_view name, const ModelDescription& model);
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/expert_grid.h"
+#include "core/model/naming.h"
 #include "core/model/quant_scheme.h"
 #include "core/model/scheme_table.h"
 #include "core/model/tensor_tree.h"
@@ -94,6 +95,25 @@ Totals totalsOf(const Checkpoint& c, const InspectOptions& opt) {
   return t;
 }
 
+// The model prefixes the names sit under (naming.h namePrefix), with what sits there: the model's
+// own layers and top-level tensors, a vision or audio tower, MTP layers. Largest first.
+struct PrefixCount {
+  std::string prefix, part;
+  uint64_t tensors = 0;
+};
+
+std::vector<PrefixCount> prefixesOf(const Checkpoint& c) {
+  std::map<std::pair<std::string, std::string>, uint64_t> counts;
+  for (const auto& t : c.tensors) {
+    const char* part = t.role == Role::Vision ? "tower" : t.role == Role::Mtp ? "mtp" : "model";
+    ++counts[{namePrefix(t.name), part}];
+  }
+  std::vector<PrefixCount> out;
+  for (const auto& [key, n] : counts) out.push_back({key.first, key.second, n});
+  std::stable_sort(out.begin(), out.end(), [](const PrefixCount& a, const PrefixCount& b) { return a.tensors > b.tensors; });
+  return out;
+}
+
 json modelJson(const ModelDescription& m) {
   json j = {
       {"architecture", m.architecture},
@@ -160,6 +180,9 @@ std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt) {
   out += ",\n\"model\":" + modelJson(c.model).dump();
   out += ",\n\"files\":" + files.dump();
   out += ",\n\"totals\":" + totals.dump();
+  json prefixes = json::array();
+  for (const auto& p : prefixesOf(c)) prefixes.push_back({{"prefix", p.prefix}, {"part", p.part}, {"tensors", p.tensors}});
+  out += ",\n\"prefixes\":" + prefixes.dump();
   out += ",\n\"experts\":" + expertsJson(expertGrid(c)).dump();
   out += ",\n\"notes\":" + json(c.notes).dump();
   // Metadata strings are the file's: invalid UTF-8 in them is shown replaced, not refused.
@@ -204,6 +227,12 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
       << (declaredSchemes(m.quant).empty() ? "  (schemes inferred from the tensors)" : "  (declared in " + m.quant.source + ")") << "\n";
   else if (std::any_of(c.logical.begin(), c.logical.end(), [](const LogicalTensor& l) { return schemeInfo(l.scheme).quantized && l.scheme != Scheme::GgufBlock; }))
     o << "quantization none declared: schemes inferred from tensor names, dtypes and shapes\n";
+  o << "prefixes     ";
+  const auto prefixes = prefixesOf(c);
+  for (size_t i = 0; i < prefixes.size(); ++i)
+    o << (i ? ", " : "") << (prefixes[i].prefix.empty() ? "no prefix" : prefixes[i].prefix) << " (" << (prefixes[i].part == "model" ? "" : prefixes[i].part + ": ")
+      << formatCount(prefixes[i].tensors) << (prefixes[i].tensors == 1 ? " tensor)" : " tensors)");
+  o << "\n";
   o << "tensors      " << formatCount(tot.tensors) << " stored, " << formatCount(tot.logicalTensors) << " logical\n";
   o << "bytes        " << formatBytes(tot.bytes) << " (" << formatCount(tot.bytes) << ")\n";
   o << "parameters   " << formatCount(tot.parameters) << "\n";
