@@ -28,6 +28,7 @@ struct TileRequest {
   int64_t expert;
   uint64_t row, col;
   int size;
+  num::Numerics numerics;
 };
 
 // Decodes the tile's rows (whole rows: the decoders work by row), then keeps its columns.
@@ -64,6 +65,8 @@ auto decodeTile(const Checkpoint& c, const TileRequest& q) {
       full.resize(rows * d.cols());
       d.decode(whole.firstRow + row, rows, full.data());
     }
+    num::applyNumerics(q.numerics, d, whole.firstRow + row, rows, full.data());
+    if (q.numerics != num::Numerics::Reference) out.device += ", numerics " + std::string(num::numericsName(q.numerics));
     out.rows = int(rows);
     out.cols = int(cols);
     out.values.resize(rows * cols);
@@ -82,6 +85,7 @@ PreviewView::PreviewView(QWidget* parent)
       col_(new QSpinBox),
       size_(new QComboBox),
       colormap_(new QComboBox),
+      numerics_(new QComboBox),
       resetZoom_(new QPushButton(tr("Reset &zoom"))),
       plot_(new HeatmapPlot),
       device_(new QLabel),
@@ -101,7 +105,12 @@ PreviewView::PreviewView(QWidget* parent)
   colormap_->addItem(tr("magnitude"), Magnitude);
   colormap_->addItem(tr("grayscale"), Grayscale);
   colormap_->addItem(tr("thermal"), Thermal);
+  // Whose arithmetic: the published formula, or what the KTransformers loader trains on.
+  numerics_->addItem(tr("reference (f32)"), int(num::Numerics::Reference));
+  numerics_->addItem(tr("KTransformers (bf16)"), int(num::Numerics::Kt));
+  numerics_->setToolTip(tr("KTransformers dequantizes block FP8 as bf16(code x bf16(scale)) and turns everything else to bf16"));
   remember(colormap_, "preview/colormap");
+  remember(numerics_, "preview/numerics");
   remember(size_, "preview/tileSize");
   plot_->setAxisLabels(tr("column (in)"), tr("row (out)"), tr("value"));
   plot_->setMinimumSize(360, 300);
@@ -117,6 +126,7 @@ PreviewView::PreviewView(QWidget* parent)
   form->addRow(tr("First co&lumn"), col_);
   form->addRow(tr("Tile &size"), size_);
   form->addRow(tr("&Colormap"), colormap_);
+  form->addRow(tr("&Numerics"), numerics_);
   form->addRow(resetZoom_);
   auto* sidePanel = new QWidget;
   sidePanel->setMaximumWidth(380);  // the matrix gets the room
@@ -137,6 +147,7 @@ PreviewView::PreviewView(QWidget* parent)
 
   for (QSpinBox* s : {expert_, row_, col_}) connect(s, &QSpinBox::valueChanged, this, &PreviewView::refresh);
   connect(size_, &QComboBox::currentIndexChanged, this, &PreviewView::refresh);
+  connect(numerics_, &QComboBox::currentIndexChanged, this, &PreviewView::refresh);
   connect(colormap_, &QComboBox::currentIndexChanged, this, [this] {
     applyColormap();
     onReady();  // redraw the current tile with the new colours
@@ -209,7 +220,8 @@ void PreviewView::setTile(int64_t expert, uint64_t row, uint64_t col, int size) 
 void PreviewView::refresh() {
   if (!ckpt_ || tensor_ < 0) return;
   // The newest request wins: a tile still decoding for older settings is dropped.
-  const TileRequest q{uint32_t(tensor_), expert_->value(), uint64_t(row_->value()), uint64_t(col_->value()), size_->currentData().toInt()};
+  const TileRequest q{uint32_t(tensor_), expert_->value(), uint64_t(row_->value()), uint64_t(col_->value()), size_->currentData().toInt(),
+                      num::Numerics(numerics_->currentData().toInt())};
   auto ckpt = ckpt_;
   jobs_.start(0, [ckpt, q](JobState&) -> Tile {
     auto r = decodeTile(*ckpt, q);

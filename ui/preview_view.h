@@ -38,6 +38,7 @@ class PreviewView : public QWidget, public CheckpointView {
   QLabel* valueLabel() const { return value_; }
   QLabel* statsLabel() const { return stats_; }
   QComboBox* colormapBox() const { return colormap_; }
+  QComboBox* numericsBox() const { return numerics_; }
   int32_t tensor() const { return tensor_; }
   // The decoded tile, row-major, tileRows() x tileCols(); its first row and column in the selection.
   const std::vector<float>& tileValues() const { return tile_; }
@@ -63,7 +64,7 @@ class PreviewView : public QWidget, public CheckpointView {
 
   QLabel* title_;
   QSpinBox *expert_, *row_, *col_;
-  QComboBox *size_, *colormap_;
+  QComboBox *size_, *colormap_, *numerics_;
   QPushButton* resetZoom_;
   HeatmapPlot* plot_;
   QLabel *device_, *value_, *stats_;

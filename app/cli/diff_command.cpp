@@ -19,7 +19,7 @@ class DiffCommand : public Command {
   std::string name() const override { return "diff"; }
   std::string summary() const override { return "compare two checkpoints tensor by tensor, across formats (exit 1 on differences that matter)"; }
   std::string usage() const override {
-    return "usage: weightscope diff A B [--tensors GLOB] [--json] [--report FILE.html|.json] [--all] [--max-rel-error X] [--cpu]\n"
+    return "usage: weightscope diff A B [--tensors GLOB] [--json] [--report FILE.html|.json] [--all] [--max-rel-error X] [--cpu] [--numerics reference|kt]\n"
            "  A, B              checkpoints in any format: safetensors (HF, compressed-tensors, ModelOpt), GGUF, KTransformers.\n"
            "                    Tensors are matched by meaning (layer, role, projection, expert), so HF names meet\n"
            "                    GGUF names and per-expert tensors meet stacked or fused ones; A is the reference.\n"
@@ -30,10 +30,12 @@ class DiffCommand : public Command {
            "  --max-rel-error X exit 1 when a tensor's relative Frobenius error ||a-b||/||a|| exceeds X\n"
            "                    (e.g. 0.08: every tensor within 8% of the reference)\n"
            "  --cpu             dequantize on the CPU even when a GPU is there (results are identical)\n"
+           "  --numerics kt     both sides as the KTransformers loader computes them (block FP8:\n"
+           "                    bf16(code x bf16(scale)); the rest .to(bf16)); default reference (f32)\n"
            "Exit: 0 every tensor matched with equal shapes (and within --max-rel-error); 1 otherwise; 2 could not run.\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"tensors", "report", "max-rel-error"}, {"json", "all", "cpu"});
+    Args a(argv, {"tensors", "report", "max-rel-error", "numerics"}, {"json", "all", "cpu"});
     if (a.positional().size() != 2) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -47,6 +49,9 @@ class DiffCommand : public Command {
     diff::DiffOptions opt;
     opt.tensors = a.get("tensors");
     opt.useDevice = !a.has("cpu");
+    const auto numerics = num::parseNumerics(a.get("numerics", "reference"));
+    if (!numerics) throw std::invalid_argument("--numerics must be reference or kt");
+    opt.numerics = *numerics;
     Progress progress;
     opt.progress = [&](uint64_t done, uint64_t total) {
       progress.update("comparing tensors", done, total);

@@ -63,22 +63,26 @@ class DequantCommand : public Command {
   std::string name() const override { return "dequant"; }
   std::string summary() const override { return "dequantize a tensor (or one expert, or rows) on the CPU to .npy"; }
   std::string usage() const override {
-    return "usage: weightscope dequant PATH TENSOR [--expert E] [--rows A:B] [--dtype f32|bf16] [--stats] [--out FILE.npy]\n"
+    return "usage: weightscope dequant PATH TENSOR [--expert E] [--rows A:B] [--dtype f32|bf16] [--numerics reference|kt] [--stats] [--out FILE.npy]\n"
            "  TENSOR      a stored tensor name or a logical name (the weight name without .weight)\n"
            "  --expert E  expert E of a stacked or fused [E, rows, cols] tensor\n"
            "  --rows A:B  rows A..B-1 (of the expert, if given); leading dimensions are flattened\n"
            "  --dtype     f32 (default) or bf16, rounded to nearest even from the f32 value\n"
+           "  --numerics  reference (default): the published formula in f32; kt: what the KTransformers\n"
+           "              loader trains on - block FP8 as bf16(code x bf16(scale)), everything else .to(bf16)\n"
            "  --stats     print statistics of the values\n"
            "  --out FILE  write a NumPy .npy in PyTorch shape order (f32: '<f4'; bf16: raw bits as '<u2')\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"expert", "rows", "dtype", "out"}, {"stats"});
+    Args a(argv, {"expert", "rows", "dtype", "numerics", "out"}, {"stats"});
     if (a.positional().size() != 2) {
       std::cerr << usage();
       return kExitCannotRun;
     }
     std::string dtype = a.get("dtype", "f32");
     if (dtype != "f32" && dtype != "bf16") throw std::invalid_argument("--dtype must be f32 or bf16");
+    const auto numerics = num::parseNumerics(a.get("numerics", "reference"));
+    if (!numerics) throw std::invalid_argument("--numerics must be reference or kt");
     auto c = openOrReport(a.positional()[0], Partial::Open);  // a tensor whose bytes are there can be read
     if (!c) return kExitCannotRun;
     auto target = resolveTarget(*c, a.positional()[1]);
@@ -104,10 +108,11 @@ class DequantCommand : public Command {
       for (uint64_t r = 0; r < sel.rows; r += chunkRows) {
         const uint64_t n = std::min(chunkRows, sel.rows - r);
         d.decode(sel.firstRow + r, n, buf.data());
+        num::applyNumerics(*numerics, d, sel.firstRow + r, n, buf.data());
         if (a.has("stats")) stats.add(buf.data(), n * d.cols());
         if (npy) npy->append(buf.data(), n * d.cols());
       }
-      std::cout << target.value().name << "  scheme " << target.value().scheme << "  shape " << formatShape(sel.shape)
+      std::cout << target.value().name << "  scheme " << target.value().scheme << (*numerics == num::Numerics::Kt ? "  numerics kt" : "") << "  shape " << formatShape(sel.shape)
                 << "  read " << formatBytes(counter.bytes.load()) << "\n";
       if (a.has("stats")) printStats(stats);
       if (npy) {

@@ -19,7 +19,7 @@ double saturatedShare(const Matrix& m) {
   return double(n) / double(m.saturated.size());
 }
 
-PairResult comparePair(const Checkpoint& a, const Checkpoint& b, const Pair& p, const num::DeviceDequantFn* device) {
+PairResult comparePair(const Checkpoint& a, const Checkpoint& b, const Pair& p, const num::DeviceDequantFn* device, num::Numerics numerics) {
   PairResult r;
   r.pair = p;
   r.nameA = a.logical[p.a.logical].name;
@@ -28,8 +28,8 @@ PairResult comparePair(const Checkpoint& a, const Checkpoint& b, const Pair& p, 
   r.schemeB = b.logical[p.b.logical].schemeName;
   if (!p.a.undone.empty()) r.undone.push_back("A: " + p.a.undone);
   if (!p.b.undone.empty()) r.undone.push_back("B: " + p.b.undone);
-  auto ma = decodeUnit(a, p.a, device);
-  auto mb = decodeUnit(b, p.b, device);
+  auto ma = decodeUnit(a, p.a, device, numerics);
+  auto mb = decodeUnit(b, p.b, device, numerics);
   if (!ma || !mb) {
     r.error = (!ma ? "A: " + ma.error().describe() : std::string()) + (!ma && !mb ? "; " : "") + (!mb ? "B: " + mb.error().describe() : std::string());
     return r;
@@ -67,6 +67,7 @@ Result<DiffReport> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, con
   auto [deviceFn, deviceName] = num::deviceDequant();
   const num::DeviceDequantFn* device = opt.useDevice ? deviceFn.get() : nullptr;  // deviceFn keeps it alive
   rep.device = device ? deviceName : "cpu";
+  rep.numerics = std::string(num::numericsName(opt.numerics));
   rep.pairs.resize(todo.size());
   std::atomic<size_t> next{0}, done{0};
   std::atomic<bool> cancelled{false};
@@ -74,7 +75,7 @@ Result<DiffReport> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, con
   std::mutex progressMutex;
   auto work = [&] {
     for (size_t i; !cancelled && (i = next.fetch_add(1)) < todo.size();) {
-      rep.pairs[i] = comparePair(a, b, todo[i], device);
+      rep.pairs[i] = comparePair(a, b, todo[i], device, opt.numerics);
       const uint64_t d = done.fetch_add(1) + 1;
       if (opt.progress) {
         std::lock_guard lock(progressMutex);

@@ -9,6 +9,7 @@
 #include "core/diff/diff_match.h"
 #include "core/diff/pair_metrics.h"
 #include "core/model/checkpoint.h"
+#include "core/numerics/numerics_mode.h"
 
 namespace ws::diff {
 
@@ -16,6 +17,7 @@ struct DiffOptions {
   std::string tensors;   // glob over the canonical key and both logical names; empty: all
   unsigned threads = 0;  // 0: all cores
   bool useDevice = true;  // dequantize on the GPU when kernels/ registered one (num::deviceDequant)
+  num::Numerics numerics = num::Numerics::Reference;  // whose arithmetic both sides follow
   // Called after each pair with (done, total); returning false cancels.
   std::function<bool(uint64_t, uint64_t)> progress;
 };
@@ -35,6 +37,7 @@ struct DiffReport {
   std::vector<PairResult> pairs;
   std::vector<std::string> onlyA, onlyB;
   uint64_t shapeMismatches = 0, errors = 0;
+  std::string numerics = "reference";  // numerics_mode.h
   std::string device = "cpu";  // where the tensors were dequantized: "cpu" or "cuda:0"
 };
 

@@ -4,6 +4,7 @@
 
 #include "core/diff/saturation.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/float_formats.h"
 #include "core/numerics/element_reader.h"
 
 namespace ws::diff {
@@ -104,7 +105,7 @@ std::vector<uint8_t> saturationOf(const num::RowDecoder& d, uint64_t firstRow, u
 
 // A bias or buffer: plain values, one row per expert of an [E, N] tensor; of a fused gate_up
 // bias, the gate or up half of the row.
-Matrix decodeMember(const Checkpoint& c, const Unit& u) {
+Matrix decodeMember(const Checkpoint& c, const Unit& u, num::Numerics numerics) {
   const TensorRecord& t = c.tensors[uint64_t(u.member)];
   num::ElementReader r;
   if (!r.init(t.dtype) || t.dtype->isBlockQuant())
@@ -121,6 +122,8 @@ Matrix decodeMember(const Checkpoint& c, const Unit& u) {
   }
   Matrix m{rows, cols, std::vector<float>(rows * cols), {}};
   r.run(f.map->bytes().data() + t.offset, first, rows * cols, m.values.data());
+  if (numerics == num::Numerics::Kt)  // plain values: .to(bf16)
+    for (float& v : m.values) v = num::bf16ToFloat(num::toBf16Rne(v));
   if (u.half >= 0) {  // the vector is the output dimension: halve it like a column
     if (cols % 2) fail(ErrorCode::Usage, "a fused gate_up bias with an odd size " + std::to_string(cols), {}, std::nullopt, t.name);
     m.values = halfOf(m.values, cols, rows, u.half, u.interleaved);
@@ -132,9 +135,9 @@ Matrix decodeMember(const Checkpoint& c, const Unit& u) {
 
 }  // namespace
 
-Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceDequantFn* device) {
+Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceDequantFn* device, num::Numerics numerics) {
   return capture([&]() -> Matrix {
-    if (u.member >= 0) return decodeMember(c, u);
+    if (u.member >= 0) return decodeMember(c, u, numerics);
     auto made = num::makeDecoder(c, u.logical);
     if (!made) throw CoreError(made.error());
     const num::RowDecoder& d = *made.value();
@@ -159,6 +162,7 @@ Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceD
       m.values.resize(m.rows * m.cols);
       d.decode(firstRow, m.rows, m.values.data());
     }
+    num::applyNumerics(numerics, d, firstRow, m.rows, m.values.data());
     m.saturated = saturationOf(d, firstRow, m.rows);
     if (u.transposed) {
       m.values = transpose(m.values, m.rows, m.cols);

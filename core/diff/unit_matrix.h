@@ -6,6 +6,7 @@
 
 #include "core/diff/diff_match.h"
 #include "core/numerics/device_dequant.h"
+#include "core/numerics/numerics_mode.h"
 #include "core/util/error.h"
 
 namespace ws::diff {
@@ -19,6 +20,8 @@ struct Matrix {
 
 // Decodes only the expert (and half) the unit names. Errors name the logical tensor. With a device
 // dequantizer (num::deviceDequant), the values come from the GPU; they equal the CPU's bit for bit.
-Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceDequantFn* device = nullptr);
+// `numerics` turns them into another arithmetic's values (numerics_mode.h) before anything else.
+Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceDequantFn* device = nullptr,
+                          num::Numerics numerics = num::Numerics::Reference);
 
 }  // namespace ws::diff

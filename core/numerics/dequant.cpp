@@ -609,6 +609,7 @@ Result<DequantOutput> dequantize(const Checkpoint& c, const DequantRequest& req)
     if (!total || *total > (uint64_t(1) << 34)) fail(ErrorCode::Usage, "selection is too large to hold in memory; pick rows with --rows", {}, std::nullopt, name);
     out.values.resize(*total);
     d.decode(sel.firstRow, n, out.values.data());
+    applyNumerics(req.numerics, d, sel.firstRow, n, out.values.data());
     out.bytesRead = counter.bytes.load();
     return out;
   });

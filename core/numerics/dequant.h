@@ -11,6 +11,7 @@
 
 #include "core/model/checkpoint.h"
 #include "core/numerics/decode_desc.h"
+#include "core/numerics/numerics_mode.h"
 #include "core/util/error.h"
 
 namespace ws::num {
@@ -61,6 +62,7 @@ struct DequantRequest {
   int64_t expert = -1;         // select expert e of a stacked/fused tensor (dim 0)
   uint64_t rowBegin = 0;       // rows within the selection (after the expert)
   uint64_t rowEnd = UINT64_MAX;
+  Numerics numerics = Numerics::Reference;  // whose arithmetic (numerics_mode.h)
 };
 
 // The rows a request selects: decoder rows [firstRow, firstRow + rows) and the output shape.

@@ -117,7 +117,7 @@ nlohmann::json diffJson(const diff::DiffReport& r) {
   summary["only_b"] = r.onlyB.size();
   summary["shape_mismatches"] = r.shapeMismatches;
   summary["errors"] = r.errors;
-  return {{"schema", "weightscope.diff/1"}, {"a", r.pathA}, {"b", r.pathB}, {"device", r.device}, {"summary", summary}, {"tensors", tensors},
+  return {{"schema", "weightscope.diff/1"}, {"a", r.pathA}, {"b", r.pathB}, {"device", r.device}, {"numerics", r.numerics}, {"summary", summary}, {"tensors", tensors},
           {"layers", layers}, {"experts", experts}, {"cells", cells}, {"only_a", r.onlyA}, {"only_b", r.onlyB}};
 }
 
@@ -126,7 +126,7 @@ std::string diffText(const diff::DiffReport& r, bool allRows) {
   Summary all;
   for (const auto& p : r.pairs) all.add(p);
   char line[512];
-  o << "A: " << r.pathA << "\nB: " << r.pathB << "\ndequantized on: " << r.device << "\n";
+  o << "A: " << r.pathA << "\nB: " << r.pathB << "\ndequantized on: " << r.device << (r.numerics == "reference" ? "" : ", numerics " + r.numerics) << "\n";
   std::snprintf(line, sizeof line, "%zu matched (%llu identical), %zu only in A, %zu only in B, %llu shape mismatches, %llu errors\n",
                 r.pairs.size(), (unsigned long long)all.identical, r.onlyA.size(), r.onlyB.size(), (unsigned long long)r.shapeMismatches,
                 (unsigned long long)r.errors);

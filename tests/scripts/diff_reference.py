@@ -11,6 +11,8 @@
 3. gpt-oss's fused, interleaved [E, H, 2I] experts against the same weights split per expert
    here with numpy: every unit, biases included, bit-identical.
 4. tiny-qwen3moe-kquants.gguf against ggml's own dequantized output: zero error everywhere.
+1b. The same pair with --numerics kt: the FP8 side as the KTransformers loader computes it
+   (bf16(bf16(code) x bf16(scale)), numpy + ml_dtypes here), the BF16 side unchanged.
 
 usage: diff_reference.py WEIGHTSCOPE FIXTURES
 """
@@ -103,6 +105,27 @@ check(n_fp8 > 0 and n_same > 0, f"{n_fp8} fp8 and {n_same} bf16 pairs")
 kinds = {re.sub(r"^blk\.\d+\.", "", t["key"]) for t in j["tensors"] if t["scheme_b"] != "fp8-block"}
 check({"token_embd", "output", "output_norm", "attn_norm", "ffn_norm", "ffn_gate_inp"} <= kinds, f"identical kinds: {sorted(kinds)}")
 print(f"1. qwen3_moe vs qwen3_moe_fp8: {len(j['tensors'])} matched, {n_fp8} FP8 checked against numpy, {n_same} identical")
+
+
+# ---------------------------------------------------------------- 1b. the same with --numerics kt
+r = subprocess.run([WS, "diff", a_dir, b_dir, "--json", "--numerics", "kt"], capture_output=True, text=True)
+jk = json.loads(r.stdout) if r.returncode in (0, 1) else {"tensors": [], "numerics": None}
+check(r.returncode == 0 and jk["numerics"] == "kt" and j["numerics"] == "reference", f"diff --numerics kt: exit {r.returncode}, numerics {jk['numerics']}")
+moved = 0
+for t in jk["tensors"]:
+    wa, wb = A[t["a"] + ".weight"], B[t["b"] + ".weight"]
+    if t["scheme_b"] != "fp8-block":
+        check(t["status"] == "identical", f"kt {t['key']} ({t['scheme_a']}): {t['status']}")
+        continue
+    rows, cols = wb.shape
+    s = B[t["b"] + ".weight_scale_inv"].astype(np.float32).reshape((rows + 127) // 128, (cols + 127) // 128)
+    s = np.repeat(np.repeat(s.astype(ml_dtypes.bfloat16), 128, 0), 128, 1)[:rows, :cols].astype(np.float32)
+    kt = (wb.view(ml_dtypes.float8_e4m3fn).astype(np.float32) * s).astype(ml_dtypes.bfloat16).astype(np.float32)
+    close(t, metrics(bf16(wa), kt), "kt " + t["key"])
+    ref = next(x for x in j["tensors"] if x["key"] == t["key"])
+    moved += int(ref["max_abs"] != t["max_abs"])
+check(moved == n_fp8, f"kt: {moved} of {n_fp8} FP8 pairs differ from the reference arithmetic's metrics")
+print(f"1b. --numerics kt: {len(jk['tensors'])} matched, {n_fp8} FP8 against numpy's transcription of the KTransformers formula")
 
 
 # ---------------------------------------------------------------- 2. HF BF16 against GGUF of the same weights

@@ -9,6 +9,9 @@ B. Schemes with no real writer here (NVFP4, gpt-oss MXFP4, compressed-tensors in
    packed by the formulas of formats.md into safetensors files written by this script, and the
    C++ result must equal the known values exactly.
 E. compressed-tensors FP4 / FP8 layouts, against its own decompressors' formulas and op order.
+F. `--numerics kt`, the KTransformers loader's arithmetic, transcribed here from its formula
+   (weight.to(bf16) * scale.to(bf16), a BF16 multiply; every other tensor .to(bf16)), on the real
+   FP8 fixture, whose scales are not BF16-exact, and on a GGUF K-quant tensor.
 C. GGUF block types the fixtures lack (IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, NVFP4, Q8_K, Q8_1, Q1_0, Q2_0):
    random blocks in a GGUF written by this script; expected values from gguf-py's
    gguf.quants.dequantize where it has the type, else from the ggml formula in numpy.
@@ -370,8 +373,8 @@ def ct_config(fmt, weights):
         "config_groups": {"group_0": {"targets": ["Linear"], "format": fmt, "weights": weights}}}}
 
 
-def dequant_bf16(path, tensor):
-    got = dequant(path, tensor, "--dtype", "bf16")
+def dequant_bf16(path, tensor, *extra):
+    got = dequant(path, tensor, "--dtype", "bf16", *extra)
     return None if got is None else got.view(np.uint16)
 
 
@@ -421,7 +424,48 @@ def part_e():
     no_errors(d, "E fp8 block")
 
 
+# ---------------------------------------------------------------------------------------------
+# F. the KTransformers loader's numerics: its _dequant_fp8_experts computes
+#    w.to(torch.bfloat16) * s.to(torch.bfloat16) with the [rows/128, cols/128] scales broadcast over
+#    their blocks. torch's BF16 multiply on the CPU is the F32 product of the two BF16 values rounded
+#    to BF16 (nearest even), which ml_dtypes does the same way. Everything else is .to(bf16) of the
+#    reference value.
+def part_f():
+    fp8_dir = os.path.join(FX, "hf/qwen3_moe_fp8")
+    h8, d8 = read_st(os.path.join(fp8_dir, "model.safetensors"))
+    n = differs = 0
+    for name, info in h8.items():
+        if name == "__metadata__" or info["dtype"] != "F8_E4M3":
+            continue
+        w = np.frombuffer(raw(h8, d8, name)[0], np.uint8).view(ml_dtypes.float8_e4m3fn).reshape(info["shape"])
+        M, N = w.shape
+        s = np.frombuffer(raw(h8, d8, name + "_scale_inv")[0], np.float32).reshape(-(-M // 128), -(-N // 128))
+        s_bf = np.repeat(np.repeat(s.astype(ml_dtypes.bfloat16), 128, 0), 128, 1)[:M, :N]
+        want = (w.astype(ml_dtypes.bfloat16).astype(np.float32) * s_bf.astype(np.float32)).astype(ml_dtypes.bfloat16)
+        got = dequant_bf16(fp8_dir, name, "--numerics", "kt")
+        check(got is not None and got.shape == want.shape and np.array_equal(got, want.view(np.uint16)),
+              f"F kt {name}" + ("" if got is None or got.shape != want.shape else f": {int((got != want.view(np.uint16)).sum())} differ"))
+        ref = dequant_bf16(fp8_dir, name)  # the published formula in F32, then rounded: not the same
+        if got is not None and ref is not None:
+            differs += int(not np.array_equal(got, ref))
+        n += 1
+    check(n == 63 and differs == n, f"F: {n} FP8 tensors, {differs} where kt differs from the reference (expected 63 and 63)")
+    # A plain BF16 tensor is itself under both; a K-quant is its reference value rounded to BF16.
+    plain = "model.layers.1.mlp.gate.weight"
+    check(np.array_equal(dequant_bf16(fp8_dir, plain, "--numerics", "kt"), dequant_bf16(fp8_dir, plain)), f"F kt {plain}: a BF16 tensor changed")
+    gguf_path = os.path.join(FX, "gguf/tiny-qwen3moe-kquants.gguf")
+    q = "blk.0.ffn_down_exps.weight"
+    f32 = dequant(gguf_path, q)
+    kt = dequant(gguf_path, q, "--numerics", "kt")
+    if f32 is not None and kt is not None:
+        same_bits(kt, f32.astype(ml_dtypes.bfloat16).astype(np.float32), f"F kt {q} (.to(bf16) of the reference)")
+        check(not np.array_equal(kt, f32), f"F kt {q}: no value was rounded")
+    r = subprocess.run([WS, "dequant", fp8_dir, plain, "--numerics", "ieee"], capture_output=True, text=True)
+    check(r.returncode == 2 and "--numerics" in r.stderr, f"F --numerics ieee: exit {r.returncode} {r.stderr.strip()}")
+
+
 with tempfile.TemporaryDirectory() as TMP:
+    part_f()
     part_a()
     part_b()
     part_c()

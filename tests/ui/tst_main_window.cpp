@@ -617,6 +617,47 @@ class TstMainWindow : public QObject {
       for (int c = 0; c < 64; ++c) QCOMPARE(p->tileValues()[size_t(r) * 64 + c], e.values[size_t(r) * 256 + 20 + c]);
   }
 
+  // Preview with the KTransformers numerics: the tile of an FP8 expert is what dequant --numerics kt
+  // gives (that arithmetic is checked against numpy in reference_dequant.py), not the reference,
+  // the label says so, and switching back shows the reference again.
+  void previewKtNumerics() {
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe_fp8")));
+    const std::string name = "model.layers.1.mlp.experts.2.down_proj.weight";
+    w.showTab(ui::MainWindow::PreviewTab);
+    ui::PreviewView* p = w.preview();
+    QSignalSpy ready(p, &ui::PreviewView::previewReady);
+    p->showTensor(tensorIndex(*w.checkpoint(), name));
+    QVERIFY(ready.wait(wstest::kPatienceMs));
+    ready.clear();
+    p->setTile(-1, 0, 0, 64);
+    QVERIFY(ready.wait(wstest::kPatienceMs));
+    const auto tileOf = [&](num::Numerics n) {
+      num::DequantRequest req{w.checkpoint()->find(name)->logical, -1, 0, 64};
+      req.numerics = n;
+      auto r = num::dequantize(*w.checkpoint(), req);
+      if (!r) qFatal("%s", r.error().describe().c_str());
+      std::vector<float> t;
+      const uint64_t cols = r.value().shape.back();
+      for (uint64_t i = 0; i < 64; ++i)
+        for (uint64_t j = 0; j < 64; ++j) t.push_back(r.value().values[i * cols + j]);
+      return t;
+    };
+    const auto reference = tileOf(num::Numerics::Reference), kt = tileOf(num::Numerics::Kt);
+    QVERIFY(reference != kt);  // the fixture's scales are not BF16-exact
+    QCOMPARE(p->tileValues(), reference);
+    ready.clear();
+    p->numericsBox()->setCurrentIndex(p->numericsBox()->findData(int(num::Numerics::Kt)));
+    QVERIFY(ready.wait(wstest::kPatienceMs));
+    QCOMPARE(p->tileValues(), kt);
+    QVERIFY2(p->deviceLabel()->text().contains("numerics kt"), qPrintable(p->deviceLabel()->text()));
+    ready.clear();
+    p->numericsBox()->setCurrentIndex(p->numericsBox()->findData(int(num::Numerics::Reference)));
+    QVERIFY(ready.wait(wstest::kPatienceMs));
+    QCOMPARE(p->tileValues(), reference);
+  }
+
   // Full load: start, cancel while uploads are in flight, and nothing is left allocated; then a
   // load that runs to the end and measures what the planner predicted.
   void loadStartAndCancel() {
