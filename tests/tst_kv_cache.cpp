@@ -1,6 +1,6 @@
 // The KV cache per layer kind and dtype, and what fits, against arithmetic written out here, on the
-// attention keys of the published config.json files (DeepSeek-V3, Qwen3-235B-A22B, gpt-oss-120b,
-// Qwen3-Next-80B-A3B) and on the fixtures.
+// attention keys of the published config.json files (DeepSeek-V3, Kimi-K2, GLM-4.5,
+// Qwen3-235B-A22B, gpt-oss-120b, Qwen3-Next-80B-A3B) and on the fixtures.
 #include <QtTest>
 
 #include <string>
@@ -26,6 +26,15 @@ const char* kDeepSeekV3 = R"({"model_type":"deepseek_v3","num_hidden_layers":61,
   "num_key_value_heads":128,"kv_lora_rank":512,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"vocab_size":129280,
   "max_position_embeddings":163840,"num_nextn_predict_layers":1,"n_routed_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":2048,
   "torch_dtype":"bfloat16"})";
+// Kimi-K2 is DeepSeek-V3's MLA with half the heads and no MTP layer; GLM-4.5 is plain GQA with
+// one MTP layer.
+const char* kKimiK2 = R"({"model_type":"kimi_k2","num_hidden_layers":61,"hidden_size":7168,"num_attention_heads":64,
+  "num_key_value_heads":64,"kv_lora_rank":512,"q_lora_rank":1536,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,
+  "vocab_size":163840,"max_position_embeddings":131072,"num_nextn_predict_layers":0,"n_routed_experts":384,"num_experts_per_tok":8,
+  "moe_intermediate_size":2048,"torch_dtype":"bfloat16"})";
+const char* kGlm45 = R"({"model_type":"glm4_moe","num_hidden_layers":92,"hidden_size":5120,"num_attention_heads":96,
+  "num_key_value_heads":8,"head_dim":128,"vocab_size":151552,"max_position_embeddings":131072,"num_nextn_predict_layers":1,
+  "n_routed_experts":160,"num_experts_per_tok":8,"moe_intermediate_size":1536,"first_k_dense_replace":3,"torch_dtype":"bfloat16"})";
 const char* kQwen3_235B = R"({"model_type":"qwen3_moe","num_hidden_layers":94,"hidden_size":4096,"num_attention_heads":64,
   "num_key_value_heads":4,"head_dim":128,"vocab_size":151936,"max_position_embeddings":40960,"num_experts":128,"num_experts_per_tok":8,
   "moe_intermediate_size":1536,"sliding_window":null,"use_sliding_window":false,"torch_dtype":"bfloat16"})";
@@ -64,6 +73,33 @@ class TstKvCache : public QObject {
     o.dtype = "auto";
     o.speculative = 1;  // the MTP layer drafts: its latent cache too
     QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(1152 * 62));
+  }
+
+  // Kimi-K2: the same latent as DeepSeek-V3 (heads do not enter it), 61 layers.
+  void kimiK2Mla() {
+    const ModelDescription m = config(kKimiK2);
+    plan::KvOptions o;
+    o.maxModelLen = 131072;
+    const plan::KvCache kv = kvOf(m, o);
+    QCOMPARE(kv.layers.mla, 61);
+    QCOMPARE(kv.bytesPerToken, uint64_t((512 + 64) * 2 * 61));  // 70,272 B, as DeepSeek-V3 with 128 heads
+    o.dtype = "fp8_e5m2";
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t((512 + 64) * 1 * 61));
+  }
+
+  // GLM-4.5: 8 KV heads of 128 over 92 layers; its MTP layer caches too when it drafts.
+  void glm45Gqa() {
+    const ModelDescription m = config(kGlm45);
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    QCOMPARE(kvOf(m, o).layers.full, 92);
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(8 * (128 + 128) * 2 * 92));  // 4096 B a layer: 376,832 B
+    o.tp = 8;
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(1 * 256 * 2 * 92));  // one head a rank: 47,104 B
+    o.speculative = 1;
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(1 * 256 * 2 * 93));
+    o.dtype = "fp8";
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(1 * 256 * 1 * 93));
   }
 
   // GQA: KV heads split over TP, replicated once TP exceeds them.
