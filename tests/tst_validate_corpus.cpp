@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "core/formats/gguf.h"
 #include "core/synth/synth.h"
@@ -62,6 +63,23 @@ std::string withGgufKv(const std::string& path, const std::string& kv) {
   out += b.substr(24, kvEnd - 24) + kv + b.substr(kvEnd, infoEnd - kvEnd);
   out.append((g.alignment - out.size() % g.alignment) % g.alignment, '\0');
   return out + b.substr(g.dataStart);
+}
+
+// A GGUF file with one key's bytes overwritten in place: its name (same length: the key is then
+// absent under its own name) or its UINT32 value. Offsets stay as they were.
+std::string withGgufKeyPatched(const std::string& path, const std::string& key, const std::string& newName, std::optional<uint32_t> newValue) {
+  std::ifstream in(path, std::ios::binary);
+  std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const GgufFile g = parseGguf(std::span(reinterpret_cast<const uint8_t*>(b.data()), b.size()), path);
+  const GgufKv* kv = g.find(key);
+  if (!kv) qFatal("no key %s in %s", key.c_str(), path.c_str());
+  const uint64_t name = kv->offset + 8, value = name + key.size() + 4;
+  if (!newName.empty()) {
+    if (newName.size() != key.size()) qFatal("a new name must keep the length");
+    b.replace(name, key.size(), newName);
+  }
+  if (newValue) std::memcpy(b.data() + value, &*newValue, 4);
+  return b;
 }
 
 // Keeps metadata.total_size true after a damage that changes bytes on purpose elsewhere, so
@@ -278,6 +296,17 @@ std::vector<Case> cases() {
                  wstest::writeFile(out, withGgufKv(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"), kv));
                  return out;
                }});
+  // WS-M005, WS-M006: the keys llama.cpp builds the model from. The fixture has 8 experts, 2 used, 2 blocks.
+  auto patchedGguf = [](std::string key, std::string newName, std::optional<uint32_t> value) {
+    return [=](const wstest::TempDir& d) {
+      const std::string out = d.file("tiny-qwen3moe-kquants.gguf");
+      wstest::writeFile(out, withGgufKeyPatched(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"), key, newName, value));
+      return out;
+    };
+  };
+  v.push_back({"GGUF without context_length", "WS-M006", "tiny-qwen3moe-kquants.gguf", patchedGguf("qwen3moe.context_length", "qwen3moe.context_lengtX", {})});
+  v.push_back({"GGUF using more experts than it has", "WS-M005", "blk.0.ffn_down_exps.weight", patchedGguf("qwen3moe.expert_used_count", "", 9)});
+  v.push_back({"GGUF router picking no expert", "WS-M005", "blk.0.ffn_down_exps.weight", patchedGguf("qwen3moe.expert_used_count", "", 0)});
   auto rawFile = [](const char* name, const char* code, std::function<std::vector<uint8_t>()> bytes) {
     return Case{name, code, "model.safetensors", [bytes](auto& d) {
                   std::string dir = d.file("ckpt");
@@ -604,6 +633,21 @@ class TstValidateCorpus : public QObject {
       QVERIFY2(others.isEmpty(), qPrintable(others.join(" | ")));
       if (!c.runtime) break;
     }
+  }
+
+  // A GGUF declaring fewer blocks than it holds: llama.cpp never loads the last block. Not a corpus
+  // case: the classifier then also takes the extra block for an undeclared MTP layer (WS-C006).
+  void blockPastBlockCount() {
+    wstest::TempDir d;
+    const std::string out = d.file("tiny-qwen3moe-kquants.gguf");
+    wstest::writeFile(out, withGgufKeyPatched(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"), "qwen3moe.block_count", "", 1));
+    auto r = val::validatePath(out, {});
+    QVERIFY(r.ok());
+    QStringList m005;
+    for (const auto& f : r.value().findings)
+      if (f.code == "WS-M005") m005 << QString::fromStdString(f.tensor + ": " + f.message);
+    QCOMPARE(m005.size(), 1);
+    QVERIFY2(m005[0].startsWith("blk.1.") && m005[0].contains("past the 1 blocks 'qwen3moe.block_count' declares"), qPrintable(m005[0]));
   }
 
   void everyRuleIsDocumented() {

@@ -94,10 +94,59 @@ void utf8Rule(const Checkpoint& c, Sink& sink) {
   }
 }
 
+const MetaEntry* metaKey(const Checkpoint& c, const std::string& key) {
+  for (const auto& e : c.meta)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+// WS-M005 / WS-M006: the keys a runtime builds the model from, against the tensors. llama.cpp's
+// loader (llama-model.cpp load_hparams) requires context_length, embedding_length and block_count
+// (M006, a warning: gguf-py and other readers take the file without them), loads only
+// blk.0 .. blk.(block_count-1), and asserts 0 < expert_used_count <= expert_count when the model
+// has experts; transformers' routers take the top num_experts_per_tok of num_experts (M005).
+void modelKeysRule(const Checkpoint& c, Sink& sink) {
+  const ModelDescription& m = c.model;
+  int64_t lastLayer = -1;
+  const TensorRecord* expertTensor = nullptr;
+  for (const auto& t : c.tensors) {
+    lastLayer = std::max<int64_t>(lastLayer, t.layer);
+    if (!expertTensor && t.role == Role::RoutedExpert) expertTensor = &t;
+  }
+  const bool gguf = c.format == "gguf";
+  if (gguf && lastLayer >= 0) {  // a file of blocks: a model, not a vocabulary or a bag of tensors
+    const std::string arch = m.architecture;
+    const std::string& file = c.files.front().path;
+    for (const char* key : {"context_length", "embedding_length", "block_count"})
+      if (!metaKey(c, arch + "." + key))
+        sink.add("WS-M006", "'" + arch + "." + key + "' is missing; llama.cpp requires it to build a " + arch + " model", {}, file);
+    if (const MetaEntry* blocks = metaKey(c, arch + ".block_count"); blocks && m.numLayers >= 0) {
+      const int64_t declared = m.numLayers + int64_t(m.mtpLayers.size());
+      for (const auto& t : c.tensors)
+        if (t.layer >= declared) {  // one finding: the key, not each tensor, is wrong
+          sink.add("WS-M005", "'" + t.name + "' is in block " + std::to_string(t.layer) + ", past the " + std::to_string(declared) + " blocks '" + blocks->key +
+                                  "' declares; llama.cpp never loads it",
+                   t.name, file);
+          break;
+        }
+    }
+  }
+  if (!expertTensor) return;
+  const std::string used = gguf ? "'" + m.architecture + ".expert_used_count'" : "num_experts_per_tok";
+  if (gguf && m.numExperts <= 0)
+    sink.add("WS-M005", "the file holds routed experts but '" + m.architecture + ".expert_count' is missing or 0", expertTensor->name);
+  else if (gguf && m.expertsPerToken <= 0)
+    sink.add("WS-M005", used + " is missing or 0: a router with experts must pick at least one", expertTensor->name);
+  else if (m.numExperts > 0 && m.expertsPerToken > m.numExperts)  // HF configs without the key leave it unknown (-1)
+    sink.add("WS-M005", used + " is " + std::to_string(m.expertsPerToken) + ", more than the " + std::to_string(m.numExperts) + " experts a layer has",
+             expertTensor->name);
+}
+
 }  // namespace
 
 void metadataRules(const Checkpoint& c, Sink& sink) {
   utf8Rule(c, sink);
+  modelKeysRule(c, sink);
   const TokenizerInfo tok = tokenizerInfo(c);
   const TensorRecord* embed = firstOfRole(c, Role::Embedding);
   const TensorRecord* head = firstOfRole(c, Role::LmHead);

@@ -51,6 +51,8 @@ const std::vector<RuleInfo>& rules() {
       {"WS-M002", "special-token-out-of-range", "metadata", S::Error, "a special token id (bos, eos, pad ...) past the vocabulary or the embedding rows", "the id was written for another tokenizer; fix config.json / generation_config.json or the GGUF key"},
       {"WS-M003", "missing-chat-template", "metadata", S::Info, "a chat or instruct model whose tokenizer has no chat template", "serving engines then need --chat-template; ship the template with the model"},
       {"WS-M004", "metadata-not-utf8", "metadata", S::Warning, "a metadata string that is not valid UTF-8", "gguf-py refuses to read such a file; llama.cpp passes the bytes on"},
+      {"WS-M005", "model-keys", "metadata", S::Error, "a key the model is built from contradicts the tensors: a tensor past block_count, an expert count or experts-per-token that no router can use", "llama.cpp refuses such a file (or never loads the tensors past block_count); fix the key the message names"},
+      {"WS-M006", "missing-model-keys", "metadata", S::Warning, "a GGUF model file without context_length, embedding_length or block_count", "llama.cpp refuses to build the model without them; gguf-py and other readers take the file"},
 
       {"WS-S001", "expert-shape", "shapes", S::Error, "an expert projection's shape disagrees with hidden and expert intermediate sizes", "gate/up are [I, H], down is [H, I]"},
       {"WS-S002", "router-shape", "shapes", S::Error, "the router is not [num_experts, hidden_size]", "check the expert count"},
