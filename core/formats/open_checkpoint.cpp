@@ -16,6 +16,7 @@
 
 #include "core/formats/gguf.h"
 #include "core/formats/gguf_model.h"
+#include "core/formats/prepartitioned.h"
 #include "core/formats/hf_config.h"
 #include "core/formats/safetensors.h"
 #include "core/formats/safetensors_index.h"
@@ -384,6 +385,7 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
   bool gguf = false;
   std::vector<std::string> files;
   GgufSet ggufSet;
+  std::optional<std::map<int, std::vector<std::string>>> ranks;  // a pre-partitioned folder's files by rank
 
   if (fs::is_directory(st)) {
     auto indexes = listWithSuffix(dir, ".safetensors.index.json");
@@ -392,7 +394,8 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
     if (!indexes.empty()) {
       indexPath = indexes.front();
     } else if (!st_files.empty()) {
-      files = st_files;
+      ranks = vllmShardedStateFiles(st_files);
+      files = ranks ? ranks->begin()->second : st_files;
     } else if (!gguf_files.empty()) {
       gguf = true;
       ggufSet = ggufSplitSet(gguf_files.front(), mode);
@@ -450,6 +453,7 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
     c->format = "safetensors";
   }
   sortAndDeduplicate(*c, mode);
+  if (ranks) describeRanks(*c, *ranks, [&](const Error& e) { mode.report(e); });
   if (index) checkIndexAgainstShards(*c, *index, indexPath, missingShards);
   recognizeStructure(*c);
   if (std::any_of(c->tensors.begin(), c->tensors.end(), [](const TensorRecord& t) { return t.numaNode >= 0; })) c->format = "ktransformers";

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -38,6 +39,18 @@ struct LogicalTensor {
   uint64_t scaleBytes = 0;         // bytes of the scale-like members
 };
 
+// A checkpoint saved already split per rank (vLLM's sharded state, the seed runtime's
+// prepartitioned_tp): each rank loads only its own files. The catalog holds rank 0's tensors.
+struct RankShard {
+  int rank = 0;
+  std::vector<std::string> files;
+  uint64_t tensors = 0, bytes = 0;  // that rank's tensor count and tensor bytes
+};
+struct Prepartitioned {
+  std::string layout;  // "vllm-sharded-state": NAME-rank-R-part-P.safetensors
+  std::vector<RankShard> ranks;  // by rank
+};
+
 struct Checkpoint {
   std::string root;                // the path the user opened
   std::string format;              // "safetensors", "gguf", "ktransformers"
@@ -59,6 +72,7 @@ struct Checkpoint {
   // checkpoint, the catalog just cannot show them (validation must not call them missing).
   std::vector<std::string> unreadable;
   bool incomplete = false;  // some file could not be read
+  std::optional<Prepartitioned> prepartitioned;
   // compressed-tensors weight_shape values by tensor index, read once at open on all cores (one
   // pread each: Kimi-K2 has 69k of them), for the scheme, the decoders and the validator.
   std::unordered_map<uint32_t, std::vector<int64_t>> weightShapes;

@@ -183,6 +183,13 @@ std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt) {
   json prefixes = json::array();
   for (const auto& p : prefixesOf(c)) prefixes.push_back({{"prefix", p.prefix}, {"part", p.part}, {"tensors", p.tensors}});
   out += ",\n\"prefixes\":" + prefixes.dump();
+  json ranks = nullptr;  // a pre-partitioned checkpoint's ranks; null for any other
+  if (c.prepartitioned) {
+    ranks = {{"layout", c.prepartitioned->layout}, {"ranks", json::array()}};
+    for (const auto& r : c.prepartitioned->ranks)
+      ranks["ranks"].push_back({{"rank", r.rank}, {"files", r.files}, {"tensors", r.tensors}, {"bytes", r.bytes}});
+  }
+  out += ",\n\"prepartitioned\":" + ranks.dump();
   out += ",\n\"experts\":" + expertsJson(expertGrid(c)).dump();
   out += ",\n\"notes\":" + json(c.notes).dump();
   // Metadata strings are the file's: invalid UTF-8 in them is shown replaced, not refused.
@@ -233,6 +240,14 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
     o << (i ? ", " : "") << (prefixes[i].prefix.empty() ? "no prefix" : prefixes[i].prefix) << " (" << (prefixes[i].part == "model" ? "" : prefixes[i].part + ": ")
       << formatCount(prefixes[i].tensors) << (prefixes[i].tensors == 1 ? " tensor)" : " tensors)");
   o << "\n";
+  if (c.prepartitioned) {
+    o << "ranks        " << c.prepartitioned->ranks.size() << " (" << c.prepartitioned->layout << "; the catalog below is rank "
+      << c.prepartitioned->ranks.front().rank << "'s):";
+    for (const auto& r : c.prepartitioned->ranks)
+      o << (r.rank == c.prepartitioned->ranks.front().rank ? " " : ", ") << "rank " << r.rank << " " << formatBytes(r.bytes) << " in " << r.files.size()
+        << (r.files.size() == 1 ? " file" : " files");
+    o << "\n";
+  }
   o << "tensors      " << formatCount(tot.tensors) << " stored, " << formatCount(tot.logicalTensors) << " logical\n";
   o << "bytes        " << formatBytes(tot.bytes) << " (" << formatCount(tot.bytes) << ")\n";
   o << "parameters   " << formatCount(tot.parameters) << "\n";

@@ -40,6 +40,7 @@ enum class ErrorCode {
   IndexTensorMisplaced,    // index.json maps a tensor to another shard than the one holding it
   IndexTotalSize,          // metadata.total_size disagrees with the tensors' bytes
   FormatMismatch,          // the bytes are another format than the file name says (GGUF named .safetensors)
+  InconsistentRanks,       // a pre-partitioned checkpoint's ranks hold different tensor sets or shapes
   Usage,                   // bad command-line usage
 };
 

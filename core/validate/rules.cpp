@@ -35,6 +35,7 @@ const std::vector<RuleInfo>& rules() {
       {"WS-I023", "gguf-split", "integrity", S::Error, "a GGUF split set disagrees with itself", "re-run gguf-split"},
       {"WS-I024", "unreadable-file", "integrity", S::Error, "a file of the checkpoint cannot be read", "check permissions and the file system"},
       {"WS-I025", "config-invalid", "integrity", S::Error, "config.json is not valid JSON", "fix or regenerate config.json"},
+      {"WS-I026", "prepartitioned-ranks", "integrity", S::Error, "the ranks of a pre-partitioned checkpoint disagree: a rank missing, or a tensor absent, extra, or of another dtype or shape than rank 0's", "every rank loads its own files: re-save the checkpoint from one run"},
       // completeness against the model description
       {"WS-C001", "missing-experts", "completeness", S::Error, "a MoE layer lacks some of its routed experts", "the checkpoint is incomplete; every layer needs num_experts experts"},
       {"WS-C002", "missing-projection", "completeness", S::Error, "an expert or MLP lacks one of its projections", "gate, up and down (or gate_up and down) must all be present"},
