@@ -1,10 +1,12 @@
 // weightscope: the headless CLI, and the desktop GUI when built with Qt and a display exists.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
 
 #include "app/cli/command.h"
+#include "core/formats/remote_open.h"
 
 #ifdef WEIGHTSCOPE_HAVE_GUI
 #include "ui/gui_main.h"
@@ -27,6 +29,9 @@ void printHelp(const ws::cli::CommandRegistry& reg) {
             << "                                        render a view to a PNG once its work is done, and exit;\n"
             << "                                        VIEW: " << ws::ui::screenshotViews() << "\n"
 #endif
+            << "\nPATH may be remote, read without downloading the weights: hf://ORG/REPO[@REVISION][/FOLDER|/FILE]\n"
+            << "(HF_ENDPOINT, HF_TOKEN), or an http(s) URL of a .safetensors, .gguf, model.safetensors.index.json or a\n"
+            << "folder ending in '/'. Headers are cached under $XDG_CACHE_HOME/weightscope; --no-cache fetches them anew.\n"
             << "\ncommands:\n";
   for (const auto& [name, cmd] : reg.all()) std::cout << "  " << name << std::string(10 - std::min<size_t>(9, name.size()), ' ') << cmd->summary() << "\n";
   std::cout << "\nexit codes: 0 success, 1 problems found, 2 could not run (bad usage, unreadable input)\n"
@@ -60,6 +65,12 @@ int main(int argc, char** argv) {
   if (argc >= 2) {
     if (ws::cli::Command* cmd = reg.find(argv[1])) {
       std::vector<std::string> args(argv + 2, argv + argc);
+      // --no-cache, for any command: a remote checkpoint's headers are fetched anew, into a
+      // mirror that goes when the command ends.
+      if (auto it = std::find(args.begin(), args.end(), "--no-cache"); it != args.end()) {
+        args.erase(it);
+        ws::remoteOptions().useCache = false;
+      }
       for (const auto& a : args)
         if (a == "--help" || a == "-h") {
           std::cout << cmd->usage();

@@ -42,13 +42,15 @@ record() {  # step, status, seconds
 
 step_build() {
   local extra=()
-  # The GPU machine has no simdjson: the rehearsal hides it here so the same build is proved.
-  [ "$rehearsal" = 1 ] && extra+=(-DCMAKE_DISABLE_FIND_PACKAGE_simdjson=ON -DWEIGHTSCOPE_PYTHON="${WEIGHTSCOPE_PYTHON:-}")
+  # The GPU machine has no simdjson and maybe no libcurl: the rehearsal hides both here so the
+  # same build is proved.
+  [ "$rehearsal" = 1 ] && extra+=(-DCMAKE_DISABLE_FIND_PACKAGE_simdjson=ON -DCMAKE_DISABLE_FIND_PACKAGE_CURL=ON -DWEIGHTSCOPE_PYTHON="${WEIGHTSCOPE_PYTHON:-}")
   timeout 240 cmake -S . -B "$build" -G Ninja -DWEIGHTSCOPE_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
     -DWEIGHTSCOPE_FIXTURES="$fixtures" "${extra[@]}" > "$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; return 1; }
   grep -q '^CMAKE_CUDA_COMPILER:.*nvcc' "$build/CMakeCache.txt" || { echo "no CUDA compiler found: the kernels would not be built" | tee -a "$out/configure.log"; return 1; }
   if [ "$rehearsal" = 1 ]; then
     grep -q "simdjson not found" "$out/configure.log" || { echo "simdjson was not left out" | tee -a "$out/configure.log"; return 1; }
+    grep -q "libcurl not found" "$out/configure.log" || { echo "libcurl was not left out" | tee -a "$out/configure.log"; return 1; }
   fi
   # 540 s keeps a device command under the tool's 10 minutes on its 16 cores; the rehearsal builds
   # the same tree on the development machine's 2 cores, where no such limit applies.

@@ -7,6 +7,7 @@
 #include "app/cli/command.h"
 #include "core/formats/open_checkpoint.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/remote_reads.h"
 #include "core/numerics/scale_stats.h"
 #include "core/numerics/stats.h"
 #include "core/util/format_bytes.h"
@@ -38,14 +39,17 @@ struct Target {
   std::string name, scheme;
 };
 
-Result<Target> resolveTarget(const Checkpoint& c, const std::string& name) {
+// Of a remote checkpoint, the bytes it reads are fetched first: expert `expert`'s only, when given.
+Result<Target> resolveTarget(const Checkpoint& c, const std::string& name, int64_t expert = -1) {
   if (const TensorRecord* t = c.find(name); t && t->component != Component::Weight) {
+    if (auto f = capture([&] { num::fetchTensor(c, *t); return true; }); !f) return f.error();
     auto d = num::makeStoredDecoder(c, *t);
     if (!d) return d.error();
     return Target{std::move(d.value()), t->name, std::string(componentName(t->component)) + " " + std::string(t->dtype->name)};
   }
   auto li = num::findLogical(c, name);
   if (!li) return li.error();
+  if (auto f = capture([&] { num::fetchForDecode(c, li.value(), expert); return true; }); !f) return f.error();
   auto d = num::makeDecoder(c, li.value());
   if (!d) return d.error();
   return Target{std::move(d.value()), c.logical[li.value()].name, c.logical[li.value()].schemeName};
@@ -85,7 +89,7 @@ class DequantCommand : public Command {
     if (!numerics) throw std::invalid_argument("--numerics must be reference or kt");
     auto c = openOrReport(a.positional()[0], Partial::Open);  // a tensor whose bytes are there can be read
     if (!c) return kExitCannotRun;
-    auto target = resolveTarget(*c, a.positional()[1]);
+    auto target = resolveTarget(*c, a.positional()[1], a.getInt("expert", -1));
     if (!target) {
       std::cerr << "weightscope: " << target.error().describe() << "\n";
       return kExitCannotRun;
@@ -114,6 +118,8 @@ class DequantCommand : public Command {
       }
       std::cout << target.value().name << "  scheme " << target.value().scheme << (*numerics == num::Numerics::Kt ? "  numerics kt" : "") << "  shape " << formatShape(sel.shape)
                 << "  read " << formatBytes(counter.bytes.load()) << "\n";
+      if (c->remote)  // from the server, headers included when they were not cached
+        std::cout << "fetched " << c->remote->bytesFetched() << " bytes in " << c->remote->requests() << " requests from " << c->remote->location() << "\n";
       if (a.has("stats")) printStats(stats);
       if (npy) {
         npy->commit();

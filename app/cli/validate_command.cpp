@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "core/formats/remote_open.h"
 #include "app/cli/progress.h"
 #include "core/io/atomic_file.h"
 #include "core/report/validate_report.h"
@@ -53,10 +54,12 @@ class ValidateCommand : public Command {
            "  --against REF      compare every tensor with a reference checkpoint (any format, e.g. the\n"
            "                     BF16 original of an FP8 or GGUF conversion): missing, reshaped, and with\n"
            "                     --max-rel-error X moved by more than X (0.08: within 8%)\n"
+           "  --values           of a remote checkpoint (hf://, https://), also the value rules, which fetch\n"
+           "                     every tensor's bytes; without it a remote checkpoint is checked from its headers\n"
            "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime"}, {"full-load"});
+    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime"}, {"full-load", "values"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -71,6 +74,10 @@ class ValidateCommand : public Command {
     opt.only = splitList(a.get("rules"));
     opt.skip = splitList(a.get("skip-rules"));
     opt.fullLoad = a.has("full-load");
+    if (isRemoteLocation(a.positional()[0]) && !a.has("values")) {
+      opt.skip.insert("values");  // headers only: the value rules would fetch every tensor
+      std::cerr << "remote checkpoint: the value rules are left out (--values fetches every tensor's bytes for them)\n";
+    }
     opt.device = a.get("device", "host");
     opt.epSize = int(a.getInt("ep-size", 1));
     opt.epRank = int(a.getInt("ep-rank", 0));

@@ -4,6 +4,7 @@
 
 #include "core/diff/saturation.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/remote_reads.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/element_reader.h"
 
@@ -137,7 +138,11 @@ Matrix decodeMember(const Checkpoint& c, const Unit& u, num::Numerics numerics) 
 
 Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceDequantFn* device, num::Numerics numerics) {
   return capture([&]() -> Matrix {
-    if (u.member >= 0) return decodeMember(c, u, numerics);
+    if (u.member >= 0) {
+      num::fetchTensor(c, c.tensors[uint64_t(u.member)]);  // a remote side: its bytes first
+      return decodeMember(c, u, numerics);
+    }
+    num::fetchForDecode(c, u.logical, u.expert);
     auto made = num::makeDecoder(c, u.logical);
     if (!made) throw CoreError(made.error());
     const num::RowDecoder& d = *made.value();

@@ -17,6 +17,7 @@
 #include "core/formats/gguf.h"
 #include "core/formats/gguf_model.h"
 #include "core/formats/prepartitioned.h"
+#include "core/formats/remote_open.h"
 #include "core/formats/hf_config.h"
 #include "core/formats/safetensors.h"
 #include "core/formats/safetensors_index.h"
@@ -370,9 +371,21 @@ void sortAndDeduplicate(Checkpoint& c, const OpenMode& mode) {
   c.tensors = std::move(kept);
 }
 
-std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool tolerant) {
+// compressed-tensors' weight_shape tensors are read while the structure is recognised; of a remote
+// checkpoint they are fetched first (neighbours coalesced into one request by ensure).
+void fetchWeightShapes(const Checkpoint& c) {
+  std::vector<RemoteSource::Range> ranges;
+  for (const auto& t : c.tensors)
+    if (t.name.size() > 13 && t.name.compare(t.name.size() - 13, 13, ".weight_shape") == 0 && t.bytes <= 64)
+      ranges.push_back({c.files[t.file].path, t.offset, t.bytes});
+  c.remote->ensure(ranges);
+}
+
+std::shared_ptr<Checkpoint> openLocal(const std::string& location, bool tolerant, std::shared_ptr<RemoteSource> remote) {
   auto c = std::make_shared<Checkpoint>();
-  c->root = path;
+  c->root = location;
+  c->remote = std::move(remote);
+  const std::string path = c->remote ? c->remote->mirror() : location;
   const OpenMode mode{tolerant, c.get()};
   std::error_code ec;
   auto st = fs::status(path, ec);
@@ -455,9 +468,29 @@ std::shared_ptr<const Checkpoint> openImpl(const std::string& path, bool toleran
   sortAndDeduplicate(*c, mode);
   if (ranks) describeRanks(*c, *ranks, [&](const Error& e) { mode.report(e); });
   if (index) checkIndexAgainstShards(*c, *index, indexPath, missingShards);
+  if (c->remote) fetchWeightShapes(*c);  // read at open: the mirror holds headers only
   recognizeStructure(*c);
   if (std::any_of(c->tensors.begin(), c->tensors.end(), [](const TensorRecord& t) { return t.numaNode >= 0; })) c->format = "ktransformers";
   return c;
+}
+
+// A remote checkpoint opens through its local mirror (headers only: remote_open.h); what it says
+// about a file names the file's URL, not the mirror's path.
+std::shared_ptr<const Checkpoint> openImpl(const std::string& location, bool tolerant) {
+  if (!isRemoteLocation(location)) return openLocal(location, tolerant, nullptr);
+  auto remote = openRemote(location, remoteOptions());
+  auto named = [&](Error e) {
+    if (const RemoteFile* f = remote->fileFor(e.file)) e.file = f->url;
+    else if (!e.file.empty() && e.file.rfind(remote->mirror(), 0) == 0) e.file = location + e.file.substr(remote->mirror().size());
+    return e;
+  };
+  try {
+    auto c = openLocal(location, tolerant, remote);
+    for (Error& e : c->issues) e = named(e);
+    return c;
+  } catch (const CoreError& e) {
+    throw CoreError(named(e.error()));
+  }
 }
 
 }  // namespace

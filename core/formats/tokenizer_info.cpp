@@ -141,6 +141,7 @@ void fromHfFolder(const Checkpoint& c, TokenizerInfo& t) {
 }  // namespace
 
 std::string sideFolder(const Checkpoint& c) {
+  if (c.remote) return c.remote->mirror();  // the side files were fetched whole into it
   std::error_code ec;
   const fs::path root(c.root);
   if (fs::is_directory(root, ec)) return root.string();

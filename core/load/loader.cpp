@@ -141,6 +141,8 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
   res.store = std::make_unique<WeightStore>(dev);
   LoadReport& rep = res.report;
   auto out = capture([&]() -> bool {
+    // The readers pread the files: of a remote checkpoint's mirror that would be its holes.
+    if (c.remote) fail(ErrorCode::Remote, "a full load reads every byte it places: download the checkpoint, then load it", c.root);
     auto cancelled = [&] { return opt.cancel && *opt.cancel; };
     const auto tPlan = Clock::now();
     auto planned = plan::planCheckpoint(c, opt.plan);

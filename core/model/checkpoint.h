@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/io/mapped_file.h"
+#include "core/io/remote_source.h"
 #include "core/model/metadata.h"
 #include "core/model/model_description.h"
 #include "core/model/scheme_table.h"
@@ -73,6 +74,9 @@ struct Checkpoint {
   std::vector<std::string> unreadable;
   bool incomplete = false;  // some file could not be read
   std::optional<Prepartitioned> prepartitioned;
+  // Set when the checkpoint was opened from a URL: `files` are then its local mirror's, holding
+  // what was fetched; tensor bytes must be fetched (remote->ensure) before they are read.
+  std::shared_ptr<RemoteSource> remote;
   // compressed-tensors weight_shape values by tensor index, read once at open on all cores (one
   // pread each: Kimi-K2 has 69k of them), for the scheme, the decoders and the validator.
   std::unordered_map<uint32_t, std::vector<int64_t>> weightShapes;

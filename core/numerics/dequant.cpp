@@ -552,15 +552,32 @@ void RowDecoder::setShape(std::vector<uint64_t> s) {
   if (rows_ == 0) cols_ = 0;
 }
 
+// A remote checkpoint's mirror holds headers only: a tensor nobody fetched reads as zeros, so a
+// decoder of one is refused rather than built (remote_reads.h fetches what a decode needs).
+void requireFetched(const Checkpoint& c, const TensorRecord& t) {
+  if (c.remote && t.bytes && !c.remote->touched(c.files[t.file].path, t.offset, t.bytes))
+    fail(ErrorCode::Remote, "the bytes of this tensor were not fetched from " + c.remote->location() + " (this command reads only headers of a remote checkpoint)",
+         c.files[t.file].path, t.offset, t.name);
+}
+
 Result<std::unique_ptr<RowDecoder>> makeDecoder(const Checkpoint& c, uint32_t logical) {
   return capture([&]() -> std::unique_ptr<RowDecoder> {
     if (logical >= c.logical.size()) fail(ErrorCode::Usage, "no such logical tensor");
+    for (uint32_t m : c.logical[logical].members) requireFetched(c, c.tensors[m]);
     return build(c, logical);
+  });
+}
+
+Result<std::vector<uint64_t>> decodedShape(const Checkpoint& c, uint32_t logical) {
+  return capture([&]() -> std::vector<uint64_t> {
+    if (logical >= c.logical.size()) fail(ErrorCode::Usage, "no such logical tensor");
+    return build(c, logical)->shape();  // no byte is read: a remote checkpoint's headers suffice
   });
 }
 
 Result<std::unique_ptr<RowDecoder>> makeStoredDecoder(const Checkpoint& c, const TensorRecord& t) {
   return capture([&]() -> std::unique_ptr<RowDecoder> {
+    requireFetched(c, t);
     if (t.dtype->isBlockQuant()) mismatch(c, t, "a block-quantized companion has no plain values");
     return std::make_unique<PlainDecoder>(c, t);
   });

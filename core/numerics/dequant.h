@@ -50,6 +50,10 @@ class RowDecoder {
 // Builds the decoder for logical tensor `logical` of the checkpoint (which must outlive it).
 Result<std::unique_ptr<RowDecoder>> makeDecoder(const Checkpoint& c, uint32_t logical);
 
+// The logical shape a decoder of `logical` would have (its companions checked), without reading
+// any of its bytes: what the shape rules need, remote checkpoints included.
+Result<std::vector<uint64_t>> decodedShape(const Checkpoint& c, uint32_t logical);
+
 // A stored companion tensor (bias, scale, zero point, weight_shape) read as the plain numbers it
 // holds, for when a user names it rather than its weight. Fails, naming it, for block types.
 Result<std::unique_ptr<RowDecoder>> makeStoredDecoder(const Checkpoint& c, const TensorRecord& t);

@@ -166,8 +166,11 @@ void appendTensor(std::string& out, const Checkpoint& c, const TensorRecord& t) 
 
 std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt) {
   json files = json::array();
-  for (const auto& f : c.files)
+  for (const auto& f : c.files) {
     files.push_back({{"path", f.path}, {"format", f.format}, {"size", f.size}, {"data_offset", f.dataStart}, {"data_bytes", f.size - f.dataStart}});
+    if (c.remote)
+      if (const RemoteFile* rf = c.remote->fileFor(f.path)) files.back()["url"] = rf->url;
+  }
   const Totals t = totalsOf(c, opt);
   const json totals = {{"tensors", t.tensors}, {"logical_tensors", t.logicalTensors}, {"bytes", t.bytes}, {"parameters", t.parameters},
                        {"bytes_by_role", t.byRole}, {"bytes_by_dtype", t.byDtype}, {"bytes_by_scheme", t.byScheme}};
@@ -190,6 +193,11 @@ std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt) {
       ranks["ranks"].push_back({{"rank", r.rank}, {"files", r.files}, {"tensors", r.tensors}, {"bytes", r.bytes}});
   }
   out += ",\n\"prepartitioned\":" + ranks.dump();
+  json remote = nullptr;  // where a remote checkpoint was read from, and how much of it
+  if (c.remote)
+    remote = {{"location", c.remote->location()}, {"revision", c.remote->revision}, {"mirror", c.remote->mirror()}, {"from_cache", c.remote->fromCache},
+              {"bytes_fetched", c.remote->bytesFetched()}, {"requests", c.remote->requests()}, {"bytes", c.totalBytes()}};
+  out += ",\n\"remote\":" + remote.dump();
   out += ",\n\"experts\":" + expertsJson(expertGrid(c)).dump();
   out += ",\n\"notes\":" + json(c.notes).dump();
   // Metadata strings are the file's: invalid UTF-8 in them is shown replaced, not refused.
@@ -219,6 +227,10 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
   std::ostringstream o;
   const Totals tot = totalsOf(c, opt);  // one place computes the totals
   o << "checkpoint   " << c.root << "  (" << c.format << ", " << c.files.size() << (c.files.size() == 1 ? " file" : " files") << ")\n";
+  if (c.remote)
+    o << "remote       " << (c.remote->fromCache ? "headers from the cache " + c.remote->mirror() + " (no request)"
+                                                  : "fetched " + formatBytes(c.remote->bytesFetched()) + " in " + std::to_string(c.remote->requests()) + " requests")
+      << (c.remote->revision.empty() ? "" : ", revision " + c.remote->revision) << "\n";
   o << "model        " << (m.architecture.empty() ? "unknown" : m.architecture) << "  (from " << m.source << ")\n";
   o << "layers       " << m.numLayers << ": dense " << ranges(m.denseLayers) << "; MoE " << ranges(m.moeLayers);
   if (!m.mtpLayers.empty()) o << "; MTP " << ranges(m.mtpLayers);

@@ -27,6 +27,7 @@ const char* errorCodeName(ErrorCode code) {
     case ErrorCode::MissingShard: return "MISSING_SHARD";
     case ErrorCode::InconsistentSplit: return "INCONSISTENT_SPLIT";
     case ErrorCode::InconsistentRanks: return "INCONSISTENT_RANKS";
+    case ErrorCode::Remote: return "REMOTE";
     case ErrorCode::IndexTensorAbsent: return "INDEX_TENSOR_ABSENT";
     case ErrorCode::IndexTensorUnlisted: return "INDEX_TENSOR_UNLISTED";
     case ErrorCode::IndexTensorMisplaced: return "INDEX_TENSOR_MISPLACED";

@@ -41,6 +41,7 @@ enum class ErrorCode {
   IndexTotalSize,          // metadata.total_size disagrees with the tensors' bytes
   FormatMismatch,          // the bytes are another format than the file name says (GGUF named .safetensors)
   InconsistentRanks,       // a pre-partitioned checkpoint's ranks hold different tensor sets or shapes
+  Remote,                  // a remote read failed: the server's answer, or no answer, named with the URL
   Usage,                   // bad command-line usage
 };
 

@@ -45,9 +45,9 @@ void attentionRules(const Checkpoint& c, Sink& sink) {
     for (const auto& [ending, p] : kProjections)
       if (l.name.ends_with(ending)) part = &p;
     if (!part) continue;
-    auto dec = num::makeDecoder(c, li);
-    if (!dec) continue;  // a shape the decoder refuses is WS-S004's or an integrity finding
-    const std::vector<uint64_t> shape = dec.value()->shape();
+    auto decoded = num::decodedShape(c, li);
+    if (!decoded) continue;  // a shape the decoder refuses is WS-S004's or an integrity finding
+    const std::vector<uint64_t> shape = decoded.value();
     std::vector<uint64_t> want;
     std::string why;
     switch (*part) {

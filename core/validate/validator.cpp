@@ -19,6 +19,7 @@
 #include "core/model/weight_shape.h"
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/remote_reads.h"
 #include "core/util/format_bytes.h"
 #include "core/validate/rules.h"
 #include "core/validate/attention_rules.h"
@@ -267,13 +268,13 @@ void completenessRules(const Checkpoint& c, Sink& sink) {
 // The unpacked shape of a logical tensor, without reading its data (weight_shape aside).
 std::vector<uint64_t> logicalShape(const Checkpoint& c, const LogicalTensor& l, bool& ok, std::string& why) {
   ok = true;
-  auto dec = num::makeDecoder(c, uint32_t(&l - c.logical.data()));
-  if (!dec) {
+  auto shape = num::decodedShape(c, uint32_t(&l - c.logical.data()));
+  if (!shape) {
     ok = false;
-    why = dec.error().message;
+    why = shape.error().message;
     return {};
   }
-  return dec.value()->shape();
+  return shape.value();
 }
 
 void shapeRules(const Checkpoint& c, Sink& sink) {
@@ -675,6 +676,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   rep.bytesReadByFamily["integrity"] = 0;
   rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers
   if (familyEnabled(opt, "values")) {
+    num::fetchAll(*c);  // a remote checkpoint: every tensor's bytes (validate --values)
     uint64_t scaleBytes = 0, valueBytes = 0;
     std::set<uint32_t> flagged;
     scaleRules(*c, sink, opt, scaleBytes, rep.scalesByLayer, flagged);

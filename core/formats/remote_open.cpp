@@ -1,0 +1,370 @@
+#include "core/formats/remote_open.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/formats/data_extent.h"
+#include "core/formats/gguf.h"
+#include "core/formats/safetensors_index.h"
+#include "core/io/text_file.h"
+#include "core/util/error.h"
+
+namespace ws {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+namespace {
+
+constexpr uint64_t kFirstRead = 32 << 10;        // one request holds most headers
+constexpr uint64_t kSideFileLimit = 256ull << 20;  // as readTextFile: tokenizer.json can be tens of MB
+constexpr uint64_t kHeaderLimit = 512ull << 20;  // a GGUF header (vocabulary included) grown up to this
+const char* const kSideFiles[] = {"config.json", "generation_config.json", "tokenizer_config.json", "tokenizer.json", "special_tokens_map.json",
+                                  "hf_quant_config.json", "model.safetensors.index.json"};
+
+[[noreturn]] void remoteFail(const std::string& where, std::string message) { throw CoreError(Error{ErrorCode::Remote, std::move(message), where, std::nullopt, {}}); }
+
+bool endsWith(const std::string& s, const std::string& suffix) { return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0; }
+bool isWeightFile(const std::string& name) { return endsWith(name, ".safetensors") || endsWith(name, ".gguf"); }
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string hubEndpoint() {
+  std::string e = env("HF_ENDPOINT");
+  if (e.empty()) e = "https://huggingface.co";
+  while (!e.empty() && e.back() == '/') e.pop_back();
+  return e;
+}
+
+// HF_TOKEN, else the file the Hugging Face CLI writes at login.
+std::string hubToken() {
+  if (std::string t = env("HF_TOKEN"); !t.empty()) return t;
+  std::vector<std::string> files;
+  if (std::string p = env("HF_TOKEN_PATH"); !p.empty()) files.push_back(p);
+  if (std::string h = env("HF_HOME"); !h.empty()) files.push_back(h + "/token");
+  if (std::string h = env("HOME"); !h.empty()) files.push_back(h + "/.cache/huggingface/token");
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::string t;
+    if (in && std::getline(in, t)) {
+      while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+      if (!t.empty()) return t;
+    }
+  }
+  return {};
+}
+
+// A name from a listing or an index, safe to create in the mirror folder.
+void checkName(const std::string& name, const std::string& where) {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+    remoteFail(where, "'" + name + "' is not a plain file name");
+}
+
+struct Listing {
+  std::vector<std::pair<std::string, std::string>> weights, side;  // name, URL
+  std::string revision;
+};
+
+Listing listHub(HttpClient& http, const std::string& location) {
+  // hf://ORG/REPO[@REV][/SUBDIR]
+  const std::string rest = location.substr(5);
+  static const std::regex re(R"(([^/@]+)/([^/@]+)(@([^/]+))?(/(.*))?)");
+  std::smatch m;
+  if (!std::regex_match(rest, m, re)) remoteFail(location, "not hf://ORG/REPO[@REVISION][/FOLDER]");
+  const std::string repo = m[1].str() + "/" + m[2].str(), rev = m[4].matched ? m[4].str() : "main";
+  std::string sub = m[6].matched ? m[6].str() : "";
+  while (!sub.empty() && sub.back() == '/') sub.pop_back();
+  const std::string api = hubEndpoint() + "/api/models/" + repo + "/revision/" + rev;
+  Json j;
+  try {
+    j = Json::parse(http.getWhole(api, 64ull << 20));
+  } catch (const Json::exception& e) {
+    remoteFail(api, std::string("the Hub's answer is not JSON: ") + e.what());
+  }
+  Listing out;
+  out.revision = j.contains("sha") && j["sha"].is_string() ? j["sha"].get<std::string>() : rev;
+  if (!j.contains("siblings") || !j["siblings"].is_array()) remoteFail(api, "the Hub's answer lists no files (no \"siblings\")");
+  const std::string prefix = sub.empty() ? "" : sub + "/";
+  for (const auto& s : j["siblings"]) {
+    if (!s.is_object() || !s.contains("rfilename") || !s["rfilename"].is_string()) continue;
+    const std::string path = s["rfilename"].get<std::string>();
+    if (path.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string name = path.substr(prefix.size());
+    if (name.find('/') != std::string::npos) continue;  // deeper folders are other checkpoints
+    const std::string url = hubEndpoint() + "/" + repo + "/resolve/" + out.revision + "/" + path;
+    if (isWeightFile(name)) out.weights.push_back({name, url});
+    else if (std::find(std::begin(kSideFiles), std::end(kSideFiles), name) != std::end(kSideFiles)) out.side.push_back({name, url});
+  }
+  if (out.weights.empty()) remoteFail(location, "the repository" + std::string(sub.empty() ? "" : " folder '" + sub + "'") + " holds no .safetensors or .gguf file");
+  return out;
+}
+
+Listing listUrl(HttpClient& http, const std::string& url) {
+  Listing out;
+  const std::string base = url.substr(0, url.rfind('/') + 1), name = url.substr(url.rfind('/') + 1);
+  std::string index;
+  if (name.empty()) {  // a folder: its index, else one model.safetensors
+    if (http.getIfPresent(base + "model.safetensors.index.json", 64ull << 20, index)) out.side.push_back({"model.safetensors.index.json", base + "model.safetensors.index.json"});
+    else out.weights.push_back({"model.safetensors", base + "model.safetensors"});
+  } else if (endsWith(name, ".json")) {
+    index = http.getWhole(url, 64ull << 20);
+    out.side.push_back({"model.safetensors.index.json", url});
+  } else if (isWeightFile(name)) {
+    checkName(name, url);
+    out.weights.push_back({name, url});
+    static const std::regex split(R"((.*)-(\d{5})-of-(\d{5})(\.gguf|\.safetensors))");
+    std::smatch m;
+    if (std::regex_match(name, m, split)) {  // the other parts of a split set
+      out.weights.clear();
+      const int count = std::stoi(m[3]);
+      for (int k = 1; k <= count; ++k) {
+        char part[64];
+        std::snprintf(part, sizeof part, "-%05d-of-%05d", k, count);
+        const std::string n = m[1].str() + part + m[4].str();
+        out.weights.push_back({n, base + n});
+      }
+    }
+  } else {
+    remoteFail(url, "not a .safetensors, .gguf or model.safetensors.index.json URL, nor a folder URL ending in '/'");
+  }
+  if (!index.empty()) {
+    const SafetensorsIndex ix = parseSafetensorsIndex(index, url);
+    for (const auto& s : ix.shards) {
+      checkName(s, url);
+      out.weights.push_back({s, base + s});
+    }
+  }
+  for (const char* side : kSideFiles)
+    if (std::none_of(out.side.begin(), out.side.end(), [&](const auto& p) { return p.first == side; })) out.side.push_back({side, base + side});
+  return out;
+}
+
+// FNV-1a: a stable name for a location's cache folder.
+std::string cacheKey(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
+  return buf;
+}
+
+fs::path cacheRoot(const RemoteOptions& o) {
+  if (!o.cacheDir.empty()) return o.cacheDir;
+  if (std::string x = env("XDG_CACHE_HOME"); !x.empty()) return fs::path(x) / "weightscope" / "remote";
+  return fs::path(env("HOME").empty() ? "/tmp" : env("HOME")) / ".cache" / "weightscope" / "remote";
+}
+
+// Bytes [0, end) of a weight file with its header whole: safetensors' length prefix says how far;
+// a GGUF is read further until its key-value pairs and tensor infos parse.
+std::vector<uint8_t> fetchHeader(HttpClient& http, const RemoteFile& f, uint64_t& total, std::string& etag) {
+  RangeReply r = http.getRange(f.url, 0, kFirstRead);
+  total = r.totalSize, etag = r.etag;
+  std::vector<uint8_t> bytes = std::move(r.bytes);
+  auto grow = [&](uint64_t to) {
+    to = std::min(to, total);
+    if (to <= bytes.size()) return;
+    RangeReply more = http.getRange(f.url, bytes.size(), to - bytes.size());
+    bytes.insert(bytes.end(), more.bytes.begin(), more.bytes.end());
+  };
+  // Only the header is kept: the cache never holds tensor bytes it was not asked for.
+  if (endsWith(f.name, ".safetensors")) {
+    if (bytes.size() >= 8) {
+      uint64_t n = 0;
+      std::memcpy(&n, bytes.data(), 8);
+      if (n <= 100'000'000) {  // larger is refused by the parser, which names it
+        grow(8 + n);
+        bytes.resize(std::min<uint64_t>(bytes.size(), 8 + n));
+      }
+    }
+    return bytes;
+  }
+  while (true) {
+    try {
+      const GgufFile g = parseGguf(std::span<const uint8_t>(bytes.data(), bytes.size()), f.url, DataExtent::Partial);
+      grow(g.dataStart);
+      bytes.resize(std::min<uint64_t>(bytes.size(), g.dataStart));
+      return bytes;
+    } catch (const CoreError& e) {
+      if (e.error().code != ErrorCode::GgufTruncated || bytes.size() >= total || bytes.size() >= kHeaderLimit) return bytes;  // the open names it
+      grow(bytes.size() * 4);
+    }
+  }
+}
+
+void writeFile(const fs::path& p, const void* data, uint64_t n, uint64_t size) {
+  const int fd = ::open(p.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) throw CoreError(Error{ErrorCode::Io, "cannot create the mirror file", p.string(), std::nullopt, {}});
+  const bool ok = ::ftruncate(fd, off_t(size)) == 0 && (n == 0 || ::pwrite(fd, data, n, 0) == ssize_t(n));
+  ::close(fd);
+  if (!ok) throw CoreError(Error{ErrorCode::Io, "cannot write the mirror file", p.string(), std::nullopt, {}});
+}
+
+uint64_t allocatedBytes(const fs::path& dir) {
+  uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    struct stat st {};
+    if (::stat(e.path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) n += uint64_t(st.st_blocks) * 512;
+  }
+  return n;
+}
+
+// Drops the least recently made mirrors until the cache holds at most `limit` bytes on disk.
+void boundCache(const fs::path& root, const fs::path& keep, uint64_t limit) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    if (!e.is_directory()) continue;
+    total += allocatedBytes(e.path());
+    entries.push_back({fs::last_write_time(e.path(), ec), e.path()});
+  }
+  std::sort(entries.begin(), entries.end());
+  for (const auto& [when, p] : entries) {
+    if (total <= limit) break;
+    if (p == keep) continue;
+    const uint64_t n = allocatedBytes(p);
+    fs::remove_all(p, ec);
+    total -= std::min(total, n);
+  }
+}
+
+std::shared_ptr<RemoteSource> fromManifest(const fs::path& dir, const std::string& location, std::shared_ptr<HttpClient> http) {
+  Json m;
+  try {
+    m = Json::parse(readTextFile((dir / "weightscope-remote.json").string()));
+  } catch (const std::exception&) {
+    return nullptr;  // an unreadable entry is made again
+  }
+  if (!m.is_object() || m.value("location", "") != location || !m.contains("files")) return nullptr;
+  auto src = std::make_shared<RemoteSource>(location, dir.string(), std::move(http), false);
+  src->revision = m.value("revision", "");
+  src->fromCache = true;
+  for (const auto& f : m["files"]) {
+    RemoteFile rf{f.value("name", ""), f.value("url", ""), f.value("size", uint64_t(0)), f.value("etag", "")};
+    std::error_code ec;
+    if (rf.name.empty() || fs::file_size(dir / rf.name, ec) != rf.size) return nullptr;
+    src->markPresent((dir / rf.name).string(), 0, f.value("header", uint64_t(0)));
+    src->files.push_back(std::move(rf));
+  }
+  for (const auto& s : m.value("side", Json::array())) src->sideFiles.push_back(s.get<std::string>());
+  return src;
+}
+
+}  // namespace
+
+bool isRemoteLocation(const std::string& p) { return p.rfind("hf://", 0) == 0 || p.rfind("http://", 0) == 0 || p.rfind("https://", 0) == 0; }
+
+RemoteOptions& remoteOptions() {
+  static RemoteOptions o;
+  return o;
+}
+
+std::shared_ptr<RemoteSource> openRemote(const std::string& location, const RemoteOptions& options) {
+  if (!httpAvailable()) remoteFail(location, "this build has no HTTP support (built without libcurl): download the checkpoint and open it locally");
+  HttpOptions ho;
+  if (location.rfind("hf://", 0) == 0 || location.rfind(hubEndpoint(), 0) == 0) ho.bearerToken = hubToken();
+  auto http = std::make_shared<HttpClient>(ho);
+  const fs::path root = cacheRoot(options);
+  const fs::path dir = root / cacheKey(location);
+  if (options.useCache)
+    if (auto cached = fromManifest(dir, location, http)) return cached;
+
+  const Listing list = location.rfind("hf://", 0) == 0 ? listHub(*http, location) : listUrl(*http, location);
+  std::error_code ec;
+  fs::path work;
+  if (options.useCache) {
+    fs::create_directories(root, ec);
+    work = root / (cacheKey(location) + ".partial-" + std::to_string(::getpid()));
+  } else {
+    work = fs::temp_directory_path() / ("weightscope-remote-" + cacheKey(location) + "-" + std::to_string(::getpid()));
+  }
+  fs::remove_all(work, ec);
+  fs::create_directories(work, ec);
+  if (ec) throw CoreError(Error{ErrorCode::Io, "cannot create the mirror folder: " + ec.message(), work.string(), std::nullopt, {}});
+  struct Cleanup {
+    fs::path p;
+    bool armed = true;
+    ~Cleanup() {
+      std::error_code e;
+      if (armed) fs::remove_all(p, e);
+    }
+  } cleanup{work};
+
+  Json manifest = {{"location", location}, {"revision", list.revision}, {"files", Json::array()}, {"side", Json::array()}};
+  std::vector<std::string> side;
+  for (const auto& [name, url] : list.side) {
+    std::string text;
+    if (!http->getIfPresent(url, kSideFileLimit, text)) continue;
+    writeFile(work / name, text.data(), text.size(), text.size());
+    side.push_back(name);
+    manifest["side"].push_back(name);
+  }
+  // Headers of every weight file, several at once (163 shards of DeepSeek-V3 are 163 requests).
+  std::vector<RemoteFile> files(list.weights.size());
+  std::vector<uint64_t> headerBytes(files.size());
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::optional<Error> firstError;
+  auto work1 = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
+      try {
+        RemoteFile& f = files[i];
+        f.name = list.weights[i].first;
+        f.url = list.weights[i].second;
+        checkName(f.name, f.url);
+        const std::vector<uint8_t> head = fetchHeader(*http, f, f.size, f.etag);
+        writeFile(work / f.name, head.data(), head.size(), f.size);
+        headerBytes[i] = head.size();
+      } catch (const CoreError& e) {
+        std::lock_guard lock(mu);
+        if (!firstError) firstError = e.error();
+        next = files.size();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min<size_t>(8, files.size()); ++t) threads.emplace_back(work1);
+  work1();
+  for (auto& t : threads) t.join();
+  if (firstError) throw CoreError(*firstError);
+  for (size_t i = 0; i < files.size(); ++i)
+    manifest["files"].push_back({{"name", files[i].name}, {"url", files[i].url}, {"size", files[i].size}, {"etag", files[i].etag}, {"header", headerBytes[i]}});
+  {
+    std::ofstream out(work / "weightscope-remote.json");
+    out << manifest.dump(1);
+  }
+
+  fs::path final = work;
+  if (options.useCache) {
+    fs::remove_all(dir, ec);
+    fs::rename(work, dir, ec);
+    if (!ec) final = dir;
+    boundCache(root, final, options.cacheLimit);
+  }
+  cleanup.armed = false;
+  auto src = std::make_shared<RemoteSource>(location, final.string(), http, !options.useCache || final != dir);
+  src->revision = list.revision;
+  for (size_t i = 0; i < files.size(); ++i) {
+    src->markPresent((final / files[i].name).string(), 0, headerBytes[i]);
+    src->files.push_back(files[i]);
+  }
+  src->sideFiles = side;
+  return src;
+}
+
+}  // namespace ws

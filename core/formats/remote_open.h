@@ -1,0 +1,31 @@
+// Opening a checkpoint where it lies, without downloading its weights: hf://ORG/REPO[@REV][/SUBDIR]
+// (the file list from the Hub API, files from its resolve URLs; HF_ENDPOINT, HF_TOKEN or the
+// token file the Hugging Face CLI writes), a plain http(s) URL of a .safetensors, .gguf or
+// model.safetensors.index.json, or a URL folder ending in '/'. The files are mirrored into a
+// local folder (core/io/remote_source.h): configs and tokenizer files whole, weight files sparse
+// with their headers only. The mirror is the header cache: kept under $XDG_CACHE_HOME/weightscope
+// (bounded, headers only) and opened again without the network, unless told not to.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/io/remote_source.h"
+
+namespace ws {
+
+bool isRemoteLocation(const std::string& path);
+
+struct RemoteOptions {
+  bool useCache = true;      // false: a temporary mirror, fetched anew and removed afterwards
+  std::string cacheDir;      // empty: $XDG_CACHE_HOME/weightscope/remote (or ~/.cache/...)
+  uint64_t cacheLimit = uint64_t(2) << 30;  // header bytes the cache keeps before it drops the oldest
+};
+// Process-wide, set by the command line (--no-cache) before anything is opened.
+RemoteOptions& remoteOptions();
+
+// The mirror of `location`, made now or found in the cache. Throws CoreError(Remote) naming the
+// URL: a missing repository or file, a refusal without a token, a server that ignores Range.
+std::shared_ptr<RemoteSource> openRemote(const std::string& location, const RemoteOptions& options);
+
+}  // namespace ws

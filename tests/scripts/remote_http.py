@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Remote checkpoints over HTTP, against real servers started here on 127.0.0.1.
+
+1. nginx (Debian's) serving the Hugging Face Hub's two endpoints as static files: the file list
+   (/api/models/ORG/REPO/revision/REV) and the files (/ORG/REPO/resolve/SHA/PATH), each fixture a
+   repository. Through hf:// with HF_ENDPOINT pointing at it, every fixture gives the same
+   inspect --json tensors, plan --json ranks and header-only findings as the local copy, fetching
+   a few percent of its bytes (printed); opened again it comes from the header cache without a
+   request; dequant of one expert equals the local result bit for bit and fetches about that
+   expert's bytes; a commit-pinned revision, a folder URL and a plain file URL open too; a
+   redirect chain is followed; a repository behind a token refuses without HF_TOKEN and opens
+   with it; the full-size sparse DeepSeek-V3 (163 shards) opens and says what it fetched.
+2. A misbehaving server (Python's http.server, here): one that ignores Range, a 404 shard, a
+   connection reset in the middle of a header, short reads, a 500 before success, a header that
+   lies about its length: each a clear error naming the URL or a transparent retry, never a hang
+   or a wrong answer.
+
+usage: remote_http.py WEIGHTSCOPE FIXTURES"""
+import http.server
+import json
+import os
+import shutil
+import socket
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, fail, finish  # noqa: E402
+
+WS, FX = sys.argv[1], sys.argv[2]
+SHA = "0123456789abcdef0123456789abcdef01234567"
+FIXTURES = {"qwen3_moe": "hf/qwen3_moe", "qwen3_moe_fp8": "hf/qwen3_moe_fp8", "deepseek_v3": "hf/deepseek_v3", "mixtral": "hf/mixtral",
+            "qwen3_vl_moe": "hf/qwen3_vl_moe", "kquants": "gguf/tiny-qwen3moe-kquants.gguf", "kquants_split": "gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf"}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(*args, env=None, timeout=300):
+    return subprocess.run([WS, *args], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def files_of(rel):
+    src = os.path.join(FX, rel)
+    if os.path.isdir(src):
+        return src, sorted(os.listdir(src))
+    if "-00001-of-" in rel:  # a split set: all its parts
+        d, stem = os.path.dirname(src), os.path.basename(src).split("-00001-of-")[0]
+        return d, sorted(f for f in os.listdir(d) if f.startswith(stem + "-0") and "-of-" in f)
+    return os.path.dirname(src), [os.path.basename(src)]
+
+
+def publish(www, repo, src_dir, names, sha=SHA):
+    """Lays a repository out as the Hub's API and resolve endpoints."""
+    api = os.path.join(www, "api/models", repo, "revision")
+    os.makedirs(api, exist_ok=True)
+    listing = {"id": repo, "sha": sha, "siblings": [{"rfilename": n} for n in names]}
+    for rev in ("main", sha):
+        with open(os.path.join(api, rev), "w") as f:
+            json.dump(listing, f)
+    res = os.path.join(www, repo, "resolve", sha)
+    os.makedirs(res, exist_ok=True)
+    for n in names:
+        os.symlink(os.path.join(src_dir, n), os.path.join(res, n))
+
+
+def tensors_of(j):
+    return [{k: v for k, v in t.items() if k != "file"} | {"file": os.path.basename(j["files"][t["file"]]["path"])} for t in j["tensors"]]
+
+
+def findings_of(path, env, tmp):
+    report = os.path.join(tmp, "v.json")
+    if os.path.exists(report):
+        os.remove(report)
+    r = run("validate", path, "--skip-rules", "values", "--report", report, env=env)
+    if not os.path.exists(report):
+        return r.returncode, [f"no report: {r.stderr.strip()}"]
+    return r.returncode, sorted((f["code"], f.get("tensor") or "", f["message"].replace(path, "")) for f in json.load(open(report))["findings"])
+
+
+def access_count(log):
+    return sum(1 for _ in open(log)) if os.path.exists(log) else 0
+
+
+# ------------------------------------------------------------------------------------------ nginx
+def start_nginx(tmp, www):
+    port, gated_port = free_port(), free_port()
+    conf = os.path.join(tmp, "nginx.conf")
+    user = "user root;" if os.geteuid() == 0 else ""
+    with open(conf, "w") as f:
+        f.write(f"""{user}
+worker_processes 1; daemon off; pid {tmp}/nginx.pid; error_log {tmp}/nginx-error.log;
+events {{ worker_connections 64; }}
+http {{
+  access_log {tmp}/access.log; default_type application/octet-stream;
+  client_body_temp_path {tmp}/cb; proxy_temp_path {tmp}/px; fastcgi_temp_path {tmp}/fc; uwsgi_temp_path {tmp}/uw; scgi_temp_path {tmp}/sc;
+  server {{
+    listen 127.0.0.1:{port}; root {www}; disable_symlinks off;
+    location /hop1/ {{ rewrite ^/hop1/(.*)$ /hop2/$1 redirect; }}
+    location /hop2/ {{ rewrite ^/hop2/(.*)$ /$1 redirect; }}
+  }}
+  server {{
+    listen 127.0.0.1:{gated_port}; root {www};
+    location / {{ if ($http_authorization != "Bearer secret-token") {{ return 401; }} }}
+  }}
+}}
+""")
+    p = subprocess.Popen(["nginx", "-c", conf, "-p", tmp], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.1).close()
+            socket.create_connection(("127.0.0.1", gated_port), 0.1).close()
+            return p, port, gated_port
+        except OSError:
+            time.sleep(0.05)
+    p.kill()
+    raise SystemExit("nginx did not start: " + p.stderr.read().decode())
+
+
+def part_nginx(tmp):
+    www = os.path.join(tmp, "www")
+    os.makedirs(www)
+    for repo, rel in FIXTURES.items():
+        publish(www, "fixtures/" + repo, *files_of(rel))
+    # the full-size DeepSeek-V3, written sparse (163 shards of real shapes)
+    big = os.path.join(tmp, "deepseek-full")
+    r = run("synth", "--like", "deepseek-v3", "--scheme", "fp8-block", "--size", "full", "--sparse", big)
+    check(r.returncode == 0, f"synth full DeepSeek-V3: {r.stderr.strip()}")
+    publish(www, "fixtures/deepseek-full", big, sorted(os.listdir(big)))
+    nginx, port, gated = start_nginx(tmp, www)
+    try:
+        env = dict(os.environ, HF_ENDPOINT=f"http://127.0.0.1:{port}", XDG_CACHE_HOME=os.path.join(tmp, "cache"))
+        env.pop("HF_TOKEN", None)
+        env["HOME"] = tmp  # no token file of the machine's
+        log = os.path.join(tmp, "access.log")
+        for repo, rel in FIXTURES.items():
+            local = os.path.join(FX, rel)
+            loc = f"hf://fixtures/{repo}"
+            rl, rr = run("inspect", local, "--json"), run("inspect", loc, "--json", env=env)
+            if rr.returncode != rl.returncode or rr.returncode not in (0, 1):
+                fail(f"{repo}: inspect exit {rr.returncode} (local {rl.returncode}): {rr.stderr.strip()[:300]}")
+                continue
+            jl, jr = json.loads(rl.stdout), json.loads(rr.stdout)
+            check(tensors_of(jl) == tensors_of(jr), f"{repo}: remote tensors differ from the local ones")
+            check(jl["model"] == jr["model"] and jl["totals"] == jr["totals"], f"{repo}: model or totals differ")
+            rem = jr["remote"]
+            share = rem["bytes_fetched"] / rem["bytes"]
+            print(f"{repo}: fetched {rem['bytes_fetched']:,} of {rem['bytes']:,} bytes ({100 * share:.2f}%) in {rem['requests']} requests")
+            check(share < 0.05 or rem["bytes"] < 4_000_000, f"{repo}: fetched {100 * share:.1f}% of the checkpoint")
+            check(all(f.get("url", "").startswith(f"http://127.0.0.1:{port}/fixtures/{repo}/resolve/{SHA}/") for f in jr["files"]), f"{repo}: file URLs")
+            before = access_count(log)
+            again = json.loads(run("inspect", loc, "--json", env=env).stdout)
+            check(again["remote"]["from_cache"] and access_count(log) == before and tensors_of(again) == tensors_of(jl), f"{repo}: reopening was not from the cache")
+            pl = run("plan", local, "--ep", "2", "--json")
+            pr = run("plan", loc, "--ep", "2", "--json", env=env)
+            if pl.returncode == 0:
+                check(pr.returncode == 0 and json.loads(pl.stdout)["ranks"] == json.loads(pr.stdout)["ranks"], f"{repo}: plan differs (exit {pr.returncode}) {pr.stderr[:200]}")
+            fl, fr = findings_of(local, None, tmp), findings_of(loc, env, tmp)
+            check(fl[0] == fr[0] and [f[:2] for f in fl[1]] == [f[:2] for f in fr[1]], f"{repo}: header-only findings differ: {fl[1][:3]} vs {fr[1][:3]}")
+
+        # dequant of one expert: the local bytes, bit for bit, for about that expert's bytes
+        for repo, rel, tensor, expert in [("kquants", "gguf/tiny-qwen3moe-kquants.gguf", "blk.1.ffn_down_exps.weight", 3),
+                                          ("qwen3_moe_fp8", "hf/qwen3_moe_fp8", "model.layers.1.mlp.experts.5.up_proj.weight", -1)]:
+            ol, orr = os.path.join(tmp, "l.npy"), os.path.join(tmp, "r.npy")
+            extra = ["--expert", str(expert)] if expert >= 0 else []
+            a = run("dequant", os.path.join(FX, rel), tensor, *extra, "--out", ol)
+            b = run("dequant", f"hf://fixtures/{repo}", tensor, *extra, "--out", orr, env=env)
+            if a.returncode or b.returncode:
+                fail(f"dequant {repo} {tensor}: exit {a.returncode}/{b.returncode}: {b.stderr.strip()[:300]}")
+                continue
+            check(np.array_equal(np.load(ol).view(np.uint32), np.load(orr).view(np.uint32)), f"dequant {repo} {tensor} {expert}: remote values differ")
+            fetched = int(b.stdout.split("fetched ")[1].split(" bytes")[0])
+            j = json.loads(run("inspect", os.path.join(FX, rel), "--json").stdout)
+            logical = next(t["logical"] for t in j["tensors"] if t["name"] == tensor)
+            members = [t for t in j["tensors"] if t["logical"] == logical]
+            want = sum(t["bytes"] // (t["shape"][0] if expert >= 0 else 1) for t in members)
+            print(f"dequant {repo} {tensor} expert {expert}: fetched {fetched:,} bytes for {want:,} bytes of the tensor")
+            check(want <= fetched <= want + (64 << 10), f"dequant {repo}: fetched {fetched} bytes, the selection holds {want}")
+        # stats of every tensor fetches what it reads: the same numbers as the local copy, never zeros
+        a, b = run("stats", os.path.join(FX, "hf/qwen3_moe"), "--all"), run("stats", "hf://fixtures/qwen3_moe", "--all", env=env)
+        check(a.returncode == b.returncode == 0 and a.stdout.splitlines()[1:] == [l for l in b.stdout.splitlines()[1:] if not l.startswith("fetched ")],
+              f"stats --all remote: exit {b.returncode}: {b.stderr.strip()[:200]}")
+
+        # validate --values: the value rules fetch every tensor, and find what they find locally
+        report = os.path.join(tmp, "vv.json")
+        r = run("validate", "hf://fixtures/qwen3_moe_fp8", "--values", "--report", report, env=env)
+        rv = sorted((f["code"], f.get("tensor") or "") for f in json.load(open(report))["findings"]) if os.path.exists(report) else None
+        r2 = run("validate", os.path.join(FX, "hf/qwen3_moe_fp8"), "--report", report)
+        lv = sorted((f["code"], f.get("tensor") or "") for f in json.load(open(report))["findings"])
+        check(r.returncode == r2.returncode and rv == lv and any(c.startswith("WS-V") for c in json.load(open(report))["rules_run"]),
+              f"validate --values remote: exit {r.returncode}, {len(rv or [])} findings against {len(lv)}: {r.stderr.strip()[:200]}")
+        r = run("validate", "hf://fixtures/qwen3_moe_fp8", env=env)
+        check("value rules are left out" in r.stderr, f"validate of a remote checkpoint without --values: {r.stderr.strip()[:200]}")
+
+        # diff of the remote FP8 checkpoint against the local BF16 one: the local diff's numbers
+        a = run("diff", os.path.join(FX, "hf/qwen3_moe"), os.path.join(FX, "hf/qwen3_moe_fp8"), "--json")
+        b = run("diff", os.path.join(FX, "hf/qwen3_moe"), "hf://fixtures/qwen3_moe_fp8", "--json", env=env)
+        strip = lambda out: [{k: v for k, v in t.items()} for t in json.loads(out)["tensors"]] if out else None
+        check(a.returncode == b.returncode == 0 and strip(a.stdout) == strip(b.stdout), f"diff against a remote side: exit {b.returncode}: {b.stderr.strip()[:200]}")
+        r = run("load", "hf://fixtures/qwen3_moe", "--device", "host", env=env)
+        check(r.returncode != 0 and "download the checkpoint" in r.stderr, f"load of a remote checkpoint: exit {r.returncode}: {r.stderr.strip()[:200]}")
+
+        # other location forms: a pinned revision, a folder and a file by URL, a redirect chain
+        base = f"http://127.0.0.1:{port}/fixtures"
+        for loc in (f"hf://fixtures/qwen3_moe@{SHA}", f"{base}/qwen3_moe/resolve/{SHA}/", f"{base}/qwen3_moe/resolve/{SHA}/model.safetensors.index.json",
+                    f"{base}/kquants/resolve/{SHA}/tiny-qwen3moe-kquants.gguf", f"http://127.0.0.1:{port}/hop1/fixtures/kquants/resolve/{SHA}/tiny-qwen3moe-kquants.gguf"):
+            r = run("inspect", loc, "--json", "--no-cache", env=env)
+            n = len(json.loads(r.stdout)["tensors"]) if r.returncode == 0 else -1
+            check(n > 0, f"{loc}: exit {r.returncode}, {n} tensors: {r.stderr.strip()[:200]}")
+        check(not [d for d in os.listdir(tempfile.gettempdir()) if d.startswith("weightscope-remote-")], "--no-cache left a mirror behind")
+
+        # a token-protected endpoint
+        genv = dict(env, HF_ENDPOINT=f"http://127.0.0.1:{gated}")
+        r = run("inspect", "hf://fixtures/qwen3_moe", "--no-cache", env=genv)
+        check(r.returncode == 2 and "HF_TOKEN" in r.stderr and "401" in r.stderr, f"gated without a token: exit {r.returncode}: {r.stderr.strip()[:200]}")
+        r = run("inspect", "hf://fixtures/qwen3_moe", "--no-cache", "--json", env=dict(genv, HF_TOKEN="secret-token"))
+        check(r.returncode == 0 and len(json.loads(r.stdout)["tensors"]) > 0, f"gated with HF_TOKEN: exit {r.returncode}: {r.stderr.strip()[:200]}")
+
+        # the full-size sparse DeepSeek-V3
+        t0 = time.time()
+        r = run("inspect", "hf://fixtures/deepseek-full", "--json", env=env)
+        if r.returncode != 0:
+            fail(f"deepseek-full: exit {r.returncode}: {r.stderr.strip()[:300]}")
+        else:
+            jr = json.loads(r.stdout)
+            jl = json.loads(run("inspect", big, "--json").stdout)
+            rem = jr["remote"]
+            check(len(jr["files"]) == 163 and tensors_of(jr) == tensors_of(jl), f"deepseek-full: {len(jr['files'])} files, tensors equal {tensors_of(jr) == tensors_of(jl)}")
+            print(f"deepseek-full (163 shards, {rem['bytes']:,} bytes): fetched {rem['bytes_fetched']:,} bytes in {rem['requests']} requests, "
+                  f"{time.time() - t0:.1f} s")
+    finally:
+        nginx.terminate()
+        nginx.wait(10)
+
+
+# ------------------------------------------------------------------------------ a misbehaving server
+class Faults(http.server.BaseHTTPRequestHandler):
+    root = ""
+    seen = {}
+    lock = threading.Lock()
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def handle(self):
+        try:
+            super().handle()
+        except (ConnectionError, BrokenPipeError):
+            pass
+
+    def do_GET(self):
+        try:
+            self.answer()
+        except (ConnectionError, BrokenPipeError):
+            pass  # the client hung up on purpose (a server that ignores Range)
+
+    def answer(self):
+        mode, _, rel = self.path.lstrip("/").partition("/")
+        with Faults.lock:
+            n = Faults.seen.get(self.path, 0)
+            Faults.seen[self.path] = n + 1
+        path = os.path.join(Faults.root, rel)
+        if not os.path.isfile(path) or (mode == "flaky" and n == 0):
+            code = 404 if not os.path.isfile(path) else 500
+            self.send_response(code)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        data = open(path, "rb").read()
+        rng = self.headers.get("Range")
+        if mode == "norange" or not rng:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        a, b = rng.split("=")[1].split("-")
+        a, b = int(a), min(int(b), len(data) - 1)
+        if mode == "short":
+            b = min(b, a + 99)  # an honest Content-Range, but less than asked
+        body = data[a:b + 1]
+        self.send_response(206)
+        self.send_header("Content-Range", f"bytes {a}-{b}/{len(data)}")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if mode == "reset" and n == 0:  # the connection dies inside the header
+            self.wfile.write(body[:len(body) // 2])
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.wfile.write(body)
+
+
+def part_faults(tmp):
+    root = os.path.join(tmp, "faulty")
+    shutil.copytree(os.path.join(FX, "hf/qwen3_moe"), os.path.join(root, "qwen3_moe"))
+    os.remove(os.path.join(root, "qwen3_moe", "model-00003-of-00004.safetensors"))  # the index still names it
+    single = os.path.join(FX, "hf/qwen3_moe_fp8/model.safetensors")
+    shutil.copy(single, os.path.join(root, "model.safetensors"))
+    with open(single, "rb") as f:
+        raw = bytearray(f.read())
+    raw[0:8] = (len(raw) * 2).to_bytes(8, "little")  # a header length past the end of the file
+    with open(os.path.join(root, "lying.safetensors"), "wb") as f:
+        f.write(raw)
+    Faults.root = root
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Faults)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache-faults"))
+    try:
+        local = json.loads(run("inspect", single, "--json").stdout)
+        cases = [
+            ("norange", "/norange/model.safetensors", 2, "ignores Range"),
+            ("404 shard", "/plain/qwen3_moe/model.safetensors.index.json", 2, "404"),
+            ("reset mid-header", "/reset/model.safetensors", 0, None),
+            ("short reads", "/short/model.safetensors", 2, "short read"),
+            ("500 then success", "/flaky/model.safetensors", 0, None),
+            ("lying header length", "/plain/lying.safetensors", 2, "past the end"),
+        ]
+        for label, path, want_rc, words in cases:
+            t0 = time.time()
+            r = run("inspect", base + path, "--json", "--no-cache", env=env, timeout=120)
+            took = time.time() - t0
+            ok = r.returncode == want_rc and took < 60
+            if want_rc == 0 and ok:
+                ok = tensors_of(json.loads(r.stdout)) == tensors_of(local)
+            if words:
+                ok = ok and words in r.stderr and base in r.stderr
+            check(ok, f"{label}: exit {r.returncode} in {took:.1f} s: {r.stderr.strip()[:300]}")
+    finally:
+        server.shutdown()
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    if shutil.which("nginx"):
+        part_nginx(tmp)
+    else:
+        fail("nginx is not installed (scripts/install-deps.sh installs nginx-light)")
+    part_faults(tmp)
+
+finish()
