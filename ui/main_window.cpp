@@ -6,6 +6,8 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -173,6 +175,17 @@ void MainWindow::buildMenus() {
     if (!p.isEmpty()) openPath(p);
   });
   openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  // A checkpoint where it lies: its headers are fetched, its weights only as views need them.
+  QAction* openUrl = file->addAction(tr("Open &URL..."), this, [this] {
+    bool ok = false;
+    const QString url = QInputDialog::getText(this, tr("Open remote checkpoint"),
+                                              tr("hf://ORG/REPO[@REVISION][/FOLDER], or an http(s) URL of a .safetensors, .gguf,\n"
+                                                 "model.safetensors.index.json or folder (ending in /). Only headers are fetched."),
+                                              QLineEdit::Normal, {}, &ok)
+                              .trimmed();
+    if (ok && !url.isEmpty()) openPath(url);
+  });
+  openUrl->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U));
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   refreshRecentMenu();
   file->addSeparator();
@@ -334,7 +347,8 @@ void MainWindow::showDetails(const QModelIndex& proxyIndex) {
   row(tr("dtype"), QString::fromLatin1(t.dtype->name.data(), qsizetype(t.dtype->name.size())));
   row(tr("shape"), QString::fromStdString(formatShape(t.shape)));
   row(tr("bytes"), QString::fromStdString(formatBytes(t.bytes) + " (" + formatCount(t.bytes) + ")"));
-  row(tr("file"), QString::fromStdString(c->files[t.file].path));
+  const RemoteFile* remote = c->remote ? c->remote->fileFor(c->files[t.file].path) : nullptr;
+  row(tr("file"), QString::fromStdString(remote ? remote->url : c->files[t.file].path));  // a remote file: where it lies
   row(tr("offset"), QString::number(t.offset));
   if (t.cut) row(tr("cut"), tr("its data runs past the end of the %1-byte file: nothing can be read").arg(c->files[t.file].size));
   row(tr("role"), QString::fromLatin1(roleName(t.role).data()));

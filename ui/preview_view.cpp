@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "core/numerics/dequant.h"
+#include "core/numerics/remote_reads.h"
 #include "core/numerics/device_dequant.h"
 #include "core/numerics/stats.h"
 #include "core/util/format_bytes.h"
@@ -42,6 +43,9 @@ auto decodeTile(const Checkpoint& c, const TileRequest& q) {
   return capture([&]() -> Out {
     const TensorRecord& rec = c.tensors[q.tensor];
     const bool weight = c.logical[rec.logical].weight == int32_t(q.tensor);
+    // A remote checkpoint: the tensor's bytes (one expert's, of a stacked tensor) come first.
+    if (weight) num::fetchForDecode(c, rec.logical, q.expert);
+    else num::fetchTensor(c, rec);
     auto dec = weight ? num::makeDecoder(c, rec.logical) : num::makeStoredDecoder(c, rec);
     if (!dec) throw CoreError(dec.error());
     const num::RowDecoder& d = *dec.value();

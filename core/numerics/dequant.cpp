@@ -7,6 +7,7 @@
 #include "core/model/weight_shape.h"
 #include "core/numerics/element_reader.h"
 #include "core/numerics/float_formats.h"
+#include "core/numerics/remote_reads.h"
 #include "core/numerics/gguf_blocks.h"
 #include "core/util/checked.h"
 
@@ -612,6 +613,7 @@ Selection selectRows(const RowDecoder& d, const DequantRequest& req, const std::
 
 Result<DequantOutput> dequantize(const Checkpoint& c, const DequantRequest& req) {
   return capture([&]() -> DequantOutput {
+    fetchForDecode(c, req.logical, req.expert);  // a remote checkpoint: only what is decoded
     auto dec = makeDecoder(c, req.logical);
     if (!dec) throw CoreError(dec.error());
     RowDecoder& d = *dec.value();

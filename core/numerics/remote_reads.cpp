@@ -31,6 +31,22 @@ void fetchTensor(const Checkpoint& c, const TensorRecord& t) {
   if (c.remote && t.bytes) c.remote->ensure({whole(c, t)});
 }
 
+void fetchScales(const Checkpoint& c) {
+  if (!c.remote) return;
+  std::vector<RemoteSource::Range> ranges;
+  for (const auto& l : c.logical) {
+    if (l.weight < 0) continue;
+    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+    if (w.dtype->isBlockQuant()) {
+      ranges.push_back(whole(c, w));
+      continue;
+    }
+    for (uint32_t m : l.members)
+      if (c.tensors[m].component == Component::Scale || c.tensors[m].component == Component::GlobalScale) ranges.push_back(whole(c, c.tensors[m]));
+  }
+  c.remote->ensure(ranges);
+}
+
 void fetchAll(const Checkpoint& c) {
   if (!c.remote) return;
   std::vector<RemoteSource::Range> ranges;

@@ -14,6 +14,9 @@ namespace ws::num {
 void fetchForDecode(const Checkpoint& c, uint32_t logical, int64_t expert = -1);
 // One stored tensor, whole.
 void fetchTensor(const Checkpoint& c, const TensorRecord& t);
+// What the scale statistics read: every scale and global scale, and GGUF block tensors whole
+// (their scales sit inside each block).
+void fetchScales(const Checkpoint& c);
 // Every tensor of the checkpoint (validate --values on a remote checkpoint).
 void fetchAll(const Checkpoint& c);
 

@@ -1,5 +1,7 @@
 #include "core/numerics/scale_stats.h"
 
+#include "core/numerics/remote_reads.h"
+
 #include <cmath>
 #include <cstring>
 #include <algorithm>
@@ -53,6 +55,7 @@ double typicalLog2(const Histogram& h) {
 
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress) {
   return capture([&]() -> ScaleReport {
+    fetchScales(c);  // a remote checkpoint: the scale bytes first
     ScaleReport rep;
     std::vector<float> buf(1 << 16);
     for (uint64_t li = 0; li < c.logical.size(); ++li) {

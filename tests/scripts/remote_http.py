@@ -209,6 +209,14 @@ def part_nginx(tmp):
         r = run("load", "hf://fixtures/qwen3_moe", "--device", "host", env=env)
         check(r.returncode != 0 and "download the checkpoint" in r.stderr, f"load of a remote checkpoint: exit {r.returncode}: {r.stderr.strip()[:200]}")
 
+        # the GUI opens a URL too, and its preview fetches the tile's tensor (no GUI in a Qt-less build)
+        if "--screenshot" in run("--help").stdout:
+            for view in ("tree", "preview", "histogram"):
+                png = os.path.join(tmp, f"remote-{view}.png")
+                r = run("--screenshot", png, "--view", view, "hf://fixtures/qwen3_moe_fp8",
+                        env=dict(env, QT_QPA_PLATFORM="offscreen", WEIGHTSCOPE_NO_DIALOGS="1"))
+                check(r.returncode == 0 and os.path.getsize(png) > 10000, f"GUI {view} of a remote checkpoint: exit {r.returncode}: {r.stderr.strip()[:300]}")
+
         # other location forms: a pinned revision, a folder and a file by URL, a redirect chain
         base = f"http://127.0.0.1:{port}/fixtures"
         for loc in (f"hf://fixtures/qwen3_moe@{SHA}", f"{base}/qwen3_moe/resolve/{SHA}/", f"{base}/qwen3_moe/resolve/{SHA}/model.safetensors.index.json",
