@@ -6,7 +6,9 @@
 #include <stdexcept>
 
 #include "app/cli/command.h"
+#include "app/cli/progress.h"
 #include "core/formats/remote_open.h"
+#include "core/plan/devices.h"
 
 #ifdef WEIGHTSCOPE_HAVE_GUI
 #include "ui/gui_main.h"
@@ -31,7 +33,8 @@ void printHelp(const ws::cli::CommandRegistry& reg) {
 #endif
             << "\nPATH may be remote, read without downloading the weights: hf://ORG/REPO[@REVISION][/FOLDER|/FILE]\n"
             << "(HF_ENDPOINT, HF_TOKEN), or an http(s) URL of a .safetensors, .gguf, model.safetensors.index.json or a\n"
-            << "folder ending in '/'. Headers are cached under $XDG_CACHE_HOME/weightscope; --no-cache fetches them anew.\n"
+            << "folder ending in '/'. Headers are cached under $XDG_CACHE_HOME/weightscope; --no-cache fetches them anew;\n"
+            << "--max-fetch SIZE caps the tensor bytes a command fetches (default 8GiB).\n"
             << "\ncommands:\n";
   for (const auto& [name, cmd] : reg.all()) std::cout << "  " << name << std::string(10 - std::min<size_t>(9, name.size()), ' ') << cmd->summary() << "\n";
   std::cout << "\nexit codes: 0 success, 1 problems found, 2 could not run (bad usage, unreadable input)\n"
@@ -67,10 +70,23 @@ int main(int argc, char** argv) {
       std::vector<std::string> args(argv + 2, argv + argc);
       // --no-cache, for any command: a remote checkpoint's headers are fetched anew, into a
       // mirror that goes when the command ends.
+      // --max-fetch SIZE: the tensor bytes a command may fetch of a remote checkpoint.
       if (auto it = std::find(args.begin(), args.end(), "--no-cache"); it != args.end()) {
         args.erase(it);
         ws::remoteOptions().useCache = false;
       }
+      if (auto it = std::find(args.begin(), args.end(), "--max-fetch"); it != args.end()) {
+        try {
+          if (it + 1 == args.end()) throw std::invalid_argument("no size");
+          ws::remoteOptions().fetchBudget = ws::plan::parseSize(*(it + 1));
+        } catch (const std::invalid_argument&) {
+          std::cerr << "weightscope: --max-fetch needs a size (such as 20GiB)\n";
+          return ws::cli::kExitCannotRun;
+        }
+        args.erase(it, it + 2);
+      }
+      static ws::cli::Progress remoteProgress;  // stderr, as every long command reports
+      ws::remoteOptions().progress = [](const char* stage, uint64_t done, uint64_t total) { remoteProgress.update(stage, done, total); };
       for (const auto& a : args)
         if (a == "--help" || a == "-h") {
           std::cout << cmd->usage();

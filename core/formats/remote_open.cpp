@@ -281,8 +281,13 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
   auto http = std::make_shared<HttpClient>(ho);
   const fs::path root = cacheRoot(options);
   const fs::path dir = root / cacheKey(location);
+  auto configured = [&](std::shared_ptr<RemoteSource> s) {
+    s->budget = options.fetchBudget;
+    s->progress = options.progress;
+    return s;
+  };
   if (options.useCache)
-    if (auto cached = fromManifest(dir, location, http)) return cached;
+    if (auto cached = fromManifest(dir, location, http)) return configured(cached);
 
   const Listing list = location.rfind("hf://", 0) == 0 ? listHub(*http, location) : listUrl(*http, location);
   std::error_code ec;
@@ -320,6 +325,7 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
   std::atomic<size_t> next{0};
   std::mutex mu;
   std::optional<Error> firstError;
+  uint64_t headersDone = 0;
   auto work1 = [&] {
     for (size_t i; (i = next.fetch_add(1)) < files.size();) {
       try {
@@ -330,6 +336,10 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
         const std::vector<uint8_t> head = fetchHeader(*http, f, f.size, f.etag);
         writeFile(work / f.name, head.data(), head.size(), f.size);
         headerBytes[i] = head.size();
+        if (options.progress) {
+          std::lock_guard lock(mu);
+          options.progress("fetching headers", ++headersDone, files.size());
+        }
       } catch (const CoreError& e) {
         std::lock_guard lock(mu);
         if (!firstError) firstError = e.error();
@@ -364,7 +374,7 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
     src->files.push_back(files[i]);
   }
   src->sideFiles = side;
-  return src;
+  return configured(src);
 }
 
 }  // namespace ws

@@ -7,6 +7,7 @@
 // (bounded, headers only) and opened again without the network, unless told not to.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,6 +21,10 @@ struct RemoteOptions {
   bool useCache = true;      // false: a temporary mirror, fetched anew and removed afterwards
   std::string cacheDir;      // empty: $XDG_CACHE_HOME/weightscope/remote (or ~/.cache/...)
   uint64_t cacheLimit = uint64_t(2) << 30;  // header bytes the cache keeps before it drops the oldest
+  uint64_t fetchBudget = uint64_t(8) << 30;  // tensor bytes one command may fetch (--max-fetch)
+  // Called as headers and tensor bytes arrive: ("fetching headers", files done, files) and
+  // ("fetching tensor bytes", bytes done, bytes).
+  std::function<void(const char* stage, uint64_t done, uint64_t total)> progress;
 };
 // Process-wide, set by the command line (--no-cache) before anything is opened.
 RemoteOptions& remoteOptions();

@@ -89,6 +89,15 @@ void RemoteSource::ensure(const std::vector<Range>& wanted) {
     }
   }
   if (merged.empty()) return;
+  uint64_t total = 0;
+  for (const auto& r : merged) total += r.length;
+  if (total > budget)
+    throw CoreError(Error{ErrorCode::Remote,
+                          "this would fetch " + std::to_string(total) + " bytes of tensor data, more than the budget of " + std::to_string(budget) +
+                              " (--max-fetch SIZE allows more)",
+                          location_, std::nullopt, {}});
+  std::atomic<uint64_t> done{0};
+  std::mutex progressMu;
   if (!http_) throw CoreError(Error{ErrorCode::Remote, "tensor bytes are needed and this mirror has no connection", mirror_, std::nullopt, {}});
   std::atomic<size_t> next{0};
   std::mutex errMu;
@@ -106,6 +115,10 @@ void RemoteSource::ensure(const std::vector<Range>& wanted) {
         ::close(fd);
         if (w != ssize_t(reply.bytes.size())) throw CoreError(Error{ErrorCode::Io, "cannot write the mirror file", r.path, r.offset, {}});
         markPresent(r.path, r.offset, reply.bytes.size());
+        if (progress) {
+          std::lock_guard lock(progressMu);
+          progress("fetching tensor bytes", done += reply.bytes.size(), total);
+        }
         std::lock_guard lock(mu_);
         dataWritten_[r.path].push_back({r.offset, reply.bytes.size()});
       } catch (const CoreError& e) {

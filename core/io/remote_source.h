@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,6 +50,11 @@ class RemoteSource {
     uint64_t offset, length;
   };
   void ensure(const std::vector<Range>& ranges);
+
+  // Tensor bytes one ensure may fetch before it refuses (the headers are not counted), and who
+  // hears how far it got.
+  uint64_t budget = UINT64_MAX;
+  std::function<void(const char* stage, uint64_t done, uint64_t total)> progress;
 
   uint64_t bytesFetched() const { return http_ ? http_->stats().bytes.load() : 0; }
   uint64_t requests() const { return http_ ? http_->stats().requests.load() : 0; }

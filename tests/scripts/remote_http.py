@@ -198,6 +198,8 @@ def part_nginx(tmp):
         lv = sorted((f["code"], f.get("tensor") or "") for f in json.load(open(report))["findings"])
         check(r.returncode == r2.returncode and rv == lv and any(c.startswith("WS-V") for c in json.load(open(report))["rules_run"]),
               f"validate --values remote: exit {r.returncode}, {len(rv or [])} findings against {len(lv)}: {r.stderr.strip()[:200]}")
+        r = run("validate", "hf://fixtures/qwen3_moe", "--values", "--max-fetch", "1MiB", env=env)
+        check(r.returncode == 2 and "more than the budget of 1048576" in r.stderr, f"validate --values over --max-fetch: exit {r.returncode}: {r.stderr.strip()[:200]}")
         r = run("validate", "hf://fixtures/qwen3_moe_fp8", env=env)
         check("value rules are left out" in r.stderr, f"validate of a remote checkpoint without --values: {r.stderr.strip()[:200]}")
 
