@@ -378,7 +378,7 @@ void fetchWeightShapes(const Checkpoint& c) {
   for (const auto& t : c.tensors)
     if (t.name.size() > 13 && t.name.compare(t.name.size() - 13, 13, ".weight_shape") == 0 && t.bytes <= 64)
       ranges.push_back({c.files[t.file].path, t.offset, t.bytes});
-  c.remote->ensure(ranges);
+  c.remote->ensure(ranges, /*keep=*/true);
 }
 
 std::shared_ptr<Checkpoint> openLocal(const std::string& location, bool tolerant, std::shared_ptr<RemoteSource> remote) {

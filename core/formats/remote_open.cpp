@@ -259,6 +259,8 @@ std::shared_ptr<RemoteSource> fromManifest(const fs::path& dir, const std::strin
     std::error_code ec;
     if (rf.name.empty() || fs::file_size(dir / rf.name, ec) != rf.size) return nullptr;
     src->markPresent((dir / rf.name).string(), 0, f.value("header", uint64_t(0)));
+    for (const auto& k : f.value("kept", Json::array()))  // weight_shape tensors an open read
+      if (k.is_array() && k.size() == 2) src->markPresent((dir / rf.name).string(), k[0].get<uint64_t>(), k[1].get<uint64_t>());
     src->files.push_back(std::move(rf));
   }
   for (const auto& s : m.value("side", Json::array())) src->sideFiles.push_back(s.get<std::string>());

@@ -145,6 +145,15 @@ struct HttpClient::Pool {
     std::lock_guard lock(mu);
     idle.push_back(h);
   }
+  // A handle for one request, back in the pool (its connection kept) when the request is done.
+  struct Lease {
+    Pool& pool;
+    CURL* handle;
+    explicit Lease(Pool& p) : pool(p), handle(p.take()) {}
+    ~Lease() { pool.give(handle); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+  };
 };
 
 HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)) {
@@ -230,12 +239,8 @@ std::string statusMessage(long status) {
 
 RangeReply HttpClient::getRange(const std::string& url, uint64_t offset, uint64_t length) {
   if (length == 0) remoteError(url, "a range read of 0 bytes", offset);
-  CURL* h = pool_->take();
-  struct Back {
-    Pool* p;
-    CURL* h;
-    ~Back() { p->give(h); }
-  } back{pool_.get(), h};
+  const Pool::Lease lease(*pool_);
+  CURL* h = lease.handle;
   const std::string range = std::to_string(offset) + "-" + std::to_string(offset + length - 1);
   for (int shortTry = 0;; ++shortTry) {
     bool gaveUp = false;
@@ -265,12 +270,8 @@ RangeReply HttpClient::getRange(const std::string& url, uint64_t offset, uint64_
 }
 
 bool HttpClient::getIfPresent(const std::string& url, uint64_t maxBytes, std::string& out) {
-  CURL* h = pool_->take();
-  struct Back {
-    Pool* p;
-    CURL* h;
-    ~Back() { p->give(h); }
-  } back{pool_.get(), h};
+  const Pool::Lease lease(*pool_);
+  CURL* h = lease.handle;
   bool gaveUp = false;
   Outcome r = perform(h, pool_->share, options_, stats_, onProgress, url, {}, maxBytes, gaveUp);
   if (r.t.overflow) remoteError(url, "larger than the " + std::to_string(maxBytes) + " bytes allowed for it");

@@ -8,6 +8,11 @@
 #include <filesystem>
 #include <thread>
 
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/text_file.h"
 #include "core/util/error.h"
 
 namespace ws {
@@ -22,6 +27,21 @@ RemoteSource::~RemoteSource() {
   if (temporary_) {
     fs::remove_all(mirror_, ec);
     return;
+  }
+  // Kept ranges join the manifest, so the next open marks them present.
+  if (!kept_.empty()) {
+    const fs::path manifest = fs::path(mirror_) / "weightscope-remote.json";
+    try {
+      auto m = nlohmann::json::parse(readTextFile(manifest.string()));
+      for (auto& f : m["files"]) {
+        auto it = kept_.find((fs::path(mirror_) / f.value("name", "")).string());
+        if (it == kept_.end()) continue;
+        for (const auto& [a, n] : it->second) f["kept"].push_back({a, n});
+      }
+      std::ofstream(manifest) << m.dump(1);
+    } catch (const std::exception&) {
+      // an unreadable manifest is made again at the next open
+    }
   }
   // The cache keeps headers only: the tensor bytes a command fetched go back to holes.
   for (const auto& [path, spans] : dataWritten_) {
@@ -73,7 +93,7 @@ bool RemoteSource::touched(const std::string& path, uint64_t offset, uint64_t n)
   return it != f->second.end() && it->first < offset + n;
 }
 
-void RemoteSource::ensure(const std::vector<Range>& wanted) {
+void RemoteSource::ensure(const std::vector<Range>& wanted, bool keep) {
   // Whole ranges still missing, neighbours within 64 KiB merged into one request.
   std::vector<Range> todo;
   for (const auto& r : wanted)
@@ -81,7 +101,8 @@ void RemoteSource::ensure(const std::vector<Range>& wanted) {
   std::sort(todo.begin(), todo.end(), [](const Range& x, const Range& y) { return std::tie(x.path, x.offset) < std::tie(y.path, y.offset); });
   std::vector<Range> merged;
   for (const auto& r : todo) {
-    if (!merged.empty() && merged.back().path == r.path && r.offset <= merged.back().offset + merged.back().length + (64u << 10)) {
+    const uint64_t gap = keep ? 0 : (64u << 10);  // kept bytes are only what was asked for
+    if (!merged.empty() && merged.back().path == r.path && r.offset <= merged.back().offset + merged.back().length + gap) {
       Range& m = merged.back();
       m.length = std::max(m.offset + m.length, r.offset + r.length) - m.offset;
     } else {
@@ -120,7 +141,7 @@ void RemoteSource::ensure(const std::vector<Range>& wanted) {
           progress("fetching tensor bytes", done += reply.bytes.size(), total);
         }
         std::lock_guard lock(mu_);
-        dataWritten_[r.path].push_back({r.offset, reply.bytes.size()});
+        (keep ? kept_ : dataWritten_)[r.path].push_back({r.offset, reply.bytes.size()});
       } catch (const CoreError& e) {
         std::lock_guard lock(errMu);
         if (!firstError) firstError = e.error();

@@ -49,7 +49,9 @@ class RemoteSource {
     std::string path;
     uint64_t offset, length;
   };
-  void ensure(const std::vector<Range>& ranges);
+  // `keep`: small tensors the open itself reads (weight_shape), kept in the cached mirror and its
+  // manifest so that the next open needs no request; anything else goes back to holes at the end.
+  void ensure(const std::vector<Range>& ranges, bool keep = false);
 
   // Tensor bytes one ensure may fetch before it refuses (the headers are not counted), and who
   // hears how far it got.
@@ -66,6 +68,7 @@ class RemoteSource {
   mutable std::mutex mu_;
   std::map<std::string, std::map<uint64_t, uint64_t>> present_;  // path -> begin -> end, disjoint
   std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> dataWritten_;  // to give back
+  std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> kept_;         // for the manifest
 };
 
 }  // namespace ws

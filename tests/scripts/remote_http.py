@@ -36,7 +36,9 @@ from checks import check, fail, finish  # noqa: E402
 WS, FX = sys.argv[1], sys.argv[2]
 SHA = "0123456789abcdef0123456789abcdef01234567"
 FIXTURES = {"qwen3_moe": "hf/qwen3_moe", "qwen3_moe_fp8": "hf/qwen3_moe_fp8", "deepseek_v3": "hf/deepseek_v3", "mixtral": "hf/mixtral",
-            "qwen3_vl_moe": "hf/qwen3_vl_moe", "kquants": "gguf/tiny-qwen3moe-kquants.gguf", "kquants_split": "gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf"}
+            "qwen3_vl_moe": "hf/qwen3_vl_moe", "kquants": "gguf/tiny-qwen3moe-kquants.gguf", "kquants_split": "gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf",
+            # compressed-tensors int4: its weight_shape tensors are read at open, and kept in the cache
+            "ct_w4a16": os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "compressed_tensors", "w4a16")}
 
 
 def free_port():
@@ -221,12 +223,14 @@ def part_nginx(tmp):
 
         # other location forms: a pinned revision, a folder and a file by URL, a redirect chain
         base = f"http://127.0.0.1:{port}/fixtures"
+        scratch = os.path.join(tmp, "scratch")  # where --no-cache makes its temporary mirrors
+        os.makedirs(scratch)
         for loc in (f"hf://fixtures/qwen3_moe@{SHA}", f"{base}/qwen3_moe/resolve/{SHA}/", f"{base}/qwen3_moe/resolve/{SHA}/model.safetensors.index.json",
                     f"{base}/kquants/resolve/{SHA}/tiny-qwen3moe-kquants.gguf", f"http://127.0.0.1:{port}/hop1/fixtures/kquants/resolve/{SHA}/tiny-qwen3moe-kquants.gguf"):
-            r = run("inspect", loc, "--json", "--no-cache", env=env)
+            r = run("inspect", loc, "--json", "--no-cache", env=dict(env, TMPDIR=scratch))
             n = len(json.loads(r.stdout)["tensors"]) if r.returncode == 0 else -1
             check(n > 0, f"{loc}: exit {r.returncode}, {n} tensors: {r.stderr.strip()[:200]}")
-        check(not [d for d in os.listdir(tempfile.gettempdir()) if d.startswith("weightscope-remote-")], "--no-cache left a mirror behind")
+        check(not os.listdir(scratch), f"--no-cache left a mirror behind: {os.listdir(scratch)}")
 
         # a token-protected endpoint
         genv = dict(env, HF_ENDPOINT=f"http://127.0.0.1:{gated}")
