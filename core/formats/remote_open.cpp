@@ -98,6 +98,15 @@ Listing listHub(HttpClient& http, const std::string& location) {
   Listing out;
   out.revision = j.contains("sha") && j["sha"].is_string() ? j["sha"].get<std::string>() : rev;
   if (!j.contains("siblings") || !j["siblings"].is_array()) remoteFail(api, "the Hub's answer lists no files (no \"siblings\")");
+  // hf://ORG/REPO/FILE.gguf: that file (with the other parts of its split set), among the many
+  // quantizations a GGUF repository usually holds; its folder's side files come along.
+  std::string only;
+  if (isWeightFile(sub)) {
+    static const std::regex split(R"((.*)-\d{5}-of-\d{5}(\.gguf|\.safetensors))");
+    std::smatch ms;
+    only = std::regex_match(sub, ms, split) ? ms[1].str() + "-" : sub;
+    sub = sub.find('/') == std::string::npos ? "" : sub.substr(0, sub.rfind('/'));
+  }
   const std::string prefix = sub.empty() ? "" : sub + "/";
   for (const auto& s : j["siblings"]) {
     if (!s.is_object() || !s.contains("rfilename") || !s["rfilename"].is_string()) continue;
@@ -106,7 +115,8 @@ Listing listHub(HttpClient& http, const std::string& location) {
     const std::string name = path.substr(prefix.size());
     if (name.find('/') != std::string::npos) continue;  // deeper folders are other checkpoints
     const std::string url = hubEndpoint() + "/" + repo + "/resolve/" + out.revision + "/" + path;
-    if (isWeightFile(name)) out.weights.push_back({name, url});
+    const bool chosen = only.empty() || path == only || (only.back() == '-' && path.rfind(only, 0) == 0 && path.find("-of-") != std::string::npos);
+    if (isWeightFile(name) && chosen) out.weights.push_back({name, url});
     else if (std::find(std::begin(kSideFiles), std::end(kSideFiles), name) != std::end(kSideFiles)) out.side.push_back({name, url});
   }
   if (out.weights.empty()) remoteFail(location, "the repository" + std::string(sub.empty() ? "" : " folder '" + sub + "'") + " holds no .safetensors or .gguf file");

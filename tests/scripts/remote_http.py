@@ -133,6 +133,8 @@ def part_nginx(tmp):
     os.makedirs(www)
     for repo, rel in FIXTURES.items():
         publish(www, "fixtures/" + repo, *files_of(rel))
+    # a GGUF repository of several quantizations, of which hf://.../FILE picks one
+    publish(www, "fixtures/two-ggufs", os.path.join(FX, "gguf"), ["tiny-qwen3moe-kquants.expected.gguf", "tiny-qwen3moe-kquants.gguf"])
     # the full-size DeepSeek-V3, written sparse (163 shards of real shapes)
     big = os.path.join(tmp, "deepseek-full")
     r = run("synth", "--like", "deepseek-v3", "--scheme", "fp8-block", "--size", "full", "--sparse", big)
@@ -225,7 +227,9 @@ def part_nginx(tmp):
         base = f"http://127.0.0.1:{port}/fixtures"
         scratch = os.path.join(tmp, "scratch")  # where --no-cache makes its temporary mirrors
         os.makedirs(scratch)
-        for loc in (f"hf://fixtures/qwen3_moe@{SHA}", f"{base}/qwen3_moe/resolve/{SHA}/", f"{base}/qwen3_moe/resolve/{SHA}/model.safetensors.index.json",
+        r = run("inspect", "hf://fixtures/two-ggufs", "--no-cache", env=dict(env, TMPDIR=scratch))
+        check(r.returncode == 2 and "unrelated GGUF files" in r.stderr, f"a repository of two GGUFs: exit {r.returncode}: {r.stderr.strip()[:200]}")
+        for loc in (f"hf://fixtures/qwen3_moe@{SHA}", "hf://fixtures/two-ggufs/tiny-qwen3moe-kquants.gguf", "hf://fixtures/kquants_split/tiny-qwen3moe-kquants-00002-of-00002.gguf", f"{base}/qwen3_moe/resolve/{SHA}/", f"{base}/qwen3_moe/resolve/{SHA}/model.safetensors.index.json",
                     f"{base}/kquants/resolve/{SHA}/tiny-qwen3moe-kquants.gguf", f"http://127.0.0.1:{port}/hop1/fixtures/kquants/resolve/{SHA}/tiny-qwen3moe-kquants.gguf"):
             r = run("inspect", loc, "--json", "--no-cache", env=dict(env, TMPDIR=scratch))
             n = len(json.loads(r.stdout)["tensors"]) if r.returncode == 0 else -1
