@@ -7,7 +7,10 @@
 // (ggufGridEqualsGgmlsOutput) and gguf-py's (tests/scripts/reference_dequant.py).
 #include <QtTest>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <set>
@@ -132,6 +135,60 @@ class TstDecodeDesc : public QObject {
  private slots:
   // The launch geometry the kernels use: a thread per work item up to 65535 blocks of 256, none
   // for nothing (an empty grid is an invalid launch).
+  // Past 2^32 elements: a [131072, 40960] FP8 block tensor (5.4e9 elements) written sparse, its
+  // last rows and every scale real bytes. The CPU decoder, the per-element body and the 16-a-thread
+  // body over their grids decode those rows to what the bytes written say (code x its block's
+  // scale, worked out here), so no index wraps at 31 or 32 bits.
+  void rowsPastTwoToThe32() {
+    constexpr uint64_t M = 131072, N = 40960, gm = M / 128, gn = N / 128, first = M - 8, rows = 8;
+    static_assert((M - 8) * N > (uint64_t(1) << 32));
+    wstest::TempDir dir;
+    const std::string path = dir.file("model.safetensors");
+    const uint64_t wBytes = M * N, sBytes = gm * gn * 4;
+    std::string header = "{\"model.layers.0.mlp.experts.0.down_proj.weight\":{\"dtype\":\"F8_E4M3\",\"shape\":[" + std::to_string(M) + "," + std::to_string(N) +
+                         "],\"data_offsets\":[0," + std::to_string(wBytes) + "]},\"model.layers.0.mlp.experts.0.down_proj.weight_scale_inv\":{\"dtype\":\"F32\",\"shape\":[" +
+                         std::to_string(gm) + "," + std::to_string(gn) + "],\"data_offsets\":[" + std::to_string(wBytes) + "," + std::to_string(wBytes + sBytes) + "]}}";
+    header.append((8 - header.size() % 8) % 8, ' ');
+    const uint64_t dataStart = 8 + header.size();
+    std::vector<uint8_t> codes = randomBytes(rows * N, 31);
+    for (auto& b : codes)
+      if ((b & 0x7F) == 0x7F) b = 0x3C;  // no NaN codes: every value is checked against its formula
+    std::vector<float> scales(gm * gn);
+    std::mt19937 rng(7);
+    for (auto& v : scales) v = std::ldexp(1.0f + float(rng() % 1000) / 1000.0f, -int(rng() % 12));
+    {
+      std::FILE* f = std::fopen(path.c_str(), "wb");
+      QVERIFY(f);
+      const uint64_t n = header.size();
+      std::fwrite(&n, 8, 1, f);
+      std::fwrite(header.data(), 1, header.size(), f);
+      QCOMPARE(::ftruncate(fileno(f), off_t(dataStart + wBytes + sBytes)), 0);  // sparse: holes cost nothing
+      QCOMPARE(::fseeko(f, off_t(dataStart + first * N), SEEK_SET), 0);
+      std::fwrite(codes.data(), 1, codes.size(), f);
+      QCOMPARE(::fseeko(f, off_t(dataStart + wBytes), SEEK_SET), 0);
+      std::fwrite(scales.data(), 4, scales.size(), f);
+      std::fclose(f);
+    }
+    auto c = wstest::openOrFail(path);
+    QCOMPARE(c->logical[c->tensors[0].logical].schemeName, std::string("fp8-block"));
+    auto dec = num::makeDecoder(*c, c->tensors[0].logical);
+    QVERIFY(dec);
+    std::vector<float> want(rows * N), cpu(rows * N);
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint64_t j = 0; j < N; ++j) want[r * N + j] = num::e4m3ToFloat(codes[r * N + j]) * scales[((first + r) / 128) * gn + j / 128];
+    dec.value()->decode(first, rows, cpu.data());
+    const num::DecodeDesc desc = dec.value()->describe();
+    QVERIFY(num::fp8BlockVectorizable(desc));
+    std::vector<float> perElement(rows * N, -1.0f), vec(rows * N, -1.0f);
+    num::emulateGrid(num::launchGrid(rows * N), [&](num::ThreadIndex t) { num::elementsThread(desc, first, rows, perElement.data(), t); });
+    num::emulateGrid(num::launchGrid(rows * N / 16), [&](num::ThreadIndex t) { num::fp8BlockVecThread(desc, first, rows, vec.data(), t); });
+    for (uint64_t i = 0; i < want.size(); ++i) {
+      if (!num::sameBitsOrNan(cpu[i], want[i]) || !num::sameBitsOrNan(perElement[i], want[i]) || !num::sameBitsOrNan(vec[i], want[i]))
+        QFAIL(qPrintable(QString("element %1 of row %2: cpu %3, element body %4, vector body %5, want %6")
+                             .arg(i % N).arg(first + i / N).arg(cpu[i]).arg(perElement[i]).arg(vec[i]).arg(want[i])));
+    }
+  }
+
   void launchGeometry() {
     QCOMPARE(num::launchGrid(0).blocks, 0u);
     QCOMPARE(num::launchGrid(1).blocks, 1u);
