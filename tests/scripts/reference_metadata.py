@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Metadata against llama.cpp's own GGUF library (gguf-py): files written the way its converters
-write them - a vocab-only file of 256,000 tokens with 253,333 merges, token types, scores, special
+"""Metadata against llama.cpp's own GGUF library (gguf-py): the GGUFs llama.cpp's own converter
+wrote (tests/data/llama_cpp: BF16, F16, Q8_0), and files written the way its converters write
+them - a vocab-only file of 256,000 tokens with 253,333 merges, token types, scores, special
 token ids and three chat templates (llama.cpp's `convert_hf_to_gguf.py --vocab-only` path), and every
 scalar and array type GGUF has - plus the k-quant fixture. `inspect --json`'s "metadata" must equal
 gguf-py's GGUFReader key for key: type, scalar value, array element type, length and first
@@ -133,4 +134,11 @@ with tempfile.TemporaryDirectory() as tmp:
     compare(os.path.join(FX, "gguf/tiny-qwen3moe-kquants.gguf"), "k-quant fixture")
     for part in ("00001", "00002"):
         compare(os.path.join(FX, f"gguf/tiny-qwen3moe-kquants-{part}-of-00002.gguf"), f"split part {part}")
+    # GGUFs llama.cpp's own converter wrote (tests/data/llama_cpp: BF16, F16 and Q8_0, with
+    # SentencePiece vocabularies, token scores and types)
+    real = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "llama_cpp")
+    made = sorted(f for f in os.listdir(real) if f.endswith(".gguf"))
+    check(len(made) == 12, f"{len(made)} llama.cpp conversions")
+    for f in made:
+        compare(os.path.join(real, f), f"llama.cpp conversion {f}")
 finish()
