@@ -58,6 +58,12 @@ void describeRanks(Checkpoint& c, const std::map<int, std::vector<std::string>>&
     for (; expected < rank; ++expected) inconsistent("rank " + std::to_string(expected) + " has no files (ranks go up to " + std::to_string(ranks.rbegin()->first) + ")", first.front());
     expected = rank + 1;
     RankShard shard{rank, files, 0, 0};
+    if (rank == ranks.begin()->first) {  // the catalog's own files: counted, not parsed again
+      shard.tensors = c.tensors.size();
+      for (const auto& t : c.tensors) shard.bytes += t.bytes;
+      p.ranks.push_back(std::move(shard));
+      continue;
+    }
     std::unordered_map<std::string, bool> seen;
     for (const auto& path : files) {
       std::optional<SafetensorsHeader> h;
@@ -65,13 +71,12 @@ void describeRanks(Checkpoint& c, const std::map<int, std::vector<std::string>>&
         auto map = MappedFile::open(path);
         h = parseSafetensors(map->bytes(), path);
       } catch (const CoreError& e) {
-        if (rank != ranks.begin()->first) report(e.error());  // rank 0's own errors came with the catalog
+        report(e.error());
         continue;
       }
       for (const auto& t : h->tensors) {
         ++shard.tensors;
         shard.bytes += t.end - t.begin;
-        if (rank == ranks.begin()->first) continue;
         auto it = zero.find(t.name);
         if (it == zero.end()) {
           inconsistent("rank " + std::to_string(rank) + " holds a tensor rank 0 does not", path, t.name);
@@ -83,9 +88,8 @@ void describeRanks(Checkpoint& c, const std::map<int, std::vector<std::string>>&
           inconsistent("rank " + std::to_string(rank) + " holds it as " + describe(got) + ", rank 0 as " + describe(it->second), path, t.name);
       }
     }
-    if (rank != ranks.begin()->first)
-      for (const auto& [name, sig] : zero)
-        if (!seen.count(name)) inconsistent("rank " + std::to_string(rank) + " lacks it (rank 0 holds it in " + fs::path(sig.file).filename().string() + ")", files.front(), name);
+    for (const auto& [name, sig] : zero)
+      if (!seen.count(name)) inconsistent("rank " + std::to_string(rank) + " lacks it (rank 0 holds it in " + fs::path(sig.file).filename().string() + ")", files.front(), name);
     p.ranks.push_back(std::move(shard));
   }
   c.notes.push_back("pre-partitioned (vLLM sharded state): " + std::to_string(ranks.size()) + " ranks; the catalog is rank " +

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -77,6 +78,7 @@ void checkName(const std::string& name, const std::string& where) {
 struct Listing {
   std::vector<std::pair<std::string, std::string>> weights, side;  // name, URL
   std::string revision;
+  std::map<std::string, std::string> fetched;  // side files the listing already read whole (an index)
 };
 
 Listing listHub(HttpClient& http, const std::string& location) {
@@ -152,6 +154,7 @@ Listing listUrl(HttpClient& http, const std::string& url) {
     remoteFail(url, "not a .safetensors, .gguf or model.safetensors.index.json URL, nor a folder URL ending in '/'");
   }
   if (!index.empty()) {
+    out.fetched["model.safetensors.index.json"] = index;
     const SafetensorsIndex ix = parseSafetensorsIndex(index, url);
     for (const auto& s : ix.shards) {
       checkName(s, url);
@@ -326,7 +329,8 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
   std::vector<std::string> side;
   for (const auto& [name, url] : list.side) {
     std::string text;
-    if (!http->getIfPresent(url, kSideFileLimit, text)) continue;
+    if (auto known = list.fetched.find(name); known != list.fetched.end()) text = known->second;
+    else if (!http->getIfPresent(url, kSideFileLimit, text)) continue;
     writeFile(work / name, text.data(), text.size(), text.size());
     side.push_back(name);
     manifest["side"].push_back(name);
