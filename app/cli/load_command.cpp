@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "app/cli/load_options.h"
 #include "app/cli/progress.h"
 #include "core/formats/open_checkpoint.h"
 #include "core/io/atomic_file.h"
@@ -16,6 +17,35 @@
 #include "core/util/format_bytes.h"
 
 namespace ws::cli {
+
+load::LoadOptions loadOptionsOf(const Args& a, const Checkpoint& c, int epSize) {
+  auto placement = placementSpecOf(a, residencyRulesOf(a)).build(epSize, c.model.numExperts);
+  if (!placement) throw std::invalid_argument(placement.error().describe());
+  load::LoadOptions opt;
+  opt.plan.placement = placement.value();
+  opt.plan.rules = &residencyRulesOf(a);
+  opt.plan.skipActivationScales = a.has("skip-activation-scales");
+  opt.plan.skipMtp = a.has("skip-mtp");
+  opt.plan.deferNgramTables = a.has("defer-ngram");
+  if (a.has("defer")) opt.plan.defer.push_back(a.get("defer"));
+  if (a.has("reserve")) opt.plan.reserved = plan::parseSize(a.get("reserve"));
+  const std::string derive = a.get("derive");
+  opt.plan.deriveFusedGateUp = derive.find("fused-gate-up") != std::string::npos;
+  opt.plan.deriveTranspose = derive.find("transpose") != std::string::npos;
+  opt.plan.deriveBf16 = derive.find("bf16") != std::string::npos;
+  opt.evictPageCache = a.has("evict-page-cache");
+  opt.verify = a.has("verify");
+  if (a.has("readers")) {
+    const long long n = a.getInt("readers", 0);
+    if (n < 1 || n > 64) throw std::invalid_argument("--readers must be 1 to 64");
+    opt.readers = unsigned(n);
+  }
+  if (a.has("staging")) {
+    opt.stagingBytes = plan::parseSize(a.get("staging"));
+    if (opt.stagingBytes < 4096 || opt.stagingBytes > (uint64_t(1) << 30)) throw std::invalid_argument("--staging must be 4 KiB to 1 GiB");
+  }
+  return opt;
+}
 
 namespace {
 
@@ -40,15 +70,19 @@ class LoadCommand : public Command {
            "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
            "  --placement, --remainder, --runtime, --skip-activation-scales, --skip-mtp, --defer GLOB,\n"
            "  --defer-ngram, --reserve SIZE as in plan\n"
-           "  --report FILE  the weightscope.load/2 residency report (docs/load.md); Ctrl-C cancels\n";
+           "  --report FILE  the weightscope.load/2 residency report (docs/load.md); Ctrl-C cancels\n"
+           "  --distributed  under mpirun or srun: each MPI rank loads its EP rank onto its own GPU (the node's\n"
+           "                 local rank picks it), and rank 0 gathers one weightscope.load-distributed/1\n"
+           "                 report with the cross-rank expert coverage (--report FILE; docs/distributed.md)\n";
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "runtime", "defer", "reserve", "readers", "staging", "free"},
-           {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json", "verify", "defer-ngram"});
+           {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json", "verify", "defer-ngram", "distributed"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
     }
+    if (a.has("distributed")) return distributedLoad(a);
     auto opened = openOrReport(a.positional()[0]);
     if (!opened) return kExitCannotRun;
     const Checkpoint& c = *opened;
@@ -62,35 +96,8 @@ class LoadCommand : public Command {
       std::cerr << "weightscope load: " << backend.error().describe() << "\n";
       return kExitCannotRun;
     }
-    auto placement = placementSpecOf(a, residencyRulesOf(a)).build(int(a.getInt("ep-size", 1)), c.model.numExperts);
-    if (!placement) {
-      std::cerr << "weightscope load: " << placement.error().describe() << "\n";
-      return kExitCannotRun;
-    }
-    load::LoadOptions opt;
-    opt.plan.placement = placement.value();
-    opt.plan.rules = &residencyRulesOf(a);
+    load::LoadOptions opt = loadOptionsOf(a, c, int(a.getInt("ep-size", 1)));
     opt.epRank = int(a.getInt("ep-rank", 0));
-    opt.plan.skipActivationScales = a.has("skip-activation-scales");
-    opt.plan.skipMtp = a.has("skip-mtp");
-    opt.plan.deferNgramTables = a.has("defer-ngram");
-    if (a.has("defer")) opt.plan.defer.push_back(a.get("defer"));
-    if (a.has("reserve")) opt.plan.reserved = plan::parseSize(a.get("reserve"));
-    const std::string derive = a.get("derive");
-    opt.plan.deriveFusedGateUp = derive.find("fused-gate-up") != std::string::npos;
-    opt.plan.deriveTranspose = derive.find("transpose") != std::string::npos;
-    opt.plan.deriveBf16 = derive.find("bf16") != std::string::npos;
-    opt.evictPageCache = a.has("evict-page-cache");
-    opt.verify = a.has("verify");
-    if (a.has("readers")) {
-      const long long n = a.getInt("readers", 0);
-      if (n < 1 || n > 64) throw std::invalid_argument("--readers must be 1 to 64");
-      opt.readers = unsigned(n);
-    }
-    if (a.has("staging")) {
-      opt.stagingBytes = plan::parseSize(a.get("staging"));
-      if (opt.stagingBytes < 4096 || opt.stagingBytes > (uint64_t(1) << 30)) throw std::invalid_argument("--staging must be 4 KiB to 1 GiB");
-    }
     opt.cancel = &gCancel;
     Progress progress;
     opt.progress = [&](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };

@@ -16,6 +16,7 @@
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
+#include "core/load/expert_coverage.h"
 #include "core/plan/derived_buffers.h"
 #include "core/util/format_bytes.h"
 
@@ -215,13 +216,14 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
       const plan::HeldTensor& h = rp.held[i];
       const TensorRecord& t = c.tensors[h.tensor];
       const View& v = views.value()[i];
-      res.store->add({t.name, plan::categoryOf(t), v.buffer, v.arena});
       const bool convert = opt.plan.rules->f16ToBf16 && t.dtype->name == "F16";
       if (convert) rep.convertedBytes += h.bytes;
       uint64_t at = 0;
       // A fused or stacked tensor is sliced by this rank's experts in its own layer (a per-layer
       // EPLB map gives each MoE layer a row of its own).
-      for (auto [off, len] : plan::residentParts(c, opt.plan, t, h, rankExperts(t.layer))) {
+      const auto parts = plan::residentParts(c, opt.plan, t, h, rankExperts(t.layer));
+      res.store->add({t.name, plan::categoryOf(t), v.buffer, v.arena, expertsOfParts(c, t, parts)});
+      for (auto [off, len] : parts) {
         for (uint64_t done = 0; done < len; done += opt.stagingBytes) {
           const uint64_t n = std::min(opt.stagingBytes, len - done);
           chunks.push_back({i, t.file, plan::categoryOf(t), t.offset + off + done, at + done, n, convert});

@@ -24,6 +24,11 @@ struct ResidentTensor {
   plan::Category category = plan::Other;
   DeviceBuffer buffer;
   uint32_t arena = ArenaLayout::kNoArena;
+  // A routed expert tensor: the logical expert of each part the loader read into it, in order (a
+  // per-expert tensor: its expert, once per EPLB replica; a fused or stacked one: the expert of
+  // each slice, from the slice's offset; held whole: every expert). Empty for the rest. What the
+  // expert coverage check of a distributed load counts (core/load/expert_coverage.h).
+  std::vector<int64_t> experts;
 };
 
 struct DerivedBuffer {
