@@ -42,15 +42,17 @@ record() {  # step, status, seconds
 
 step_build() {
   local extra=()
-  # The GPU machine has no simdjson and maybe no libcurl: the rehearsal hides both here so the
-  # same build is proved.
-  [ "$rehearsal" = 1 ] && extra+=(-DCMAKE_DISABLE_FIND_PACKAGE_simdjson=ON -DCMAKE_DISABLE_FIND_PACKAGE_CURL=ON -DWEIGHTSCOPE_PYTHON="${WEIGHTSCOPE_PYTHON:-}")
+  # The GPU machine has no simdjson and maybe no libcurl or MPI: the rehearsal hides all three here
+  # so the same build is proved.
+  [ "$rehearsal" = 1 ] && extra+=(-DCMAKE_DISABLE_FIND_PACKAGE_simdjson=ON -DCMAKE_DISABLE_FIND_PACKAGE_CURL=ON -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON
+                                  -DWEIGHTSCOPE_PYTHON="${WEIGHTSCOPE_PYTHON:-}")
   timeout 240 cmake -S . -B "$build" -G Ninja -DWEIGHTSCOPE_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
     -DWEIGHTSCOPE_FIXTURES="$fixtures" "${extra[@]}" > "$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; return 1; }
   grep -q '^CMAKE_CUDA_COMPILER:.*nvcc' "$build/CMakeCache.txt" || { echo "no CUDA compiler found: the kernels would not be built" | tee -a "$out/configure.log"; return 1; }
   if [ "$rehearsal" = 1 ]; then
     grep -q "simdjson not found" "$out/configure.log" || { echo "simdjson was not left out" | tee -a "$out/configure.log"; return 1; }
     grep -q "libcurl not found" "$out/configure.log" || { echo "libcurl was not left out" | tee -a "$out/configure.log"; return 1; }
+    grep -q "MPI not found" "$out/configure.log" || { echo "MPI was not left out" | tee -a "$out/configure.log"; return 1; }
   fi
   # 540 s keeps a device command under the tool's 10 minutes on its 16 cores; the rehearsal builds
   # the same tree on the development machine's 2 cores, where no such limit applies.
@@ -66,6 +68,10 @@ step_tests() {
     # Without a device: every test this build has, and tst_gpu must say it skipped (exit 77).
     timeout 540 ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -E '^tst_gpu$' > "$out/tests.log" 2>&1 || { tail -30 "$out/tests.log"; return 1; }
     grep -q "tests passed" "$out/tests.log" || { echo "no tests ran" | tee -a "$out/tests.log"; return 1; }
+    # Without MPI, --distributed is refused with a reason (exit 2), not a crash.
+    "$build/app/weightscope" load "$fixtures/hf/qwen3_moe" --distributed --device host > "$out/no-mpi.log" 2>&1
+    rc=$?
+    { [ $rc -eq 2 ] && grep -q "this build has no MPI" "$out/no-mpi.log"; } || { echo "load --distributed without MPI: exit $rc" | tee -a "$out/no-mpi.log"; return 1; }
     WEIGHTSCOPE_FIXTURES="$fixtures" timeout 60 "$build/tests/tst_gpu" > "$log" 2>&1
     rc=$?
     [ $rc -eq 77 ] || { echo "tst_gpu exited $rc without a device; expected 77 (skipped)" | tee -a "$log"; return 1; }

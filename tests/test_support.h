@@ -38,6 +38,10 @@ class TempDir {
 void writeFile(const std::string& path, const std::vector<uint8_t>& bytes);
 void writeFile(const std::string& path, const std::string& text);
 uint64_t fileSize(const std::string& path);
+// The bytes this process has read through read(2), pread(2) and their kin so far, by the kernel's
+// own count (/proc/self/io, rchar): what code that reads with pread asked the files for. The
+// count includes the reads of /proc/self/io itself, which this takes out.
+uint64_t bytesReadBySyscalls();
 
 // A safetensors file: 8-byte length, header text as given, then `dataBytes` zero bytes.
 std::vector<uint8_t> safetensorsBytes(const std::string& header, uint64_t dataBytes);

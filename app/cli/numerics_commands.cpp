@@ -1,10 +1,12 @@
 // weightscope dequant / stats / scales: the CPU reference numerics from the command line.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "app/cli/distributed.h"
 #include "core/formats/open_checkpoint.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/remote_reads.h"
@@ -55,11 +57,46 @@ Result<Target> resolveTarget(const Checkpoint& c, const std::string& name, int64
   return Target{std::move(d.value()), c.logical[li.value()].name, c.logical[li.value()].schemeName};
 }
 
-void printStats(const num::Stats& s) {
-  std::printf("  count %llu  finite %llu  nan %llu  inf %llu  zero %llu  subnormal %llu  negative %llu\n",
-              (unsigned long long)s.count, (unsigned long long)s.finite(), (unsigned long long)s.nan, (unsigned long long)s.inf,
-              (unsigned long long)s.zero, (unsigned long long)s.subnormal, (unsigned long long)s.negative);
-  std::printf("  min %.9g  max %.9g  mean %.9g  std %.9g  absmax %.9g\n", s.min(), s.max(), s.mean(), s.stddev(), s.absmax());
+std::string statsText(const num::Stats& s) {
+  char line[512];
+  std::snprintf(line, sizeof line, "  count %llu  finite %llu  nan %llu  inf %llu  zero %llu  subnormal %llu  negative %llu\n", (unsigned long long)s.count,
+                (unsigned long long)s.finite(), (unsigned long long)s.nan, (unsigned long long)s.inf, (unsigned long long)s.zero, (unsigned long long)s.subnormal,
+                (unsigned long long)s.negative);
+  std::string out = line;
+  std::snprintf(line, sizeof line, "  min %.9g  max %.9g  mean %.9g  std %.9g  absmax %.9g\n", s.min(), s.max(), s.mean(), s.stddev(), s.absmax());
+  return out + line;
+}
+
+// One tensor of stats: its JSON entry and its text, from one streaming pass (throws CoreError).
+struct TensorStats {
+  nlohmann::json entry;
+  std::string text;
+  uint64_t bytesRead = 0;
+};
+
+TensorStats statsOfTensor(const Checkpoint& c, const std::string& name, int bins) {
+  auto target = resolveTarget(c, name);
+  if (!target) throw CoreError(target.error());
+  num::ByteCounter counter;
+  target.value().decoder->setCounter(&counter);
+  num::Stats s;
+  num::Histogram h = num::Histogram::log2Fine();
+  const auto& d = *target.value().decoder;
+  const uint64_t chunkRows = std::max<uint64_t>(1, (1u << 20) / std::max<uint64_t>(1, d.cols()));
+  std::vector<float> buf(chunkRows * d.cols());
+  for (uint64_t r = 0; r < d.rows(); r += chunkRows) {
+    const uint64_t n = std::min(chunkRows, d.rows() - r);
+    d.decode(r, n, buf.data());
+    s.add(buf.data(), n * d.cols());
+    for (uint64_t i = 0; i < n * d.cols(); ++i) h.add(buf[i]);
+  }
+  const Target& l = target.value();
+  TensorStats out;
+  out.bytesRead = counter.bytes.load();
+  out.entry = {{"name", l.name}, {"scheme", l.scheme}, {"shape", d.shape()}, {"stats", num::statsJson(s)}, {"histogram", num::histogramJson(h.coarsened(bins))},
+               {"bytes_read", out.bytesRead}};
+  out.text = l.name + "  " + l.scheme + " " + formatShape(d.shape()) + "\n" + statsText(s);
+  return out;
 }
 
 class DequantCommand : public Command {
@@ -120,7 +157,7 @@ class DequantCommand : public Command {
                 << "  read " << formatBytes(counter.bytes.load()) << "\n";
       if (c->remote)  // from the server, headers included when they were not cached
         std::cout << "fetched " << c->remote->bytesFetched() << " bytes in " << c->remote->requests() << " requests from " << c->remote->location() << "\n";
-      if (a.has("stats")) printStats(stats);
+      if (a.has("stats")) std::cout << statsText(stats);
       if (npy) {
         npy->commit();
         std::cout << "wrote " << a.get("out") << "\n";
@@ -138,12 +175,14 @@ class StatsCommand : public Command {
   std::string name() const override { return "stats"; }
   std::string summary() const override { return "value statistics of one tensor or of every tensor"; }
   std::string usage() const override {
-    return "usage: weightscope stats PATH (TENSOR | --all) [--bins N] [--json]\n"
+    return "usage: weightscope stats PATH (TENSOR | --all) [--bins N] [--json] [--distributed]\n"
            "  min, max, mean, std, absmax, NaN/Inf/zero/subnormal counts and a log2 histogram of the\n"
-           "  dequantized values, in one streaming pass (memory stays bounded for any tensor size)\n";
+           "  dequantized values, in one streaming pass (memory stays bounded for any tensor size)\n"
+           "  --distributed  under mpirun or srun: the tensors shared out by bytes over the MPI ranks,\n"
+           "                 each reading only its share; rank 0 prints the same result as one process\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"bins"}, {"all", "json"});
+    Args a(argv, {"bins"}, {"all", "json", "distributed"});
     if (a.positional().size() != (a.has("all") ? 1u : 2u)) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -157,42 +196,52 @@ class StatsCommand : public Command {
       which.push_back(a.positional()[1]);
     }
     const int bins = int(a.getInt("bins", 32));
+    // --distributed: each MPI rank takes an equal share of the bytes (whole tensors, in catalog
+    // order); rank 0 prints every rank's entries in that order, so the output is the same as one
+    // process's, value for value.
+    std::unique_ptr<dist::Communicator> comm;
+    if (a.has("distributed") && !(comm = joinOrReport("stats"))) return kExitCannotRun;
+    auto [begin, end] = std::pair<size_t, size_t>{0, which.size()};
+    if (comm) {
+      std::vector<uint64_t> bytes;
+      for (const std::string& name : which) {
+        auto li = num::findLogical(*c, name);
+        bytes.push_back(li ? c->logical[li.value()].bytes : 0);
+      }
+      std::tie(begin, end) = dist::shareByBytes(bytes, comm->rank(), comm->size());
+    }
+    nlohmann::json mine = {{"tensors", nlohmann::json::array()}, {"text", ""}, {"bytes_read", 0}, {"error", nullptr}};
+    try {
+      for (size_t i = begin; i < end; ++i) {
+        TensorStats t = statsOfTensor(*c, which[i], bins);
+        mine["tensors"].push_back(std::move(t.entry));
+        mine["text"] = mine["text"].get<std::string>() + t.text;
+        mine["bytes_read"] = mine["bytes_read"].get<uint64_t>() + t.bytesRead;
+      }
+    } catch (const CoreError& e) {
+      mine["error"] = e.error().describe();
+    }
+    std::vector<nlohmann::json> parts;
+    if (comm) {
+      for (const std::string& p : comm->allGather(mine.dump())) parts.push_back(nlohmann::json::parse(p));
+      if (comm->rank() != 0)  // rank 0 speaks for the job; every rank exits as it does
+        return std::all_of(parts.begin(), parts.end(), [](const nlohmann::json& p) { return p["error"].is_null(); }) ? kExitOk : kExitCannotRun;
+    } else {
+      parts.push_back(std::move(mine));
+    }
     nlohmann::json doc = {{"schema", "weightscope.stats/1"}, {"path", c->root}, {"tensors", nlohmann::json::array()}};
     uint64_t totalRead = 0;
-    for (const std::string& name : which) {
-      auto target = resolveTarget(*c, name);
-      if (!target) {
-        std::cerr << "weightscope: " << target.error().describe() << "\n";
-        return kExitCannotRun;
-      }
-      num::ByteCounter counter;
-      target.value().decoder->setCounter(&counter);
-      num::Stats s;
-      num::Histogram h = num::Histogram::log2Fine();
-      const auto& d = *target.value().decoder;
-      const uint64_t chunkRows = std::max<uint64_t>(1, (1u << 20) / std::max<uint64_t>(1, d.cols()));
-      std::vector<float> buf(chunkRows * d.cols());
-      try {
-        for (uint64_t r = 0; r < d.rows(); r += chunkRows) {
-          const uint64_t n = std::min(chunkRows, d.rows() - r);
-          d.decode(r, n, buf.data());
-          s.add(buf.data(), n * d.cols());
-          for (uint64_t i = 0; i < n * d.cols(); ++i) h.add(buf[i]);
-        }
-      } catch (const CoreError& e) {
-        std::cerr << "weightscope: " << e.error().describe() << "\n";
-        return kExitCannotRun;
-      }
-      totalRead += counter.bytes.load();
-      const Target& l = target.value();
-      if (a.has("json")) {
-        doc["tensors"].push_back({{"name", l.name}, {"scheme", l.scheme}, {"shape", d.shape()}, {"stats", num::statsJson(s)},
-                                  {"histogram", num::histogramJson(h.coarsened(bins))}, {"bytes_read", counter.bytes.load()}});
-      } else {
-        std::cout << l.name << "  " << l.scheme << " " << formatShape(d.shape()) << "\n";
-        printStats(s);
+    int code = kExitOk;
+    for (const auto& p : parts) {
+      for (const auto& t : p["tensors"]) doc["tensors"].push_back(t);
+      totalRead += p["bytes_read"].get<uint64_t>();
+      if (!a.has("json")) std::cout << p["text"].get<std::string>();
+      if (!p["error"].is_null()) {
+        std::cerr << "weightscope: " << p["error"].get<std::string>() << "\n";
+        code = kExitCannotRun;
       }
     }
+    if (code != kExitOk) return code;
     if (a.has("json")) {
       doc["bytes_read"] = totalRead;
       std::cout << doc.dump(1) << "\n";
@@ -245,7 +294,7 @@ class ScalesCommand : public Command {
     for (const auto& [key, kinds] : r.groups)
       for (const auto& [kind, sg] : kinds) {
         std::cout << key << "  " << kind << "  (" << sg.tensors << " tensors)\n";
-        printStats(sg.stats);
+        std::cout << statsText(sg.stats);
       }
     return kExitOk;
   }

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "app/cli/distributed.h"
 #include "core/formats/remote_open.h"
 #include "app/cli/progress.h"
 #include "core/io/atomic_file.h"
@@ -56,10 +57,13 @@ class ValidateCommand : public Command {
            "                     --max-rel-error X moved by more than X (0.08: within 8%)\n"
            "  --values           of a remote checkpoint (hf://, https://), also the value rules, which fetch\n"
            "                     every tensor's bytes; without it a remote checkpoint is checked from its headers\n"
+           "  --distributed      under mpirun or srun: the value rules' tensors shared out by bytes over the MPI\n"
+           "                     ranks, each reading only its share; rank 0 writes the report, the same as one\n"
+           "                     process's (docs/distributed.md)\n"
            "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime"}, {"full-load", "values"});
+    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime"}, {"full-load", "values", "distributed"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -88,9 +92,17 @@ class ValidateCommand : public Command {
     opt.against = a.get("against");
     if (a.has("max-rel-error")) opt.maxRelError = std::stod(a.get("max-rel-error"));
     if (opt.maxRelError >= 0 && opt.against.empty()) throw std::invalid_argument("--max-rel-error needs --against REF");
+    std::unique_ptr<dist::Communicator> comm;
+    if (a.has("distributed")) {
+      if (opt.fullLoad) throw std::invalid_argument("--full-load with --distributed: a distributed load is weightscope load --distributed");
+      if (!opt.against.empty()) throw std::invalid_argument("--against with --distributed: the comparison is not shared out; run it in one process");
+      if (!(comm = joinOrReport("validate"))) return kExitCannotRun;
+      opt.comm = comm.get();
+    }
+    const bool speaks = !comm || comm->rank() == 0;  // rank 0 speaks for the job
     Progress progress;
     opt.progress = [&](const char* stage, uint64_t done, uint64_t total) {
-      progress.update(stage, done, total);
+      if (speaks) progress.update(stage, done, total);
       return true;
     };
     auto r = val::validatePath(a.positional()[0], opt);
@@ -100,6 +112,8 @@ class ValidateCommand : public Command {
       return kExitCannotRun;
     }
     const auto& rep = r.value();
+    // Every rank holds the whole report; the others exit as rank 0 does.
+    if (!speaks) return rep.count(val::Severity::Error) ? kExitFindings : kExitOk;
     const std::string text = validateReportText(rep, min, format);
     if (report.empty()) {
       std::cout << text;

@@ -53,12 +53,14 @@ double typicalLog2(const Histogram& h) {
   return n ? sum / n : NAN;
 }
 
-Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress) {
+Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress,
+                                    std::pair<size_t, size_t> logical) {
   return capture([&]() -> ScaleReport {
     fetchScales(c);  // a remote checkpoint: the scale bytes first
     ScaleReport rep;
     std::vector<float> buf(1 << 16);
-    for (uint64_t li = 0; li < c.logical.size(); ++li) {
+    std::vector<uint8_t> raw;
+    for (uint64_t li = logical.first; li < std::min(logical.second, c.logical.size()); ++li) {
       if (progress && !progress(li, c.logical.size())) fail(ErrorCode::Usage, "cancelled");
       const LogicalTensor& l = c.logical[li];
       if (l.weight < 0 || c.isCut(l)) continue;  // a cut tensor's bytes are not there to read
@@ -85,11 +87,17 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
           const DType* dt = scaleReadDtype(l.scheme, s.dtype);
           if (!r.init(dt)) continue;
           auto& g = kinds[std::string(componentName(s.component))];
-          const uint8_t* p = c.files[s.file].map->bytes().data() + s.offset;
+          // Read with pread, not through the mapping: scale tensors are small and scattered
+          // between the weights, and each page fault on the mapping brings a read-around window
+          // of weight bytes this pass never looks at.
           const uint64_t n = s.elements();
           for (uint64_t i = 0; i < n; i += buf.size()) {
             const uint64_t k = std::min<uint64_t>(buf.size(), n - i);
-            r.run(p, i, k, buf.data());
+            const uint64_t at = i / dt->blockElems * dt->blockBytes;
+            const uint64_t len = std::min<uint64_t>(s.bytes - at, (k + dt->blockElems - 1) / dt->blockElems * dt->blockBytes);
+            raw.resize(len);
+            c.files[s.file].map->readAt(s.offset + at, raw.data(), len);
+            r.run(raw.data(), 0, k, buf.data());
             g.stats.add(buf.data(), k);
             for (uint64_t j = 0; j < k; ++j) g.hist.add(buf[j]);
           }

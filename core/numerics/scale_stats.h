@@ -4,6 +4,7 @@
 // scale bytes are read; the counter proves it.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <utility>
@@ -50,9 +51,10 @@ RobustSpread robustSpread(std::vector<std::pair<double, uint64_t>> values);
 // least 3 octaves (8x) and 6 robust deviations away from the median.
 bool farFromPeers(double log2Value, const RobustSpread& s);
 
-// progress(done, total) is called between logical tensors; returning false cancels.
-Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by,
-                                    const std::function<bool(uint64_t, uint64_t)>& progress = {});
+// progress(done, total) is called between logical tensors; returning false cancels. `logical`:
+// only the logical tensors [first, second) (a rank's share of a distributed scan).
+Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress = {},
+                                    std::pair<size_t, size_t> logical = {0, SIZE_MAX});
 
 // A report grouped per tensor, regrouped by `by` without reading anything again: counts and
 // histograms are exactly those of a direct pass; moments are merged (Chan), so the mean and

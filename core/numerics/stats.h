@@ -41,6 +41,7 @@ class Stats {
   double mean() const { return finite_ ? mean_ : 0; }
   double stddev() const;  // population standard deviation of the finite values
   uint64_t finite() const { return finite_; }
+  double m2() const { return m2_; }  // sum of squared deviations from the mean (finite values)
   // Counts from `counts`, moments computed elsewhere (the GPU): m2 is the sum of squared
   // deviations from the mean.
   static Stats fromMoments(const Stats& counts, uint64_t finite, double min, double max, double absmax, double mean, double m2) {

@@ -68,6 +68,7 @@ nlohmann::json validateJson(const val::ValidationReport& r, Severity min) {
       {"rules_run", r.rulesRun},
       {"findings", std::move(findings)},
   };
+  if (!r.bytesReadByRank.empty()) doc["bytes_read_by_rank"] = r.bytesReadByRank;  // --distributed
   if (c)
     doc["model"] = {{"architecture", c->model.architecture}, {"format", c->format}, {"num_layers", c->model.numLayers}, {"num_experts", c->model.numExperts},
                     {"tensors", c->tensors.size()}, {"bytes", c->totalBytes()}};
@@ -84,6 +85,11 @@ std::string validateMarkdown(const val::ValidationReport& r, Severity min) {
     o << " - " << (c->model.architecture.empty() ? "unknown model" : c->model.architecture) << ", " << c->model.numLayers << " layers, " << c->model.numExperts
       << " experts, " << formatCount(c->tensors.size()) << " tensors, " << formatBytes(c->totalBytes());
   o << "; " << r.rulesRun.size() << " rules, " << formatBytes(bytesRead(r)) << " of data read.\n\n";
+  for (const auto& [pass, ranks] : r.bytesReadByRank) {  // --distributed: each rank's share
+    o << "Distributed " << pass << " over " << ranks.size() << " ranks:";
+    for (size_t k = 0; k < ranks.size(); ++k) o << (k ? ", " : " ") << "rank " << k << " " << formatBytes(ranks[k]);
+    o << ".\n\n";
+  }
   auto list = shown(r, min);
   if (list.empty()) {
     o << "No findings at this severity.\n";

@@ -27,6 +27,7 @@
 #include "core/validate/runtime_rules.h"
 #include "core/validate/runtimes.h"
 #include "core/validate/sink.h"
+#include "core/validate/value_shares.h"
 
 namespace ws::val {
 
@@ -409,7 +410,8 @@ bool implausibleScales(const num::ScaleGroup& g, double factor, const std::strin
 // scale are then not reported again (NaN scales make NaN weights; zero scales, zero weights).
 // One pass over the scales (Kimi-K2 INT4 holds 63 GB of group scales), with progress and
 // cancel; the per-layer report is regrouped from it.
-void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, num::ScaleReport& byLayer, std::set<uint32_t>& flagged) {
+void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, num::ScaleReport& byLayer, std::set<uint32_t>& flagged,
+                std::vector<uint64_t>& byRank) {
   // Progress in bytes, like the other stages: the scale tensors read, or for GGUF the blocks whose
   // headers hold the scales.
   std::vector<uint64_t> before(c.logical.size() + 1, 0);
@@ -418,12 +420,19 @@ void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
     const bool blocks = l.weight >= 0 && c.tensors[uint32_t(l.weight)].dtype->isBlockQuant();
     before[i + 1] = before[i] + (blocks ? c.tensors[uint32_t(l.weight)].bytes : l.scaleBytes);
   }
+  std::vector<uint64_t> scaleBytesOf(c.logical.size());
+  for (size_t i = 0; i < c.logical.size(); ++i) scaleBytesOf[i] = before[i + 1] - before[i];
   bool cancelled = false;
-  auto rep = num::scaleStatistics(c, num::ScaleGrouping::Tensor, [&](uint64_t done, uint64_t) {
-    cancelled = opt.progress && !opt.progress("scales", before[std::min<size_t>(done, c.logical.size())], before.back());
-    return !cancelled;
-  });
-  if (cancelled) fail(ErrorCode::Usage, "cancelled");
+  auto rep = num::scaleStatistics(
+      c, num::ScaleGrouping::Tensor,
+      [&](uint64_t done, uint64_t) {
+        cancelled = opt.progress && !opt.progress("scales", before[std::min<size_t>(done, c.logical.size())], before.back());
+        return !cancelled;
+      },
+      shareOf(opt, scaleBytesOf));
+  // Distributed: every rank's tensors, so each rank judges all of them alike below.
+  if (opt.comm) rep = gatherScaleShares(*opt.comm, rep, byRank);
+  if (cancelled || (!rep && rep.error().message == "cancelled")) fail(ErrorCode::Usage, "cancelled");
   if (!rep) return;
   bytesRead += rep.value().bytesRead;
   std::map<std::string, uint32_t> logicalIndex;
@@ -490,13 +499,23 @@ void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
 }
 
 // NaN/Inf weights and placeholder experts: decode each weight once, in parallel.
-void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, const std::set<uint32_t>& flagged) {
+void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, const std::set<uint32_t>& flagged,
+                std::vector<uint64_t>& byRank) {
   const bool wantNan = ruleEnabled(opt, "WS-V008"), wantPlaceholder = ruleEnabled(opt, "WS-V009"), wantImplausible = ruleEnabled(opt, "WS-V012");
   if (!wantNan && !wantPlaceholder && !wantImplausible) return;
   std::vector<uint32_t> work;
-  uint64_t total = 0;
+  std::vector<uint64_t> workBytes;
   for (uint32_t i = 0; i < c.logical.size(); ++i)
-    if (c.logical[i].weight >= 0 && !flagged.count(i) && !c.isCut(c.logical[i])) work.push_back(i), total += c.logical[i].bytes;
+    if (c.logical[i].weight >= 0 && !flagged.count(i) && !c.isCut(c.logical[i])) work.push_back(i), workBytes.push_back(c.logical[i].bytes);
+  // Distributed: this rank's share of the bytes, whole tensors in catalog order.
+  const auto [shareBegin, shareEnd] = shareOf(opt, workBytes);
+  work = std::vector<uint32_t>(work.begin() + ptrdiff_t(shareBegin), work.begin() + ptrdiff_t(shareEnd));
+  uint64_t total = 0;
+  for (size_t k = shareBegin; k < shareEnd; ++k) total += workBytes[k];
+  // The findings of this share; merged with the other ranks' below when distributed.
+  std::vector<Finding> found;
+  std::mutex foundMu;
+  Sink share{opt, found, &foundMu};
   std::atomic<size_t> next{0};
   std::atomic<uint64_t> done{0};
   std::atomic<bool> cancelled{false};
@@ -531,7 +550,7 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
           all.merge(s);
           if (wantPlaceholder && routed && s.count > 1 && !s.nan && !s.inf && s.min() == s.max()) {
             placeholder = true;
-            sink.add("WS-V009", (experts > 1 ? "expert " + std::to_string(e) + ": " : std::string{}) + "all " + std::to_string(s.count) + " values are " +
+            share.add("WS-V009", (experts > 1 ? "expert " + std::to_string(e) + ": " : std::string{}) + "all " + std::to_string(s.count) + " values are " +
                                     (s.max() == 0 ? std::string("zero") : "the constant " + std::to_string(s.max())),
                      w.name);
           }
@@ -539,12 +558,12 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
       } catch (const CoreError&) {
         continue;
       }
-      if (wantNan && nonFinite) sink.add("WS-V008", std::to_string(nonFinite) + " values are NaN or infinite", w.name);
+      if (wantNan && nonFinite) share.add("WS-V008", std::to_string(nonFinite) + " values are NaN or infinite", w.name);
       // A quantized weight that decodes to ~0 everywhere, or to beyond any trained weight (NaN and
       // Inf are WS-V008's; a placeholder expert is WS-V009's).
       if (wantImplausible && !nonFinite && !placeholder && schemeInfo(l.scheme).quantized && all.count &&
           (all.absmax() < kWeightFloor || all.absmax() > kWeightCeiling))
-        sink.add("WS-V012", "dequantized values reach at most " + sci(all.absmax()) + " in magnitude (trained weights: " + sci(kWeightFloor) + ".." + sci(kWeightCeiling) + ")",
+        share.add("WS-V012", "dequantized values reach at most " + sci(all.absmax()) + " in magnitude (trained weights: " + sci(kWeightFloor) + ".." + sci(kWeightCeiling) + ")",
                  w.name);
       done += l.bytes;
       if (opt.progress && !opt.progress("values", done.load(), total)) cancelled = true;
@@ -554,8 +573,12 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
-  if (cancelled) fail(ErrorCode::Usage, "cancelled");
-  bytesRead += counter.bytes.load();
+  ValueShare mine{std::move(found), counter.bytes.load(), cancelled.load()};
+  const ValueShare all = opt.comm ? gatherValueShares(*opt.comm, mine) : std::move(mine);
+  if (all.cancelled) fail(ErrorCode::Usage, "cancelled");
+  for (const Finding& f : all.findings) sink.add(f);
+  bytesRead += all.bytesRead;
+  byRank = all.bytesByRank;
 }
 
 void loadRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt) {
@@ -679,8 +702,10 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
     num::fetchAll(*c);  // a remote checkpoint: every tensor's bytes (validate --values)
     uint64_t scaleBytes = 0, valueBytes = 0;
     std::set<uint32_t> flagged;
-    scaleRules(*c, sink, opt, scaleBytes, rep.scalesByLayer, flagged);
-    valueRules(*c, sink, opt, valueBytes, flagged);
+    std::vector<uint64_t> scaleShares, valueShares;
+    scaleRules(*c, sink, opt, scaleBytes, rep.scalesByLayer, flagged, scaleShares);
+    valueRules(*c, sink, opt, valueBytes, flagged, valueShares);
+    if (opt.comm) rep.bytesReadByRank = {{"values (scales)", scaleShares}, {"values (weights)", valueShares}};
     rep.bytesReadByFamily["values (scales)"] = scaleBytes;
     rep.bytesReadByFamily["values (weights)"] = valueBytes;
   }

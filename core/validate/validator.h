@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dist/communicator.h"
 #include "core/load/device_backend.h"
 #include "core/model/checkpoint.h"
 #include "core/numerics/scale_stats.h"
@@ -41,6 +42,9 @@ struct ValidateOptions {
   std::string runtime;
   std::string against;
   double maxRelError = -1;
+  // --distributed: the value rules' tensors are shared out by bytes over this job's ranks, and
+  // every rank ends with the whole report (core/validate/value_shares.h). Null: one process.
+  dist::Communicator* comm = nullptr;
 };
 
 struct ValidationReport {
@@ -49,6 +53,9 @@ struct ValidationReport {
   std::vector<Finding> findings;                 // errors first, then warnings, then infos
   std::vector<std::string> rulesRun;             // codes
   std::map<std::string, uint64_t> bytesReadByFamily;
+  // --distributed: the bytes each rank read in each value pass ("values (scales)", "values
+  // (weights)"), in rank order: how evenly the work was shared.
+  std::map<std::string, std::vector<uint64_t>> bytesReadByRank;
   num::ScaleReport scalesByLayer;                // for the HTML report's histograms
   double seconds = 0;
 
