@@ -610,6 +610,23 @@ class TstLoad : public QObject {
     }
   }
 
+  // The seed runtime counts the checkpoint's calibrated FP8 KV-cache scales (*.k_scale, and
+  // their *.v_scale twins) to say whether FP8 KV needs online calibration: the load report does.
+  void kvCacheScalesAreCounted() {
+    wstest::TempDir d;
+    wstest::SafetensorsBuilder b;
+    b.add("model.embed_tokens.weight", "BF16", {16, 8});
+    for (int layer : {0, 1})
+      for (const char* kv : {"k_scale", "v_scale"}) b.add("model.layers." + std::to_string(layer) + ".self_attn." + kv, "F32", {});
+    b.add("model.layers.0.self_attn.q_scale_not_kv", "F32", {});
+    b.write(d.file("model.safetensors"));
+    auto c = wstest::openOrFail(d.file("model.safetensors"));
+    load::HostBackend host;
+    auto r = load::loadCheckpoint(*c, host, options(*c, 1, 0));
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+    QCOMPARE(r.value().report.kvCacheScales, uint64_t(4));
+  }
+
   void deferredAreRecordedNotUploaded() {
     auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
     load::HostBackend host;

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Value scans against the storage's own rate, measured in the same run on the same files, page
+cache warm and cold (cold: the files evicted before each run, by /proc/sys/vm/drop_caches where
+it can be written, else posix_fadvise(DONTNEED) per file):
+
+- `weightscope validate PATH --rules values` (every weight and scale decoded and checked) against
+  `cat` of all the checkpoint's files to /dev/null: the rate is the bytes each read over its wall
+  time, and the goal is at least 80% of cat's;
+- `weightscope scales PATH --json` (only the scale bytes) against a Python loop that only preads
+  the same scale tensors' byte ranges (the floor under any tool that reads them), and against cat.
+
+The checkpoints are written here with real (not sparse) bytes by `weightscope synth`: a
+DeepSeek-V3-shaped FP8 block checkpoint and a Kimi-K2-shaped INT4 (compressed-tensors) one, a few
+GB each, so the cold runs read from the disk.
+
+Prints a Markdown table and, with --write, replaces the scan section of docs/benchmarks.md.
+
+usage: run_scan_bench.py BUILD_DIR [--data DIR] [--runs N] [--write docs/benchmarks.md]
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+GOAL = 0.80
+CHECKPOINTS = {
+    "deepseek-v3 fp8-block": ["--like", "deepseek-v3", "--scheme", "fp8-block", "--layers", "8", "--dense-layers", "1", "--experts", "64",
+                              "--hidden", "2048", "--intermediate", "1024", "--shards", "8"],
+    "kimi-k2 int4-ct": ["--like", "kimi-k2", "--scheme", "int4-ct", "--layers", "8", "--dense-layers", "1", "--experts", "96",
+                        "--hidden", "2048", "--intermediate", "1024", "--shards", "8"],
+}
+SCALE_COMPONENTS = {"scale", "global_scale"}
+
+
+def files_of(path):
+    return sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".safetensors"))
+
+
+def evict(path):
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return "drop_caches"
+    except OSError:
+        for p in files_of(path):
+            fd = os.open(p, os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+        return "fadvise"
+
+
+def timed(fn, cold, path, runs):
+    best = 1e30
+    out = None
+    for _ in range(runs):
+        if cold:
+            evict(path)
+        else:
+            fn()  # warm: a first pass fills the page cache
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def cat(path):
+    subprocess.run(["cat", *files_of(path)], stdout=subprocess.DEVNULL, check=True)
+    return sum(os.path.getsize(p) for p in files_of(path))
+
+
+def pread_ranges(ranges):
+    n = 0
+    fds = {}
+    for path, offset, size in ranges:
+        fd = fds.get(path) or fds.setdefault(path, os.open(path, os.O_RDONLY))
+        n += len(os.pread(fd, size, offset))
+    for fd in fds.values():
+        os.close(fd)
+    return n
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--data", default="/tmp/ws-scan-bench")
+    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--write")
+    a = ap.parse_args()
+    ws = os.path.join(a.build, "app", "weightscope")
+    os.makedirs(a.data, exist_ok=True)
+    rows = []
+    for name, args in CHECKPOINTS.items():
+        path = os.path.join(a.data, name.replace(" ", "-"))
+        if not os.path.exists(os.path.join(path, "config.json")):
+            subprocess.run([ws, "synth", *args, path], check=True, stdout=subprocess.DEVNULL)
+        inspect = json.loads(subprocess.run([ws, "inspect", path, "--json"], capture_output=True, text=True, check=True).stdout)
+        names = [f["path"] for f in inspect["files"]]
+        ranges = [(names[t["file"]], t["offset"], t["bytes"]) for t in inspect["tensors"] if t["component"] in SCALE_COMPONENTS]
+        total = sum(os.path.getsize(p) for p in files_of(path))
+
+        def validate():
+            r = subprocess.run([ws, "validate", path, "--rules", "values", "--format", "json"], capture_output=True, text=True)
+            return json.loads(r.stdout)["summary"]["bytes_read"]
+
+        def scales():
+            r = subprocess.run([ws, "scales", path, "--json"], capture_output=True, text=True, check=True)
+            return json.loads(r.stdout)["bytes_read"]
+
+        for cold in (False, True):
+            cache = "cold" if cold else "warm"
+            t_cat, n_cat = timed(lambda: cat(path), cold, path, a.runs)
+            t_val, n_val = timed(validate, cold, path, a.runs)
+            t_sc, n_sc = timed(scales, cold, path, a.runs)
+            t_pr, n_pr = timed(lambda: pread_ranges(ranges), cold, path, a.runs)
+            assert n_pr == n_sc, f"the pread loop read {n_pr} scale bytes, scales {n_sc}"
+            rows.append((name, cache, total, n_cat / t_cat, n_val, n_val / t_val, n_sc, t_sc, t_pr))
+            print(f"{name} {cache}: cat {n_cat / t_cat / 1e9:.2f} GB/s; validate --values {n_val / t_val / 1e9:.2f} GB/s "
+                  f"({100 * (n_val / t_val) / (n_cat / t_cat):.0f}% of cat); scales {n_sc:,} B in {t_sc:.2f} s, pread loop {t_pr:.2f} s", flush=True)
+    cpu = platform.processor() or platform.machine()
+    lines = ["## Value scans against the storage (the distributed issue)", "",
+             f"`python3 bench/run_scan_bench.py build --runs {a.runs}` on this machine ({os.cpu_count()} cores, {cpu}), best of {a.runs} per cell; "
+             "cold: the page cache dropped before each run. Checkpoints written by `weightscope synth` with real bytes (not sparse). "
+             "`validate --rules values` decodes and checks every weight and scale; its rate is the bytes it read (its own report) over "
+             "its wall time, against `cat` of all the files to /dev/null. `scales` reads only the scale tensors, against a Python loop "
+             "that only preads the same byte ranges. Goal: validate at least 80% of cat's rate.", "",
+             "| checkpoint | page cache | files | cat | validate --values | of cat | scale bytes | scales | pread loop |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name, cache, total, cat_rate, n_val, val_rate, n_sc, t_sc, t_pr in rows:
+        lines.append(f"| {name} | {cache} | {total / 1e9:.2f} GB | {cat_rate / 1e9:.2f} GB/s | {val_rate / 1e9:.2f} GB/s | "
+                     f"{100 * val_rate / cat_rate:.0f}%{'' if val_rate >= GOAL * cat_rate else ' (below the goal)'} | {n_sc / 1e6:.1f} MB | {t_sc:.2f} s | {t_pr:.2f} s |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.write:
+        doc = open(a.write).read()
+        start = doc.find(lines[0])
+        if start < 0:
+            doc = doc.rstrip("\n") + "\n\n" + text
+        else:
+            end = doc.find("\n## ", start + 1)
+            doc = doc[:start] + text + (doc[end + 1:] if end >= 0 else "")
+        open(a.write, "w").write(doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
