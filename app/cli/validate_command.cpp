@@ -55,6 +55,8 @@ class ValidateCommand : public Command {
            "  --against REF      compare every tensor with a reference checkpoint (any format, e.g. the\n"
            "                     BF16 original of an FP8 or GGUF conversion): missing, reshaped, and with\n"
            "                     --max-rel-error X moved by more than X (0.08: within 8%)\n"
+           "  --base PATH        of a LoRA adapter (PEFT, mlx-lm): check its factors against the base model's\n"
+           "                     modules, features and experts (docs/adapters.md)\n"
            "  --values           of a remote checkpoint (hf://, https://), also the value rules, which fetch\n"
            "                     every tensor's bytes; without it a remote checkpoint is checked from its headers\n"
            "  --distributed      under mpirun or srun: the value rules' tensors shared out by bytes over the MPI\n"
@@ -63,7 +65,7 @@ class ValidateCommand : public Command {
            "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime"}, {"full-load", "values", "distributed"});
+    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime", "base"}, {"full-load", "values", "distributed"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -90,6 +92,7 @@ class ValidateCommand : public Command {
     if (const plan::ResidencyRules* r = plan::findResidencyRules(opt.runtime)) opt.residency = r;
     opt.placement = placementSpecOf(a, *opt.residency);
     opt.against = a.get("against");
+    opt.base = a.get("base");
     if (a.has("max-rel-error")) opt.maxRelError = std::stod(a.get("max-rel-error"));
     if (opt.maxRelError >= 0 && opt.against.empty()) throw std::invalid_argument("--max-rel-error needs --against REF");
     std::unique_ptr<dist::Communicator> comm;

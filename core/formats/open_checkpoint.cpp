@@ -16,6 +16,7 @@
 
 #include "core/formats/gguf.h"
 #include "core/formats/gguf_model.h"
+#include "core/formats/adapter_config.h"
 #include "core/formats/prepartitioned.h"
 #include "core/formats/remote_open.h"
 #include "core/formats/hf_config.h"
@@ -461,6 +462,11 @@ std::shared_ptr<Checkpoint> openLocal(const std::string& location, bool tolerant
       readHfConfig(dir.string(), c->model);
     } catch (const CoreError& e) {
       mode.report(e.error());  // tolerant: go on without a model description
+    }
+    try {
+      c->adapter = readAdapterConfig(dir.string());
+    } catch (const CoreError& e) {
+      mode.report(e.error());
     }
     addSafetensors(*c, files, mode);
     c->format = "safetensors";

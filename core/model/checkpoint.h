@@ -12,6 +12,7 @@
 
 #include "core/io/mapped_file.h"
 #include "core/io/remote_source.h"
+#include "core/model/adapter_info.h"
 #include "core/model/metadata.h"
 #include "core/model/model_description.h"
 #include "core/model/scheme_table.h"
@@ -74,6 +75,7 @@ struct Checkpoint {
   std::vector<std::string> unreadable;
   bool incomplete = false;  // some file could not be read
   std::optional<Prepartitioned> prepartitioned;
+  std::optional<AdapterInfo> adapter;  // a LoRA adapter: its adapter_config.json (docs/adapters.md)
   // Set when the checkpoint was opened from a URL: `files` are then its local mirror's, holding
   // what was fetched; tensor bytes must be fetched (remote->ensure) before they are read.
   std::shared_ptr<RemoteSource> remote;

@@ -46,6 +46,12 @@ constexpr std::array kSuffixes = {
     SuffixRule{".input_scale", Component::InputScale},
     SuffixRule{"_weight.blocks", Component::Weight},        // gpt-oss original: block.N.mlp.mlp1_weight.blocks
     SuffixRule{"_weight.scales", Component::Scale},
+    SuffixRule{".lora_A.weight", Component::LoraA},          // PEFT LoRA factors, named after the module
+    SuffixRule{".lora_B.weight", Component::LoraB},
+    SuffixRule{".lora_embedding_A", Component::LoraA},       // PEFT LoRA of an embedding
+    SuffixRule{".lora_embedding_B", Component::LoraB},
+    SuffixRule{".lora_a", Component::LoraA},                 // MLX (mlx-lm) LoRA factors
+    SuffixRule{".lora_b", Component::LoraB},
     SuffixRule{".weight", Component::Weight},
     SuffixRule{".biases", Component::ZeroPoint},            // MLX affine offset
     SuffixRule{".scales", Component::Scale},                // MLX

@@ -198,7 +198,7 @@ void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNa
   }
   for (auto& l : c.logical) {
     Members mb;
-    uint64_t biasParams = 0;
+    uint64_t biasParams = 0, loraParams = 0;
     for (uint32_t i : l.members) {
       const auto& t = c.tensors[i];
       switch (t.component) {
@@ -208,6 +208,7 @@ void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNa
         case Component::ZeroPoint: mb.zeroPoint = &t; break;
         case Component::Shape: mb.shape = &t; break;
         case Component::Bias: biasParams += t.elements(); break;
+        case Component::LoraA: case Component::LoraB: loraParams += t.elements(); break;  // an adapter's trainable parameters
         default: break;
       }
     }
@@ -225,7 +226,7 @@ void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNa
     // leaves it out of total_parameters, and so do we - in a GGUF too, where llama.cpp's converter
     // stores the same buffer as exp_probs_b.bias, so both forms of a model count alike.
     const bool buffer = l.name.ends_with("e_score_correction") || l.name.ends_with(".exp_probs_b");
-    l.parameters = buffer ? 0 : params + biasParams;
+    l.parameters = buffer ? 0 : params + biasParams + loraParams;
   }
 }
 

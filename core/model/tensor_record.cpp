@@ -40,6 +40,8 @@ std::string_view componentName(Component c) {
     case Component::ZeroPoint: return "zero_point";
     case Component::Shape: return "shape";
     case Component::GIdx: return "g_idx";
+    case Component::LoraA: return "lora_A";
+    case Component::LoraB: return "lora_B";
   }
   return "weight";
 }

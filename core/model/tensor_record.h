@@ -12,7 +12,9 @@ namespace ws {
 
 enum class Role : uint8_t { Embedding, Attention, DenseMlp, Router, RoutedExpert, SharedExpert, Norm, LmHead, Mtp, Vision, Other };
 enum class Projection : uint8_t { None, Gate, Up, Down, GateUp };
-enum class Component : uint8_t { Weight, Bias, Scale, GlobalScale, InputScale, ZeroPoint, Shape, GIdx };
+// LoraA / LoraB: the two factors of a LoRA adapter's update to the module they are named after
+// (PEFT lora_A [r, in] and lora_B [out, r]; MLX lora_a [in, r] and lora_b [r, out]).
+enum class Component : uint8_t { Weight, Bias, Scale, GlobalScale, InputScale, ZeroPoint, Shape, GIdx, LoraA, LoraB };
 enum class Layout : uint8_t { None, FusedOutIn, FusedInOut, Stacked };
 
 std::string_view roleName(Role r);

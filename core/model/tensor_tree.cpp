@@ -1,6 +1,7 @@
 #include "core/model/tensor_tree.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace ws {
@@ -36,6 +37,21 @@ TreeNode below(const TreeNode& p, TreeNode::Kind k) {
 
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
+// The part of the name below the layer index, and below the expert index when there is one.
+std::string belowLayer(const TensorRecord& t) {
+  const std::string& name = t.name;
+  size_t pos = 0;
+  if (t.layer >= 0) {
+    const std::string layerToken = "." + std::to_string(t.layer) + ".";
+    if (size_t at = name.find(layerToken); at != std::string::npos) pos = at + layerToken.size();
+    if (t.expert >= 0) {
+      const std::string expertToken = "." + std::to_string(t.expert) + ".";
+      if (size_t e = name.find(expertToken, pos ? pos - 1 : 0); e != std::string::npos) pos = e + expertToken.size();
+    }
+  }
+  return name.substr(pos);
+}
+
 }  // namespace
 
 TensorTree tensorTree(const Checkpoint& c, const std::function<bool(const TensorRecord&)>& keep) {
@@ -50,6 +66,11 @@ TensorTree tensorTree(const Checkpoint& c, const std::function<bool(const Tensor
     tree.nodes[parent].children.push_back(id);
     return id;
   };
+  // A LoRA factor's logical tensor: the module it adapts, whose factors share a node.
+  std::vector<int64_t> adapted(c.tensors.size(), -1);
+  for (uint32_t li = 0; li < c.logical.size(); ++li)
+    for (uint32_t m : c.logical[li].members)
+      if (c.tensors[m].component == Component::LoraA || c.tensors[m].component == Component::LoraB) adapted[m] = li;
   std::map<int, std::vector<uint32_t>> byLayer;  // layer -1 (outside layers) first
   for (uint32_t i = 0; i < c.tensors.size(); ++i)
     if (!keep || keep(c.tensors[i])) byLayer[c.tensors[i].layer].push_back(i);
@@ -59,7 +80,7 @@ TensorTree tensorTree(const Checkpoint& c, const std::function<bool(const Tensor
     ln.layer = layer;
     const uint32_t layerNode = child(0, ln);
     std::map<Role, uint32_t> modules;
-    std::map<std::pair<uint32_t, int64_t>, uint32_t> experts;
+    std::map<std::pair<uint32_t, int64_t>, uint32_t> experts, adaptedNodes;
     for (uint32_t i : members) {
       const TensorRecord& t = c.tensors[i];
       auto m = modules.find(t.role);
@@ -77,6 +98,15 @@ TensorTree tensorTree(const Checkpoint& c, const std::function<bool(const Tensor
           e = experts.emplace(std::pair(parent, t.expert), child(parent, en)).first;
         }
         parent = e->second;
+      }
+      if (adapted[i] >= 0) {
+        auto a = adaptedNodes.find({parent, adapted[i]});
+        if (a == adaptedNodes.end()) {
+          TreeNode an = below(tree.nodes[parent], TreeNode::Kind::Adapted);
+          an.tensor = int32_t(i);
+          a = adaptedNodes.emplace(std::pair(parent, adapted[i]), child(parent, an)).first;
+        }
+        parent = a->second;
       }
       TreeNode tn = below(tree.nodes[parent], TreeNode::Kind::Tensor);
       tn.tensor = int32_t(i);
@@ -102,21 +132,15 @@ std::string nodeLabel(const Checkpoint& c, const TreeNode& n) {
     }
     case TreeNode::Kind::Module: return moduleLabel(n.role);
     case TreeNode::Kind::Expert: return "expert " + std::to_string(n.expert);
+    case TreeNode::Kind::Adapted: {
+      std::string module = belowLayer(c.tensors[size_t(n.tensor)]);
+      for (const char* factor : {".lora_A.weight", ".lora_B.weight", ".lora_embedding_A", ".lora_embedding_B", ".lora_a", ".lora_b"})
+        if (module.ends_with(factor)) module.resize(module.size() - std::strlen(factor));
+      return "LoRA of " + module;
+    }
     case TreeNode::Kind::Tensor: break;
   }
-  // The part of the name below the layer index, and below the expert index when there is one.
-  const TensorRecord& t = c.tensors[size_t(n.tensor)];
-  const std::string& name = t.name;
-  size_t pos = 0;
-  if (t.layer >= 0) {
-    const std::string layerToken = "." + std::to_string(t.layer) + ".";
-    if (size_t at = name.find(layerToken); at != std::string::npos) pos = at + layerToken.size();
-    if (t.expert >= 0) {
-      const std::string expertToken = "." + std::to_string(t.expert) + ".";
-      if (size_t e = name.find(expertToken, pos ? pos - 1 : 0); e != std::string::npos) pos = e + expertToken.size();
-    }
-  }
-  return name.substr(pos);
+  return belowLayer(c.tensors[size_t(n.tensor)]);
 }
 
 }  // namespace ws

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "core/report/json_text.h"
 #include "core/report/metadata_report.h"
 #include "core/report/validate_report.h"
+#include "core/report/adapter_report.h"
 #include "core/util/format_bytes.h"
 #include "core/util/glob.h"
 
@@ -193,6 +195,7 @@ std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt) {
       ranks["ranks"].push_back({{"rank", r.rank}, {"files", r.files}, {"tensors", r.tensors}, {"bytes", r.bytes}});
   }
   out += ",\n\"prepartitioned\":" + ranks.dump();
+  out += ",\n\"adapter\":" + adapterJson(c).dump();
   json remote = nullptr;  // where a remote checkpoint was read from, and how much of it
   if (c.remote)
     remote = {{"location", c.remote->location()}, {"revision", c.remote->revision}, {"mirror", c.remote->mirror()}, {"from_cache", c.remote->fromCache},
@@ -260,6 +263,7 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
         << (r.files.size() == 1 ? " file" : " files");
     o << "\n";
   }
+  o << adapterText(c);
   o << "tensors      " << formatCount(tot.tensors) << " stored, " << formatCount(tot.logicalTensors) << " logical\n";
   o << "bytes        " << formatBytes(tot.bytes) << " (" << formatCount(tot.bytes) << ")\n";
   o << "parameters   " << formatCount(tot.parameters) << "\n";
@@ -292,6 +296,11 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
   // The tensor tree (core/model/tensor_tree, as the GUI shows it): per layer its modules' tensors,
   // each module's experts summarised on one line.
   const TensorTree tree = tensorTree(c, [&](const TensorRecord& t) { return selected(t, opt); });
+  // The tensors under a node (a LoRA module's factors sit one node deeper than other tensors).
+  std::function<void(uint32_t, const std::function<void(const TensorRecord&)>&)> tensorsUnder = [&](uint32_t k, const auto& fn) {
+    if (tree.nodes[k].kind == TreeNode::Kind::Tensor) return fn(c.tensors[size_t(tree.nodes[k].tensor)]);
+    for (uint32_t child : tree.nodes[k].children) tensorsUnder(child, fn);
+  };
   for (uint32_t layerNode : tree.nodes[0].children) {
     const TreeNode& ln = tree.nodes[layerNode];
     o << nodeLabel(c, ln) << "  " << formatBytes(ln.bytes) << "\n";
@@ -304,20 +313,19 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
       std::set<std::string> schemes;
       for (uint32_t k : mn.children) {
         const TreeNode& n = tree.nodes[k];
-        if (n.kind == TreeNode::Kind::Tensor) {
-          line(c.tensors[size_t(n.tensor)], "  ");
+        if (n.kind == TreeNode::Kind::Tensor || n.kind == TreeNode::Kind::Adapted) {
+          tensorsUnder(k, [&](const TensorRecord& t) { line(t, "  "); });
           continue;
         }
         ++experts;
         lo = std::min(lo, n.bytes), hi = std::max(hi, n.bytes);
         first = first < 0 ? n.expert : std::min(first, n.expert);
         last = std::max(last, n.expert);
-        for (uint32_t leaf : n.children) {
-          const TensorRecord& t = c.tensors[size_t(tree.nodes[leaf].tensor)];
+        tensorsUnder(k, [&](const TensorRecord& t) {
           schemes.insert(c.logical[t.logical].schemeName);
           ++expertTensors;
           cutTensors += t.cut;
-        }
+        });
       }
       if (!experts) continue;
       uint64_t total = 0;

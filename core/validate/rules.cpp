@@ -55,6 +55,11 @@ const std::vector<RuleInfo>& rules() {
       {"WS-M005", "model-keys", "metadata", S::Error, "a key the model is built from contradicts the tensors: a tensor past block_count, an expert count or experts-per-token that no router can use", "llama.cpp refuses such a file (or never loads the tensors past block_count); fix the key the message names"},
       {"WS-M006", "missing-model-keys", "metadata", S::Warning, "a GGUF model file without context_length, embedding_length or block_count", "llama.cpp refuses to build the model without them; gguf-py and other readers take the file"},
 
+      {"WS-A001", "lora-unpaired", "adapter", S::Error, "a LoRA factor (lora_A or lora_B) without its partner", "the adapter was saved partly: save it again"},
+      {"WS-A002", "lora-rank", "adapter", S::Error, "a LoRA module's lora_A and lora_B do not share a rank, or their rank is not the one adapter_config.json gives it (r, rank_pattern, mlx-lm's rank)", "the config and the tensors come from different runs"},
+      {"WS-A003", "lora-base-shape", "adapter", S::Error, "with --base: a LoRA module that the base model does not have, or whose factors' features (or experts) are not the base module's", "the adapter was trained on another base model"},
+      {"WS-A004", "adapter-summary", "adapter", S::Info, "what the LoRA adapter is: library, base model, rank, scale, modules and targets", "inspect shows every module"},
+
       {"WS-S001", "expert-shape", "shapes", S::Error, "an expert projection's shape disagrees with hidden and expert intermediate sizes", "gate/up are [I, H], down is [H, I]"},
       {"WS-S002", "router-shape", "shapes", S::Error, "the router is not [num_experts, hidden_size]", "check the expert count"},
       {"WS-S003", "fused-shape", "shapes", S::Error, "a fused or stacked expert tensor has the wrong shape", "[E, 2I, H] / [E, H, 2I] and [E, H, I] / [E, I, H]"},

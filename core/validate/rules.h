@@ -12,7 +12,7 @@ namespace ws::val {
 struct RuleInfo {
   const char* code;
   const char* name;
-  const char* family;  // integrity, completeness, metadata, shapes, values, compatibility, load, diff
+  const char* family;  // integrity, completeness, metadata, adapter, shapes, values, compatibility, load, diff
   Severity severity;
   const char* summary;
   const char* hint;

@@ -22,6 +22,7 @@
 #include "core/numerics/remote_reads.h"
 #include "core/util/format_bytes.h"
 #include "core/validate/rules.h"
+#include "core/validate/adapter_rules.h"
 #include "core/validate/attention_rules.h"
 #include "core/validate/metadata_rules.h"
 #include "core/validate/runtime_rules.h"
@@ -680,7 +681,8 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   rep.path = c->root;
   rep.checkpoint = c;
   for (const auto& r : rules())
-    if (ruleEnabled(opt, r.code) && (opt.fullLoad || std::string(r.family) != "load") && (!opt.against.empty() || std::string(r.family) != "diff"))
+    if (ruleEnabled(opt, r.code) && (opt.fullLoad || std::string(r.family) != "load") && (!opt.against.empty() || std::string(r.family) != "diff") &&
+        (!opt.base.empty() || std::string(r.code) != "WS-A003"))
       rep.rulesRun.push_back(r.code);
   std::mutex mu;
   Sink sink{opt, rep.findings, &mu};
@@ -696,6 +698,13 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
     metadataRules(*c, sink);
   }
   runtimeRules(*c, sink);
+  std::shared_ptr<const Checkpoint> base;  // --base: the model a LoRA adapter is meant for
+  if (!opt.base.empty()) {
+    auto opened = openCheckpoint(opt.base);
+    if (!opened) fail(opened.error().code, "base model: " + opened.error().message, opened.error().file, opened.error().offset, opened.error().tensor);
+    base = opened.value();
+  }
+  adapterRules(*c, sink, base.get());
   rep.bytesReadByFamily["integrity"] = 0;
   rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers
   if (familyEnabled(opt, "values")) {

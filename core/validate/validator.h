@@ -42,6 +42,8 @@ struct ValidateOptions {
   std::string runtime;
   std::string against;
   double maxRelError = -1;
+  // --base PATH: a LoRA adapter's factors checked against the base model's modules (WS-A003).
+  std::string base;
   // --distributed: the value rules' tensors are shared out by bytes over this job's ranks, and
   // every rank ends with the whole report (core/validate/value_shares.h). Null: one process.
   dist::Communicator* comm = nullptr;

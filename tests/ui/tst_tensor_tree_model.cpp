@@ -31,6 +31,8 @@ class TstTensorTreeModel : public QObject {
     o.out = kt.path();
     QVERIFY(ws::synth::write(o));
     QTest::newRow("synth kt-int8") << QString::fromStdString(kt.path());
+    // and the LoRA adapters PEFT and mlx-lm wrote (tests/data/adapters)
+    for (const char* a : {"peft_qwen3_moe", "mlx_qwen3_moe"}) QTest::newRow(a) << QString(WS_SOURCE_DIR "/tests/data/adapters/") + a;
   }
 
   void modelChecker() {
@@ -72,6 +74,32 @@ class TstTensorTreeModel : public QObject {
     QCOMPARE(model.rowCount(module), 16);
     QCOMPARE(model.rowCount(expert), 3);
     QVERIFY(!layer.parent().isValid());
+  }
+
+  // A LoRA adapter's factors sit together under the module they adapt, in its layer and role.
+  void loraFactorsAreGroupedByTheirModule() {
+    struct Case {
+      const char* adapter;
+      const char* factor;
+      const char* group;
+      const char* role;
+    };
+    for (const Case& k : {Case{"peft_qwen3_moe", "base_model.model.model.layers.1.self_attn.o_proj.lora_A.weight", "LoRA of self_attn.o_proj", "attention"},
+                          Case{"mlx_qwen3_moe", "model.layers.2.mlp.switch_mlp.gate_proj.lora_b", "LoRA of mlp.switch_mlp.gate_proj", "routed experts"}}) {
+      ui::TensorTreeModel model;
+      auto ckpt = wstest::openOrFail(std::string(WS_SOURCE_DIR "/tests/data/adapters/") + k.adapter);
+      model.setCheckpoint(ckpt);
+      const TensorRecord* t = ckpt->find(k.factor);
+      QVERIFY2(t, k.factor);
+      const QModelIndex leaf = model.indexOfTensor(uint32_t(t - ckpt->tensors.data()));
+      const QModelIndex group = leaf.parent();
+      QCOMPARE(group.data().toString(), QString(k.group));
+      QCOMPARE(model.rowCount(group), 2);  // lora_A and lora_B
+      QStringList factors;
+      for (int r = 0; r < 2; ++r) factors << model.index(r, 0, group).data().toString();
+      QVERIFY2(factors.join(" ").contains("lora_A") || factors.join(" ").contains("lora_a"), qPrintable(factors.join(", ")));
+      QCOMPARE(group.parent().data().toString(), QString(k.role));
+    }
   }
 };
 
