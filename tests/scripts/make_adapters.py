@@ -60,7 +60,7 @@ elif which == "mlx":
     mx.random.seed(0)
     model, _ = load_model(Path(base))
     model.freeze()
-    args = dict(CONFIG_DEFAULTS, model="qwen3_moe", train=True, num_layers=2, adapter_path=out,
+    args = dict(CONFIG_DEFAULTS, model="qwen3_moe", train=True, num_layers=2, adapter_path=os.path.relpath(out),
                 lora_parameters={"rank": 4, "dropout": 0.0, "scale": 2.0,
                                  "keys": ["self_attn.q_proj", "self_attn.v_proj", "mlp.gate", "mlp.switch_mlp.gate_proj"]})
     linear_to_lora_layers(model, args["num_layers"], args["lora_parameters"])
