@@ -14,6 +14,7 @@
 #include "core/formats/gguf.h"
 #include "core/synth/synth.h"
 #include "core/validate/rules.h"
+#include "core/validate/sink.h"
 #include "core/validate/validator.h"
 #include "corpus_support.h"
 #include "test_support.h"
@@ -766,6 +767,24 @@ class TstValidateCorpus : public QObject {
     const std::string all = std::to_string(val::rules().size()) + " with `--against`, `--base` and `--full-load`";
     QVERIFY2(readme.find(plain) != std::string::npos, plain.c_str());
     QVERIFY2(readme.find(all) != std::string::npos, all.c_str());
+  }
+
+  // One problem on many tensors is one finding on the first, with the count and the first three
+  // names (the KTransformers loader's preview of missing keys); three or fewer, no ellipsis.
+  void groupedFindingsPreviewThreeNames() {
+    const val::ValidateOptions all;
+    std::vector<val::Finding> out;
+    val::Sink sink{all, out};
+    val::FindingGroup many, few;
+    for (const char* n : {"a.weight", "b.weight", "c.weight", "d.weight", "e.weight"}) many.add(n);
+    for (const char* n : {"x.weight", "y.weight"}) few.add(n);
+    many.report(sink, "WS-C001", "expert weights missing");
+    few.report(sink, "WS-C001", "expert weights missing");
+    val::FindingGroup().report(sink, "WS-C001", "nothing");  // an empty group says nothing
+    QCOMPARE(out.size(), size_t(2));
+    QCOMPARE(out[0].message, std::string("5 expert weights missing: a.weight, b.weight, c.weight ..."));
+    QCOMPARE(out[0].tensor, std::string("a.weight"));
+    QCOMPARE(out[1].message, std::string("2 expert weights missing: x.weight, y.weight"));
   }
 
   void unknownRuleIsAUsageError() {

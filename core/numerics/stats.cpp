@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -96,40 +97,64 @@ void Histogram::merge(const Histogram& o) {
 }
 
 void Stats::add(const float* x, uint64_t n) {
-  // Chunked: the block's own mean and M2, then Chan's parallel merge (exact enough, stable).
-  uint64_t bn = 0;
-  double bmean = 0, bm2 = 0, bmin = INFINITY, bmax = -INFINITY, babs = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    if (std::isnan(v)) { ++nan; continue; }
-    if (std::isinf(v)) { ++inf; continue; }
-    if (v < 0.0f) ++negative;
-    if (v == 0.0f) ++zero;
-    else if (std::fpclassify(v) == FP_SUBNORMAL) ++subnormal;
-    const double d = v;
-    ++bn;
-    const double delta = d - bmean;
-    bmean += delta / double(bn);
-    bm2 += delta * (d - bmean);
-    bmin = std::min(bmin, d);
-    bmax = std::max(bmax, d);
-    babs = std::max(babs, std::fabs(d));
+  // Block by block: the block's counts, extremes and sum in one branch-free pass (the class of a
+  // value from its bits), its M2 about its own mean in a second pass while the block is still in
+  // cache, then Chan's merge into the running moments. Two passes per block are as accurate as
+  // Welford's update and need no division per value (which made the value scan 1.5x slower).
+  constexpr uint64_t kBlock = 4096;
+  constexpr int kLanes = 8;  // independent sums, so the additions do not wait on each other
+  for (uint64_t start = 0; start < n; start += kBlock) {
+    const uint64_t m = std::min(kBlock, n - start);
+    const float* v = x + start;
+    uint64_t bnan = 0, binf = 0, bzero = 0, bsub = 0, bneg = 0, bn = 0;
+    float bmin = INFINITY, bmax = -INFINITY, babs = 0.0f;
+    double lane[kLanes] = {};
+    for (uint64_t i = 0; i < m; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, v + i, 4);
+      const uint32_t a = bits & 0x7FFFFFFFu;
+      const bool finite = a < 0x7F800000u;
+      bnan += a > 0x7F800000u;
+      binf += a == 0x7F800000u;
+      bzero += a == 0;
+      bsub += (a - 1u) < 0x007FFFFFu;  // 1 .. 0x7FFFFF: nonzero with a zero exponent
+      bneg += finite & (a != 0) & (bits >> 31);
+      bn += finite;
+      const float f = finite ? v[i] : 0.0f;
+      bmin = std::min(bmin, finite ? f : INFINITY);
+      bmax = std::max(bmax, finite ? f : -INFINITY);
+      babs = std::max(babs, std::fabs(f));
+      lane[i % kLanes] += double(f);
+    }
+    count += m;
+    nan += bnan, inf += binf, zero += bzero, subnormal += bsub, negative += bneg;
+    if (!bn) continue;
+    double sum = 0;
+    for (double l : lane) sum += l;
+    const double bmean = sum / double(bn);
+    double dev[kLanes] = {};
+    for (uint64_t i = 0; i < m; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, v + i, 4);
+      const double d = (bits & 0x7FFFFFFFu) < 0x7F800000u ? double(v[i]) - bmean : 0.0;
+      dev[i % kLanes] += d * d;
+    }
+    double bm2 = 0;
+    for (double l : dev) bm2 += l;
+    if (!finite_) {
+      min_ = bmin;
+      max_ = bmax;
+    } else {
+      min_ = std::min(min_, double(bmin));
+      max_ = std::max(max_, double(bmax));
+    }
+    absmax_ = std::max(absmax_, double(babs));
+    const uint64_t total = finite_ + bn;
+    const double delta = bmean - mean_;
+    mean_ += delta * double(bn) / double(total);
+    m2_ += bm2 + delta * delta * double(finite_) * double(bn) / double(total);
+    finite_ = total;
   }
-  count += n;
-  if (!bn) return;
-  if (!finite_) {
-    min_ = bmin;
-    max_ = bmax;
-  } else {
-    min_ = std::min(min_, bmin);
-    max_ = std::max(max_, bmax);
-  }
-  absmax_ = std::max(absmax_, babs);
-  const uint64_t total = finite_ + bn;
-  const double delta = bmean - mean_;
-  mean_ += delta * double(bn) / double(total);
-  m2_ += bm2 + delta * delta * double(finite_) * double(bn) / double(total);
-  finite_ = total;
 }
 
 void Stats::merge(const Stats& o) {
