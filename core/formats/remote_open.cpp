@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <thread>
 
@@ -123,6 +124,27 @@ Listing listHub(HttpClient& http, const std::string& location) {
   }
   if (out.weights.empty()) remoteFail(location, "the repository" + std::string(sub.empty() ? "" : " folder '" + sub + "'") + " holds no .safetensors or .gguf file");
   return out;
+}
+
+// The commit an hf:// branch or tag points at now, to tell whether a cached mirror of it is still
+// that commit's: one small request. None when there is nothing to ask - a commit-pinned
+// location (what a commit holds never changes), any other URL, HF_HUB_OFFLINE set - or when the
+// Hub cannot be asked (the cached mirror is then used, as offline).
+std::optional<std::string> currentHubRevision(HttpClient& http, const std::string& location) {
+  if (location.rfind("hf://", 0) != 0 || !env("HF_HUB_OFFLINE").empty()) return std::nullopt;
+  static const std::regex re(R"(([^/@]+)/([^/@]+)(@([^/]+))?(/.*)?)");
+  static const std::regex commit("[0-9a-f]{40}");
+  std::smatch m;
+  const std::string rest = location.substr(5);
+  if (!std::regex_match(rest, m, re)) return std::nullopt;
+  const std::string rev = m[4].matched ? m[4].str() : "main";
+  if (std::regex_match(rev, commit)) return std::nullopt;
+  try {
+    const Json j = Json::parse(http.getWhole(hubEndpoint() + "/api/models/" + m[1].str() + "/" + m[2].str() + "/revision/" + rev, 64ull << 20));
+    if (j.contains("sha") && j["sha"].is_string()) return j["sha"].get<std::string>();
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
 }
 
 Listing listUrl(HttpClient& http, const std::string& url) {
@@ -302,7 +324,11 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
     return s;
   };
   if (options.useCache)
-    if (auto cached = fromManifest(dir, location, http)) return configured(cached);
+    if (auto cached = fromManifest(dir, location, http)) {
+      // A branch (main) moves: its mirror is used only while the branch still names its commit.
+      const auto now = currentHubRevision(*http, location);
+      if (!now || *now == cached->revision) return configured(cached);
+    }
 
   const Listing list = location.rfind("hf://", 0) == 0 ? listHub(*http, location) : listUrl(*http, location);
   std::error_code ec;

@@ -178,18 +178,33 @@ def part_nginx(tmp):
             print(f"{repo}: fetched {rem['bytes_fetched']:,} of {rem['bytes']:,} bytes ({100 * share:.2f}%) in {rem['requests']} requests")
             check(share < 0.05 or rem["bytes"] < 4_000_000, f"{repo}: fetched {100 * share:.1f}% of the checkpoint")
             check(all(f.get("url", "").startswith(f"http://127.0.0.1:{port}/fixtures/{repo}/resolve/{SHA}/") for f in jr["files"]), f"{repo}: file URLs")
-            before = access_count(log, port)
-            again = json.loads(run("inspect", loc, "--json", env=env).stdout)
-            check(again["remote"]["from_cache"], f"{repo}: reopening was not from the cache")
-            requests = access_count(log, port) - before
-            check(requests == 0, f"{repo}: reopening from the cache made {requests} requests")
-            check(tensors_of(again) == tensors_of(jl), f"{repo}: reopened from the cache, the tensors differ")
+            # Reopened: from the header cache; of a branch, after one request asking which commit
+            # it names now; pinned to a commit, or offline, with none.
+            for where, offline, asks in ((loc, False, 1), (f"{loc}@{SHA}", False, 0), (loc, True, 0)):
+                if where != loc:
+                    run("inspect", where, "--json", env=env)  # the pinned location is a cache entry of its own
+                before = access_count(log, port)
+                again = json.loads(run("inspect", where, "--json", env=dict(env, HF_HUB_OFFLINE="1") if offline else env).stdout)
+                check(again["remote"]["from_cache"], f"{where}{' offline' if offline else ''}: reopening was not from the cache")
+                requests = access_count(log, port) - before
+                check(requests == asks, f"{where}{' offline' if offline else ''}: reopening from the cache made {requests} requests, not {asks}")
+                check(tensors_of(again) == tensors_of(jl), f"{where}: reopened from the cache, the tensors differ")
             pl = run("plan", local, "--ep", "2", "--json")
             pr = run("plan", loc, "--ep", "2", "--json", env=env)
             if pl.returncode == 0:
                 check(pr.returncode == 0 and json.loads(pl.stdout)["ranks"] == json.loads(pr.stdout)["ranks"], f"{repo}: plan differs (exit {pr.returncode}) {pr.stderr[:200]}")
             fl, fr = findings_of(local, None, tmp), findings_of(loc, env, tmp)
             check(fl[0] == fr[0] and [f[:2] for f in fl[1]] == [f[:2] for f in fr[1]], f"{repo}: header-only findings differ: {fl[1][:3]} vs {fr[1][:3]}")
+
+        # The branch moves to another commit: the cached mirror of main is not used again; the
+        # headers are read anew from the new commit's files, and that mirror is the cache then.
+        moved = "fedcba9876543210fedcba9876543210fedcba98"
+        publish(www, "fixtures/qwen3_moe", *files_of(FIXTURES["qwen3_moe"]), sha=moved)
+        r = json.loads(run("inspect", "hf://fixtures/qwen3_moe", "--json", env=env).stdout)
+        check(not r["remote"]["from_cache"] and r["remote"]["revision"] == moved and all(f"/resolve/{moved}/" in f["url"] for f in r["files"]),
+              f"main moved to {moved}: from_cache {r['remote']['from_cache']}, revision {r['remote']['revision']}")
+        r = json.loads(run("inspect", "hf://fixtures/qwen3_moe", "--json", env=env).stdout)
+        check(r["remote"]["from_cache"] and r["remote"]["revision"] == moved, f"after the move, reopening: from_cache {r['remote']['from_cache']}")
 
         # dequant of one expert: the local bytes, bit for bit, for about that expert's bytes
         for repo, rel, tensor, expert in [("kquants", "gguf/tiny-qwen3moe-kquants.gguf", "blk.1.ffn_down_exps.weight", 3),
