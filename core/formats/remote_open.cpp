@@ -82,16 +82,27 @@ struct Listing {
   std::map<std::string, std::string> fetched;  // side files the listing already read whole (an index)
 };
 
-Listing listHub(HttpClient& http, const std::string& location) {
-  // hf://ORG/REPO[@REV][/SUBDIR]
-  const std::string rest = location.substr(5);
-  static const std::regex re(R"(([^/@]+)/([^/@]+)(@([^/]+))?(/(.*))?)");
+// hf://ORG/REPO[@REV][/SUBDIR], split; none when it is not that.
+struct HubLocation {
+  std::string repo, revision, sub;
+  std::string api() const { return hubEndpoint() + "/api/models/" + repo + "/revision/" + revision; }
+};
+std::optional<HubLocation> parseHub(const std::string& location) {
+  static const std::regex re(R"(hf://([^/@]+)/([^/@]+)(@([^/]+))?(/(.*))?)");
   std::smatch m;
-  if (!std::regex_match(rest, m, re)) remoteFail(location, "not hf://ORG/REPO[@REVISION][/FOLDER]");
-  const std::string repo = m[1].str() + "/" + m[2].str(), rev = m[4].matched ? m[4].str() : "main";
-  std::string sub = m[6].matched ? m[6].str() : "";
-  while (!sub.empty() && sub.back() == '/') sub.pop_back();
-  const std::string api = hubEndpoint() + "/api/models/" + repo + "/revision/" + rev;
+  if (!std::regex_match(location, m, re)) return std::nullopt;
+  HubLocation h{m[1].str() + "/" + m[2].str(), m[4].matched ? m[4].str() : "main", m[6].matched ? m[6].str() : ""};
+  while (!h.sub.empty() && h.sub.back() == '/') h.sub.pop_back();
+  return h;
+}
+
+Listing listHub(HttpClient& http, const std::string& location) {
+  const auto hub = parseHub(location);
+  if (!hub) remoteFail(location, "not hf://ORG/REPO[@REVISION][/FOLDER]");
+  const std::string& repo = hub->repo;
+  const std::string& rev = hub->revision;
+  std::string sub = hub->sub;
+  const std::string api = hub->api();
   Json j;
   try {
     j = Json::parse(http.getWhole(api, 64ull << 20));
@@ -131,16 +142,11 @@ Listing listHub(HttpClient& http, const std::string& location) {
 // location (what a commit holds never changes), any other URL, HF_HUB_OFFLINE set - or when the
 // Hub cannot be asked (the cached mirror is then used, as offline).
 std::optional<std::string> currentHubRevision(HttpClient& http, const std::string& location) {
-  if (location.rfind("hf://", 0) != 0 || !env("HF_HUB_OFFLINE").empty()) return std::nullopt;
-  static const std::regex re(R"(([^/@]+)/([^/@]+)(@([^/]+))?(/.*)?)");
+  const auto hub = parseHub(location);
   static const std::regex commit("[0-9a-f]{40}");
-  std::smatch m;
-  const std::string rest = location.substr(5);
-  if (!std::regex_match(rest, m, re)) return std::nullopt;
-  const std::string rev = m[4].matched ? m[4].str() : "main";
-  if (std::regex_match(rev, commit)) return std::nullopt;
+  if (!hub || !env("HF_HUB_OFFLINE").empty() || std::regex_match(hub->revision, commit)) return std::nullopt;
   try {
-    const Json j = Json::parse(http.getWhole(hubEndpoint() + "/api/models/" + m[1].str() + "/" + m[2].str() + "/revision/" + rev, 64ull << 20));
+    const Json j = Json::parse(http.getWhole(hub->api(), 64ull << 20));
     if (j.contains("sha") && j["sha"].is_string()) return j["sha"].get<std::string>();
   } catch (const std::exception&) {
   }

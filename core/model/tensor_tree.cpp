@@ -1,7 +1,6 @@
 #include "core/model/tensor_tree.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 
 namespace ws {
@@ -37,9 +36,9 @@ TreeNode below(const TreeNode& p, TreeNode::Kind k) {
 
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-// The part of the name below the layer index, and below the expert index when there is one.
-std::string belowLayer(const TensorRecord& t) {
-  const std::string& name = t.name;
+// The part of `name` (t's own, or its logical tensor's) below t's layer index, and below its
+// expert index when there is one.
+std::string belowLayer(const TensorRecord& t, const std::string& name) {
   size_t pos = 0;
   if (t.layer >= 0) {
     const std::string layerToken = "." + std::to_string(t.layer) + ".";
@@ -66,11 +65,8 @@ TensorTree tensorTree(const Checkpoint& c, const std::function<bool(const Tensor
     tree.nodes[parent].children.push_back(id);
     return id;
   };
-  // A LoRA factor's logical tensor: the module it adapts, whose factors share a node.
-  std::vector<int64_t> adapted(c.tensors.size(), -1);
-  for (uint32_t li = 0; li < c.logical.size(); ++li)
-    for (uint32_t m : c.logical[li].members)
-      if (c.tensors[m].component == Component::LoraA || c.tensors[m].component == Component::LoraB) adapted[m] = li;
+  // A LoRA factor's logical tensor is the module it adapts: its factors share a node.
+  auto isFactor = [](const TensorRecord& t) { return t.component == Component::LoraA || t.component == Component::LoraB; };
   std::map<int, std::vector<uint32_t>> byLayer;  // layer -1 (outside layers) first
   for (uint32_t i = 0; i < c.tensors.size(); ++i)
     if (!keep || keep(c.tensors[i])) byLayer[c.tensors[i].layer].push_back(i);
@@ -99,12 +95,12 @@ TensorTree tensorTree(const Checkpoint& c, const std::function<bool(const Tensor
         }
         parent = e->second;
       }
-      if (adapted[i] >= 0) {
-        auto a = adaptedNodes.find({parent, adapted[i]});
+      if (isFactor(t)) {
+        auto a = adaptedNodes.find({parent, int64_t(t.logical)});
         if (a == adaptedNodes.end()) {
           TreeNode an = below(tree.nodes[parent], TreeNode::Kind::Adapted);
           an.tensor = int32_t(i);
-          a = adaptedNodes.emplace(std::pair(parent, adapted[i]), child(parent, an)).first;
+          a = adaptedNodes.emplace(std::pair(parent, int64_t(t.logical)), child(parent, an)).first;
         }
         parent = a->second;
       }
@@ -132,15 +128,14 @@ std::string nodeLabel(const Checkpoint& c, const TreeNode& n) {
     }
     case TreeNode::Kind::Module: return moduleLabel(n.role);
     case TreeNode::Kind::Expert: return "expert " + std::to_string(n.expert);
-    case TreeNode::Kind::Adapted: {
-      std::string module = belowLayer(c.tensors[size_t(n.tensor)]);
-      for (const char* factor : {".lora_A.weight", ".lora_B.weight", ".lora_embedding_A", ".lora_embedding_B", ".lora_a", ".lora_b"})
-        if (module.ends_with(factor)) module.resize(module.size() - std::strlen(factor));
-      return "LoRA of " + module;
+    case TreeNode::Kind::Adapted: {  // the logical tensor's name is the adapted module's
+      const TensorRecord& factor = c.tensors[size_t(n.tensor)];
+      return "LoRA of " + belowLayer(factor, c.logical[factor.logical].name);
     }
     case TreeNode::Kind::Tensor: break;
   }
-  return belowLayer(c.tensors[size_t(n.tensor)]);
+  const TensorRecord& t = c.tensors[size_t(n.tensor)];
+  return belowLayer(t, t.name);
 }
 
 }  // namespace ws
