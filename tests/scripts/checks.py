@@ -14,6 +14,19 @@ def check(cond, what):
         failed.append(what)
 
 
+def said(stderr, limit=300):
+    """What a failed run said, for a check's message: a sanitizer's report (its ERROR line, the
+    first frames and the SUMMARY) where there is one - it comes after the program's own lines and
+    would be cut off - else the first `limit` characters."""
+    lines = stderr.strip().splitlines()
+    at = next((i for i, l in enumerate(lines) if "Sanitizer:" in l and "ERROR" in l), None)
+    if at is None:
+        return stderr.strip()[:limit]
+    report = [l for l in lines[at:] if l.strip()]
+    summary = [l for l in report[6:] if l.startswith("SUMMARY:")]
+    return "\n".join(report[:6] + summary)
+
+
 def fail(what):
     failed.append(what)
 

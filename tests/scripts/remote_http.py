@@ -33,7 +33,7 @@ import urllib.request
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, fail, finish  # noqa: E402
+from checks import check, fail, finish, said  # noqa: E402
 
 WS, FX = sys.argv[1], sys.argv[2]
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -256,7 +256,7 @@ def part_nginx(tmp):
                 png = os.path.join(tmp, f"remote-{view}.png")
                 r = run("--screenshot", png, "--view", view, "hf://fixtures/qwen3_moe_fp8",
                         env=dict(env, QT_QPA_PLATFORM="offscreen", WEIGHTSCOPE_NO_DIALOGS="1"))
-                check(r.returncode == 0 and os.path.getsize(png) > 10000, f"GUI {view} of a remote checkpoint: exit {r.returncode}: {r.stderr.strip()[:300]}")
+                check(r.returncode == 0 and os.path.getsize(png) > 10000, f"GUI {view} of a remote checkpoint: exit {r.returncode}: {said(r.stderr)}")
 
         # other location forms: a pinned revision, a folder and a file by URL, a redirect chain
         base = f"http://127.0.0.1:{port}/fixtures"
