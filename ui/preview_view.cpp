@@ -43,21 +43,28 @@ auto decodeTile(const Checkpoint& c, const TileRequest& q) {
   return capture([&]() -> Out {
     const TensorRecord& rec = c.tensors[q.tensor];
     const bool weight = c.logical[rec.logical].weight == int32_t(q.tensor);
-    // A remote checkpoint: the tensor's bytes (one expert's, of a stacked tensor) come first.
-    if (weight) num::fetchForDecode(c, rec.logical, q.expert);
-    else num::fetchTensor(c, rec);
-    auto dec = weight ? num::makeDecoder(c, rec.logical) : num::makeStoredDecoder(c, rec);
+    // The selection's size from the headers; a stored companion (a scale, a bias) is small and
+    // fetched whole from a remote checkpoint.
+    if (!weight) num::fetchTensor(c, rec);
+    auto dec = weight ? num::makeLayoutDecoder(c, rec.logical) : num::makeStoredDecoder(c, rec);
     if (!dec) throw CoreError(dec.error());
-    const num::RowDecoder& d = *dec.value();
     num::DequantRequest all{rec.logical, q.expert, 0, UINT64_MAX};
-    const num::Selection whole = num::selectRows(d, all, rec.name);
+    const num::Selection whole = num::selectRows(*dec.value(), all, rec.name);
+    const uint64_t width = dec.value()->cols();
     Out out;
     out.selectionRows = whole.rows;
-    out.selectionCols = d.cols();
+    out.selectionCols = width;
     out.device = "CPU reference (no GPU dequantizer in this build or on this machine)";
-    if (whole.rows == 0 || d.cols() == 0) return out;
-    const uint64_t row = std::min(q.row, whole.rows - 1), col = std::min(q.col, d.cols() - 1);
-    const uint64_t rows = std::min<uint64_t>(uint64_t(q.size), whole.rows - row), cols = std::min<uint64_t>(uint64_t(q.size), d.cols() - col);
+    if (whole.rows == 0 || width == 0) return out;
+    const uint64_t row = std::min(q.row, whole.rows - 1), col = std::min(q.col, width - 1);
+    const uint64_t rows = std::min<uint64_t>(uint64_t(q.size), whole.rows - row), cols = std::min<uint64_t>(uint64_t(q.size), width - col);
+    if (weight) {
+      // A remote checkpoint: the bytes of the tile's rows come first, then the decoder that reads them.
+      num::fetchForDecode(c, {rec.logical, q.expert, row, row + rows});
+      dec = num::makeDecoder(c, rec.logical);
+      if (!dec) throw CoreError(dec.error());
+    }
+    const num::RowDecoder& d = *dec.value();
     std::vector<float> full;
     auto [device, name] = num::deviceDequant();
     if (weight && device) {

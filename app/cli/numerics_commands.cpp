@@ -41,8 +41,9 @@ struct Target {
   std::string name, scheme;
 };
 
-// Of a remote checkpoint, the bytes it reads are fetched first: expert `expert`'s only, when given.
-Result<Target> resolveTarget(const Checkpoint& c, const std::string& name, int64_t expert = -1) {
+// Of a remote checkpoint, the bytes it reads are fetched first: only those of the rows `rows`
+// selects (its logical index is filled in here), when it names a logical tensor.
+Result<Target> resolveTarget(const Checkpoint& c, const std::string& name, num::DequantRequest rows = {}) {
   if (const TensorRecord* t = c.find(name); t && t->component != Component::Weight) {
     if (auto f = capture([&] { num::fetchTensor(c, *t); return true; }); !f) return f.error();
     auto d = num::makeStoredDecoder(c, *t);
@@ -51,7 +52,8 @@ Result<Target> resolveTarget(const Checkpoint& c, const std::string& name, int64
   }
   auto li = num::findLogical(c, name);
   if (!li) return li.error();
-  if (auto f = capture([&] { num::fetchForDecode(c, li.value(), expert); return true; }); !f) return f.error();
+  rows.logical = li.value();
+  if (auto f = capture([&] { num::fetchForDecode(c, rows); return true; }); !f) return f.error();
   auto d = num::makeDecoder(c, li.value());
   if (!d) return d.error();
   return Target{std::move(d.value()), c.logical[li.value()].name, c.logical[li.value()].schemeName};
@@ -126,14 +128,14 @@ class DequantCommand : public Command {
     if (!numerics) throw std::invalid_argument("--numerics must be reference or kt");
     auto c = openOrReport(a.positional()[0], Partial::Open);  // a tensor whose bytes are there can be read
     if (!c) return kExitCannotRun;
-    auto target = resolveTarget(*c, a.positional()[1], a.getInt("expert", -1));
+    num::DequantRequest req;
+    req.expert = a.getInt("expert", -1);
+    if (a.has("rows")) std::tie(req.rowBegin, req.rowEnd) = parseRows(a.get("rows"));
+    auto target = resolveTarget(*c, a.positional()[1], req);
     if (!target) {
       std::cerr << "weightscope: " << target.error().describe() << "\n";
       return kExitCannotRun;
     }
-    num::DequantRequest req;
-    req.expert = a.getInt("expert", -1);
-    if (a.has("rows")) std::tie(req.rowBegin, req.rowEnd) = parseRows(a.get("rows"));
     // Stream: decode a chunk of rows, feed the statistics and the .npy, repeat. Memory stays
     // bounded by the chunk whatever the tensor's size.
     num::RowDecoder& d = *target.value().decoder;

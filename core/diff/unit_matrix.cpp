@@ -142,7 +142,7 @@ Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceD
       num::fetchTensor(c, c.tensors[uint64_t(u.member)]);  // a remote side: its bytes first
       return decodeMember(c, u, numerics);
     }
-    num::fetchForDecode(c, u.logical, u.expert);
+    num::fetchForDecode(c, num::DequantRequest{.logical = u.logical, .expert = u.expert});
     auto made = num::makeDecoder(c, u.logical);
     if (!made) throw CoreError(made.error());
     const num::RowDecoder& d = *made.value();

@@ -569,11 +569,17 @@ Result<std::unique_ptr<RowDecoder>> makeDecoder(const Checkpoint& c, uint32_t lo
   });
 }
 
-Result<std::vector<uint64_t>> decodedShape(const Checkpoint& c, uint32_t logical) {
-  return capture([&]() -> std::vector<uint64_t> {
+Result<std::unique_ptr<RowDecoder>> makeLayoutDecoder(const Checkpoint& c, uint32_t logical) {
+  return capture([&]() -> std::unique_ptr<RowDecoder> {
     if (logical >= c.logical.size()) fail(ErrorCode::Usage, "no such logical tensor");
-    return build(c, logical)->shape();  // no byte is read: a remote checkpoint's headers suffice
+    return build(c, logical);  // no byte is read: a remote checkpoint's headers suffice
   });
+}
+
+Result<std::vector<uint64_t>> decodedShape(const Checkpoint& c, uint32_t logical) {
+  auto d = makeLayoutDecoder(c, logical);
+  if (!d) return d.error();
+  return d.value()->shape();
 }
 
 Result<std::unique_ptr<RowDecoder>> makeStoredDecoder(const Checkpoint& c, const TensorRecord& t) {
@@ -613,7 +619,7 @@ Selection selectRows(const RowDecoder& d, const DequantRequest& req, const std::
 
 Result<DequantOutput> dequantize(const Checkpoint& c, const DequantRequest& req) {
   return capture([&]() -> DequantOutput {
-    fetchForDecode(c, req.logical, req.expert);  // a remote checkpoint: only what is decoded
+    fetchForDecode(c, req);  // a remote checkpoint: only the bytes of the rows decoded
     auto dec = makeDecoder(c, req.logical);
     if (!dec) throw CoreError(dec.error());
     RowDecoder& d = *dec.value();

@@ -50,6 +50,11 @@ class RowDecoder {
 // Builds the decoder for logical tensor `logical` of the checkpoint (which must outlive it).
 Result<std::unique_ptr<RowDecoder>> makeDecoder(const Checkpoint& c, uint32_t logical);
 
+// The decoder of `logical` built from the headers alone: its shape and describe() are right, but
+// its bytes may not be there yet (a remote checkpoint before its fetch), so it is for layout
+// questions (row_footprint.h), never for decode().
+Result<std::unique_ptr<RowDecoder>> makeLayoutDecoder(const Checkpoint& c, uint32_t logical);
+
 // The logical shape a decoder of `logical` would have (its companions checked), without reading
 // any of its bytes: what the shape rules need, remote checkpoints included.
 Result<std::vector<uint64_t>> decodedShape(const Checkpoint& c, uint32_t logical);

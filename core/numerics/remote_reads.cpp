@@ -1,5 +1,7 @@
 #include "core/numerics/remote_reads.h"
 
+#include "core/numerics/row_footprint.h"
+
 namespace ws::num {
 
 namespace {
@@ -8,22 +10,10 @@ RemoteSource::Range whole(const Checkpoint& c, const TensorRecord& t) { return {
 
 }  // namespace
 
-void fetchForDecode(const Checkpoint& c, uint32_t logical, int64_t expert) {
+void fetchForDecode(const Checkpoint& c, const DequantRequest& req) {
   if (!c.remote) return;
-  const LogicalTensor& l = c.logical[logical];
-  const TensorRecord* w = l.weight >= 0 ? &c.tensors[uint32_t(l.weight)] : nullptr;
-  const uint64_t experts = expert >= 0 && w && w->shape.size() >= 3 ? w->shape[0] : 0;
   std::vector<RemoteSource::Range> ranges;
-  for (uint32_t m : l.members) {
-    const TensorRecord& t = c.tensors[m];
-    if (t.bytes == 0) continue;
-    if (experts && uint64_t(expert) < experts && t.shape.size() >= 2 && t.shape[0] == experts && t.bytes % experts == 0) {
-      const uint64_t share = t.bytes / experts;  // row-major: expert e is one contiguous slice
-      ranges.push_back({c.files[t.file].path, t.offset + uint64_t(expert) * share, share});
-    } else {
-      ranges.push_back(whole(c, t));
-    }
-  }
+  for (const StoredSpan& s : rowFootprint(c, req)) ranges.push_back({c.files[c.tensors[s.tensor].file].path, s.offset, s.bytes});
   c.remote->ensure(ranges);
 }
 

@@ -5,13 +5,14 @@
 #include <cstdint>
 
 #include "core/model/checkpoint.h"
+#include "core/numerics/dequant.h"
 
 namespace ws::num {
 
-// For decoding `logical` whole, or only expert `expert` of a stacked or fused [E, ...] tensor:
-// each member's slice of that expert where the member's leading dimension is the expert count, the
-// whole member otherwise. Throws CoreError(Remote) naming the URL.
-void fetchForDecode(const Checkpoint& c, uint32_t logical, int64_t expert = -1);
+// For decoding the rows `req` selects (all of them, one expert's, a row range of either): the
+// rows' slice of each member laid out by row, the whole member otherwise (row_footprint.h).
+// Throws CoreError(Remote) naming the URL, or CoreError as selectRows for a selection out of range.
+void fetchForDecode(const Checkpoint& c, const DequantRequest& req);
 // One stored tensor, whole.
 void fetchTensor(const Checkpoint& c, const TensorRecord& t);
 // What the scale statistics read: every scale and global scale, and GGUF block tensors whole

@@ -6,8 +6,8 @@
    repository. Through hf:// with HF_ENDPOINT pointing at it, every fixture gives the same
    inspect --json tensors, plan --json ranks and header-only findings as the local copy, fetching
    a few percent of its bytes (printed); opened again it comes from the header cache without a
-   request; dequant of one expert equals the local result bit for bit and fetches about that
-   expert's bytes; a commit-pinned revision, a folder URL and a plain file URL open too; a
+   request; dequant of one expert, or of a few rows, equals the local result bit for bit and
+   fetches about those bytes; a commit-pinned revision, a folder URL and a plain file URL open too; a
    redirect chain is followed; a repository behind a token refuses without HF_TOKEN and opens
    with it; the full-size sparse DeepSeek-V3 (163 shards) opens and says what it fetched.
 2. A misbehaving server (Python's http.server, here): one that ignores Range, a 404 shard, a
@@ -224,6 +224,27 @@ def part_nginx(tmp):
             want = sum(t["bytes"] // (t["shape"][0] if expert >= 0 else 1) for t in members)
             print(f"dequant {repo} {tensor} expert {expert}: fetched {fetched:,} bytes for {want:,} bytes of the tensor")
             check(want <= fetched <= want + (64 << 10), f"dequant {repo}: fetched {fetched} bytes, the selection holds {want}")
+        # dequant --rows: the local rows bit for bit, for the bytes of those rows alone - a GGUF
+        # expert's three Q6_K rows, and two FP8 rows with the one 128-row block of scales they share
+        for repo, rel, tensor, extra in [("kquants", "gguf/tiny-qwen3moe-kquants.gguf", "blk.1.ffn_down_exps.weight", ["--expert", "3", "--rows", "10:13"]),
+                                         ("qwen3_moe_fp8", "hf/qwen3_moe_fp8", "model.layers.1.mlp.experts.2.up_proj.weight", ["--rows", "3:5"])]:
+            ol, orr = os.path.join(tmp, "l.npy"), os.path.join(tmp, "r.npy")
+            a = run("dequant", os.path.join(FX, rel), tensor, *extra, "--out", ol)
+            b = run("dequant", f"hf://fixtures/{repo}", tensor, *extra, "--out", orr, env=env)
+            if a.returncode or b.returncode:
+                fail(f"dequant {repo} {tensor} {extra}: exit {a.returncode}/{b.returncode}: {b.stderr.strip()[:300]}")
+                continue
+            check(np.array_equal(np.load(ol).view(np.uint32), np.load(orr).view(np.uint32)), f"dequant {repo} {tensor} {extra}: remote values differ")
+            fetched = int(b.stdout.split("fetched ")[1].split(" bytes")[0])
+            j = json.loads(run("inspect", os.path.join(FX, rel), "--json").stdout)
+            weight = next(t for t in j["tensors"] if t["name"] == tensor)
+            members = [t for t in j["tensors"] if t["logical"] == weight["logical"]]
+            first, end = map(int, extra[-1].split(":"))
+            row_bytes = weight["bytes"] // int(np.prod(weight["shape"][:-1]))
+            want = (end - first) * row_bytes + sum(t["bytes"] // t["shape"][0] for t in members if t is not weight)  # one row of block scales
+            whole = sum(t["bytes"] for t in members)
+            print(f"dequant {repo} {tensor} {' '.join(extra)}: fetched {fetched:,} bytes for {want:,} bytes of those rows ({whole:,} in the tensor)")
+            check(want <= fetched <= want + (64 << 10) and fetched < whole // 8, f"dequant {repo} {extra}: fetched {fetched} bytes, the rows hold {want}")
         # stats of every tensor fetches what it reads: the same numbers as the local copy, never zeros
         a, b = run("stats", os.path.join(FX, "hf/qwen3_moe"), "--all"), run("stats", "hf://fixtures/qwen3_moe", "--all", env=env)
         check(a.returncode == b.returncode == 0 and a.stdout.splitlines()[1:] == [l for l in b.stdout.splitlines()[1:] if not l.startswith("fetched ")],

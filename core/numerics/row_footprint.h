@@ -1,0 +1,26 @@
+// Which stored bytes a decode of some rows reads, worked out from the decoder's own description of
+// its layout (DecodeDesc) without reading any of them. A remote checkpoint fetches exactly these
+// before a preview tile, `dequant --rows` or one expert's decode (remote_reads.h), instead of the
+// whole tensor. A member that is not laid out row by row - a per-tensor or global scale, packed
+// zero points, g_idx, KTransformers' NUMA parts, a bias the decoder never reads - is named whole.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/model/checkpoint.h"
+#include "core/numerics/dequant.h"
+
+namespace ws::num {
+
+struct StoredSpan {
+  uint32_t tensor = 0;  // index in Checkpoint::tensors
+  uint64_t offset = 0;  // absolute, in that tensor's file
+  uint64_t bytes = 0;
+};
+
+// One or more spans for every member of req's logical tensor that holds bytes. Throws CoreError
+// as makeDecoder and selectRows do (an expert or rows out of range, inconsistent companions).
+std::vector<StoredSpan> rowFootprint(const Checkpoint& c, const DequantRequest& req);
+
+}  // namespace ws::num
