@@ -32,6 +32,7 @@
 #include "ui/expert_map_view.h"
 #include "ui/findings_view.h"
 #include "ui/load_view.h"
+#include "ui/open_progress.h"
 #include "ui/preview_view.h"
 #include "ui/rank_map_view.h"
 #include "ui/remembered.h"
@@ -57,6 +58,8 @@ class TreeSortProxy : public QSortFilterProxyModel {
   }
 };
 
+QString noCheckpointText() { return QObject::tr("Open a checkpoint: File > Open, or drop a file or folder here."); }
+
 QString summaryText(const Checkpoint& c) {
   const auto& m = c.model;
   QString s = QString::fromStdString(m.architecture.empty() ? "unknown model" : m.architecture);
@@ -77,6 +80,7 @@ QString summaryText(const Checkpoint& c) {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       jobs_(this),
+      openProgress_(new OpenProgress),
       model_(new TensorTreeModel(this)),
       proxy_(new TreeSortProxy(this)),
       tree_(new QTreeView),
@@ -130,7 +134,9 @@ MainWindow::MainWindow(QWidget* parent)
   dock->setWidget(details_);
   addDockWidget(Qt::RightDockWidgetArea, dock);
   statusBar()->addWidget(summary_, 1);
-  summary_->setText(tr("Open a checkpoint: File > Open, or drop a file or folder here."));
+  statusBar()->addPermanentWidget(openProgress_);
+  connect(openProgress_, &OpenProgress::cancelRequested, this, &MainWindow::cancelOpen);
+  summary_->setText(noCheckpointText());
 
   buildMenus();
 
@@ -159,7 +165,9 @@ QWidget* MainWindow::makeTreePage() {
   return treePage;
 }
 
-MainWindow::~MainWindow() = default;  // an open still running is dropped; nothing waits
+MainWindow::~MainWindow() {
+  if (openState_) openState_->cancel = true;  // a remote open stops fetching; nothing waits for it
+}
 
 const Checkpoint* MainWindow::checkpoint() const { return model_->checkpoint(); }
 
@@ -186,6 +194,9 @@ void MainWindow::buildMenus() {
     if (ok && !url.isEmpty()) openPath(url);
   });
   openUrl->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U));
+  cancelOpenAction_ = file->addAction(tr("&Stop Opening"), this, &MainWindow::cancelOpen);
+  cancelOpenAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+  cancelOpenAction_->setEnabled(false);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   refreshRecentMenu();
   file->addSeparator();
@@ -287,8 +298,33 @@ void MainWindow::openPath(const QString& path) {
   pendingPath_ = path;
   summary_->setText(tr("Opening %1 ...").arg(path));
   std::string p = path.toStdString();
+  // The open's own state, shared with what the remote mirror keeps of the options (its progress
+  // and cancel outlive this job: they hold the state, never refer to it).
+  if (openState_) openState_->cancel = true;
+  auto state = std::make_shared<JobState>();
+  openState_ = state;
+  RemoteOptions remote = remoteOptions();
+  remote.cancel = std::shared_ptr<const std::atomic<bool>>(state, &state->cancel);
+  remote.progress = [state](const char* stage, uint64_t done, uint64_t total) {
+    state->phase = stage;
+    state->total = total;
+    state->done = done;
+  };
   // Tolerant: a cut file or a missing part still shows what it holds, its problems in the summary.
-  jobs_.start(0, [p](JobState&) { return openCheckpointPartial(p); }, [this](OpenResult r) { onOpened(std::move(r)); });
+  jobs_.start(0, [p, remote](JobState&) { return openCheckpointPartial(p, remote); }, [this](OpenResult r) { onOpened(std::move(r)); });
+  openProgress_->start(state);
+  cancelOpenAction_->setEnabled(true);
+}
+
+void MainWindow::cancelOpen() {
+  if (!openState_) return;
+  openState_->cancel = true;  // a remote open aborts its request in flight and makes no other
+  openState_.reset();
+  jobs_.drop(0);  // its result, if it still comes, is dropped
+  openProgress_->stop();
+  cancelOpenAction_->setEnabled(false);
+  summary_->setText(ckpt_ ? summaryText(*ckpt_) : noCheckpointText());
+  statusBar()->showMessage(tr("Stopped opening %1").arg(pendingPath_), 5000);
 }
 
 void MainWindow::selectTensor(uint32_t tensorIndex) {
@@ -302,6 +338,9 @@ void MainWindow::selectTensor(uint32_t tensorIndex) {
 }
 
 void MainWindow::onOpened(OpenResult r) {
+  openState_.reset();
+  openProgress_->stop();
+  cancelOpenAction_->setEnabled(false);
   if (!r) {
     QString msg = QString::fromStdString(r.error().describe());
     summary_->setText(tr("Could not open: %1").arg(msg));

@@ -11,7 +11,9 @@
 #include "core/model/checkpoint.h"
 #include "core/util/error.h"
 #include "ui/job_runner.h"
+#include "ui/job_state.h"
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -27,6 +29,7 @@ class CheckpointView;
 class ExpertMapView;
 class FindingsView;
 class LoadView;
+class OpenProgress;
 class PreviewView;
 class RankMapView;
 class ScaleHistogramView;
@@ -39,8 +42,12 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Opens off the GUI thread; checkpointOpened or openFailed follows.
+  // Opens off the GUI thread; checkpointOpened or openFailed follows, unless cancelOpen() comes
+  // first (the status bar's Cancel, Esc): then nothing follows and the checkpoint shown stays.
   void openPath(const QString& path);
+  void cancelOpen();
+  bool opening() const { return bool(openState_); }
+  OpenProgress* openProgress() const { return openProgress_; }
   const Checkpoint* checkpoint() const;
   TensorTreeModel* treeModel() const { return model_; }
   QTreeView* treeView() const { return tree_; }
@@ -91,6 +98,9 @@ class MainWindow : public QMainWindow {
   void histogramOfSelected();
 
   JobRunner jobs_;
+  std::shared_ptr<JobState> openState_;  // the open running now: its progress and its cancel flag
+  OpenProgress* openProgress_;
+  QAction* cancelOpenAction_ = nullptr;
   TensorTreeModel* model_;
   QSortFilterProxyModel* proxy_;
   QTreeView* tree_;

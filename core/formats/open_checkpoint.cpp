@@ -482,9 +482,9 @@ std::shared_ptr<Checkpoint> openLocal(const std::string& location, bool tolerant
 
 // A remote checkpoint opens through its local mirror (headers only: remote_open.h); what it says
 // about a file names the file's URL, not the mirror's path.
-std::shared_ptr<const Checkpoint> openImpl(const std::string& location, bool tolerant) {
+std::shared_ptr<const Checkpoint> openImpl(const std::string& location, bool tolerant, const RemoteOptions& options = remoteOptions()) {
   if (!isRemoteLocation(location)) return openLocal(location, tolerant, nullptr);
-  auto remote = openRemote(location, remoteOptions());
+  auto remote = openRemote(location, options);
   auto named = [&](Error e) {
     if (const RemoteFile* f = remote->fileFor(e.file)) e.file = f->url;
     else if (!e.file.empty() && e.file.rfind(remote->mirror(), 0) == 0) e.file = location + e.file.substr(remote->mirror().size());
@@ -509,8 +509,10 @@ Result<std::shared_ptr<const Checkpoint>> openCheckpointTolerant(const std::stri
   return capture([&]() -> std::shared_ptr<const Checkpoint> { return openImpl(path, true); });
 }
 
-Result<std::shared_ptr<const Checkpoint>> openCheckpointPartial(const std::string& path) {
-  auto r = openCheckpointTolerant(path);
+Result<std::shared_ptr<const Checkpoint>> openCheckpointPartial(const std::string& path) { return openCheckpointPartial(path, remoteOptions()); }
+
+Result<std::shared_ptr<const Checkpoint>> openCheckpointPartial(const std::string& path, const RemoteOptions& remote) {
+  auto r = capture([&]() -> std::shared_ptr<const Checkpoint> { return openImpl(path, true, remote); });
   if (r && r.value()->tensors.empty() && !r.value()->issues.empty()) return r.value()->issues.front();
   return r;
 }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/formats/remote_open.h"
 #include "core/model/checkpoint.h"
 #include "core/util/error.h"
 
@@ -22,5 +23,8 @@ Result<std::shared_ptr<const Checkpoint>> openCheckpointTolerant(const std::stri
 // split set shows what it holds with its problems in Checkpoint::issues; but when no tensor at
 // all could be read, that is a failure with the first problem.
 Result<std::shared_ptr<const Checkpoint>> openCheckpointPartial(const std::string& path);
+// The same, a remote location opened with these options rather than the process-wide ones (the
+// GUI's progress and Cancel).
+Result<std::shared_ptr<const Checkpoint>> openCheckpointPartial(const std::string& path, const RemoteOptions& remote);
 
 }  // namespace ws

@@ -321,6 +321,7 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
   if (!httpAvailable()) remoteFail(location, "this build has no HTTP support (built without libcurl): download the checkpoint and open it locally");
   HttpOptions ho;
   if (location.rfind("hf://", 0) == 0 || location.rfind(hubEndpoint(), 0) == 0) ho.bearerToken = hubToken();
+  ho.cancel = options.cancel;
   auto http = std::make_shared<HttpClient>(ho);
   const fs::path root = cacheRoot(options);
   const fs::path dir = root / cacheKey(location);
@@ -336,6 +337,10 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
       if (!now || *now == cached->revision) return configured(cached);
     }
 
+  auto stopIfCancelled = [&] {
+    if (options.cancel && *options.cancel) remoteFail(location, "cancelled");
+  };
+  stopIfCancelled();
   const Listing list = location.rfind("hf://", 0) == 0 ? listHub(*http, location) : listUrl(*http, location);
   std::error_code ec;
   fs::path work;
@@ -360,6 +365,7 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
   Json manifest = {{"location", location}, {"revision", list.revision}, {"files", Json::array()}, {"side", Json::array()}};
   std::vector<std::string> side;
   for (const auto& [name, url] : list.side) {
+    stopIfCancelled();
     std::string text;
     if (auto known = list.fetched.find(name); known != list.fetched.end()) text = known->second;
     else if (!http->getIfPresent(url, kSideFileLimit, text)) continue;
@@ -377,6 +383,7 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
   auto work1 = [&] {
     for (size_t i; (i = next.fetch_add(1)) < files.size();) {
       try {
+        stopIfCancelled();
         RemoteFile& f = files[i];
         f.name = list.weights[i].first;
         f.url = list.weights[i].second;

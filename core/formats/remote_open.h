@@ -7,6 +7,7 @@
 // (bounded, headers only) and opened again without the network, unless told not to.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,6 +26,10 @@ struct RemoteOptions {
   // Called as headers and tensor bytes arrive: ("fetching headers", files done, files) and
   // ("fetching tensor bytes", bytes done, bytes).
   std::function<void(const char* stage, uint64_t done, uint64_t total)> progress;
+  // The GUI's Cancel: once set, the open stops - the request in flight aborted, no other made -
+  // with CoreError(Remote, "cancelled"), its partial mirror removed. The connection keeps it, so a
+  // checkpoint whose open was cancelled late fetches nothing more either.
+  std::shared_ptr<const std::atomic<bool>> cancel;
 };
 // Process-wide, set by the command line (--no-cache) before anything is opened.
 RemoteOptions& remoteOptions();

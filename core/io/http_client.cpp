@@ -204,6 +204,13 @@ static Outcome perform(CURL* h, CURLSH* share, const HttpOptions& o, HttpStats& 
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &out.t);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "identity");  // byte ranges of the file itself
     if (!range.empty()) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
+    if (o.cancel) {
+      curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+      curl_easy_setopt(h, CURLOPT_XFERINFODATA, o.cancel.get());
+      curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, +[](void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
+        return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;  // non-zero aborts the transfer
+      });
+    }
     curl_slist* headers = nullptr;
     if (!o.bearerToken.empty()) {
       headers = curl_slist_append(headers, ("Authorization: Bearer " + o.bearerToken).c_str());
@@ -214,6 +221,10 @@ static Outcome perform(CURL* h, CURLSH* share, const HttpOptions& o, HttpStats& 
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out.status);
     curl_slist_free_all(headers);
     out.curlMessage = err[0] ? err : curl_easy_strerror(out.rc);
+    if (o.cancel && *o.cancel) {
+      if (out.rc == CURLE_ABORTED_BY_CALLBACK) out.curlMessage = "cancelled";
+      return out;  // no retry of a cancelled request
+    }
     const bool again = (out.rc != CURLE_OK && retryable(out.rc)) || (out.rc == CURLE_OK && (out.status >= 500 || out.status == 429));
     if (!again) return out;
     if (attempt >= o.retries) {

@@ -21,6 +21,9 @@ struct HttpOptions {
   int initialBackoffMs = 100;  // doubled after each failed try
   long connectTimeoutS = 20;
   long lowSpeedTimeoutS = 60;  // abort a transfer slower than 1 byte/s for this long
+  // Once set, the transfer in flight is aborted (libcurl asks about once a second, waiting or
+  // not) and no retry is made: the request fails with "cancelled". Shared, so it outlives nobody.
+  std::shared_ptr<const std::atomic<bool>> cancel;
 };
 
 struct HttpStats {

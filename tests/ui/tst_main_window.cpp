@@ -17,6 +17,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QThreadPool>
 #include <QTreeWidget>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -37,6 +38,13 @@
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/io/http_client.h"
 #include "core/load/device_backend.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/device_dequant.h"
@@ -52,6 +60,7 @@
 #include "ui/main_window.h"
 #include "ui/metadata_model.h"
 #include "ui/metadata_view.h"
+#include "ui/open_progress.h"
 #include "ui/placement_controls.h"
 #include "ui/preview_view.h"
 #include "ui/rank_map_view.h"
@@ -919,6 +928,66 @@ class TstMainWindow : public QObject {
     uint64_t n = 0;
     for (uint64_t c : h->histogram().counts) n += c;
     QCOMPARE(n, w.checkpoint()->find(scale)->elements());
+  }
+
+  // A remote open waits on a server that took the connection and says nothing. The status bar
+  // shows the open with Cancel; Cancel (also File > Stop Opening, Esc) gives the window back at
+  // once - the checkpoint shown stays, nothing is reported later - and aborts the request in
+  // flight: the client closes its connection (libcurl asks about once a second) instead of
+  // waiting out the 60-second low-speed timeout, which is what the 30 s below tells apart.
+  void cancelsARemoteOpen() {
+    if (!httpAvailable()) QSKIP("built without libcurl: no remote open to cancel");
+    wstest::TempDir cache;
+    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(cache.path()));
+    const int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    QVERIFY(server >= 0 && ::bind(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && ::listen(server, 4) == 0);
+    QVERIFY(::getsockname(server, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+
+    ui::MainWindow w;
+    QSignalSpy opened(&w, &ui::MainWindow::checkpointOpened), failed(&w, &ui::MainWindow::openFailed);
+    w.openPath(QString::fromStdString(wstest::fixture("hf/mixtral")));
+    QVERIFY(opened.wait(wstest::kPatienceMs));
+    const Checkpoint* shown = w.checkpoint();
+    opened.clear();
+
+    w.openPath(QString("http://127.0.0.1:%1/stalled/model.safetensors").arg(ntohs(addr.sin_port)));
+    QVERIFY(w.opening() && !w.openProgress()->isHidden());
+    QVERIFY2(w.openProgress()->text().contains("Opening"), qPrintable(w.openProgress()->text()));
+    pollfd waiting{server, POLLIN, 0};
+    QVERIFY2(::poll(&waiting, 1, wstest::kPatienceMs) == 1, "the open made no request");
+    const int client = ::accept4(server, nullptr, nullptr, SOCK_CLOEXEC);  // the request is on its way
+    QVERIFY(client >= 0);
+    w.openProgress()->cancelButton()->click();
+    QVERIFY(!w.opening() && w.openProgress()->isHidden());
+    QCOMPARE(w.checkpoint(), shown);
+
+    pollfd p{client, POLLIN, 0};
+    char byte;
+    bool closed = false;
+    for (int waited = 0; waited < 30000 && !closed; waited += 100) {
+      if (::poll(&p, 1, 100) > 0)
+        while (!closed) {
+          const ssize_t n = ::recv(client, &byte, 1, MSG_DONTWAIT);  // the request's bytes, then the close
+          if (n == 0) closed = true;
+          if (n < 0) break;
+        }
+    }
+    ::close(client);
+    ::close(server);
+    QVERIFY2(closed, "the cancelled open kept its request waiting on the server");
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(wstest::kPatienceMs));
+    QCoreApplication::processEvents();
+    QCOMPARE(opened.count(), 0);
+    QCOMPARE(failed.count(), 0);  // its "cancelled" is dropped, not shown
+    QCOMPARE(w.checkpoint(), shown);
+    QVERIFY2(std::filesystem::is_empty(cache.path()) || !std::filesystem::exists(cache.path() + "/weightscope/remote") ||
+                 std::filesystem::is_empty(cache.path() + "/weightscope/remote"),
+             "the cancelled open left a partial mirror in the cache");
+    qunsetenv("XDG_CACHE_HOME");
   }
 
   void reportsBadInput() {
