@@ -43,7 +43,7 @@ void OpenProgress::update() {
   const uint64_t total = state_->total, done = state_->done;
   if (total == 0) {
     bar_->setRange(0, 0);  // busy: nothing counted yet (listing the files, or a local open)
-    label_->setText(tr("Opening ..."));
+    label_->clear();       // the summary beside it says what is opening
     return;
   }
   state_->showOn(bar_);
