@@ -206,39 +206,39 @@ def part_nginx(tmp):
         r = json.loads(run("inspect", "hf://fixtures/qwen3_moe", "--json", env=env).stdout)
         check(r["remote"]["from_cache"] and r["remote"]["revision"] == moved, f"after the move, reopening: from_cache {r['remote']['from_cache']}")
 
-        # dequant of one expert: the local bytes, bit for bit, for about that expert's bytes
-        for repo, rel, tensor, expert in [("kquants", "gguf/tiny-qwen3moe-kquants.gguf", "blk.1.ffn_down_exps.weight", 3),
-                                          ("qwen3_moe_fp8", "hf/qwen3_moe_fp8", "model.layers.1.mlp.experts.5.up_proj.weight", -1)]:
-            ol, orr = os.path.join(tmp, "l.npy"), os.path.join(tmp, "r.npy")
-            extra = ["--expert", str(expert)] if expert >= 0 else []
-            a = run("dequant", os.path.join(FX, rel), tensor, *extra, "--out", ol)
-            b = run("dequant", f"hf://fixtures/{repo}", tensor, *extra, "--out", orr, env=env)
-            if a.returncode or b.returncode:
-                fail(f"dequant {repo} {tensor}: exit {a.returncode}/{b.returncode}: {b.stderr.strip()[:300]}")
-                continue
-            check(np.array_equal(np.load(ol).view(np.uint32), np.load(orr).view(np.uint32)), f"dequant {repo} {tensor} {expert}: remote values differ")
-            fetched = int(b.stdout.split("fetched ")[1].split(" bytes")[0])
-            j = json.loads(run("inspect", os.path.join(FX, rel), "--json").stdout)
-            logical = next(t["logical"] for t in j["tensors"] if t["name"] == tensor)
-            members = [t for t in j["tensors"] if t["logical"] == logical]
-            want = sum(t["bytes"] // (t["shape"][0] if expert >= 0 else 1) for t in members)
-            print(f"dequant {repo} {tensor} expert {expert}: fetched {fetched:,} bytes for {want:,} bytes of the tensor")
-            check(want <= fetched <= want + (64 << 10), f"dequant {repo}: fetched {fetched} bytes, the selection holds {want}")
-        # dequant --rows: the local rows bit for bit, for the bytes of those rows alone - a GGUF
-        # expert's three Q6_K rows, and two FP8 rows with the one 128-row block of scales they share
-        for repo, rel, tensor, extra in [("kquants", "gguf/tiny-qwen3moe-kquants.gguf", "blk.1.ffn_down_exps.weight", ["--expert", "3", "--rows", "10:13"]),
-                                         ("qwen3_moe_fp8", "hf/qwen3_moe_fp8", "model.layers.1.mlp.experts.2.up_proj.weight", ["--rows", "3:5"])]:
+        def remote_dequant(repo, rel, tensor, extra):
+            """dequant of the local and the remote copy: (bytes fetched, the tensor's members) when
+            both ran and gave the same bits, else None (the failure recorded)."""
             ol, orr = os.path.join(tmp, "l.npy"), os.path.join(tmp, "r.npy")
             a = run("dequant", os.path.join(FX, rel), tensor, *extra, "--out", ol)
             b = run("dequant", f"hf://fixtures/{repo}", tensor, *extra, "--out", orr, env=env)
             if a.returncode or b.returncode:
                 fail(f"dequant {repo} {tensor} {extra}: exit {a.returncode}/{b.returncode}: {b.stderr.strip()[:300]}")
-                continue
+                return None
             check(np.array_equal(np.load(ol).view(np.uint32), np.load(orr).view(np.uint32)), f"dequant {repo} {tensor} {extra}: remote values differ")
-            fetched = int(b.stdout.split("fetched ")[1].split(" bytes")[0])
             j = json.loads(run("inspect", os.path.join(FX, rel), "--json").stdout)
-            weight = next(t for t in j["tensors"] if t["name"] == tensor)
-            members = [t for t in j["tensors"] if t["logical"] == weight["logical"]]
+            logical = next(t["logical"] for t in j["tensors"] if t["name"] == tensor)
+            return int(b.stdout.split("fetched ")[1].split(" bytes")[0]), [t for t in j["tensors"] if t["logical"] == logical]
+
+        # dequant of one expert: the local bytes, bit for bit, for about that expert's bytes
+        for repo, rel, tensor, expert in [("kquants", "gguf/tiny-qwen3moe-kquants.gguf", "blk.1.ffn_down_exps.weight", 3),
+                                          ("qwen3_moe_fp8", "hf/qwen3_moe_fp8", "model.layers.1.mlp.experts.5.up_proj.weight", -1)]:
+            got = remote_dequant(repo, rel, tensor, ["--expert", str(expert)] if expert >= 0 else [])
+            if not got:
+                continue
+            fetched, members = got
+            want = sum(t["bytes"] // (t["shape"][0] if expert >= 0 else 1) for t in members)
+            print(f"dequant {repo} {tensor} expert {expert}: fetched {fetched:,} bytes for {want:,} bytes of the tensor")
+            check(want <= fetched <= want + (64 << 10), f"dequant {repo}: fetched {fetched} bytes, the selection holds {want}")
+        # dequant --rows: the local rows bit for bit, for the bytes of those rows alone - a GGUF
+        # expert's three rows, and two FP8 rows with the one 128-row block of scales they share
+        for repo, rel, tensor, extra in [("kquants", "gguf/tiny-qwen3moe-kquants.gguf", "blk.1.ffn_down_exps.weight", ["--expert", "3", "--rows", "10:13"]),
+                                         ("qwen3_moe_fp8", "hf/qwen3_moe_fp8", "model.layers.1.mlp.experts.2.up_proj.weight", ["--rows", "3:5"])]:
+            got = remote_dequant(repo, rel, tensor, extra)
+            if not got:
+                continue
+            fetched, members = got
+            weight = next(t for t in members if t["name"] == tensor)
             first, end = map(int, extra[-1].split(":"))
             row_bytes = weight["bytes"] // int(np.prod(weight["shape"][:-1]))
             want = (end - first) * row_bytes + sum(t["bytes"] // t["shape"][0] for t in members if t is not weight)  # one row of block scales
