@@ -1,6 +1,7 @@
 // Streaming statistics and histograms, and scale statistics that read only scale bytes.
 #include <QtTest>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -213,6 +214,43 @@ class TstStats : public QObject {
     a.merge(b);
     QCOMPARE(a.finite(), s.finite());
     QVERIFY(std::fabs(a.stddev() - s.stddev()) < 1e-9);
+  }
+
+  // Extent (what the value rules read) equals Stats' same fields on the same values: random
+  // lengths (the eight lanes' tails), every float class at random places - NaN of both signs and
+  // payloads, infinities, zeros of both signs, subnormals - all-non-finite and empty runs, a
+  // constant run (the placeholder expert), and chunked feeding merged.
+  void extentEqualsStats() {
+    std::mt19937 rng(11);
+    std::normal_distribution<float> nd(0.0f, 0.02f);
+    const float specials[] = {NAN, -NAN, std::bit_cast<float>(0x7FC01234u), INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -1e-42f, 3.0e38f, -3.0e38f};
+    for (int trial = 0; trial < 400; ++trial) {
+      const size_t n = trial < 20 ? size_t(trial) : size_t(rng() % 5000);
+      std::vector<float> v(n);
+      const int kind = trial % 4;  // 0 normal, 1 with specials, 2 only non-finite, 3 constant
+      for (auto& x : v) x = kind == 3 ? 0.25f : kind == 2 ? specials[rng() % 5] : nd(rng);
+      if (kind == 1)
+        for (size_t k = 0; k < n / 10 + 1 && n; ++k) v[rng() % n] = specials[rng() % std::size(specials)];
+      num::Stats s;
+      num::Extent e, chunked;
+      s.add(v.data(), n);
+      e.add(v.data(), n);
+      for (size_t i = 0; i < n; i += 333) {
+        num::Extent part;
+        part.add(v.data() + i, std::min<size_t>(333, n - i));
+        chunked.merge(part);
+      }
+      for (const num::Extent* x : {&e, &chunked}) {
+        QCOMPARE(x->count, s.count);
+        QCOMPARE(x->nan, s.nan);
+        QCOMPARE(x->inf, s.inf);
+        QCOMPARE(x->finite, s.finite());
+        // exactly (QCOMPARE of doubles is fuzzy); signed zeros compare equal, as the rules compare them
+        QVERIFY2(x->min() == s.min() && x->max() == s.max() && x->absmax() == s.absmax(),
+                 qPrintable(QString("trial %1: extent %2..%3 |%4|, stats %5..%6 |%7|").arg(trial).arg(x->min()).arg(x->max()).arg(x->absmax())
+                                .arg(s.min()).arg(s.max()).arg(s.absmax())));
+      }
+    }
   }
 
   void histograms() {

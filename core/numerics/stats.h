@@ -3,6 +3,7 @@
 // histogram needs its range up front: give it (one pass) or take it from a first pass.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -53,6 +54,23 @@ class Stats {
  private:
   uint64_t finite_ = 0;
   double min_ = 0, max_ = 0, absmax_ = 0, mean_ = 0, m2_ = 0;  // Welford / Chan
+};
+
+// What the value rules ask of a tensor's values - how many, how many are NaN or infinite, and the
+// extremes of the finite ones - without Stats' moments and finer counts, in a pass the compiler
+// vectorizes (AVX2 where the CPU has it): Stats::add was 91% of validate --values (perf), the
+// decoders 7%. Equal to the same fields of Stats over the same values (tst_stats).
+struct Extent {
+  uint64_t count = 0, nan = 0, inf = 0, finite = 0;
+  void add(const float* x, uint64_t n);
+  void merge(const Extent& o);
+  // Of the finite values; 0 when there are none, as Stats says.
+  double min() const { return finite ? double(min_) : 0; }
+  double max() const { return finite ? double(max_) : 0; }
+  double absmax() const { return double(absmax_); }
+
+ private:
+  float min_ = INFINITY, max_ = -INFINITY, absmax_ = 0.0f;
 };
 
 nlohmann::json statsJson(const Stats& s);

@@ -538,10 +538,10 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
       buf.resize(std::min(chunk, std::max<uint64_t>(rowsPer, 1)) * d.cols());
       uint64_t nonFinite = 0;
       bool placeholder = false;
-      num::Stats all;
+      num::Extent all;  // all the rules below ask of the values
       try {
         for (uint64_t e = 0; e < experts; ++e) {
-          num::Stats s;
+          num::Extent s;
           for (uint64_t r = 0; r < rowsPer; r += chunk) {
             const uint64_t n = std::min(chunk, rowsPer - r);
             d.decode(e * rowsPer + r, n, buf.data());
