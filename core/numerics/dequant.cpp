@@ -302,7 +302,13 @@ __attribute__((target_clones("avx2", "default"))) void unpackCodes(const uint8_t
   if (bits == 8) {
     for (uint64_t j = 0; j < n; ++j) codes[j] = q[j];
   } else {
-    for (uint64_t j = 0; j < n; ++j) codes[j] = (q[j >> 1] >> ((j & 1) * 4)) & 0xF;
+    // A byte at a time, low nibble first: no per-element shift amount, so it vectorizes.
+    const uint64_t pairs = n / 2;
+    for (uint64_t k = 0; k < pairs; ++k) {
+      codes[2 * k] = q[k] & 0xF;
+      codes[2 * k + 1] = q[k] >> 4;
+    }
+    if (n & 1) codes[n - 1] = q[pairs] & 0xF;
   }
 }
 
