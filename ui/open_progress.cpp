@@ -19,13 +19,13 @@ OpenProgress::OpenProgress(QWidget* parent)
   bar_->setTextVisible(false);
   cancel_->setToolTip(tr("Stop opening (Esc): the checkpoint shown stays as it is"));
   connect(cancel_, &QPushButton::clicked, this, &OpenProgress::cancelRequested);
-  connect(poll_, &QTimer::timeout, this, &OpenProgress::update);
+  connect(poll_, &QTimer::timeout, this, &OpenProgress::refresh);
   hide();
 }
 
 void OpenProgress::start(std::shared_ptr<const JobState> state) {
   state_ = std::move(state);
-  update();
+  refresh();
   poll_->start(100);
   show();
 }
@@ -38,7 +38,7 @@ void OpenProgress::stop() {
 
 QString OpenProgress::text() const { return label_->text(); }
 
-void OpenProgress::update() {
+void OpenProgress::refresh() {
   if (!state_) return;
   const uint64_t total = state_->total, done = state_->done;
   if (total == 0) {

@@ -29,7 +29,7 @@ class OpenProgress : public QWidget {
   void cancelRequested();
 
  private:
-  void update();
+  void refresh();
 
   QLabel* label_;
   QProgressBar* bar_;

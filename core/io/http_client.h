@@ -22,7 +22,8 @@ struct HttpOptions {
   long connectTimeoutS = 20;
   long lowSpeedTimeoutS = 60;  // abort a transfer slower than 1 byte/s for this long
   // Once set, the transfer in flight is aborted (libcurl asks about once a second, waiting or
-  // not) and no retry is made: the request fails with "cancelled". Shared, so it outlives nobody.
+  // not) and no retry is made: the request fails with "cancelled". Shared: every holder keeps it
+  // alive, so it never dangles.
   std::shared_ptr<const std::atomic<bool>> cancel;
 };
 
