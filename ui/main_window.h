@@ -10,8 +10,7 @@
 
 #include "core/model/checkpoint.h"
 #include "core/util/error.h"
-#include "ui/job_runner.h"
-#include "ui/job_state.h"
+#include "ui/job_runner.h"  // and JobState
 
 class QAction;
 class QComboBox;

@@ -58,8 +58,9 @@ auto decodeTile(const Checkpoint& c, const TileRequest& q) {
     if (whole.rows == 0 || width == 0) return out;
     const uint64_t row = std::min(q.row, whole.rows - 1), col = std::min(q.col, width - 1);
     const uint64_t rows = std::min<uint64_t>(uint64_t(q.size), whole.rows - row), cols = std::min<uint64_t>(uint64_t(q.size), width - col);
-    if (weight) {
-      // A remote checkpoint: the bytes of the tile's rows come first, then the decoder that reads them.
+    if (weight && c.remote) {
+      // A remote checkpoint: the bytes of the tile's rows come first, then the decoder that reads
+      // them (of a local one, the layout decoder is that decoder: its bytes are all there).
       num::fetchForDecode(c, {rec.logical, q.expert, row, row + rows});
       dec = num::makeDecoder(c, rec.logical);
       if (!dec) throw CoreError(dec.error());
