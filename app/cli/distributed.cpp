@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "core/formats/remote_open.h"
+
 namespace ws::cli {
 
 std::unique_ptr<dist::Communicator> joinOrReport(const char* command) {
@@ -10,6 +12,7 @@ std::unique_ptr<dist::Communicator> joinOrReport(const char* command) {
     std::cerr << "weightscope " << command << " --distributed: " << comm.error().message << "\n";
     return nullptr;
   }
+  remoteOptions().rank = comm.value()->rank();  // a remote checkpoint: this rank's own mirror
   return std::move(comm.value());
 }
 

@@ -7,7 +7,8 @@
 
 namespace ws::cli {
 
-// Joins the MPI job, or says why not (a build without MPI) and returns null.
+// Joins the MPI job, or says why not (a build without MPI) and returns null. Call it before the
+// checkpoint is opened: a remote one is then mirrored into this rank's own cache.
 std::unique_ptr<dist::Communicator> joinOrReport(const char* command);
 
 }  // namespace ws::cli

@@ -189,7 +189,13 @@ class StatsCommand : public Command {
       std::cerr << usage();
       return kExitCannotRun;
     }
+    // --distributed: each MPI rank takes an equal share of the bytes (whole tensors, in catalog
+    // order); rank 0 prints every rank's entries in that order, so the output is the same as one
+    // process's, value for value. Joined before the open (distributed.h).
+    std::unique_ptr<dist::Communicator> comm;
+    if (a.has("distributed") && !(comm = joinOrReport("stats"))) return kExitCannotRun;
     auto c = openOrReport(a.positional()[0], Partial::Open);
+    if (!c && comm) comm->abort(kExitCannotRun);  // the others must not wait for this rank's share
     if (!c) return kExitCannotRun;
     std::vector<std::string> which;
     if (a.has("all")) {
@@ -198,11 +204,6 @@ class StatsCommand : public Command {
       which.push_back(a.positional()[1]);
     }
     const int bins = int(a.getInt("bins", 32));
-    // --distributed: each MPI rank takes an equal share of the bytes (whole tensors, in catalog
-    // order); rank 0 prints every rank's entries in that order, so the output is the same as one
-    // process's, value for value.
-    std::unique_ptr<dist::Communicator> comm;
-    if (a.has("distributed") && !(comm = joinOrReport("stats"))) return kExitCannotRun;
     auto [begin, end] = std::pair<size_t, size_t>{0, which.size()};
     if (comm) {
       std::vector<uint64_t> bytes;

@@ -60,8 +60,8 @@ class ValidateCommand : public Command {
            "  --values           of a remote checkpoint (hf://, https://), also the value rules, which fetch\n"
            "                     every tensor's bytes; without it a remote checkpoint is checked from its headers\n"
            "  --distributed      under mpirun or srun: the value rules' tensors shared out by bytes over the MPI\n"
-           "                     ranks, each reading only its share; rank 0 writes the report, the same as one\n"
-           "                     process's (docs/distributed.md)\n"
+           "                     ranks, each reading (of a remote checkpoint, fetching) only its share; rank 0\n"
+           "                     writes the report, the same as one process's (docs/distributed.md)\n"
            "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
   }
   int run(const std::vector<std::string>& argv) override {
@@ -111,7 +111,10 @@ class ValidateCommand : public Command {
     auto r = val::validatePath(a.positional()[0], opt);
     progress.finish();
     if (!r) {
-      std::cerr << "weightscope validate: " << r.error().describe() << "\n";
+      std::cerr << "weightscope validate" << (comm ? " (rank " + std::to_string(comm->rank()) + ")" : std::string{}) << ": " << r.error().describe() << "\n";
+      // This rank cannot reach the next collective (its open or its fetch failed): the others
+      // must not wait for it there.
+      if (comm) comm->abort(kExitCannotRun);
       return kExitCannotRun;
     }
     const auto& rep = r.value();

@@ -203,10 +203,18 @@ std::string cacheKey(const std::string& s) {
   return buf;
 }
 
-fs::path cacheRoot(const RemoteOptions& o) {
+fs::path sharedCacheRoot(const RemoteOptions& o) {
   if (!o.cacheDir.empty()) return o.cacheDir;
   if (std::string x = env("XDG_CACHE_HOME"); !x.empty()) return fs::path(x) / "weightscope" / "remote";
   return fs::path(env("HOME").empty() ? "/tmp" : env("HOME")) / ".cache" / "weightscope" / "remote";
+}
+
+// A rank's cache lies beside the shared one (remote-rank-N), not inside it, where the shared
+// cache's bound would count it as one of its mirrors and drop it.
+fs::path cacheRoot(const RemoteOptions& o) {
+  fs::path shared = sharedCacheRoot(o);
+  if (!shared.has_filename()) shared = shared.parent_path();  // a cacheDir given as "dir/"
+  return o.rank < 0 ? shared : shared.parent_path() / (shared.filename().string() + "-rank-" + std::to_string(o.rank));
 }
 
 // Bytes [0, end) of a weight file with its header whole: safetensors' length prefix says how far;

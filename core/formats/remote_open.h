@@ -21,6 +21,11 @@ bool isRemoteLocation(const std::string& path);
 struct RemoteOptions {
   bool useCache = true;      // false: a temporary mirror, fetched anew and removed afterwards
   std::string cacheDir;      // empty: $XDG_CACHE_HOME/weightscope/remote (or ~/.cache/...)
+  // Under --distributed, this process's MPI rank: its mirrors lie in a cache of its own (beside
+  // the shared one, remote-rank-N). Ranks on one node, or on nodes sharing a home, would
+  // otherwise rename the same mirror into place under each other and give back (punch out)
+  // bytes another rank still reads.
+  int rank = -1;
   uint64_t cacheLimit = uint64_t(2) << 30;  // header bytes the cache keeps before it drops the oldest
   uint64_t fetchBudget = uint64_t(8) << 30;  // tensor bytes one command may fetch (--max-fetch)
   // Called as headers and tensor bytes arrive: ("fetching headers", files done, files) and

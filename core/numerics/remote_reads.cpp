@@ -1,5 +1,7 @@
 #include "core/numerics/remote_reads.h"
 
+#include <algorithm>
+
 #include "core/numerics/row_footprint.h"
 
 namespace ws::num {
@@ -21,10 +23,11 @@ void fetchTensor(const Checkpoint& c, const TensorRecord& t) {
   if (c.remote && t.bytes) c.remote->ensure({whole(c, t)});
 }
 
-void fetchScales(const Checkpoint& c) {
+void fetchScales(const Checkpoint& c, std::pair<size_t, size_t> range) {
   if (!c.remote) return;
   std::vector<RemoteSource::Range> ranges;
-  for (const auto& l : c.logical) {
+  for (size_t li = range.first; li < std::min(range.second, c.logical.size()); ++li) {
+    const LogicalTensor& l = c.logical[li];
     if (l.weight < 0) continue;
     const TensorRecord& w = c.tensors[uint32_t(l.weight)];
     if (w.dtype->isBlockQuant()) {
@@ -37,11 +40,12 @@ void fetchScales(const Checkpoint& c) {
   c.remote->ensure(ranges);
 }
 
-void fetchAll(const Checkpoint& c) {
+void fetchWhole(const Checkpoint& c, const std::vector<uint32_t>& logical) {
   if (!c.remote) return;
   std::vector<RemoteSource::Range> ranges;
-  for (const auto& t : c.tensors)
-    if (t.bytes) ranges.push_back(whole(c, t));
+  for (uint32_t li : logical)
+    for (uint32_t m : c.logical[li].members)
+      if (c.tensors[m].bytes) ranges.push_back(whole(c, c.tensors[m]));
   c.remote->ensure(ranges);
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/model/checkpoint.h"
 #include "core/numerics/dequant.h"
@@ -15,10 +17,11 @@ namespace ws::num {
 void fetchForDecode(const Checkpoint& c, const DequantRequest& req);
 // One stored tensor, whole.
 void fetchTensor(const Checkpoint& c, const TensorRecord& t);
-// What the scale statistics read: every scale and global scale, and GGUF block tensors whole
-// (their scales sit inside each block).
-void fetchScales(const Checkpoint& c);
-// Every tensor of the checkpoint (validate --values on a remote checkpoint).
-void fetchAll(const Checkpoint& c);
+// What the scale statistics of the logical tensors [range.first, range.second) read: their scales
+// and global scales, and GGUF block tensors whole (their scales sit inside each block).
+void fetchScales(const Checkpoint& c, std::pair<size_t, size_t> range);
+// Every member of these logical tensors, whole, as one batch of requests (validate --values: the
+// weights of this process's share).
+void fetchWhole(const Checkpoint& c, const std::vector<uint32_t>& logical);
 
 }  // namespace ws::num

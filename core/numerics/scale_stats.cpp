@@ -56,7 +56,7 @@ double typicalLog2(const Histogram& h) {
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress,
                                     std::pair<size_t, size_t> logical) {
   return capture([&]() -> ScaleReport {
-    fetchScales(c);  // a remote checkpoint: the scale bytes first
+    fetchScales(c, logical);  // a remote checkpoint: the scale bytes of these tensors first
     ScaleReport rep;
     std::vector<float> buf(1 << 16);
     std::vector<uint8_t> raw;

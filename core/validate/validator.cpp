@@ -434,6 +434,7 @@ void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
   // Distributed: every rank's tensors, so each rank judges all of them alike below.
   if (opt.comm) rep = gatherScaleShares(*opt.comm, rep, byRank);
   if (cancelled || (!rep && rep.error().message == "cancelled")) fail(ErrorCode::Usage, "cancelled");
+  if (!rep && rep.error().code == ErrorCode::Remote) throw CoreError(rep.error());  // the scales could not be fetched: nothing to judge
   if (!rep) return;
   bytesRead += rep.value().bytesRead;
   std::map<std::string, uint32_t> logicalIndex;
@@ -513,6 +514,7 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
   work = std::vector<uint32_t>(work.begin() + ptrdiff_t(shareBegin), work.begin() + ptrdiff_t(shareEnd));
   uint64_t total = 0;
   for (size_t k = shareBegin; k < shareEnd; ++k) total += workBytes[k];
+  num::fetchWhole(c, work);  // a remote checkpoint: this share's tensors, and no other rank's
   // The findings of this share; merged with the other ranks' below when distributed.
   std::vector<Finding> found;
   std::mutex foundMu;
@@ -574,7 +576,7 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
-  ValueShare mine{std::move(found), counter.bytes.load(), cancelled.load()};
+  ValueShare mine{std::move(found), counter.bytes.load(), cancelled.load(), {}};
   const ValueShare all = opt.comm ? gatherValueShares(*opt.comm, mine) : std::move(mine);
   if (all.cancelled) fail(ErrorCode::Usage, "cancelled");
   for (const Finding& f : all.findings) sink.add(f);
@@ -708,7 +710,6 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   rep.bytesReadByFamily["integrity"] = 0;
   rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers
   if (familyEnabled(opt, "values")) {
-    num::fetchAll(*c);  // a remote checkpoint: every tensor's bytes (validate --values)
     uint64_t scaleBytes = 0, valueBytes = 0;
     std::set<uint32_t> flagged;
     std::vector<uint64_t> scaleShares, valueShares;

@@ -14,11 +14,16 @@
    connection reset in the middle of a header, short reads, a 500 before success, a header that
    lies about its length: each a clear error naming the URL or a transparent retry, never a hang
    or a wrong answer.
+3. Under mpirun (when the build has MPI: a third argument "mpi"), validate --values --distributed
+   and stats --all --distributed of a remote checkpoint: each rank fetches its own share into a
+   mirror of its own, so the job fetches about what one process does (not once per rank), and
+   the results equal one process's; a rank whose fetch fails ends the whole job promptly.
 
-usage: remote_http.py WEIGHTSCOPE FIXTURES"""
+usage: remote_http.py WEIGHTSCOPE FIXTURES [mpi]"""
 import http.server
 import json
 import os
+import re
 import shutil
 import socket
 import socketserver
@@ -36,6 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, finish, said  # noqa: E402
 
 WS, FX = sys.argv[1], sys.argv[2]
+MPI = sys.argv[3:4] == ["mpi"]
 SHA = "0123456789abcdef0123456789abcdef01234567"
 FIXTURES = {"qwen3_moe": "hf/qwen3_moe", "qwen3_moe_fp8": "hf/qwen3_moe_fp8", "deepseek_v3": "hf/deepseek_v3", "mixtral": "hf/mixtral",
             "qwen3_vl_moe": "hf/qwen3_vl_moe", "kquants": "gguf/tiny-qwen3moe-kquants.gguf", "kquants_split": "gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf",
@@ -108,6 +114,18 @@ def access_count(log, port):
             return sum(1 for line in lines if "/weightscope-log-marker-" not in line)
         time.sleep(0.05)
     raise SystemExit("nginx did not log a marker request within 10 s")
+
+
+def bytes_served(log, port, path_part):
+    """The body bytes nginx has sent so far for requests whose path holds `path_part` (the combined
+    log format: "GET PATH HTTP/1.1" STATUS BYTES), once every request so far is logged."""
+    access_count(log, port)
+    total = 0
+    for line in open(log).read().splitlines():
+        m = re.search(r'"GET (\S+) [^"]*" \d+ (\d+)', line)
+        if m and path_part in m.group(1):
+            total += int(m.group(2))
+    return total
 
 
 # ------------------------------------------------------------------------------------------ nginx
@@ -268,6 +286,8 @@ def part_nginx(tmp):
         b = run("diff", os.path.join(FX, "hf/qwen3_moe"), "hf://fixtures/qwen3_moe_fp8", "--json", env=env)
         strip = lambda out: [{k: v for k, v in t.items()} for t in json.loads(out)["tensors"]] if out else None
         check(a.returncode == b.returncode == 0 and strip(a.stdout) == strip(b.stdout), f"diff against a remote side: exit {b.returncode}: {b.stderr.strip()[:200]}")
+        if MPI:
+            part_distributed(tmp, env, log, port)
         r = run("load", "hf://fixtures/qwen3_moe", "--device", "host", env=env)
         check(r.returncode != 0 and "download the checkpoint" in r.stderr, f"load of a remote checkpoint: exit {r.returncode}: {r.stderr.strip()[:200]}")
 
@@ -314,6 +334,68 @@ def part_nginx(tmp):
     finally:
         nginx.terminate()
         nginx.wait(10)
+
+
+# ------------------------------------------------------------------------------------ under mpirun
+def part_distributed(tmp, env, log, port):
+    repo, local = "qwen3_moe_fp8", os.path.join(FX, "hf/qwen3_moe_fp8")
+    loc = f"hf://fixtures/{repo}"
+    # Open MPI in a container: no ptrace for the shared-memory single copy, no binding to 2 cores;
+    # leak checking off as in mpi_distributed (Open MPI's components outlive MPI_Finalize).
+    menv = dict(env, OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_hwloc_base_binding_policy="none", OMPI_MCA_rmaps_base_oversubscribe="1",
+                ASAN_OPTIONS="detect_leaks=0", XDG_CACHE_HOME=os.path.join(tmp, "mpi-cache"))
+
+    def mpirun(*apps):
+        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root"]
+        for i, (n, args) in enumerate(apps):
+            cmd += ([":"] if i else []) + ["-np", str(n), WS, *args]
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, env=menv, timeout=300)
+        except subprocess.TimeoutExpired:
+            fail(f"mpirun did not end within 300 s: {' '.join(cmd)}")
+            return None
+
+    def findings(doc):
+        return sorted((f["code"], f.get("tensor") or "", f["message"]) for f in doc["findings"])
+
+    # one process, from a cold cache of its own: what it finds and what it fetches
+    before = bytes_served(log, port, f"/fixtures/{repo}/")
+    one = run("validate", loc, "--values", "--format", "json", env=dict(menv, XDG_CACHE_HOME=os.path.join(tmp, "one-cache")))
+    single = bytes_served(log, port, f"/fixtures/{repo}/") - before
+    # three ranks, each from a cold cache of its own
+    before = bytes_served(log, port, f"/fixtures/{repo}/")
+    r = mpirun((3, ["validate", loc, "--values", "--distributed", "--format", "json"]))
+    job = bytes_served(log, port, f"/fixtures/{repo}/") - before
+    if r is None:
+        return
+    if one.returncode not in (0, 1) or r.returncode != one.returncode:
+        fail(f"validate --values --distributed of {loc}: exit {r.returncode} (one process {one.returncode}): {said(r.stderr)} {said(one.stderr)}")
+        return
+    lv = run("validate", local, "--values", "--format", "json")
+    check(findings(json.loads(r.stdout)) == findings(json.loads(one.stdout)) and [f[:2] for f in findings(json.loads(one.stdout))] == [f[:2] for f in findings(json.loads(lv.stdout))],
+          f"validate --values --distributed of {loc}: the findings differ from one process's, or from the local copy's")
+    tensor_bytes = json.loads(run("inspect", local, "--json").stdout)["totals"]["bytes"]
+    print(f"validate --values of {loc} ({tensor_bytes:,} tensor bytes): one process fetched {single:,} bytes, 3 ranks {job:,} bytes together")
+    # each rank fetches its own share and its own headers (a few kB each); fetching every tensor
+    # on every rank would be three times one process's bytes
+    check(single >= tensor_bytes and job < single * 1.3, f"3 ranks fetched {job:,} bytes together, one process {single:,}")
+    caches = sorted(d for d in os.listdir(os.path.join(tmp, "mpi-cache", "weightscope")))
+    check(caches == ["remote-rank-0", "remote-rank-1", "remote-rank-2"], f"the ranks' mirrors: {caches}")
+
+    # stats --all --distributed: the local numbers, every rank fetching what it reads
+    a, b = run("stats", local, "--all", "--json"), mpirun((3, ["stats", loc, "--all", "--json", "--distributed"]))
+    if b is not None:
+        tensors = lambda out: json.loads(out)["tensors"] if out.strip() else None
+        check(a.returncode == b.returncode == 0 and tensors(a.stdout) == tensors(b.stdout), f"stats --all --distributed of {loc}: exit {b.returncode}: {said(b.stderr)}")
+
+    # a rank whose fetch is refused (a budget of 1 kB) ends the job: every process exits, non-zero,
+    # and that rank's error is said
+    t0 = time.time()
+    r = mpirun((1, ["validate", loc, "--values", "--distributed"]), (1, ["validate", loc, "--values", "--distributed", "--max-fetch", "1KiB"]),
+               (1, ["validate", loc, "--values", "--distributed"]))
+    if r is not None:
+        check(r.returncode != 0 and "(rank 1)" in r.stderr and "more than the budget of 1024" in r.stderr,
+              f"a rank whose fetch failed: exit {r.returncode} in {time.time() - t0:.1f} s: {said(r.stderr)}")
 
 
 # ------------------------------------------------------------------------------ a misbehaving server
