@@ -216,6 +216,29 @@ class TstStats : public QObject {
     QVERIFY(std::fabs(a.stddev() - s.stddev()) < 1e-9);
   }
 
+  // Merged into a Stats with no finite value, a Stats is copied exactly: the scale pass builds
+  // each tensor's statistics apart and merges them in, and a tensor's own group must then equal
+  // its direct pass to the bit (the distributed and one-process reports compare exactly).
+  void mergeIntoNothingIsExact() {
+    std::mt19937 rng(11);
+    std::normal_distribution<float> nd(0.3f, 2.0f);
+    for (int t = 0; t < 50; ++t) {
+      std::vector<float> v(1 + rng() % 20000);
+      for (auto& x : v) x = nd(rng);
+      num::Stats direct;
+      direct.add(v.data(), v.size());
+      num::Stats merged;
+      const float nan = NAN;
+      merged.add(&nan, 1);  // counts but no finite value
+      merged.merge(direct);
+      QCOMPARE(std::bit_cast<uint64_t>(merged.mean()), std::bit_cast<uint64_t>(direct.mean()));
+      QCOMPARE(std::bit_cast<uint64_t>(merged.m2()), std::bit_cast<uint64_t>(direct.m2()));
+      QCOMPARE(merged.min(), direct.min());
+      QCOMPARE(merged.max(), direct.max());
+      QCOMPARE(merged.count, direct.count + 1);
+    }
+  }
+
   // Extent (what the value rules read) equals Stats' same fields on the same values: random
   // lengths (the eight lanes' tails), every float class at random places - NaN of both signs and
   // payloads, infinities, zeros of both signs, subnormals - all-non-finite and empty runs, a
@@ -285,6 +308,18 @@ class TstStats : public QObject {
       QCOMPARE(num::hdQuarterOctave(x), int(std::floor(4.0L * std::log2((long double)x))));
     }
     for (int e = -149; e < 128; ++e) QCOMPARE(num::hdQuarterOctave(std::ldexp(1.0f, e)), 4 * e);
+    // Every mantissa (the bin within an octave depends on nothing else), in [1, 2) and in the
+    // octaves at both ends, subnormal octaves included: the integer thresholds miss no edge.
+    for (uint32_t exponent : {1u, 127u, 254u})
+      for (uint32_t mant = 0; mant < (1u << 23); ++mant) {
+        const float x = num::bitsToFloat(exponent << 23 | mant);
+        const int want = int(std::floor(4.0L * std::log2((long double)x)));
+        if (num::hdQuarterOctave(x) != want) QFAIL(qPrintable(QString("mantissa %1, exponent %2: bin %3, want %4").arg(mant).arg(exponent).arg(num::hdQuarterOctave(x)).arg(want)));
+      }
+    for (uint32_t mant = 1; mant < (1u << 23); mant += 7) {
+      const float x = num::bitsToFloat(mant);  // subnormal
+      QCOMPARE(num::hdQuarterOctave(x), int(std::floor(4.0L * std::log2((long double)x))));
+    }
   }
 
   void fp8ScalesReadOnlyScaleBytes() {

@@ -312,10 +312,18 @@ __attribute__((target_clones("avx2", "default"))) void unpackCodes(const uint8_t
   }
 }
 
-// (code - zero) * scale, and scale * code + bias (MLX).
-__attribute__((target_clones("avx2", "default"))) void offsetRun(const int* c, uint64_t n, int zero, float s, float* y) {
-  for (uint64_t j = 0; j < n; ++j) y[j] = float(c[j] - zero) * s;
+// (code - zero) * scale over a row of `group`-wide groups, each with its own zero and scale: one
+// call a row, not one a group (Kimi-K2's 32-wide groups made the call the larger part).
+__attribute__((target_clones("avx2", "default"))) void groupedOffsetRow(const int* c, uint64_t cols, uint64_t group, const int* zero, const float* scale,
+                                                                        float* y) {
+  for (uint64_t g = 0, j0 = 0; j0 < cols; ++g, j0 += group) {
+    const uint64_t j1 = std::min(cols, j0 + group);
+    const int z = zero[g];
+    const float s = scale[g];
+    for (uint64_t j = j0; j < j1; ++j) y[j] = float(c[j] - z) * s;
+  }
 }
+// scale * code + bias (MLX).
 __attribute__((target_clones("avx2", "default"))) void affineRun(const int* c, uint64_t n, float s, float b, float* y) {
   for (uint64_t j = 0; j < n; ++j) y[j] = s * float(c[j]) + b;
 }
@@ -368,7 +376,8 @@ class PackedIntDecoder : public RowDecoder {
     // j*bits/8 whatever the word size: one byte stream serves int32, uint32 and byte packings.
     const int offset = kind_ == Kind::Mlx ? 0 : 1 << (bits_ - 1);
     const uint64_t rowBytes = packedCols_ * wordBytes_;
-    std::vector<int> codes(cols_);
+    std::vector<int> codes(cols_), zeros(groups_);
+    std::vector<float> scales(groups_);
     for (uint64_t r = row; r < row + n; ++r) {
       const uint8_t* q = p_ + r * rowBytes;
       float* y = out + (r - row) * cols_;
@@ -381,12 +390,17 @@ class PackedIntDecoder : public RowDecoder {
         }
         continue;
       }
-      for (uint64_t g = 0; g < groups_; ++g) {
-        const uint64_t j0 = g * group_, j1 = std::min(cols_, j0 + group_);
-        const float s = scale_.n == 1 ? scale_.at(0) : scale_.at(r * groups_ + g);
-        if (kind_ == Kind::Mlx) affineRun(codes.data() + j0, j1 - j0, s, zp_.at(r * groups_ + g), y + j0);
-        else offsetRun(codes.data() + j0, j1 - j0, zeroCode(r, g, offset), s, y + j0);
+      if (kind_ == Kind::Mlx) {
+        for (uint64_t g = 0; g < groups_; ++g) {
+          const uint64_t j0 = g * group_, j1 = std::min(cols_, j0 + group_);
+          affineRun(codes.data() + j0, j1 - j0, scale_.n == 1 ? scale_.at(0) : scale_.at(r * groups_ + g), zp_.at(r * groups_ + g), y + j0);
+        }
+        continue;
       }
+      if (scale_.n == 1) std::fill(scales.begin(), scales.end(), scale_.at(0));
+      else scale_.r.run(scale_.p, r * groups_, groups_, scales.data());  // the row's group scales, contiguous
+      for (uint64_t g = 0; g < groups_; ++g) zeros[g] = zeroCode(r, g, offset);
+      groupedOffsetRow(codes.data(), cols_, group_, zeros.data(), scales.data(), y);
     }
     count(n * (packedCols_ * wordBytes_ + groups_ * scale_.t->dtype->blockBytes));
   }

@@ -174,11 +174,18 @@ WS_HD int hdQuarterOctave(float x) {
     while (!(mant & 0x800000)) mant <<= 1, --e;
     mant &= 0x7FFFFF;
   }
-  const double m = 1.0 + double(mant) * 0x1p-23;  // exact
-  // 2^(1/4), 2^(1/2), 2^(3/4) are irrational, so no float mantissa equals them
-  const int q = m >= 1.6817928305074290 ? 3 : m >= 1.4142135623730951 ? 2 : m >= 1.1892071150027210 ? 1 : 0;
+  // 1 + mant / 2^23 >= 2^(k/4) as integers: mant >= ceil((2^(k/4) - 1) * 2^23). 2^(1/4), 2^(1/2)
+  // and 2^(3/4) are irrational, so no mantissa lies on a bin edge; tst_stats holds these
+  // thresholds to the comparison in doubles for every mantissa. Branch-free, so a batch of
+  // values vectorizes (Histogram::add).
+  const int q = int(mant >= 1587185u) + int(mant >= 3474676u) + int(mant >= 5719293u);
   return 4 * e + q;
 }
+
+// num::Histogram::log2Fine(): quarter-octave bins over every finite float magnitude, 2^-152 to
+// 2^132; a value's bin is hdQuarterOctave(x) + kStatsBinOffset.
+constexpr int kStatsBins = 284 * 4;
+constexpr int kStatsBinOffset = 152 * 4;
 
 }  // namespace ws::num
 

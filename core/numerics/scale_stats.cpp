@@ -13,6 +13,7 @@
 #include "core/numerics/element_reader.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/gguf_scale_formulas.h"
+#include "core/util/parallel.h"
 
 namespace ws::num {
 
@@ -53,60 +54,93 @@ double typicalLog2(const Histogram& h) {
   return n ? sum / n : NAN;
 }
 
+namespace {
+
+// One logical tensor's scales by kind, read with the caller's buffers.
+struct TensorScales {
+  std::map<std::string, ScaleGroup> kinds;
+  uint64_t bytesRead = 0;
+};
+
+TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, std::vector<float>& buf, std::vector<uint8_t>& raw) {
+  TensorScales out;
+  const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+  if (w.dtype->isBlockQuant()) {
+    const uint8_t* p = c.files[w.file].map->bytes().data() + w.offset;
+    const uint64_t nblocks = w.bytes / w.dtype->blockBytes;
+    std::set<std::string> emitted;
+    for (uint64_t i = 0; i < nblocks; ++i)
+      out.bytesRead += ggufBlockScalesEmit(w.dtype->ggmlId, p + i * w.dtype->blockBytes, [&](const char* kind, float v) {
+        auto& g = out.kinds[kind];
+        g.stats.add(&v, 1);
+        g.hist.add(v);
+        if (emitted.insert(kind).second) ++g.tensors;
+      });
+    return out;
+  }
+  for (uint32_t m : l.members) {
+    const TensorRecord& s = c.tensors[m];
+    if (s.component != Component::Scale && s.component != Component::GlobalScale) continue;
+    ElementReader r;
+    const DType* dt = scaleReadDtype(l.scheme, s.dtype);
+    if (!r.init(dt)) continue;
+    auto& g = out.kinds[std::string(componentName(s.component))];
+    // Read with pread, not through the mapping: scale tensors are small and scattered between
+    // the weights, and each page fault on the mapping brings a read-around window of weight
+    // bytes this pass never looks at.
+    const uint64_t n = s.elements();
+    for (uint64_t i = 0; i < n; i += buf.size()) {
+      const uint64_t k = std::min<uint64_t>(buf.size(), n - i);
+      const uint64_t at = i / dt->blockElems * dt->blockBytes;
+      const uint64_t len = std::min<uint64_t>(s.bytes - at, (k + dt->blockElems - 1) / dt->blockElems * dt->blockBytes);
+      raw.resize(len);
+      c.files[s.file].map->readAt(s.offset + at, raw.data(), len);
+      r.run(raw.data(), 0, k, buf.data());
+      g.stats.add(buf.data(), k);
+      g.hist.add(buf.data(), k);
+    }
+    out.bytesRead += s.bytes;
+    ++g.tensors;
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress,
                                     std::pair<size_t, size_t> logical) {
   return capture([&]() -> ScaleReport {
     fetchScales(c, logical);  // a remote checkpoint: the scale bytes of these tensors first
     ScaleReport rep;
-    std::vector<float> buf(1 << 16);
-    std::vector<uint8_t> raw;
-    for (uint64_t li = logical.first; li < std::min(logical.second, c.logical.size()); ++li) {
-      if (progress && !progress(li, c.logical.size())) fail(ErrorCode::Usage, "cancelled");
-      const LogicalTensor& l = c.logical[li];
-      if (l.weight < 0 || c.isCut(l)) continue;  // a cut tensor's bytes are not there to read
-      const TensorRecord& w = c.tensors[uint32_t(l.weight)];
-      auto& kinds = rep.groups[scaleGroupKey(c, w, l, by)];
-      bool any = false;
-      if (w.dtype->isBlockQuant()) {
-        const uint8_t* p = c.files[w.file].map->bytes().data() + w.offset;
-        const uint64_t nblocks = w.bytes / w.dtype->blockBytes;
-        std::set<std::string> emitted;
-        for (uint64_t i = 0; i < nblocks; ++i)
-          rep.bytesRead += ggufBlockScalesEmit(w.dtype->ggmlId, p + i * w.dtype->blockBytes, [&](const char* kind, float v) {
-            auto& g = kinds[kind];
-            g.stats.add(&v, 1);
-            g.hist.add(v);
-            if (emitted.insert(kind).second) ++g.tensors;
-            any = true;
-          });
-      } else {
-        for (uint32_t m : l.members) {
-          const TensorRecord& s = c.tensors[m];
-          if (s.component != Component::Scale && s.component != Component::GlobalScale) continue;
-          ElementReader r;
-          const DType* dt = scaleReadDtype(l.scheme, s.dtype);
-          if (!r.init(dt)) continue;
-          auto& g = kinds[std::string(componentName(s.component))];
-          // Read with pread, not through the mapping: scale tensors are small and scattered
-          // between the weights, and each page fault on the mapping brings a read-around window
-          // of weight bytes this pass never looks at.
-          const uint64_t n = s.elements();
-          for (uint64_t i = 0; i < n; i += buf.size()) {
-            const uint64_t k = std::min<uint64_t>(buf.size(), n - i);
-            const uint64_t at = i / dt->blockElems * dt->blockBytes;
-            const uint64_t len = std::min<uint64_t>(s.bytes - at, (k + dt->blockElems - 1) / dt->blockElems * dt->blockBytes);
-            raw.resize(len);
-            c.files[s.file].map->readAt(s.offset + at, raw.data(), len);
-            r.run(raw.data(), 0, k, buf.data());
-            g.stats.add(buf.data(), k);
-            for (uint64_t j = 0; j < k; ++j) g.hist.add(buf[j]);
-          }
-          rep.bytesRead += s.bytes;
-          ++g.tensors;
-          any = true;
+    const size_t first = logical.first, end = std::min(logical.second, c.logical.size());
+    // Tensors are read in parallel, a window at a time, and merged in catalog order: the report
+    // is the same for any number of threads (a tensor's group by itself is its statistics
+    // exactly; a wider group merges its tensors' moments, as regroupScales does).
+    const size_t window = 16 * size_t(workerCount());
+    std::vector<TensorScales> part;
+    for (size_t at = first; at < end; at += window) {
+      if (progress && !progress(at, c.logical.size())) fail(ErrorCode::Usage, "cancelled");
+      const size_t n = std::min(window, end - at);
+      part.assign(n, {});
+      parallelFor(n, [&](size_t k) {
+        thread_local std::vector<float> buf(1 << 16);
+        thread_local std::vector<uint8_t> raw;
+        const LogicalTensor& l = c.logical[at + k];
+        if (l.weight >= 0 && !c.isCut(l)) part[k] = scalesOfTensor(c, l, buf, raw);  // a cut tensor's bytes are not there to read
+      });
+      for (size_t k = 0; k < n; ++k) {
+        const LogicalTensor& l = c.logical[at + k];
+        if (l.weight < 0 || c.isCut(l)) continue;
+        auto& kinds = rep.groups[scaleGroupKey(c, c.tensors[uint32_t(l.weight)], l, by)];  // kept with no scales, too
+        for (auto& [kind, g] : part[k].kinds) {
+          ScaleGroup& into = kinds[kind];
+          into.stats.merge(g.stats);
+          into.hist.merge(g.hist);
+          into.tensors += g.tensors;
         }
+        rep.bytesRead += part[k].bytesRead;
+        if (!part[k].kinds.empty()) ++rep.logicalTensors;
       }
-      if (any) ++rep.logicalTensors;
     }
     return rep;
   });

@@ -25,7 +25,7 @@ Histogram Histogram::log2(double lo, double hi, int bins) {
 }
 
 Histogram Histogram::log2Fine() {
-  Histogram h = log2(-152.0, 132.0, 284 * 4);
+  Histogram h = log2(-double(kStatsBinOffset) / 4, double(kStatsBins - kStatsBinOffset) / 4, kStatsBins);
   h.fine = true;
   return h;
 }
@@ -66,7 +66,7 @@ void Histogram::add(float x) {
       ++above;
       return;
     }
-    counts[size_t(hdQuarterOctave(x) + 152 * 4)]++;
+    counts[size_t(hdQuarterOctave(x) + kStatsBinOffset)]++;
     return;
   }
   double v;
@@ -88,6 +88,21 @@ void Histogram::add(float x) {
   }
   size_t i = size_t((v - lo) / (hi - lo) * double(counts.size()));
   counts[std::min(i, counts.size() - 1)]++;
+}
+
+void Histogram::add(const float* x, uint64_t n) {
+  if (!fine) {
+    for (uint64_t i = 0; i < n; ++i) add(x[i]);
+    return;
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, x + i, 4);
+    u &= 0x7FFFFFFFu;
+    if (u - 1u < 0x7F7FFFFFu) counts[size_t(hdQuarterOctave(x[i]) + kStatsBinOffset)]++;  // nonzero and finite
+    else if (u == 0) ++below;
+    else if (u == 0x7F800000u) ++above;  // NaN is not counted, as in add(float)
+  }
 }
 
 void Histogram::merge(const Histogram& o) {
@@ -165,14 +180,13 @@ void Stats::merge(const Stats& o) {
   subnormal += o.subnormal;
   negative += o.negative;
   if (!o.finite_) return;
-  if (!finite_) {
-    min_ = o.min_;
-    max_ = o.max_;
-  } else {
-    min_ = std::min(min_, o.min_);
-    max_ = std::max(max_, o.max_);
-  }
   absmax_ = std::max(absmax_, o.absmax_);
+  if (!finite_) {  // into no finite value: o's moments exactly (Chan's update would round the mean)
+    min_ = o.min_, max_ = o.max_, mean_ = o.mean_, m2_ = o.m2_, finite_ = o.finite_;
+    return;
+  }
+  min_ = std::min(min_, o.min_);
+  max_ = std::max(max_, o.max_);
   const uint64_t total = finite_ + o.finite_;
   const double delta = o.mean_ - mean_;
   mean_ += delta * double(o.finite_) / double(total);

@@ -14,10 +14,6 @@
 
 namespace ws::num {
 
-// num::Histogram::log2Fine(): quarter-octave bins over every finite float magnitude.
-constexpr int kStatsBins = 284 * 4;
-constexpr int kStatsBinOffset = 152 * 4;
-
 // One thread's (then one block's, then the grid's) share of the statistics.
 struct StatsPartial {
   uint64_t nan, inf, zero, subnormal, negative, finite, below, above;

@@ -11,9 +11,16 @@
 
 namespace ws {
 
+// The cores there are to work on, asked once: std::thread::hardware_concurrency reads sysfs on
+// every call, which tests that count a pass's bytes read would see.
+inline unsigned workerCount() {
+  static const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  return n;
+}
+
 template <class F>
 void parallelFor(size_t n, F&& fn) {
-  const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  const size_t workers = std::min<size_t>(n, workerCount());
   if (workers <= 1) {
     for (size_t i = 0; i < n; ++i) fn(i);
     return;
