@@ -61,7 +61,7 @@ auto decodeTile(const Checkpoint& c, const TileRequest& q) {
     if (weight && c.remote) {
       // A remote checkpoint: the bytes of the tile's rows come first, then the decoder that reads
       // them (of a local one, the layout decoder is that decoder: its bytes are all there).
-      num::fetchForDecode(c, {rec.logical, q.expert, row, row + rows});
+      num::fetchForDecode(c, *dec.value(), {rec.logical, q.expert, row, row + rows});
       dec = num::makeDecoder(c, rec.logical);
       if (!dec) throw CoreError(dec.error());
     }

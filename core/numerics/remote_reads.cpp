@@ -10,13 +10,20 @@ namespace {
 
 RemoteSource::Range whole(const Checkpoint& c, const TensorRecord& t) { return {c.files[t.file].path, t.offset, t.bytes}; }
 
+void fetchSpans(const Checkpoint& c, const std::vector<StoredSpan>& spans) {
+  std::vector<RemoteSource::Range> ranges;
+  for (const StoredSpan& s : spans) ranges.push_back({c.files[c.tensors[s.tensor].file].path, s.offset, s.bytes});
+  c.remote->ensure(ranges);
+}
+
 }  // namespace
 
 void fetchForDecode(const Checkpoint& c, const DequantRequest& req) {
-  if (!c.remote) return;
-  std::vector<RemoteSource::Range> ranges;
-  for (const StoredSpan& s : rowFootprint(c, req)) ranges.push_back({c.files[c.tensors[s.tensor].file].path, s.offset, s.bytes});
-  c.remote->ensure(ranges);
+  if (c.remote) fetchSpans(c, rowFootprint(c, req));
+}
+
+void fetchForDecode(const Checkpoint& c, const RowDecoder& layout, const DequantRequest& req) {
+  if (c.remote) fetchSpans(c, rowFootprint(c, layout, req));
 }
 
 void fetchTensor(const Checkpoint& c, const TensorRecord& t) {

@@ -15,6 +15,8 @@ namespace ws::num {
 // rows' slice of each member laid out by row, the whole member otherwise (row_footprint.h).
 // Throws CoreError(Remote) naming the URL, or CoreError as selectRows for a selection out of range.
 void fetchForDecode(const Checkpoint& c, const DequantRequest& req);
+// The same from the layout decoder of req.logical the caller already holds (a preview tile's).
+void fetchForDecode(const Checkpoint& c, const RowDecoder& layout, const DequantRequest& req);
 // One stored tensor, whole.
 void fetchTensor(const Checkpoint& c, const TensorRecord& t);
 // What the scale statistics of the logical tensors [range.first, range.second) read: their scales

@@ -78,7 +78,10 @@ std::vector<Piece> piecesOf(const DecodeDesc& d, uint64_t first, uint64_t n) {
 std::vector<StoredSpan> rowFootprint(const Checkpoint& c, const DequantRequest& req) {
   auto layout = makeLayoutDecoder(c, req.logical);
   if (!layout) throw CoreError(layout.error());
-  const RowDecoder& d = *layout.value();
+  return rowFootprint(c, *layout.value(), req);
+}
+
+std::vector<StoredSpan> rowFootprint(const Checkpoint& c, const RowDecoder& d, const DequantRequest& req) {
   const Selection sel = selectRows(d, req, c.logical[req.logical].name);
   const std::vector<Piece> pieces = sel.rows ? piecesOf(d.describe(), sel.firstRow, sel.rows) : std::vector<Piece>{};
   std::vector<StoredSpan> out;

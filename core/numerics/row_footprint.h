@@ -22,5 +22,7 @@ struct StoredSpan {
 // One or more spans for every member of req's logical tensor that holds bytes. Throws CoreError
 // as makeDecoder and selectRows do (an expert or rows out of range, inconsistent companions).
 std::vector<StoredSpan> rowFootprint(const Checkpoint& c, const DequantRequest& req);
+// The same from the layout decoder of req.logical (makeLayoutDecoder) the caller already holds.
+std::vector<StoredSpan> rowFootprint(const Checkpoint& c, const RowDecoder& layout, const DequantRequest& req);
 
 }  // namespace ws::num
