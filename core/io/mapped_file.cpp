@@ -1,5 +1,6 @@
 #include "core/io/mapped_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -45,6 +46,10 @@ void MappedFile::readAt(uint64_t offset, void* dst, uint64_t n) const {
     if (r <= 0) fail(ErrorCode::Io, r == 0 ? "file ended early" : std::string("read failed: ") + std::strerror(errno), path_, offset + done);
     done += uint64_t(r);
   }
+}
+
+void MappedFile::willNeed(uint64_t offset, uint64_t n) const {
+  if (fd_ >= 0 && offset < size_) (void)::posix_fadvise(fd_, off_t(offset), off_t(std::min(n, size_ - offset)), POSIX_FADV_WILLNEED);
 }
 
 }  // namespace ws

@@ -25,6 +25,10 @@ class MappedFile {
   // avoids the page faults - and the readahead each brings - that touching the mapping costs.
   // Throws CoreError(Io) naming the file and offset.
   void readAt(uint64_t offset, void* dst, uint64_t n) const;
+  // Asks the kernel to start reading [offset, offset + n) into the page cache now, without
+  // waiting for it (POSIX_FADV_WILLNEED): a scan advises what it reads next, so the disk works
+  // while it decodes what it has. A hint: failures are ignored.
+  void willNeed(uint64_t offset, uint64_t n) const;
 
  private:
   MappedFile() = default;

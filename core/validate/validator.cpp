@@ -19,8 +19,10 @@
 #include "core/model/weight_shape.h"
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/read_ahead.h"
 #include "core/numerics/remote_reads.h"
 #include "core/util/format_bytes.h"
+#include "core/util/parallel.h"
 #include "core/validate/rules.h"
 #include "core/validate/adapter_rules.h"
 #include "core/validate/attention_rules.h"
@@ -523,9 +525,14 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
   std::atomic<uint64_t> done{0};
   std::atomic<bool> cancelled{false};
   num::ByteCounter counter;
+  unsigned n = opt.threads ? opt.threads : workerCount();
+  // Read ahead by twice the workers' tensors: a cold scan reads the next ones while these decode.
+  const size_t ahead = 2 * size_t(n);
+  for (size_t k = 0; k < std::min(ahead, work.size()); ++k) num::readAhead(c, work[k]);
   auto worker = [&] {
     std::vector<float> buf;
     for (size_t k; !cancelled && (k = next.fetch_add(1)) < work.size();) {
+      if (k + ahead < work.size()) num::readAhead(c, work[k + ahead]);
       const LogicalTensor& l = c.logical[work[k]];
       const TensorRecord& w = c.tensors[uint32_t(l.weight)];
       auto dec = num::makeDecoder(c, work[k]);
@@ -572,7 +579,6 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
       if (opt.progress && !opt.progress("values", done.load(), total)) cancelled = true;
     }
   };
-  unsigned n = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
