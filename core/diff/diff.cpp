@@ -7,6 +7,7 @@
 
 #include "core/diff/unit_matrix.h"
 #include "core/util/glob.h"
+#include "core/util/parallel.h"
 
 namespace ws::diff {
 
@@ -71,7 +72,7 @@ Result<DiffReport> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, con
   rep.pairs.resize(todo.size());
   std::atomic<size_t> next{0}, done{0};
   std::atomic<bool> cancelled{false};
-  const unsigned workers = std::max(1u, std::min<unsigned>(opt.threads ? opt.threads : std::thread::hardware_concurrency(), unsigned(todo.size())));
+  const unsigned workers = std::max(1u, std::min<unsigned>(opt.threads ? opt.threads : workerCount(), unsigned(todo.size())));
   std::mutex progressMutex;
   auto work = [&] {
     for (size_t i; !cancelled && (i = next.fetch_add(1)) < todo.size();) {

@@ -345,7 +345,7 @@ std::vector<uint32_t> naturalOrder(const std::vector<TensorRecord>& t) {
   });
   auto less = [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; };
   const auto mid = order.begin() + std::ptrdiff_t(order.size() / 2);
-  if (order.size() < 4096 || std::thread::hardware_concurrency() < 2) {
+  if (order.size() < 4096 || workerCount() < 2) {
     std::stable_sort(order.begin(), order.end(), less);
     return order;
   }

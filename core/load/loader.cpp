@@ -19,6 +19,7 @@
 #include "core/load/expert_coverage.h"
 #include "core/plan/derived_buffers.h"
 #include "core/util/format_bytes.h"
+#include "core/util/parallel.h"
 
 namespace ws::load {
 
@@ -123,7 +124,7 @@ PageCacheCheck pageCacheLeft(const Checkpoint& c, const std::vector<Chunk>& chun
 
 }  // namespace
 
-unsigned defaultReaders() { return std::clamp(std::thread::hardware_concurrency() / 2, 2u, 8u); }
+unsigned defaultReaders() { return std::clamp(workerCount() / 2, 2u, 8u); }
 
 std::string residencyMismatch(const LoadReport& r) {
   std::string why;

@@ -56,19 +56,11 @@ Histogram Histogram::coarsened(int bins) const {
 }
 
 void Histogram::add(float x) {
-  if (std::isnan(x)) return;
   if (fine) {  // exact bin from the bits (hd.h), identical on the GPU
-    if (x == 0.0f) {
-      ++below;
-      return;
-    }
-    if (std::isinf(x)) {
-      ++above;
-      return;
-    }
-    counts[size_t(hdQuarterOctave(x) + kStatsBinOffset)]++;
+    add(&x, 1);
     return;
   }
+  if (std::isnan(x)) return;
   double v;
   if (log) {
     if (x == 0.0f) {

@@ -26,13 +26,11 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, finish  # noqa: E402
+import mpi_launch  # noqa: E402
 
 WS, FX = sys.argv[1], sys.argv[2]
 HF = ["qwen3_moe", "qwen3_moe_fp8", "deepseek_v3", "mixtral", "qwen3_vl_moe"]
 GGUF = ["tiny-qwen3moe-kquants.gguf", "tiny-qwen3moe-kquants-00001-of-00002.gguf"]
-# Open MPI in a container: no ptrace for the shared-memory single copy; no binding of 4 ranks to 2 cores.
-ENV = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_hwloc_base_binding_policy="none",
-           OMPI_MCA_rmaps_base_oversubscribe="1")
 LIMIT = 300  # a hang is a failure, not a stuck CI job
 
 
@@ -41,16 +39,7 @@ def run(*args):
 
 
 def mpirun(*apps):
-    """mpirun with one or more app contexts (MPMD: ranks with arguments of their own), each
-    (processes, [weightscope arguments])."""
-    cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root"]
-    for i, (n, args) in enumerate(apps):
-        cmd += ([":"] if i else []) + ["-np", str(n), WS, *args]
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT, env=ENV)
-    except subprocess.TimeoutExpired:
-        fail(f"mpirun did not end within {LIMIT} s: {' '.join(cmd)}")
-        return None
+    return mpi_launch.mpirun(WS, *apps, limit=LIMIT)
 
 
 def without(doc, *keys):

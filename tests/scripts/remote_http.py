@@ -39,6 +39,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, finish, said  # noqa: E402
+import mpi_launch  # noqa: E402
 
 WS, FX = sys.argv[1], sys.argv[2]
 MPI = sys.argv[3:4] == ["mpi"]
@@ -340,20 +341,11 @@ def part_nginx(tmp):
 def part_distributed(tmp, env, log, port):
     repo, local = "qwen3_moe_fp8", os.path.join(FX, "hf/qwen3_moe_fp8")
     loc = f"hf://fixtures/{repo}"
-    # Open MPI in a container: no ptrace for the shared-memory single copy, no binding to 2 cores;
-    # leak checking off as in mpi_distributed (Open MPI's components outlive MPI_Finalize).
-    menv = dict(env, OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_hwloc_base_binding_policy="none", OMPI_MCA_rmaps_base_oversubscribe="1",
-                ASAN_OPTIONS="detect_leaks=0", XDG_CACHE_HOME=os.path.join(tmp, "mpi-cache"))
+    # leak checking off as in mpi_distributed (Open MPI's components outlive MPI_Finalize)
+    menv = dict(env, ASAN_OPTIONS="detect_leaks=0", XDG_CACHE_HOME=os.path.join(tmp, "mpi-cache"))
 
     def mpirun(*apps):
-        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root"]
-        for i, (n, args) in enumerate(apps):
-            cmd += ([":"] if i else []) + ["-np", str(n), WS, *args]
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, env=menv, timeout=300)
-        except subprocess.TimeoutExpired:
-            fail(f"mpirun did not end within 300 s: {' '.join(cmd)}")
-            return None
+        return mpi_launch.mpirun(WS, *apps, env=menv)
 
     def findings(doc):
         return sorted((f["code"], f.get("tensor") or "", f["message"]) for f in doc["findings"])
