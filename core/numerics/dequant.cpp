@@ -5,6 +5,7 @@
 
 #include "core/model/naming.h"
 #include "core/model/weight_shape.h"
+#include "core/numerics/code_extremes.h"
 #include "core/numerics/element_reader.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/remote_reads.h"
@@ -40,6 +41,7 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // A scale-like companion read as floats, whatever its dtype.
 struct ScaleView {
   const TensorRecord* t = nullptr;
+  const MappedFile* file = nullptr;
   const uint8_t* p = nullptr;
   ElementReader r;
   uint64_t n = 0;
@@ -47,12 +49,30 @@ struct ScaleView {
   void init(const Checkpoint& c, const TensorRecord& rec, const DType* as = nullptr) {
     t = &rec;
     p = dataOf(c, rec);
+    file = c.files[rec.file].map.get();
     n = rec.elements();
     if (!r.init(as ? as : rec.dtype)) mismatch(c, rec, "scale dtype " + std::string(rec.dtype->name) + " has no float value");
   }
   float at(uint64_t i) const { return r.at(p, i); }
+  // Entries [first, first + n) as floats into out; read with pread into buf when asked.
+  void run(uint64_t first, uint64_t n, float* out, std::vector<uint8_t>& buf, bool pread) const {
+    if (!pread) return r.run(p, first, n, out);
+    const uint64_t width = t->dtype->blockBytes;
+    buf.resize(std::max<uint64_t>(buf.size(), n * width));
+    file->readAt(t->offset + first * width, buf.data(), n * width);
+    r.run(buf.data(), 0, n, out);
+  }
   Region region() const { return t ? Region{p, t->bytes, n, r.kind()} : Region{}; }
 };
+
+// Bytes [at, at + n) of a tensor whose data starts at `mapped` in the mapping (at `offset` of
+// `file`): the mapping's own, or read with pread into buf (ExtentScratch::pread).
+const uint8_t* stagedBytes(const MappedFile& file, uint64_t offset, const uint8_t* mapped, uint64_t at, uint64_t n, std::vector<uint8_t>& buf, bool pread) {
+  if (!pread) return mapped + at;
+  buf.resize(std::max<uint64_t>(buf.size(), n));
+  file.readAt(offset + at, buf.data(), n);
+  return buf.data();
+}
 
 Region regionOf(const uint8_t* p, const TensorRecord& t, ElemKind k = ElemKind::None) { return Region{p, t.bytes, t.elements(), k}; }
 
@@ -136,7 +156,8 @@ __attribute__((target_clones("avx2", "default"))) void scaleRunE4m3(const uint8_
 class Fp8ScaledDecoder : public RowDecoder {
  public:
   enum class Mode { Tensor, Channel, Block };
-  Fp8ScaledDecoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, Mode mode) : p_(dataOf(c, w)), mode_(mode) {
+  Fp8ScaledDecoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, Mode mode)
+      : p_(dataOf(c, w)), file_(c.files[w.file].map.get()), offset_(w.offset), mode_(mode) {
     reader_.init(w.dtype);
     e4m3_ = w.dtype->name == "F8_E4M3";
     scale_.init(c, s);
@@ -153,28 +174,44 @@ class Fp8ScaledDecoder : public RowDecoder {
       mismatch(c, s, "has " + std::to_string(scale_.n) + " scales but the weight needs " + std::to_string(want));
   }
   void decode(uint64_t row, uint64_t n, float* out) const override {
+    decodeRows(row, n, out);
+    count(bytesOf(row, n));
+  }
+  // Per run of rows under one scale key, per column block: the E4M3 codes' extremes times the
+  // block's scale (monotone: a product rounds monotonically; a negative scale swaps the ends); the
+  // run is decoded when an end's product is not finite (a NaN code, a NaN, infinite or huge scale).
+  uint64_t extent(uint64_t row, uint64_t n, Extent& e, ExtentScratch& scratch) const override {
+    if (!e4m3_) return RowDecoder::extent(row, n, e, scratch);
+    const uint8_t* codes = stagedBytes(*file_, offset_, p_, row * cols_, n * cols_, scratch.codes, scratch.pread);
     const float* lut = byteFloatTable(reader_.dtype());
-    // Each column's scale, expanded once per block row (128 rows share it): the inner loop is
-    // then one lookup and one multiply per element.
-    std::vector<float> colScale(cols_);
-    uint64_t expandedFor = UINT64_MAX;
-    for (uint64_t r = row; r < row + n; ++r) {
+    const uint64_t width = mode_ == Mode::Block ? bn_ : cols_, blocks = ceilDiv(cols_, width);
+    std::vector<E4m3Range> ranges(blocks);
+    uint64_t told = 0;
+    for (uint64_t r = row, end; r < row + n; r = end) {
       const uint64_t b = r / M_, i = r % M_;
-      const uint64_t key = mode_ == Mode::Block ? (b * gm_ + i / bm_) : mode_ == Mode::Channel ? r : (scale_.n == 1 ? 0 : b);
-      if (key != expandedFor) {
-        for (uint64_t j = 0; j < cols_; ++j) colScale[j] = scale_.at(mode_ == Mode::Block ? key * gn_ + j / bn_ : key);
-        expandedFor = key;
+      end = std::min(row + n, mode_ == Mode::Block ? b * M_ + std::min(M_, (i / bm_ + 1) * bm_) : mode_ == Mode::Channel ? r + 1 : (b + 1) * M_);
+      const uint64_t key = scaleKey(r);
+      std::fill(ranges.begin(), ranges.end(), E4m3Range{});
+      e4m3Ranges(codes + (r - row) * cols_, end - r, cols_, width, ranges.data());
+      Extent run;
+      bool fromCodes = true;
+      for (uint64_t jb = 0; jb < blocks && fromCodes; ++jb) {
+        const float s = scale_.at(mode_ == Mode::Block ? key * gn_ + jb : key);
+        const float a = lut[ranges[jb].least()] * s, z = lut[ranges[jb].greatest()] * s;
+        fromCodes = std::isfinite(a) && std::isfinite(z);  // not so for a NaN code (an end), or a NaN, infinite or huge scale
+        if (fromCodes) run.addFinite((end - r) * (std::min(cols_, (jb + 1) * width) - jb * width), std::min(a, z), std::max(a, z));
       }
-      const uint8_t* q = p_ + r * cols_;
-      float* y = out + (r - row) * cols_;
-      if (e4m3_) scaleRunE4m3(q, cols_, colScale.data(), y);
-      else scaleRun(lut, q, cols_, colScale.data(), y);
+      if (fromCodes) {
+        e.merge(run);
+        told += (end - r) * cols_;
+      } else {
+        scratch.values.resize(std::max<uint64_t>(scratch.values.size(), (end - r) * cols_));
+        decodeRows(r, end - r, scratch.values.data());
+        e.add(scratch.values.data(), (end - r) * cols_);
+      }
     }
-    // Weight bytes of the rows, plus each scale entry they use once.
-    uint64_t scalesUsed = 1;
-    if (mode_ == Mode::Channel) scalesUsed = n;
-    if (mode_ == Mode::Block) scalesUsed = ((row + n - 1) / bm_ - row / bm_ + 1) * gn_;  // block rows touched (B == 1 case)
-    count(n * cols_ + scalesUsed * scale_.t->dtype->blockBytes);
+    count(bytesOf(row, n));
+    return told;
   }
   DecodeDesc describe() const override {
     DecodeDesc d;
@@ -188,7 +225,40 @@ class Fp8ScaledDecoder : public RowDecoder {
   }
 
  private:
+  // The scale entry (or block row of entries) row r uses.
+  uint64_t scaleKey(uint64_t r) const {
+    const uint64_t b = r / M_, i = r % M_;
+    return mode_ == Mode::Block ? (b * gm_ + i / bm_) : mode_ == Mode::Channel ? r : (scale_.n == 1 ? 0 : b);
+  }
+  void decodeRows(uint64_t row, uint64_t n, float* out) const {
+    const float* lut = byteFloatTable(reader_.dtype());
+    // Each column's scale, expanded once per block row (128 rows share it): the inner loop is
+    // then one lookup and one multiply per element.
+    std::vector<float> colScale(cols_);
+    uint64_t expandedFor = UINT64_MAX;
+    for (uint64_t r = row; r < row + n; ++r) {
+      const uint64_t key = scaleKey(r);
+      if (key != expandedFor) {
+        for (uint64_t j = 0; j < cols_; ++j) colScale[j] = scale_.at(mode_ == Mode::Block ? key * gn_ + j / bn_ : key);
+        expandedFor = key;
+      }
+      const uint8_t* q = p_ + r * cols_;
+      float* y = out + (r - row) * cols_;
+      if (e4m3_) scaleRunE4m3(q, cols_, colScale.data(), y);
+      else scaleRun(lut, q, cols_, colScale.data(), y);
+    }
+  }
+  // Weight bytes of the rows, plus each scale entry they use once.
+  uint64_t bytesOf(uint64_t row, uint64_t n) const {
+    uint64_t scalesUsed = 1;
+    if (mode_ == Mode::Channel) scalesUsed = n;
+    if (mode_ == Mode::Block) scalesUsed = ((row + n - 1) / bm_ - row / bm_ + 1) * gn_;  // block rows touched (B == 1 case)
+    return n * cols_ + scalesUsed * scale_.t->dtype->blockBytes;
+  }
+
   const uint8_t* p_;
+  const MappedFile* file_;  // and the offset of p_ in it, for ExtentScratch::pread
+  uint64_t offset_;
   ElementReader reader_;
   ScaleView scale_;
   Mode mode_;
@@ -333,6 +403,8 @@ class PackedIntDecoder : public RowDecoder {
   enum class Kind { CompressedTensors, RawInt4, Mlx };
   PackedIntDecoder(const Checkpoint& c, const LogicalTensor& l, const TensorRecord& w, Kind kind, unsigned bits) : kind_(kind), bits_(bits) {
     p_ = dataOf(c, w);
+    file_ = c.files[w.file].map.get();
+    offset_ = w.offset;
     wordBytes_ = w.dtype->blockBytes;
     const uint64_t perWord = wordBytes_ * 8 / bits;
     if (w.shape.empty()) mismatch(c, w, "packed integer weight is a scalar");
@@ -372,6 +444,62 @@ class PackedIntDecoder : public RowDecoder {
   }
 
   void decode(uint64_t row, uint64_t n, float* out) const override {
+    decodeRows(row, n, out);
+    count(bytesOf(n));
+  }
+  // Per row: each group's least and greatest code, minus its zero, times its scale, are the
+  // group's extremes (monotone in the code); the row is decoded when one of those products is not
+  // finite. Offset schemes without g_idx, codes of whole bytes per group; the rest decode.
+  uint64_t extent(uint64_t row, uint64_t n, Extent& e, ExtentScratch& scratch) const override {
+    const uint64_t groupBytes = group_ * bits_ / 8, rowBytes = packedCols_ * wordBytes_;
+    const bool wholeGroups = group_ && groups_ * group_ == cols_ && group_ * bits_ % 8 == 0;
+    if (kind_ == Kind::Mlx || gidx_.t || (bits_ != 4 && bits_ != 8) || !wholeGroups) return RowDecoder::extent(row, n, e, scratch);
+    const uint8_t* codes = stagedBytes(*file_, offset_, p_, row * rowBytes, n * rowBytes, scratch.codes, scratch.pread);
+    std::vector<float> scales(scale_.n == 1 ? groups_ : n * groups_);  // the rows' group scales
+    if (scale_.n == 1) std::fill(scales.begin(), scales.end(), scale_.at(0));
+    else scale_.run(row * groups_, n * groups_, scales.data(), scratch.scales, scratch.pread);
+    const int offset = 1 << (bits_ - 1);
+    std::vector<uint8_t> lo(groups_), hi(groups_);
+    std::vector<float> ends(2 * groups_);
+    uint64_t told = 0;
+    for (uint64_t r = row; r < row + n; ++r) {
+      groupCodeRanges(codes + (r - row) * rowBytes, groups_, groupBytes, bits_, lo.data(), hi.data());
+      const float* s = scales.data() + (scale_.n == 1 ? 0 : (r - row) * groups_);
+      for (uint64_t g = 0; g < groups_; ++g) {
+        const int z = zeroCode(r, g, offset);
+        ends[2 * g] = float(int(lo[g]) - z) * s[g];
+        ends[2 * g + 1] = float(int(hi[g]) - z) * s[g];
+      }
+      Extent spanned;  // every value lies between its group's two ends, which are values too
+      spanned.add(ends.data(), ends.size());
+      if (!spanned.nan && !spanned.inf) {
+        e.addFinite(cols_, float(spanned.min()), float(spanned.max()));
+        told += cols_;
+      } else {
+        scratch.values.resize(std::max<uint64_t>(scratch.values.size(), cols_));
+        decodeRows(r, 1, scratch.values.data());
+        e.add(scratch.values.data(), cols_);
+      }
+    }
+    count(bytesOf(n));
+    return told;
+  }
+  DecodeDesc describe() const override {
+    DecodeDesc d;
+    d.kind = DescKind::PackedInt;
+    d.rows = rows_, d.cols = cols_;
+    d.w = Region{p_, rows_ * packedCols_ * wordBytes_, 0, ElemKind::None};
+    d.intKind = kind_ == Kind::CompressedTensors ? 0 : kind_ == Kind::RawInt4 ? 1 : 2;
+    d.bits = bits_, d.wordBytes = wordBytes_;
+    d.packedCols = packedCols_, d.groups = groups_, d.group = group_, d.M = M_;
+    d.s = scale_.region();
+    d.zp = zp_.region();
+    d.zpPacked = zpPacked_;
+    d.gidx = gidx_.region();
+    return d;
+  }
+
+  void decodeRows(uint64_t row, uint64_t n, float* out) const {
     // Codes are packed little end first in little-endian words, so code j of a row sits in byte
     // j*bits/8 whatever the word size: one byte stream serves int32, uint32 and byte packings.
     const int offset = kind_ == Kind::Mlx ? 0 : 1 << (bits_ - 1);
@@ -402,22 +530,8 @@ class PackedIntDecoder : public RowDecoder {
       for (uint64_t g = 0; g < groups_; ++g) zeros[g] = zeroCode(r, g, offset);
       groupedOffsetRow(codes.data(), cols_, group_, zeros.data(), scales.data(), y);
     }
-    count(n * (packedCols_ * wordBytes_ + groups_ * scale_.t->dtype->blockBytes));
   }
-  DecodeDesc describe() const override {
-    DecodeDesc d;
-    d.kind = DescKind::PackedInt;
-    d.rows = rows_, d.cols = cols_;
-    d.w = Region{p_, rows_ * packedCols_ * wordBytes_, 0, ElemKind::None};
-    d.intKind = kind_ == Kind::CompressedTensors ? 0 : kind_ == Kind::RawInt4 ? 1 : 2;
-    d.bits = bits_, d.wordBytes = wordBytes_;
-    d.packedCols = packedCols_, d.groups = groups_, d.group = group_, d.M = M_;
-    d.s = scale_.region();
-    d.zp = zp_.region();
-    d.zpPacked = zpPacked_;
-    d.gidx = gidx_.region();
-    return d;
-  }
+  uint64_t bytesOf(uint64_t n) const { return n * (packedCols_ * wordBytes_ + groups_ * scale_.t->dtype->blockBytes); }
 
   // The unsigned code that stands for zero: 2^(bits-1) when symmetric, else the zero point
   // (compressed-tensors packs zero points along dim 0 with the same +2^(bits-1) offset).
@@ -435,6 +549,8 @@ class PackedIntDecoder : public RowDecoder {
   Kind kind_;
   unsigned bits_;
   const uint8_t* p_ = nullptr;
+  const MappedFile* file_ = nullptr;  // and the offset of p_ in it, for ExtentScratch::pread
+  uint64_t offset_ = 0;
   const uint8_t* zpData_ = nullptr;
   uint32_t wordBytes_ = 4;
   uint64_t packedCols_ = 0, M_ = 1, groups_ = 1, group_ = 1;
@@ -562,6 +678,13 @@ std::unique_ptr<RowDecoder> build(const Checkpoint& c, uint32_t li) {
 }
 
 }  // namespace
+
+uint64_t RowDecoder::extent(uint64_t firstRow, uint64_t count, Extent& e, ExtentScratch& scratch) const {
+  scratch.values.resize(std::max<uint64_t>(scratch.values.size(), count * cols_));
+  decode(firstRow, count, scratch.values.data());
+  e.add(scratch.values.data(), count * cols_);
+  return 0;
+}
 
 void RowDecoder::setShape(std::vector<uint64_t> s) {
   shape_ = std::move(s);

@@ -12,6 +12,7 @@
 #include "core/model/checkpoint.h"
 #include "core/numerics/decode_desc.h"
 #include "core/numerics/numerics_mode.h"
+#include "core/numerics/stats.h"
 #include "core/util/error.h"
 
 namespace ws::num {
@@ -20,6 +21,17 @@ namespace ws::num {
 struct ByteCounter {
   std::atomic<uint64_t> bytes{0};
   void add(uint64_t n) { bytes.fetch_add(n, std::memory_order_relaxed); }
+};
+
+// What RowDecoder::extent keeps between calls, one per thread.
+struct ExtentScratch {
+  // Read the codes (and group scales) with pread instead of through the mapping: a scan of files
+  // in the page cache then costs one copy, not the mapping of every 4 KiB page, whose page-table
+  // work was most of a warm scan's time (docs/benchmarks.md). The decoders that tell extremes
+  // from codes honour it; the others decode through the mapping.
+  bool pread = false;
+  std::vector<float> values;
+  std::vector<uint8_t> codes, scales;
 };
 
 // Decodes rows of one logical tensor. A row is the last (unpacked) dimension; rows run over all
@@ -33,6 +45,14 @@ class RowDecoder {
   uint64_t cols() const { return cols_; }
   // Writes count*cols() floats. Throws CoreError naming the tensor on inconsistent companions.
   virtual void decode(uint64_t firstRow, uint64_t count, float* out) const = 0;
+  // Adds to `e` what decode() of the same rows then Extent::add would: counts, NaN and Inf counts,
+  // finite extremes - all the value rules ask. This default decodes into scratch.values (grown to
+  // count*cols() floats). Schemes whose value is a monotone function of a code under one scale
+  // (FP8 E4M3 times its scale, integer codes minus a zero point times theirs) take the extremes of
+  // the codes instead and decode only what that cannot tell (a NaN code, a scale whose products
+  // are not all finite): the value scan's per-float pass was most of its time (docs/benchmarks.md).
+  // Returns how many of the values were told from their codes' extremes.
+  virtual uint64_t extent(uint64_t firstRow, uint64_t count, Extent& e, ExtentScratch& scratch) const;
   void setCounter(ByteCounter* c) { counter_ = c; }
   // The same decoding as plain data for the GPU kernels (host pointers into the mapping).
   virtual DecodeDesc describe() const = 0;

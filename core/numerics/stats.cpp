@@ -242,6 +242,14 @@ void Extent::add(const float* x, uint64_t n) {
   }
 }
 
+void Extent::addFinite(uint64_t n, float lo, float hi) {
+  if (!n) return;
+  count += n, finite += n;
+  min_ = std::min(min_, lo);
+  max_ = std::max(max_, hi);
+  absmax_ = std::max(absmax_, std::max(std::fabs(lo), std::fabs(hi)));
+}
+
 void Extent::merge(const Extent& o) {
   count += o.count, nan += o.nan, inf += o.inf, finite += o.finite;
   min_ = std::min(min_, o.min_);

@@ -66,6 +66,9 @@ class Stats {
 struct Extent {
   uint64_t count = 0, nan = 0, inf = 0, finite = 0;
   void add(const float* x, uint64_t n);
+  // n finite values whose least is lo and greatest hi (lo <= hi, both finite), known without
+  // visiting them: a decoder tells them from the extremes of its codes (RowDecoder::extent).
+  void addFinite(uint64_t n, float lo, float hi);
   void merge(const Extent& o);
   // Of the finite values; 0 when there are none, as Stats says.
   double min() const { return finite ? double(min_) : 0; }

@@ -530,7 +530,8 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
   const size_t ahead = 2 * size_t(n);
   for (size_t k = 0; k < std::min(ahead, work.size()); ++k) num::readAhead(c, work[k]);
   auto worker = [&] {
-    std::vector<float> buf;
+    num::ExtentScratch scratch;
+    scratch.pread = true;
     for (size_t k; !cancelled && (k = next.fetch_add(1)) < work.size();) {
       if (k + ahead < work.size()) num::readAhead(c, work[k + ahead]);
       const LogicalTensor& l = c.logical[work[k]];
@@ -543,8 +544,8 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
       // Experts of a fused/stacked tensor are judged one by one.
       const uint64_t experts = routed && w.expert < 0 && d.shape().size() == 3 ? d.shape()[0] : 1;
       const uint64_t rowsPer = d.rows() / std::max<uint64_t>(1, experts);
+      // Rows a call: a decoding extent() needs chunk * cols floats of scratch.
       const uint64_t chunk = std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(1, d.cols()));
-      buf.resize(std::min(chunk, std::max<uint64_t>(rowsPer, 1)) * d.cols());
       uint64_t nonFinite = 0;
       bool placeholder = false;
       num::Extent all;  // all the rules below ask of the values
@@ -552,9 +553,7 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uin
         for (uint64_t e = 0; e < experts; ++e) {
           num::Extent s;
           for (uint64_t r = 0; r < rowsPer; r += chunk) {
-            const uint64_t n = std::min(chunk, rowsPer - r);
-            d.decode(e * rowsPer + r, n, buf.data());
-            s.add(buf.data(), n * d.cols());
+            d.extent(e * rowsPer + r, std::min(chunk, rowsPer - r), s, scratch);
           }
           nonFinite += s.nan + s.inf;
           all.merge(s);

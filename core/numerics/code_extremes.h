@@ -1,0 +1,30 @@
+// The extremes of quantized codes, found without decoding them: a value that is a monotone
+// function of its code under one scale (RowDecoder::extent) has its extremes at the codes'.
+// Byte-wide compares, 32 lanes at a time on AVX2, instead of a float per element.
+#pragma once
+
+#include <cstdint>
+
+namespace ws::num {
+
+// What bounds a run of E4M3 codes (sign and magnitude), from three byte-wide reductions: the
+// greatest code read as int8 is the largest positive code when there is one, the greatest read as
+// uint8 the largest-magnitude negative one when there is one, and the least as uint8 is the other
+// end when all codes share a sign. A NaN code (0x7F, 0xFF) has the largest magnitude of its sign,
+// so it is an end whenever it is present: its value (NaN) tells the caller to decode instead.
+struct E4m3Range {
+  int8_t smax = -128;
+  uint8_t umin = 0xFF, umax = 0x00;
+  uint8_t greatest() const { return smax >= 0 ? uint8_t(smax) : umin; }  // the code of the largest value
+  uint8_t least() const { return umax >= 0x80 ? umax : umin; }            // the code of the smallest value
+};
+
+// Widens out[b] by the codes of column block b (columns [b, b + 1) x blockCols) of a rows x cols
+// matrix of E4M3 codes: out holds ceil(cols / blockCols) ranges.
+void e4m3Ranges(const uint8_t* q, uint64_t rows, uint64_t cols, uint64_t blockCols, E4m3Range* out);
+
+// The least and greatest code of each of `groups` consecutive groups of `groupBytes` bytes of
+// packed unsigned codes: two a byte, low nibble first, when `bits` is 4; one a byte when 8.
+void groupCodeRanges(const uint8_t* q, uint64_t groups, uint64_t groupBytes, unsigned bits, uint8_t* lo, uint8_t* hi);
+
+}  // namespace ws::num

@@ -1,0 +1,261 @@
+// RowDecoder::extent - what the value rules read of every weight - tells a tensor's extremes from
+// its codes' where the scheme allows (FP8 E4M3 times a scale, integer codes minus a zero point
+// times a scale) and decodes the rest. Whichever way it goes, it must equal decode() followed by
+// Extent::add over the same rows, on every field: checked on every tensor of the fixtures and of a
+// checkpoint per synth scheme, over whole tensors, chunks that straddle scale blocks, a middle
+// range and the last row; and on checkpoints whose scales and codes were overwritten with the
+// cases the extremes cannot tell (NaN codes; NaN, infinite and overflowing scales) next to the
+// ones they can (zero, negative and subnormal scales).
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "core/numerics/dequant.h"
+#include "core/numerics/float_formats.h"
+#include "core/synth/synth.h"
+#include "test_support.h"
+
+using namespace ws;
+
+namespace {
+
+struct Told {
+  uint64_t fromCodes = 0, values = 0;
+};
+
+std::string describe(const num::Extent& e) {
+  return "count " + std::to_string(e.count) + " nan " + std::to_string(e.nan) + " inf " + std::to_string(e.inf) + " finite " + std::to_string(e.finite) + " min " +
+         std::to_string(e.min()) + " max " + std::to_string(e.max()) + " absmax " + std::to_string(e.absmax());
+}
+
+bool same(const num::Extent& a, const num::Extent& b) {
+  return a.count == b.count && a.nan == b.nan && a.inf == b.inf && a.finite == b.finite && a.min() == b.min() && a.max() == b.max() && a.absmax() == b.absmax();
+}
+
+// extent() against decode + Extent::add over rows [first, first + rows), `chunk` rows a call,
+// its codes read through the mapping or with pread. Throws naming the tensor and range on a
+// difference; returns what extent() told from codes.
+Told compareRange(const num::RowDecoder& d, const std::string& name, uint64_t first, uint64_t rows, uint64_t chunk, bool pread) {
+  num::Extent want, got;
+  std::vector<float> values(rows * d.cols());
+  num::ExtentScratch scratch;
+  scratch.pread = pread;
+  d.decode(first, rows, values.data());
+  want.add(values.data(), values.size());
+  Told t;
+  for (uint64_t r = first; r < first + rows; r += chunk) t.fromCodes += d.extent(r, std::min(chunk, first + rows - r), got, scratch);
+  t.values = rows * d.cols();
+  if (!same(want, got))
+    throw std::runtime_error(name + ", rows " + std::to_string(first) + "+" + std::to_string(rows) + " by " + std::to_string(chunk) + (pread ? " (pread)" : "") +
+                             ": extent says " + describe(got) +
+                             ", decoding says " + describe(want));
+  return t;
+}
+
+// Every logical tensor of c over several ranges; the sums of what was told from codes.
+Told compareAll(const Checkpoint& c) {
+  Told all;
+  for (uint32_t li = 0; li < c.logical.size(); ++li) {
+    auto dec = num::makeDecoder(c, li);
+    if (!dec || !dec.value()->rows()) continue;
+    const auto& d = *dec.value();
+    const uint64_t rows = d.rows();
+    const std::tuple<uint64_t, uint64_t, uint64_t> ranges[] = {{0, rows, rows}, {0, rows, 7}, {rows / 3, std::max<uint64_t>(1, rows / 3), 5}, {rows - 1, 1, 1}};
+    for (const auto& [first, n, chunk] : ranges)
+      for (bool pread : {false, true}) {
+        const Told t = compareRange(d, c.logical[li].name + " (" + c.logical[li].schemeName + ")", first, n, chunk, pread);
+        all.fromCodes += t.fromCodes, all.values += t.values;
+      }
+  }
+  return all;
+}
+
+const TensorRecord& tensorNamed(const Checkpoint& c, const std::string& name) {
+  for (const auto& t : c.tensors)
+    if (t.name == name) return t;
+  throw std::runtime_error("no tensor " + name);
+}
+
+// Overwrites bytes [at, at + n) of a stored tensor's data.
+void patchBytes(const Checkpoint& c, const std::string& tensor, uint64_t at, const std::vector<uint8_t>& bytes) {
+  const TensorRecord& t = tensorNamed(c, tensor);
+  std::fstream f(c.files[t.file].path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(std::streamoff(t.offset + at));
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!f) throw std::runtime_error("could not patch " + tensor);
+}
+
+// Overwrites element i of a stored F32 / BF16 tensor, or byte i of any other.
+void patch(const Checkpoint& c, const std::string& tensor, uint64_t i, float value) {
+  const TensorRecord& t = tensorNamed(c, tensor);
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  if (t.dtype->name == "F32") patchBytes(c, tensor, i * 4, {uint8_t(bits), uint8_t(bits >> 8), uint8_t(bits >> 16), uint8_t(bits >> 24)});
+  else if (t.dtype->name == "BF16") patchBytes(c, tensor, i * 2, {uint8_t(bits >> 16), uint8_t(bits >> 24)});  // truncated; both sides read the same bytes
+  else patchBytes(c, tensor, i, {uint8_t(value)});
+}
+
+// The folder of a synth checkpoint written under d.
+std::string synthesized(const wstest::TempDir& d, const std::string& like, const std::string& scheme) {
+  synth::Options o;
+  o.like = like;
+  o.scheme = scheme;
+  o.out = d.file(scheme);
+  if (!synth::write(o).ok()) throw std::runtime_error("synth " + scheme);
+  return o.out;
+}
+
+// Rows [first, first + rows) of a logical tensor (all of them by default), in one call each way:
+// its runs are then whole block rows.
+Told compareTensor(const Checkpoint& c, const std::string& logicalName, uint64_t first = 0, uint64_t rows = UINT64_MAX) {
+  auto li = num::findLogical(c, logicalName);
+  if (!li) throw std::runtime_error(li.error().message);
+  auto dec = num::makeDecoder(c, li.value());
+  if (!dec) throw std::runtime_error(dec.error().message);
+  rows = std::min(rows, dec.value()->rows() - first);
+  const Told mapped = compareRange(*dec.value(), logicalName, first, rows, rows, false), read = compareRange(*dec.value(), logicalName, first, rows, rows, true);
+  if (mapped.fromCodes != read.fromCodes) throw std::runtime_error(logicalName + ": pread changed what was told from codes");
+  return read;
+}
+
+}  // namespace
+
+class TstValueExtent : public QObject {
+  Q_OBJECT
+ private slots:
+  void fixtures_data() {
+    QTest::addColumn<QString>("rel");
+    for (const char* p : {"hf/qwen3_moe_fp8", "hf/deepseek_v3", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf"}) QTest::newRow(p) << QString(p);
+  }
+  void fixtures() {
+    QFETCH(QString, rel);
+    auto c = wstest::openOrFail(wstest::fixture(rel.toStdString()));
+    try {
+      const Told t = compareAll(*c);
+      QVERIFY(t.values > 0);
+      if (rel == "hf/qwen3_moe_fp8") QVERIFY2(t.fromCodes > 0, "the FP8 fixture's weights are told from their codes");
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+  }
+
+  void everySynthScheme_data() {
+    QTest::addColumn<QString>("scheme");
+    for (const auto& s : synth::schemes()) QTest::newRow(s.c_str()) << QString::fromStdString(s);
+  }
+  void everySynthScheme() {
+    QFETCH(QString, scheme);
+    wstest::TempDir d;
+    try {
+      auto c = wstest::openOrFail(synthesized(d, "deepseek-v3", scheme.toStdString()));
+      const Told t = compareAll(*c);
+      QVERIFY(t.values > 0);
+      if (scheme == "fp8-block" || scheme == "int4-ct") QVERIFY2(t.fromCodes > t.values / 2, "most values are told from codes");
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+  }
+
+  // FP8 block: down_proj [256, 512] has 2 x 4 block scales. Block row 0 gets a positive, a
+  // negative, a zero and a subnormal scale (all told from codes); block row 1 an infinite, a NaN and
+  // an overflowing (1e38 x 448) one, so it is decoded. gate_proj's last code is +NaN, up_proj's
+  // -NaN: their last block row is decoded. o_proj's first block holds only negative codes and
+  // q_b_proj's only positive ones, so each takes its other end from the same sign.
+  void fp8EdgeCases() {
+    wstest::TempDir d;
+    try {
+      const std::string dir = synthesized(d, "deepseek-v3", "fp8-block");
+      auto c = wstest::openOrFail(dir);
+      const std::string p = "model.layers.0.mlp.";
+      const float scales[] = {1.5f, -2.0f, 0.0f, 1e-40f, INFINITY, NAN, 1e38f, 3.0f};
+      for (uint64_t i = 0; i < 8; ++i) patch(*c, p + "down_proj.weight_scale_inv", i, scales[i]);
+      patch(*c, p + "gate_proj.weight", 512 * 256 - 1, 0x7F);
+      patch(*c, p + "up_proj.weight", 512 * 256 - 1, 0xFF);
+      const std::string a = "model.layers.0.self_attn.";
+      const uint64_t oCols = tensorNamed(*c, a + "o_proj.weight").shape[1], qCols = tensorNamed(*c, a + "q_b_proj.weight").shape[1];
+      for (uint64_t r = 0; r < 128; ++r) {
+        std::vector<uint8_t> negative(std::min<uint64_t>(128, oCols)), positive(std::min<uint64_t>(128, qCols));
+        for (size_t j = 0; j < negative.size(); ++j) negative[j] = uint8_t(0x80 | ((r * 7 + j * 3) % 0x7F));  // no 0xFF (NaN)
+        for (size_t j = 0; j < positive.size(); ++j) positive[j] = uint8_t(1 + (r * 5 + j * 11) % 0x7E);   // no 0x7F (NaN)
+        patchBytes(*c, a + "o_proj.weight", r * oCols, negative);
+        patchBytes(*c, a + "q_b_proj.weight", r * qCols, positive);
+      }
+      c = wstest::openOrFail(dir);
+      for (const char* w : {"o_proj.weight", "q_b_proj.weight"}) {
+        const Told t = compareTensor(*c, a + w, 0, 128);  // the one-signed block alone: no other block's ends mask its own
+        QCOMPARE(t.fromCodes, t.values);
+      }
+      const Told down = compareTensor(*c, p + "down_proj.weight");
+      QCOMPARE(down.fromCodes, uint64_t(128 * 512));
+      for (const char* w : {"gate_proj.weight", "up_proj.weight"}) {
+        const Told t = compareTensor(*c, p + w);
+        QCOMPARE(t.fromCodes, uint64_t(384 * 256));
+      }
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+  }
+
+  // int4 (compressed-tensors, 32-code groups, BF16 scales): gate_proj row 0's group scales hold
+  // NaN and infinities, row 2's one overflowing scale (3e38 x 8); row 1's are zero, negative and
+  // subnormal, which the codes' extremes still tell.
+  void int4EdgeCases() {
+    wstest::TempDir d;
+    try {
+      const std::string dir = synthesized(d, "kimi-k2", "int4-ct");
+      auto c = wstest::openOrFail(dir);
+      const std::string s = "model.layers.1.mlp.experts.0.gate_proj.weight_scale";
+      const float row0[] = {0.0f, -0.0125f, INFINITY, NAN, 3e38f, -INFINITY, 2.0f, 0.5f};
+      const float row1[] = {0.0f, -0.5f, 0x1p-130f, 0.25f, -0.0f, 1.0f, -3.0f, 0x1p-100f};
+      for (uint64_t i = 0; i < 8; ++i) patch(*c, s, i, row0[i]), patch(*c, s, 8 + i, row1[i]);
+      patch(*c, s, 16, 0x1.fep127f);  // BF16's largest finite: times 8 it overflows F32
+      c = wstest::openOrFail(dir);
+      const Told t = compareTensor(*c, "model.layers.1.mlp.experts.0.gate_proj.weight_packed");
+      QCOMPARE(t.fromCodes, t.values - 2 * 256);
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+  }
+
+  // Asymmetric int4 (compressed-tensors zero points packed eight to an I32 along the rows, 32-code
+  // groups) and RAWINT4 bytes, over random codes: the zero point moves both ends.
+  void zeroPointsAndRawInt4() {
+    wstest::TempDir d;
+    std::vector<uint8_t> scales(16 * 2 * 4), zeros(2 * 2 * 4), packed(16 * 8 * 4), raw(16 * 32);
+    uint32_t x = 12345;
+    auto next = [&] { return uint8_t((x = x * 1103515245u + 12345u) >> 16); };
+    for (auto& b : packed) b = next();
+    for (auto& b : zeros) b = next();
+    for (auto& b : raw) b = next();
+    for (size_t i = 0; i < scales.size() / 4; ++i) {
+      const float v = (i % 3 == 0 ? -0.01f : 0.02f) * float(i + 1);
+      std::memcpy(&scales[i * 4], &v, 4);
+    }
+    const std::string p = "model.layers.0.mlp.experts.0.";
+    wstest::SafetensorsBuilder()
+        .add(p + "down_proj.weight_packed", "I32", {16, 8}, packed)
+        .add(p + "down_proj.weight_scale", "F32", {16, 2}, scales)
+        .add(p + "down_proj.weight_zero_point", "I32", {2, 2}, zeros)
+        .add(p + "down_proj.weight_shape", "I64", {2}, wstest::int64Bytes({16, 64}))
+        .add("model.layers.0.mlp.experts.1.gate_proj.weight_packed", "U8", {16, 32}, raw)
+        .add("model.layers.0.mlp.experts.1.gate_proj.weight_scale", "F32", {16, 2}, scales)
+        .write(d.file("model.safetensors"));
+    wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","hidden_size":64,"moe_intermediate_size":16,
+      "n_routed_experts":2,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
+      "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":false,"strategy":"group","group_size":32}}}}})"));
+    auto c = wstest::openOrFail(d.path());
+    try {
+      for (const char* w : {"model.layers.0.mlp.experts.0.down_proj.weight_packed", "model.layers.0.mlp.experts.1.gate_proj.weight_packed"}) {
+        const Told t = compareTensor(*c, w);
+        QCOMPARE(t.fromCodes, t.values);
+      }
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TstValueExtent)
+#include "tst_value_extent.moc"
