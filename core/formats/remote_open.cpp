@@ -19,6 +19,7 @@
 #include "core/formats/data_extent.h"
 #include "core/formats/gguf.h"
 #include "core/formats/safetensors_index.h"
+#include "core/io/mirror_lock.h"
 #include "core/io/text_file.h"
 #include "core/util/error.h"
 
@@ -285,7 +286,14 @@ void boundCache(const fs::path& root, const fs::path& keep, uint64_t limit) {
   std::sort(entries.begin(), entries.end());
   for (const auto& [when, p] : entries) {
     if (total <= limit) break;
-    if (p == keep) continue;
+    // Another process's mirror in the making, or one a process reads now (its lock held), stays.
+    if (p == keep || p.filename().string().find(".partial-") != std::string::npos) continue;
+    std::unique_ptr<MirrorLock> alone;
+    try {
+      alone = MirrorLock::tryAlone((root / (p.filename().string() + ".lock")).string());
+    } catch (const CoreError&) {
+    }
+    if (!alone) continue;
     const uint64_t n = allocatedBytes(p);
     fs::remove_all(p, ec);
     total -= std::min(total, n);
@@ -338,12 +346,27 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
     s->progress = options.progress;
     return s;
   };
-  if (options.useCache)
+  // A cached mirror is used under its lock (mirror_lock.h): shared by its readers; replaced only
+  // by a process that holds it alone. One that finds it stale while others read it makes a
+  // temporary mirror of its own instead.
+  std::unique_ptr<MirrorLock> lock;
+  bool useCache = options.useCache;
+  if (useCache) {
+    std::error_code ec;
+    fs::create_directories(root, ec);
+    lock = MirrorLock::acquire((root / (cacheKey(location) + ".lock")).string(), options.cancel.get());
+    if (!lock) remoteFail(location, "cancelled");
     if (auto cached = fromManifest(dir, location, http)) {
       // A branch (main) moves: its mirror is used only while the branch still names its commit.
       const auto now = currentHubRevision(*http, location);
-      if (!now || *now == cached->revision) return configured(cached);
+      if (!now || *now == cached->revision) {
+        lock->share();
+        cached->holdLock(std::move(lock));
+        return configured(cached);
+      }
     }
+    if (!lock->alone()) useCache = false, lock.reset();
+  }
 
   auto stopIfCancelled = [&] {
     if (options.cancel && *options.cancel) remoteFail(location, "cancelled");
@@ -352,8 +375,7 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
   const Listing list = location.rfind("hf://", 0) == 0 ? listHub(*http, location) : listUrl(*http, location);
   std::error_code ec;
   fs::path work;
-  if (options.useCache) {
-    fs::create_directories(root, ec);
+  if (useCache) {
     work = root / (cacheKey(location) + ".partial-" + std::to_string(::getpid()));
   } else {
     work = fs::temp_directory_path() / ("weightscope-remote-" + cacheKey(location) + "-" + std::to_string(::getpid()));
@@ -423,14 +445,18 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
   }
 
   fs::path final = work;
-  if (options.useCache) {
+  if (useCache) {  // alone: nobody reads the mirror it replaces
     fs::remove_all(dir, ec);
     fs::rename(work, dir, ec);
     if (!ec) final = dir;
     boundCache(root, final, options.cacheLimit);
   }
   cleanup.armed = false;
-  auto src = std::make_shared<RemoteSource>(location, final.string(), http, !options.useCache || final != dir);
+  auto src = std::make_shared<RemoteSource>(location, final.string(), http, !useCache || final != dir);
+  if (useCache && final == dir) {
+    lock->share();
+    src->holdLock(std::move(lock));
+  }
   src->revision = list.revision;
   for (size_t i = 0; i < files.size(); ++i) {
     src->markPresent((final / files[i].name).string(), 0, headerBytes[i]);

@@ -22,33 +22,74 @@ namespace fs = std::filesystem;
 RemoteSource::RemoteSource(std::string location, std::string mirror, std::shared_ptr<HttpClient> http, bool temporary)
     : location_(std::move(location)), mirror_(std::move(mirror)), http_(std::move(http)), temporary_(temporary) {}
 
+namespace {
+
+// Punches out every byte of a mirror file outside `keep` (sorted, disjoint [begin, end) spans).
+void punchAllBut(const std::string& path, uint64_t size, const std::vector<std::pair<uint64_t, uint64_t>>& keep) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  uint64_t at = 0;
+  auto punch = [&](uint64_t to) {
+    if (to > at) (void)::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(at), off_t(to - at));
+  };
+  for (const auto& [a, b] : keep) {
+    punch(std::min(a, size));
+    at = std::max(at, b);
+  }
+  punch(size);
+  ::close(fd);
+}
+
+}  // namespace
+
 RemoteSource::~RemoteSource() {
   std::error_code ec;
   if (temporary_) {
     fs::remove_all(mirror_, ec);
     return;
   }
-  // Kept ranges join the manifest, so the next open marks them present.
-  if (!kept_.empty()) {
-    const fs::path manifest = fs::path(mirror_) / "weightscope-remote.json";
-    try {
-      auto m = nlohmann::json::parse(readTextFile(manifest.string()));
+  // Another process still reads this mirror: what this one fetched stays until the last one leaves.
+  if (lock_ && !lock_->becomeAlone()) return;
+  const fs::path manifest = fs::path(mirror_) / "weightscope-remote.json";
+  nlohmann::json m;
+  try {
+    m = nlohmann::json::parse(readTextFile(manifest.string()));
+  } catch (const std::exception&) {
+    m = nullptr;  // an unreadable manifest is made again at the next open
+  }
+  if (!m.is_object() || !m.contains("files") || !m["files"].is_array()) {
+    // No manifest to say what a mirror file keeps: give back what this process wrote.
+    for (const auto& [path, spans] : dataWritten_) {
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      for (const auto& [a, n] : spans) (void)::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(a), off_t(n));
+      ::close(fd);
+    }
+    return;
+  }
+  try {
+    // Kept ranges join the manifest, so the next open marks them present.
+    if (!kept_.empty()) {
       for (auto& f : m["files"]) {
         auto it = kept_.find((fs::path(mirror_) / f.value("name", "")).string());
         if (it == kept_.end()) continue;
         for (const auto& [a, n] : it->second) f["kept"].push_back({a, n});
       }
       std::ofstream(manifest) << m.dump(1);
-    } catch (const std::exception&) {
-      // an unreadable manifest is made again at the next open
     }
-  }
-  // The cache keeps headers only: the tensor bytes a command fetched go back to holes.
-  for (const auto& [path, spans] : dataWritten_) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    for (const auto& [a, n] : spans) (void)::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(a), off_t(n));
-    ::close(fd);
+    // The cache keeps headers and kept ranges only: every tensor byte fetched - by this process or
+    // by others that left before it - goes back to holes.
+    for (const auto& f : m["files"]) {
+      const std::string name = f.value("name", "");
+      if (name.empty() || name.find('/') != std::string::npos || name == "..") continue;  // never outside the mirror
+      std::vector<std::pair<uint64_t, uint64_t>> keep{{0, f.value("header", uint64_t(0))}};
+      for (const auto& k : f.value("kept", nlohmann::json::array()))
+        if (k.is_array() && k.size() == 2) keep.push_back({k[0].get<uint64_t>(), k[0].get<uint64_t>() + k[1].get<uint64_t>()});
+      std::sort(keep.begin(), keep.end());
+      punchAllBut((fs::path(mirror_) / name).string(), f.value("size", uint64_t(0)), keep);
+    }
+  } catch (const std::exception&) {
+    // a malformed entry: the next open that cannot read it makes the mirror again
   }
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/io/http_client.h"
+#include "core/io/mirror_lock.h"
 
 namespace ws {
 
@@ -27,7 +28,11 @@ struct RemoteFile {
 class RemoteSource {
  public:
   RemoteSource(std::string location, std::string mirror, std::shared_ptr<HttpClient> http, bool temporary);
-  ~RemoteSource();  // gives back the tensor bytes fetched (holes punched; a temporary mirror removed)
+  // Gives the tensor bytes back: a temporary mirror is removed; a cached one is punched back to
+  // its headers (and kept ranges) by the last process using it, the others leave it as it is.
+  ~RemoteSource();
+  // A cached mirror: the lock this source holds (shared) while it reads the mirror.
+  void holdLock(std::unique_ptr<MirrorLock> lock) { lock_ = std::move(lock); }
 
   const std::string& location() const { return location_; }  // what the user named
   const std::string& mirror() const { return mirror_; }
@@ -65,6 +70,7 @@ class RemoteSource {
   std::string location_, mirror_;
   std::shared_ptr<HttpClient> http_;
   bool temporary_;
+  std::unique_ptr<MirrorLock> lock_;
   mutable std::mutex mu_;
   std::map<std::string, std::map<uint64_t, uint64_t>> present_;  // path -> begin -> end, disjoint
   std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> dataWritten_;  // to give back

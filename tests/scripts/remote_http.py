@@ -131,7 +131,7 @@ def bytes_served(log, port, path_part):
 
 # ------------------------------------------------------------------------------------------ nginx
 def start_nginx(tmp, www):
-    port, gated_port = free_port(), free_port()
+    port, gated_port, slow_port = free_port(), free_port(), free_port()
     conf = os.path.join(tmp, "nginx.conf")
     user = "user root;" if os.geteuid() == 0 else ""
     with open(conf, "w") as f:
@@ -150,6 +150,9 @@ http {{
     listen 127.0.0.1:{gated_port}; root {www};
     location / {{ if ($http_authorization != "Bearer secret-token") {{ return 401; }} }}
   }}
+  server {{
+    listen 127.0.0.1:{slow_port}; root {www}; limit_rate 256k;
+  }}
 }}
 """)
     p = subprocess.Popen(["nginx", "-c", conf, "-p", tmp], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -157,7 +160,8 @@ http {{
         try:
             socket.create_connection(("127.0.0.1", port), 0.1).close()
             socket.create_connection(("127.0.0.1", gated_port), 0.1).close()
-            return p, port, gated_port
+            socket.create_connection(("127.0.0.1", slow_port), 0.1).close()
+            return p, port, gated_port, slow_port
         except OSError:
             time.sleep(0.05)
     p.kill()
@@ -176,7 +180,7 @@ def part_nginx(tmp):
     r = run("synth", "--like", "deepseek-v3", "--scheme", "fp8-block", "--size", "full", "--sparse", big)
     check(r.returncode == 0, f"synth full DeepSeek-V3: {r.stderr.strip()}")
     publish(www, "fixtures/deepseek-full", big, sorted(os.listdir(big)))
-    nginx, port, gated = start_nginx(tmp, www)
+    nginx, port, gated, slow = start_nginx(tmp, www)
     try:
         env = dict(os.environ, HF_ENDPOINT=f"http://127.0.0.1:{port}", XDG_CACHE_HOME=os.path.join(tmp, "cache"))
         env.pop("HF_TOKEN", None)
@@ -289,6 +293,7 @@ def part_nginx(tmp):
         check(a.returncode == b.returncode == 0 and strip(a.stdout) == strip(b.stdout), f"diff against a remote side: exit {b.returncode}: {b.stderr.strip()[:200]}")
         if MPI:
             part_distributed(tmp, env, log, port)
+        part_shared_mirror(tmp, env, slow)
         r = run("load", "hf://fixtures/qwen3_moe", "--device", "host", env=env)
         check(r.returncode != 0 and "download the checkpoint" in r.stderr, f"load of a remote checkpoint: exit {r.returncode}: {r.stderr.strip()[:200]}")
 
@@ -338,6 +343,40 @@ def part_nginx(tmp):
 
 
 # ------------------------------------------------------------------------------------ under mpirun
+def part_shared_mirror(tmp, env, slow_port):
+    """Two processes validating the same location at once share its cached mirror: both find what
+    the local copy has, and the mirror keeps only headers once both are done. The server sends
+    256 KiB/s a connection, so each process spends seconds fetching tensor bytes into the shared
+    files; the second starts once the first has its headers. Unlocked, the first to finish gave its
+    fetched bytes back (punched holes) while the other still read them: it saw zeros."""
+    repo, local = "qwen3_moe_fp8", os.path.join(FX, "hf/qwen3_moe_fp8")
+    loc = f"hf://fixtures/{repo}"
+    senv = dict(env, HF_ENDPOINT=f"http://127.0.0.1:{slow_port}", XDG_CACHE_HOME=os.path.join(tmp, "shared-cache"))
+    root = os.path.join(tmp, "shared-cache", "weightscope", "remote")
+    cmd = [WS, "validate", loc, "--values", "--format", "json"]
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=senv)
+    deadline = time.time() + 60
+    while time.time() < deadline and first.poll() is None and not any(
+            os.path.exists(os.path.join(root, d, "weightscope-remote.json")) for d in (os.listdir(root) if os.path.isdir(root) else []) if ".partial-" not in d):
+        time.sleep(0.02)
+    second = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=senv)
+    outs = [p.communicate(timeout=300) for p in (first, second)]
+
+    def findings(out):
+        return sorted((f["code"], f.get("tensor") or "", f["message"]) for f in json.loads(out)["findings"]) if out.strip() else None
+
+    want = run("validate", local, "--values", "--format", "json")
+    for label, p, (out, err) in (("first", first, outs[0]), ("second", second, outs[1])):
+        check(p.returncode == want.returncode and findings(out) == findings(want.stdout),
+              f"two processes on one cached mirror: the {label} one exited {p.returncode} (local {want.returncode}) with findings "
+              f"{(findings(out) or [])[:3]} against {(findings(want.stdout) or [])[:3]}: {said(err)}")
+    mirrors = [os.path.join(root, d) for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))]
+    kept = sum(os.stat(os.path.join(m, f)).st_blocks * 512 for m in mirrors for f in os.listdir(m))
+    tensor_bytes = json.loads(run("inspect", local, "--json").stdout)["totals"]["bytes"]
+    print(f"two processes on one cached mirror of {loc}: {len(mirrors)} mirror(s), {kept:,} bytes on disk after both ({tensor_bytes:,} tensor bytes)")
+    check(len(mirrors) == 1 and kept < tensor_bytes / 4, f"after both, the cache holds {len(mirrors)} mirrors and {kept:,} bytes on disk")
+
+
 def part_distributed(tmp, env, log, port):
     repo, local = "qwen3_moe_fp8", os.path.join(FX, "hf/qwen3_moe_fp8")
     loc = f"hf://fixtures/{repo}"
