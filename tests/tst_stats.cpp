@@ -14,6 +14,7 @@
 
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/element_reader.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/grid_stats.h"
 #include "core/numerics/gguf_scale_formulas.h"
@@ -373,6 +374,77 @@ class TstStats : public QObject {
     QVERIFY(r.value().groups.count("layer 0") && r.value().groups.count("layer 1"));
     // MXFP4 blocks carry one E8M0 exponent each: 8 experts x 256 rows x 8 blocks
     QCOMPARE(one.value().groups.at("blk.1.ffn_gate_exps").at("d").stats.count, uint64_t(8 * 256 * 8));
+  }
+
+  // 16-bit scales are tallied by code and each distinct value added once: against adding every
+  // value in turn (Stats::add, Histogram::add), the counts, extremes and every histogram bin are
+  // equal and the moments within 1e-12 relative - for BF16 and F16 group scales of two experts
+  // each (the tally is cleared between tensors), with NaN, infinities, zeros of both signs,
+  // subnormals and negatives among them.
+  void tallied16BitScalesEqualAddingEachValue() {
+    wstest::TempDir d;
+    // NaN, +inf, -inf, +0, -0, a subnormal, a negative, then random finite codes
+    const float bf16Specials[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 0x1p-130f, -0x1p-20f};
+    const uint16_t f16Specials[] = {0x7E00, 0x7C00, 0xFC00, 0x0000, 0x8000, 0x0001, 0xBC00};
+    auto scaleBytes = [&](const std::string& dtype, uint32_t seed) {
+      std::mt19937 rng(seed);
+      std::vector<uint8_t> b(64 * 4 * 2);
+      for (size_t i = 0; i < b.size() / 2; ++i) {
+        // 64 values of either sign, each many times: a value's count, not its presence, must add up
+        const float v = std::ldexp(1.0f + float(rng() % 8) / 8.0f, -int(rng() % 4)) * (rng() % 4 == 0 ? -1.0f : 1.0f);
+        uint16_t code = dtype == "BF16" ? uint16_t(std::bit_cast<uint32_t>(v) >> 16)
+                                        : uint16_t((0x3400 + ((rng() % 8) << 7) + ((rng() % 4) << 10)) | (v < 0 ? 0x8000 : 0));
+        if (i < std::size(f16Specials)) code = dtype == "BF16" ? uint16_t(std::bit_cast<uint32_t>(bf16Specials[i]) >> 16) : f16Specials[i];
+        b[2 * i] = uint8_t(code), b[2 * i + 1] = uint8_t(code >> 8);
+      }
+      return b;
+    };
+    std::vector<uint8_t> packed(64 * 16 * 4);
+    for (size_t i = 0; i < packed.size(); ++i) packed[i] = uint8_t(i * 37);
+    wstest::SafetensorsBuilder b;
+    for (int e = 0; e < 4; ++e) {
+      const std::string p = "model.layers.0.mlp.experts." + std::to_string(e) + ".gate_proj.";
+      const std::string dtype = e < 2 ? "BF16" : "F16";
+      b.add(p + "weight_packed", "I32", {64, 16}, packed).add(p + "weight_scale", dtype, {64, 4}, scaleBytes(dtype, uint32_t(e + 1)));
+    }
+    b.write(d.file("model.safetensors"));
+    wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","hidden_size":128,"moe_intermediate_size":64,
+      "n_routed_experts":4,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
+      "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":true,"strategy":"group","group_size":32}}}}})"));
+    auto c = wstest::openOrFail(d.path());
+    auto r = num::scaleStatistics(*c, num::ScaleGrouping::Tensor);
+    QVERIFY(r.ok());
+    int compared = 0;
+    for (const auto& l : c->logical)
+      for (uint32_t m : l.members) {
+        const TensorRecord& t = c->tensors[m];
+        if (t.component != Component::Scale) continue;
+        num::ElementReader reader;
+        QVERIFY(reader.init(t.dtype));
+        std::vector<float> v(t.elements());
+        reader.run(c->files[t.file].map->bytes().data() + t.offset, 0, v.size(), v.data());
+        num::ScaleGroup want;
+        want.stats.add(v.data(), v.size());
+        want.hist.add(v.data(), v.size());
+        const num::ScaleGroup& got = r.value().groups.at(l.name).at("scale");
+        const std::string what = t.name + " (" + std::string(t.dtype->name) + ")";
+        QVERIFY2(got.stats.count == want.stats.count && got.stats.nan == want.stats.nan && got.stats.inf == want.stats.inf && got.stats.zero == want.stats.zero &&
+                     got.stats.subnormal == want.stats.subnormal && got.stats.negative == want.stats.negative && got.stats.finite() == want.stats.finite(),
+                 qPrintable(QString::fromStdString(what + ": counts differ")));
+        QVERIFY2(got.stats.min() == want.stats.min() && got.stats.max() == want.stats.max() && got.stats.absmax() == want.stats.absmax(),
+                 qPrintable(QString::fromStdString(what + ": extremes differ")));
+        QVERIFY2(std::fabs(got.stats.mean() - want.stats.mean()) <= 1e-12 * std::fabs(want.stats.mean()) &&
+                     std::fabs(got.stats.stddev() - want.stats.stddev()) <= 1e-12 * want.stats.stddev(),
+                 qPrintable(QString::fromStdString(what + ": moments differ")));
+        QVERIFY2(got.hist.counts == want.hist.counts && got.hist.below == want.hist.below && got.hist.above == want.hist.above,
+                 qPrintable(QString::fromStdString(what + ": histogram differs")));
+        // the specials are all there (an F16 subnormal is a normal F32, so only BF16 has subnormals)
+        const bool specials = want.stats.nan == 1 && want.stats.inf == 2 && want.stats.zero == 2 && (want.stats.subnormal >= 1) == (t.dtype->name == "BF16");
+        QVERIFY2(specials, qPrintable(QString::fromStdString(what + ": nan " + std::to_string(want.stats.nan) + " inf " + std::to_string(want.stats.inf) + " zero " +
+                                                              std::to_string(want.stats.zero) + " subnormal " + std::to_string(want.stats.subnormal))));
+        ++compared;
+      }
+    QCOMPARE(compared, 4);
   }
 
   // Regrouping the per-tensor report equals a direct pass by each grouping: the same groups,

@@ -62,7 +62,42 @@ struct TensorScales {
   uint64_t bytesRead = 0;
 };
 
-TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, std::vector<float>& buf, std::vector<uint8_t>& raw) {
+// A worker's buffers for scalesOfTensor.
+struct ScaleScratch {
+  std::vector<float> buf = std::vector<float>(1 << 16);
+  std::vector<uint8_t> raw;
+  // 16-bit scales (BF16, F16) are tallied by code, then each distinct value is added once with its
+  // count: Kimi-K2's ~130M BF16 group scales take a few thousand distinct values, and adding each
+  // value in turn was half of a validate --values' time (docs/benchmarks.md).
+  std::vector<uint64_t> tally = std::vector<uint64_t>(1 << 16);  // all zero between tensors
+  std::vector<float> codeValue = std::vector<float>(1 << 16);    // of codeValueOf's dtype
+  const DType* codeValueOf = nullptr;
+};
+
+// Adds n 16-bit scales at `raw` to g by their tally.
+void addTallied(ScaleScratch& s, const ElementReader& r, const uint8_t* raw, uint64_t n, ScaleGroup& g) {
+  if (s.codeValueOf != r.dtype()) {
+    std::vector<uint8_t> codes(2 << 16);
+    for (uint32_t code = 0; code < (1u << 16); ++code) codes[2 * code] = uint8_t(code), codes[2 * code + 1] = uint8_t(code >> 8);
+    r.run(codes.data(), 0, 1 << 16, s.codeValue.data());
+    s.codeValueOf = r.dtype();
+  }
+  for (uint64_t i = 0; i < n; ++i) s.tally[uint32_t(raw[2 * i]) | uint32_t(raw[2 * i + 1]) << 8]++;
+}
+
+// The tally's distinct values into g, clearing it for the next tensor.
+void flushTally(ScaleScratch& s, ScaleGroup& g) {
+  std::vector<float> v;
+  std::vector<uint64_t> k;
+  for (uint32_t code = 0; code < (1u << 16); ++code)
+    if (s.tally[code]) v.push_back(s.codeValue[code]), k.push_back(s.tally[code]), s.tally[code] = 0;
+  g.stats.addCounted(v.data(), k.data(), v.size());
+  g.hist.addCounted(v.data(), k.data(), v.size());
+}
+
+TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ScaleScratch& scratch) {
+  std::vector<float>& buf = scratch.buf;
+  std::vector<uint8_t>& raw = scratch.raw;
   TensorScales out;
   const TensorRecord& w = c.tensors[uint32_t(l.weight)];
   if (w.dtype->isBlockQuant()) {
@@ -89,16 +124,22 @@ TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, std::ve
     // the weights, and each page fault on the mapping brings a read-around window of weight
     // bytes this pass never looks at.
     const uint64_t n = s.elements();
+    const bool tallied = dt->blockElems == 1 && dt->blockBytes == 2;
     for (uint64_t i = 0; i < n; i += buf.size()) {
       const uint64_t k = std::min<uint64_t>(buf.size(), n - i);
       const uint64_t at = i / dt->blockElems * dt->blockBytes;
       const uint64_t len = std::min<uint64_t>(s.bytes - at, (k + dt->blockElems - 1) / dt->blockElems * dt->blockBytes);
       raw.resize(len);
       c.files[s.file].map->readAt(s.offset + at, raw.data(), len);
+      if (tallied) {
+        addTallied(scratch, r, raw.data(), k, g);
+        continue;
+      }
       r.run(raw.data(), 0, k, buf.data());
       g.stats.add(buf.data(), k);
       g.hist.add(buf.data(), k);
     }
+    if (tallied) flushTally(scratch, g);
     out.bytesRead += s.bytes;
     ++g.tensors;
   }
@@ -123,10 +164,9 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
       const size_t n = std::min(window, end - at);
       part.assign(n, {});
       parallelFor(n, [&](size_t k) {
-        thread_local std::vector<float> buf(1 << 16);
-        thread_local std::vector<uint8_t> raw;
+        thread_local ScaleScratch scratch;
         const LogicalTensor& l = c.logical[at + k];
-        if (l.weight >= 0 && !c.isCut(l)) part[k] = scalesOfTensor(c, l, buf, raw);  // a cut tensor's bytes are not there to read
+        if (l.weight >= 0 && !c.isCut(l)) part[k] = scalesOfTensor(c, l, scratch);  // a cut tensor's bytes are not there to read
       });
       for (size_t k = 0; k < n; ++k) {
         const LogicalTensor& l = c.logical[at + k];

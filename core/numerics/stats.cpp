@@ -55,31 +55,43 @@ Histogram Histogram::coarsened(int bins) const {
   return h;
 }
 
-void Histogram::add(float x) {
+void Histogram::add(float x, uint64_t times) {
+  if (std::isnan(x)) return;
   if (fine) {  // exact bin from the bits (hd.h), identical on the GPU
-    add(&x, 1);
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    u &= 0x7FFFFFFFu;
+    if (u == 0) below += times;
+    else if (u == 0x7F800000u) above += times;
+    else counts[size_t(hdQuarterOctave(x) + kStatsBinOffset)] += times;
     return;
   }
-  if (std::isnan(x)) return;
   double v;
   if (log) {
     if (x == 0.0f) {
-      ++below;
+      below += times;
       return;
     }
     v = std::log2(std::fabs(double(x)));
   } else {
     v = x;
   }
-  if (v < lo) { ++below; return; }
+  if (v < lo) {
+    below += times;
+    return;
+  }
   if (!(v < hi)) {
     // the top edge itself belongs to the last bin
-    if (v == hi) ++counts.back();
-    else ++above;
+    if (v == hi) counts.back() += times;
+    else above += times;
     return;
   }
   size_t i = size_t((v - lo) / (hi - lo) * double(counts.size()));
-  counts[std::min(i, counts.size() - 1)]++;
+  counts[std::min(i, counts.size() - 1)] += times;
+}
+
+void Histogram::addCounted(const float* v, const uint64_t* k, uint64_t m) {
+  for (uint64_t i = 0; i < m; ++i) add(v[i], k[i]);
 }
 
 void Histogram::add(const float* x, uint64_t n) {
@@ -148,20 +160,57 @@ void Stats::add(const float* x, uint64_t n) {
     }
     double bm2 = 0;
     for (double l : dev) bm2 += l;
-    if (!finite_) {
-      min_ = bmin;
-      max_ = bmax;
-    } else {
-      min_ = std::min(min_, double(bmin));
-      max_ = std::max(max_, double(bmax));
-    }
-    absmax_ = std::max(absmax_, double(babs));
-    const uint64_t total = finite_ + bn;
-    const double delta = bmean - mean_;
-    mean_ += delta * double(bn) / double(total);
-    m2_ += bm2 + delta * delta * double(finite_) * double(bn) / double(total);
-    finite_ = total;
+    absorb(bn, bmin, bmax, babs, bmean, bm2);
   }
+}
+
+void Stats::addCounted(const float* v, const uint64_t* k, uint64_t m) {
+  uint64_t bn = 0;
+  double bmin = INFINITY, bmax = -INFINITY, babs = 0, sum = 0;
+  for (uint64_t i = 0; i < m; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, v + i, 4);
+    const uint32_t a = bits & 0x7FFFFFFFu;
+    count += k[i];
+    if (a > 0x7F800000u) nan += k[i];
+    if (a == 0x7F800000u) inf += k[i];
+    if (a >= 0x7F800000u || !k[i]) continue;
+    zero += a == 0 ? k[i] : 0;
+    subnormal += (a - 1u) < 0x007FFFFFu ? k[i] : 0;
+    negative += a != 0 && (bits >> 31) ? k[i] : 0;
+    bn += k[i];
+    bmin = std::min(bmin, double(v[i]));
+    bmax = std::max(bmax, double(v[i]));
+    babs = std::max(babs, std::fabs(double(v[i])));
+    sum += double(k[i]) * double(v[i]);
+  }
+  if (!bn) return;
+  const double bmean = sum / double(bn);
+  double bm2 = 0;
+  for (uint64_t i = 0; i < m; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, v + i, 4);
+    if ((bits & 0x7FFFFFFFu) >= 0x7F800000u) continue;
+    const double d = double(v[i]) - bmean;
+    bm2 += double(k[i]) * d * d;
+  }
+  absorb(bn, bmin, bmax, babs, bmean, bm2);
+}
+
+void Stats::absorb(uint64_t n, double min, double max, double absmax, double mean, double m2) {
+  if (!finite_) {
+    min_ = min;
+    max_ = max;
+  } else {
+    min_ = std::min(min_, min);
+    max_ = std::max(max_, max);
+  }
+  absmax_ = std::max(absmax_, absmax);
+  const uint64_t total = finite_ + n;
+  const double delta = mean - mean_;
+  mean_ += delta * double(n) / double(total);
+  m2_ += m2 + delta * delta * double(finite_) * double(n) / double(total);
+  finite_ = total;
 }
 
 void Stats::merge(const Stats& o) {

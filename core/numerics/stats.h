@@ -25,7 +25,9 @@ struct Histogram {
   static Histogram log2Fine();
   // The occupied range merged into at most `bins` bins (each a union of fine bins, so exact).
   Histogram coarsened(int bins) const;
-  void add(float x);
+  void add(float x, uint64_t times = 1);
+  // Each of the m values v[i], k[i] times: a tally's distinct values (scale_stats.cpp).
+  void addCounted(const float* v, const uint64_t* k, uint64_t m);
   // The same counts as add() of each value in turn; a fine histogram takes them without a call
   // or an unpredictable branch per value (the scale pass adds ~130M over Kimi-K2's group scales).
   void add(const float* x, uint64_t n);
@@ -36,6 +38,9 @@ struct Histogram {
 class Stats {
  public:
   void add(const float* x, uint64_t n);
+  // Each of the m values v[i], k[i] times: the counts and extremes exactly as add() of them all,
+  // the moments from the weighted sums (within rounding of add()'s).
+  void addCounted(const float* v, const uint64_t* k, uint64_t m);
   void merge(const Stats& o);
 
   uint64_t count = 0, nan = 0, inf = 0, zero = 0, subnormal = 0, negative = 0;
@@ -55,6 +60,9 @@ class Stats {
   }
 
  private:
+  // Merges a batch of n finite values (their extremes, mean and M2 about that mean) into the
+  // running moments (Chan).
+  void absorb(uint64_t n, double min, double max, double absmax, double mean, double m2);
   uint64_t finite_ = 0;
   double min_ = 0, max_ = 0, absmax_ = 0, mean_ = 0, m2_ = 0;  // Welford / Chan
 };
