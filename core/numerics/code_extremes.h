@@ -19,8 +19,8 @@ struct E4m3Range {
   uint8_t least() const { return umax >= 0x80 ? umax : umin; }            // the code of the smallest value
 };
 
-// Widens out[b] by the codes of column block b (columns [b, b + 1) x blockCols) of a rows x cols
-// matrix of E4M3 codes: out holds ceil(cols / blockCols) ranges.
+// Widens out[b] by the codes of column block b (columns [b x blockCols, (b + 1) x blockCols)) of
+// a rows x cols matrix of E4M3 codes: out holds ceil(cols / blockCols) ranges.
 void e4m3Ranges(const uint8_t* q, uint64_t rows, uint64_t cols, uint64_t blockCols, E4m3Range* out);
 
 // The least and greatest code of each of `groups` consecutive groups of `groupBytes` bytes of
