@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -445,6 +446,40 @@ class TstStats : public QObject {
         ++compared;
       }
     QCOMPARE(compared, 4);
+  }
+
+  // A pass whose read fails part way through a tallied tensor leaves no counts behind for the next
+  // pass on the same thread: one tensor of 131072 BF16 scales (two reads of 65536), its file cut
+  // inside the second read, then made whole again. The pass runs on the calling thread (a single
+  // tensor), whose buffers outlive it.
+  void aFailedTallyLeavesNoCounts() {
+    wstest::TempDir d;
+    std::vector<uint8_t> packed(4096 * 128 * 4, 0x5A), scales(4096 * 32 * 2);
+    for (size_t i = 0; i < scales.size() / 2; ++i) scales[2 * i + 1] = uint8_t(0x3C + i % 3);  // 1, 4 and 16-ish
+    const std::string p = "model.layers.0.mlp.experts.0.gate_proj.";
+    wstest::SafetensorsBuilder().add(p + "weight_packed", "I32", {4096, 128}, packed).add(p + "weight_scale", "BF16", {4096, 32}, scales).write(d.file("model.safetensors"));
+    wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","hidden_size":1024,"moe_intermediate_size":4096,
+      "n_routed_experts":1,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
+      "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":true,"strategy":"group","group_size":32}}}}})"));
+    auto c = wstest::openOrFail(d.path());
+    auto whole = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint);
+    QVERIFY(whole.ok());
+    const uint64_t want = whole.value().groups.at("checkpoint").at("scale").stats.count;
+    QCOMPARE(want, uint64_t(4096 * 32));
+    const std::string file = d.file("model.safetensors");
+    const uint64_t size = wstest::fileSize(file);
+    std::filesystem::resize_file(file, size - 1000);  // inside the second 65536-value read
+    QVERIFY(!num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint).ok());
+    std::filesystem::resize_file(file, size);
+    {
+      std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(std::streamoff(size - 1000));
+      f.write(reinterpret_cast<const char*>(scales.data() + scales.size() - 1000), 1000);
+    }
+    auto again = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint);
+    QVERIFY(again.ok());
+    QCOMPARE(again.value().groups.at("checkpoint").at("scale").stats.count, want);
+    QVERIFY(again.value().groups.at("checkpoint").at("scale").hist.counts == whole.value().groups.at("checkpoint").at("scale").hist.counts);
   }
 
   // Regrouping the per-tensor report equals a direct pass by each grouping: the same groups,

@@ -69,19 +69,23 @@ struct ScaleScratch {
   // 16-bit scales (BF16, F16) are tallied by code, then each distinct value is added once with its
   // count: Kimi-K2's ~130M BF16 group scales take a few thousand distinct values, and adding each
   // value in turn was half of a validate --values' time (docs/benchmarks.md).
-  std::vector<uint64_t> tally = std::vector<uint64_t>(1 << 16);  // all zero between tensors
+  std::vector<uint64_t> tally = std::vector<uint64_t>(1 << 16);
+  // Counts not yet flushed: still set when the next tensor starts, a read failed part way (it
+  // throws) and the counts are dropped, since this scratch outlives the pass (thread_local).
+  bool tallyDirty = false;
   std::vector<float> codeValue = std::vector<float>(1 << 16);    // of codeValueOf's dtype
   const DType* codeValueOf = nullptr;
 };
 
-// Adds n 16-bit scales at `raw` to g by their tally.
-void addTallied(ScaleScratch& s, const ElementReader& r, const uint8_t* raw, uint64_t n, ScaleGroup& g) {
+// Counts n 16-bit scales at `raw` in the tally.
+void addTallied(ScaleScratch& s, const ElementReader& r, const uint8_t* raw, uint64_t n) {
   if (s.codeValueOf != r.dtype()) {
     std::vector<uint8_t> codes(2 << 16);
     for (uint32_t code = 0; code < (1u << 16); ++code) codes[2 * code] = uint8_t(code), codes[2 * code + 1] = uint8_t(code >> 8);
     r.run(codes.data(), 0, 1 << 16, s.codeValue.data());
     s.codeValueOf = r.dtype();
   }
+  s.tallyDirty = true;
   for (uint64_t i = 0; i < n; ++i) s.tally[uint32_t(raw[2 * i]) | uint32_t(raw[2 * i + 1]) << 8]++;
 }
 
@@ -91,6 +95,7 @@ void flushTally(ScaleScratch& s, ScaleGroup& g) {
   std::vector<uint64_t> k;
   for (uint32_t code = 0; code < (1u << 16); ++code)
     if (s.tally[code]) v.push_back(s.codeValue[code]), k.push_back(s.tally[code]), s.tally[code] = 0;
+  s.tallyDirty = false;
   g.stats.addCounted(v.data(), k.data(), v.size());
   g.hist.addCounted(v.data(), k.data(), v.size());
 }
@@ -125,6 +130,7 @@ TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ScaleSc
     // bytes this pass never looks at.
     const uint64_t n = s.elements();
     const bool tallied = dt->blockElems == 1 && dt->blockBytes == 2;
+    if (tallied && scratch.tallyDirty) std::fill(scratch.tally.begin(), scratch.tally.end(), 0), scratch.tallyDirty = false;
     for (uint64_t i = 0; i < n; i += buf.size()) {
       const uint64_t k = std::min<uint64_t>(buf.size(), n - i);
       const uint64_t at = i / dt->blockElems * dt->blockBytes;
@@ -132,7 +138,7 @@ TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ScaleSc
       raw.resize(len);
       c.files[s.file].map->readAt(s.offset + at, raw.data(), len);
       if (tallied) {
-        addTallied(scratch, r, raw.data(), k, g);
+        addTallied(scratch, r, raw.data(), k);
         continue;
       }
       r.run(raw.data(), 0, k, buf.data());
