@@ -38,6 +38,15 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
   fail(ErrorCode::TensorInvalidInfo, what, c.files[t.file].path, t.offset, t.name);
 }
 
+// Bytes [at, at + n) of a tensor whose data starts at `mapped` in the mapping (at `offset` of
+// `file`): the mapping's own, or read with pread into buf (ExtentScratch::pread).
+const uint8_t* stagedBytes(const MappedFile& file, uint64_t offset, const uint8_t* mapped, uint64_t at, uint64_t n, std::vector<uint8_t>& buf, bool pread) {
+  if (!pread) return mapped + at;
+  buf.resize(std::max<uint64_t>(buf.size(), n));
+  file.readAt(offset + at, buf.data(), n);
+  return buf.data();
+}
+
 // A scale-like companion read as floats, whatever its dtype.
 struct ScaleView {
   const TensorRecord* t = nullptr;
@@ -56,23 +65,11 @@ struct ScaleView {
   float at(uint64_t i) const { return r.at(p, i); }
   // Entries [first, first + n) as floats into out; read with pread into buf when asked.
   void run(uint64_t first, uint64_t n, float* out, std::vector<uint8_t>& buf, bool pread) const {
-    if (!pread) return r.run(p, first, n, out);
     const uint64_t width = t->dtype->blockBytes;
-    buf.resize(std::max<uint64_t>(buf.size(), n * width));
-    file->readAt(t->offset + first * width, buf.data(), n * width);
-    r.run(buf.data(), 0, n, out);
+    r.run(stagedBytes(*file, t->offset, p, first * width, n * width, buf, pread), 0, n, out);
   }
   Region region() const { return t ? Region{p, t->bytes, n, r.kind()} : Region{}; }
 };
-
-// Bytes [at, at + n) of a tensor whose data starts at `mapped` in the mapping (at `offset` of
-// `file`): the mapping's own, or read with pread into buf (ExtentScratch::pread).
-const uint8_t* stagedBytes(const MappedFile& file, uint64_t offset, const uint8_t* mapped, uint64_t at, uint64_t n, std::vector<uint8_t>& buf, bool pread) {
-  if (!pread) return mapped + at;
-  buf.resize(std::max<uint64_t>(buf.size(), n));
-  file.readAt(offset + at, buf.data(), n);
-  return buf.data();
-}
 
 Region regionOf(const uint8_t* p, const TensorRecord& t, ElemKind k = ElemKind::None) { return Region{p, t.bytes, t.elements(), k}; }
 
@@ -188,8 +185,7 @@ class Fp8ScaledDecoder : public RowDecoder {
     std::vector<E4m3Range> ranges(blocks);
     uint64_t told = 0;
     for (uint64_t r = row, end; r < row + n; r = end) {
-      const uint64_t b = r / M_, i = r % M_;
-      end = std::min(row + n, mode_ == Mode::Block ? b * M_ + std::min(M_, (i / bm_ + 1) * bm_) : mode_ == Mode::Channel ? r + 1 : (b + 1) * M_);
+      end = std::min(row + n, scaleKeyEnd(r));
       const uint64_t key = scaleKey(r);
       std::fill(ranges.begin(), ranges.end(), E4m3Range{});
       e4m3Ranges(codes + (r - row) * cols_, end - r, cols_, width, ranges.data());
@@ -229,6 +225,12 @@ class Fp8ScaledDecoder : public RowDecoder {
   uint64_t scaleKey(uint64_t r) const {
     const uint64_t b = r / M_, i = r % M_;
     return mode_ == Mode::Block ? (b * gm_ + i / bm_) : mode_ == Mode::Channel ? r : (scale_.n == 1 ? 0 : b);
+  }
+  // The first row after r whose scale key may differ: the end of r's block row, of r itself, or
+  // of r's matrix.
+  uint64_t scaleKeyEnd(uint64_t r) const {
+    const uint64_t b = r / M_, i = r % M_;
+    return mode_ == Mode::Block ? b * M_ + std::min(M_, (i / bm_ + 1) * bm_) : mode_ == Mode::Channel ? r + 1 : (b + 1) * M_;
   }
   void decodeRows(uint64_t row, uint64_t n, float* out) const {
     const float* lut = byteFloatTable(reader_.dtype());
