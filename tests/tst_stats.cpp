@@ -79,6 +79,14 @@ std::string scaleJson(const std::string& path) {
   return j.dump();
 }
 
+// The config.json of a DeepSeek-V3-named compressed-tensors int4 checkpoint (32-code groups).
+void writeInt4Config(const wstest::TempDir& d, int hidden, int intermediate, int experts) {
+  nlohmann::json j = nlohmann::json::parse(R"({"model_type":"deepseek_v3","num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
+      "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":true,"strategy":"group","group_size":32}}}}})");
+  j["hidden_size"] = hidden, j["moe_intermediate_size"] = intermediate, j["n_routed_experts"] = experts;
+  wstest::writeFile(d.file("config.json"), j.dump());
+}
+
 class TstStats : public QObject {
   Q_OBJECT
  private slots:
@@ -409,9 +417,7 @@ class TstStats : public QObject {
       b.add(p + "weight_packed", "I32", {64, 16}, packed).add(p + "weight_scale", dtype, {64, 4}, scaleBytes(dtype, uint32_t(e + 1)));
     }
     b.write(d.file("model.safetensors"));
-    wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","hidden_size":128,"moe_intermediate_size":64,
-      "n_routed_experts":4,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
-      "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":true,"strategy":"group","group_size":32}}}}})"));
+    writeInt4Config(d, 128, 64, 4);
     auto c = wstest::openOrFail(d.path());
     auto r = num::scaleStatistics(*c, num::ScaleGrouping::Tensor);
     QVERIFY(r.ok());
@@ -455,12 +461,10 @@ class TstStats : public QObject {
   void aFailedTallyLeavesNoCounts() {
     wstest::TempDir d;
     std::vector<uint8_t> packed(4096 * 128 * 4, 0x5A), scales(4096 * 32 * 2);
-    for (size_t i = 0; i < scales.size() / 2; ++i) scales[2 * i + 1] = uint8_t(0x3C + i % 3);  // 1, 4 and 16-ish
+    for (size_t i = 0; i < scales.size() / 2; ++i) scales[2 * i + 1] = uint8_t(0x3C + i % 3);  // three distinct values
     const std::string p = "model.layers.0.mlp.experts.0.gate_proj.";
     wstest::SafetensorsBuilder().add(p + "weight_packed", "I32", {4096, 128}, packed).add(p + "weight_scale", "BF16", {4096, 32}, scales).write(d.file("model.safetensors"));
-    wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","hidden_size":1024,"moe_intermediate_size":4096,
-      "n_routed_experts":1,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
-      "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":true,"strategy":"group","group_size":32}}}}})"));
+    writeInt4Config(d, 1024, 4096, 1);
     auto c = wstest::openOrFail(d.path());
     auto whole = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint);
     QVERIFY(whole.ok());
