@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -56,12 +57,6 @@ double typicalLog2(const Histogram& h) {
 
 namespace {
 
-// One logical tensor's scales by kind, read with the caller's buffers.
-struct TensorScales {
-  std::map<std::string, ScaleGroup> kinds;
-  uint64_t bytesRead = 0;
-};
-
 // A worker's buffers for scalesOfTensor.
 struct ScaleScratch {
   std::vector<float> buf = std::vector<float>(1 << 16);
@@ -70,9 +65,11 @@ struct ScaleScratch {
   // count: Kimi-K2's ~130M BF16 group scales take a few thousand distinct values, and adding each
   // value in turn was half of a validate --values' time (docs/benchmarks.md).
   std::vector<uint64_t> tally = std::vector<uint64_t>(1 << 16);
-  // Counts not yet flushed: still set when the next tensor starts, a read failed part way (it
-  // throws) and the counts are dropped, since this scratch outlives the pass (thread_local).
-  bool tallyDirty = false;
+  // Which runs of 256 codes (by the high byte) hold counts: a flush visits those alone. Visiting
+  // all 65,536 counts per tensor cost as much as tallying the bench checkpoint's 65,536 scales a
+  // tensor (perf). Counts not yet flushed when the next tensor starts were left by a read that
+  // failed part way (it throws); they are dropped, since this scratch outlives the pass.
+  std::array<uint8_t, 256> touched{};
   std::vector<float> codeValue = std::vector<float>(1 << 16);    // of codeValueOf's dtype
   const DType* codeValueOf = nullptr;
 };
@@ -85,22 +82,33 @@ void addTallied(ScaleScratch& s, const ElementReader& r, const uint8_t* raw, uin
     r.run(codes.data(), 0, 1 << 16, s.codeValue.data());
     s.codeValueOf = r.dtype();
   }
-  s.tallyDirty = true;
-  for (uint64_t i = 0; i < n; ++i) s.tally[uint32_t(raw[2 * i]) | uint32_t(raw[2 * i + 1]) << 8]++;
+  for (uint64_t i = 0; i < n; ++i) {
+    s.tally[uint32_t(raw[2 * i]) | uint32_t(raw[2 * i + 1]) << 8]++;
+    s.touched[raw[2 * i + 1]] = 1;
+  }
+}
+
+// Calls fn(code, count) for each code counted, clearing the tally for the next tensor.
+template <class Fn>
+void drainTally(ScaleScratch& s, Fn&& fn) {
+  for (uint32_t high = 0; high < 256; ++high) {
+    if (!s.touched[high]) continue;
+    s.touched[high] = 0;
+    for (uint32_t code = high << 8; code < (high + 1) << 8; ++code)
+      if (s.tally[code]) fn(code, s.tally[code]), s.tally[code] = 0;
+  }
 }
 
 // The tally's distinct values into g, clearing it for the next tensor.
 void flushTally(ScaleScratch& s, ScaleGroup& g) {
   std::vector<float> v;
   std::vector<uint64_t> k;
-  for (uint32_t code = 0; code < (1u << 16); ++code)
-    if (s.tally[code]) v.push_back(s.codeValue[code]), k.push_back(s.tally[code]), s.tally[code] = 0;
-  s.tallyDirty = false;
+  drainTally(s, [&](uint32_t code, uint64_t count) { v.push_back(s.codeValue[code]), k.push_back(count); });
   g.stats.addCounted(v.data(), k.data(), v.size());
   g.hist.addCounted(v.data(), k.data(), v.size());
 }
 
-TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ScaleScratch& scratch) {
+TensorScales scalesWith(const Checkpoint& c, const LogicalTensor& l, ScaleScratch& scratch) {
   std::vector<float>& buf = scratch.buf;
   std::vector<uint8_t>& raw = scratch.raw;
   TensorScales out;
@@ -130,7 +138,7 @@ TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ScaleSc
     // bytes this pass never looks at.
     const uint64_t n = s.elements();
     const bool tallied = dt->blockElems == 1 && dt->blockBytes == 2;
-    if (tallied && scratch.tallyDirty) std::fill(scratch.tally.begin(), scratch.tally.end(), 0), scratch.tallyDirty = false;
+    if (tallied) drainTally(scratch, [](uint32_t, uint64_t) {});
     for (uint64_t i = 0; i < n; i += buf.size()) {
       const uint64_t k = std::min<uint64_t>(buf.size(), n - i);
       const uint64_t at = i / dt->blockElems * dt->blockBytes;
@@ -154,6 +162,23 @@ TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ScaleSc
 
 }  // namespace
 
+TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l) {
+  thread_local ScaleScratch scratch;
+  return scalesWith(c, l, scratch);
+}
+
+void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, const TensorScales& t, ScaleReport& rep) {
+  auto& kinds = rep.groups[scaleGroupKey(c, c.tensors[uint32_t(l.weight)], l, by)];  // kept with no scales, too
+  for (const auto& [kind, g] : t.kinds) {
+    ScaleGroup& into = kinds[kind];
+    into.stats.merge(g.stats);
+    into.hist.merge(g.hist);
+    into.tensors += g.tensors;
+  }
+  rep.bytesRead += t.bytesRead;
+  if (!t.kinds.empty()) ++rep.logicalTensors;
+}
+
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress,
                                     std::pair<size_t, size_t> logical) {
   return capture([&]() -> ScaleReport {
@@ -170,22 +195,12 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
       const size_t n = std::min(window, end - at);
       part.assign(n, {});
       parallelFor(n, [&](size_t k) {
-        thread_local ScaleScratch scratch;
         const LogicalTensor& l = c.logical[at + k];
-        if (l.weight >= 0 && !c.isCut(l)) part[k] = scalesOfTensor(c, l, scratch);  // a cut tensor's bytes are not there to read
+        if (l.weight >= 0 && !c.isCut(l)) part[k] = scalesOfTensor(c, l);  // a cut tensor's bytes are not there to read
       });
       for (size_t k = 0; k < n; ++k) {
         const LogicalTensor& l = c.logical[at + k];
-        if (l.weight < 0 || c.isCut(l)) continue;
-        auto& kinds = rep.groups[scaleGroupKey(c, c.tensors[uint32_t(l.weight)], l, by)];  // kept with no scales, too
-        for (auto& [kind, g] : part[k].kinds) {
-          ScaleGroup& into = kinds[kind];
-          into.stats.merge(g.stats);
-          into.hist.merge(g.hist);
-          into.tensors += g.tensors;
-        }
-        rep.bytesRead += part[k].bytesRead;
-        if (!part[k].kinds.empty()) ++rep.logicalTensors;
+        if (l.weight >= 0 && !c.isCut(l)) addTensorScales(c, by, l, part[k], rep);
       }
     }
     return rep;

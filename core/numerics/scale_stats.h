@@ -51,6 +51,19 @@ RobustSpread robustSpread(std::vector<std::pair<double, uint64_t>> values);
 // least 3 octaves (8x) and 6 robust deviations away from the median.
 bool farFromPeers(double log2Value, const RobustSpread& s);
 
+// One logical tensor's scales by kind, as the scale statistics read them.
+struct TensorScales {
+  std::map<std::string, ScaleGroup> kinds;
+  uint64_t bytesRead = 0;
+};
+// Reads them on the calling thread, with its own buffers (validate --values reads each tensor's
+// scales this way just before its weights, so the two reads are one pass over the file).
+// Throws CoreError when a read fails. A cut tensor has no bytes to read: do not ask.
+TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l);
+// Merges one tensor's scales into `rep` under its group; in catalog order, the report is the
+// one scaleStatistics gives (a tensor's group by itself is its statistics exactly).
+void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, const TensorScales& t, ScaleReport& rep);
+
 // progress(done, total) is called between logical tensors; returning false cancels. `logical`:
 // only the logical tensors [first, second) (a rank's share of a distributed scan).
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress = {},

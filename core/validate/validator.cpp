@@ -1,15 +1,12 @@
 #include "core/validate/validator.h"
 
 #include <algorithm>
-#include <atomic>
 #include <array>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <set>
 #include <cmath>
 #include <mutex>
-#include <thread>
 
 #include "core/diff/diff.h"
 #include "core/formats/open_checkpoint.h"
@@ -19,10 +16,7 @@
 #include "core/model/weight_shape.h"
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
-#include "core/numerics/read_ahead.h"
-#include "core/numerics/remote_reads.h"
 #include "core/util/format_bytes.h"
-#include "core/util/parallel.h"
 #include "core/validate/rules.h"
 #include "core/validate/adapter_rules.h"
 #include "core/validate/attention_rules.h"
@@ -30,7 +24,7 @@
 #include "core/validate/runtime_rules.h"
 #include "core/validate/runtimes.h"
 #include "core/validate/sink.h"
-#include "core/validate/value_shares.h"
+#include "core/validate/value_rules.h"
 
 namespace ws::val {
 
@@ -370,225 +364,6 @@ void declarationRule(const Checkpoint& c, Sink& sink) {
     group.report(sink, "WS-S007", scheme + " weights where " + c.model.quant.source + " declares " + c.model.quant.method + " (" + names + ")");
 }
 
-// The magnitudes trained weights take: a real BF16 model's sit far inside this range, so a scale
-// that implies weights outside it (WS-V010), or a quantized weight that decodes outside it
-// (WS-V012), was not written by a working quantizer.
-constexpr double kWeightFloor = 1e-6, kWeightCeiling = 1e3;
-// WS-V011: an outlier this many octaves from its peers is an error, not a warning.
-constexpr double kFarOctaves = 10.0;
-
-std::string sci(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
-// WS-V010 over one tensor's scales: `factor` (largest code x global scale) turns a scale into the
-// largest weight it can produce. The fine log2 histogram counts the scales whose every possible
-// value lies outside the range (zeros and subnormals are WS-V004's and WS-V005's, not counted
-// here). True when it fired.
-bool implausibleScales(const num::ScaleGroup& g, double factor, const std::string& kind, const std::string& tensor, Sink& sink) {
-  if (!(factor > 0) || !g.hist.fine) return false;
-  uint64_t low = 0, high = 0;
-  double smallest = 0;
-  for (size_t i = 0; i < g.hist.counts.size(); ++i) {
-    if (!g.hist.counts[i] || g.hist.edge(i + 1) <= -126.0) continue;  // zero and subnormal: WS-V004, WS-V005
-    const double lo = std::exp2(g.hist.edge(i)) * factor, hi = std::exp2(g.hist.edge(i + 1)) * factor;
-    if (hi < kWeightFloor) {
-      low += g.hist.counts[i];
-      if (!smallest) smallest = lo;
-    }
-    if (lo > kWeightCeiling) high += g.hist.counts[i];
-  }
-  if (!low && !high) return false;
-  std::string m = std::to_string(low + high) + " of " + std::to_string(g.stats.count) + " " + kind + " values imply weights outside " + sci(kWeightFloor) + ".." +
-                  sci(kWeightCeiling) + ":";
-  if (high) m += " " + std::to_string(high) + " up to " + kind + " " + sci(g.stats.absmax()) + " (weights up to " + sci(g.stats.absmax() * factor) + ")";
-  if (low) m += std::string(high ? ";" : "") + " " + std::to_string(low) + " down to about " + kind + " " + sci(smallest / factor) + " (weights below " + sci(kWeightFloor) + ")";
-  sink.add("WS-V010", m, tensor);
-  return true;
-}
-
-// Fills `flagged` with the logical tensors whose scales are already reported: the weights they
-// scale are then not reported again (NaN scales make NaN weights; zero scales, zero weights).
-// One pass over the scales (Kimi-K2 INT4 holds 63 GB of group scales), with progress and
-// cancel; the per-layer report is regrouped from it.
-void scaleRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, num::ScaleReport& byLayer, std::set<uint32_t>& flagged,
-                std::vector<uint64_t>& byRank) {
-  // Progress in bytes, like the other stages: the scale tensors read, or for GGUF the blocks whose
-  // headers hold the scales.
-  std::vector<uint64_t> before(c.logical.size() + 1, 0);
-  for (size_t i = 0; i < c.logical.size(); ++i) {
-    const LogicalTensor& l = c.logical[i];
-    const bool blocks = l.weight >= 0 && c.tensors[uint32_t(l.weight)].dtype->isBlockQuant();
-    before[i + 1] = before[i] + (blocks ? c.tensors[uint32_t(l.weight)].bytes : l.scaleBytes);
-  }
-  std::vector<uint64_t> scaleBytesOf(c.logical.size());
-  for (size_t i = 0; i < c.logical.size(); ++i) scaleBytesOf[i] = before[i + 1] - before[i];
-  bool cancelled = false;
-  auto rep = num::scaleStatistics(
-      c, num::ScaleGrouping::Tensor,
-      [&](uint64_t done, uint64_t) {
-        cancelled = opt.progress && !opt.progress("scales", before[std::min<size_t>(done, c.logical.size())], before.back());
-        return !cancelled;
-      },
-      shareOf(opt, scaleBytesOf));
-  // Distributed: every rank's tensors, so each rank judges all of them alike below.
-  if (opt.comm) rep = gatherScaleShares(*opt.comm, rep, byRank);
-  if (cancelled || (!rep && rep.error().message == "cancelled")) fail(ErrorCode::Usage, "cancelled");
-  if (!rep && rep.error().code == ErrorCode::Remote) throw CoreError(rep.error());  // the scales could not be fetched: nothing to judge
-  if (!rep) return;
-  bytesRead += rep.value().bytesRead;
-  std::map<std::string, uint32_t> logicalIndex;
-  for (uint32_t i = 0; i < c.logical.size(); ++i) logicalIndex[c.logical[i].name] = i;
-  struct Peer {
-    std::string tensor;
-    double centre;
-    uint32_t logical;
-  };
-  std::map<std::string, std::vector<Peer>> peers;
-  for (const auto& [lname, kinds] : rep.value().groups) {
-    auto li = logicalIndex.find(lname);
-    if (li == logicalIndex.end()) continue;
-    const LogicalTensor& l = c.logical[li->second];
-    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
-    for (const auto& [kind, g] : kinds) {
-      // The stored tensor the scales come from (GGUF: the weight, whose blocks hold them).
-      std::string tensor = w.name;
-      for (uint32_t mi : l.members)
-        if (componentName(c.tensors[mi].component) == kind) tensor = c.tensors[mi].name;
-      const bool signedByDesign = schemeInfo(l.scheme).signedScales;
-      const bool e8m0 = scalesAreE8M0(l.scheme, w.dtype);
-      const auto& s = g.stats;
-      if (s.nan || s.inf || (!signedByDesign && (s.negative || s.zero || s.subnormal))) flagged.insert(li->second);
-      if (s.nan) sink.add(e8m0 ? "WS-V006" : "WS-V001", std::to_string(s.nan) + " of " + std::to_string(s.count) + " " + kind + " values are NaN", tensor);
-      if (s.inf) sink.add("WS-V002", std::to_string(s.inf) + " of " + std::to_string(s.count) + " " + kind + " values are infinite", tensor);
-      if (signedByDesign) {
-        if (kind == "d" || kind == "scale") peers[l.schemeName + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
-        continue;  // GGUF d and MLX scales may be negative, sub-block mins are signed by design
-      }
-      if (s.negative) sink.add("WS-V003", std::to_string(s.negative) + " of " + std::to_string(s.count) + " " + kind + " values are negative", tensor);
-      if (s.zero) sink.add("WS-V004", std::to_string(s.zero) + " of " + std::to_string(s.count) + " " + kind + " values are zero", tensor);
-      if (s.subnormal) sink.add("WS-V005", std::to_string(s.subnormal) + " of " + std::to_string(s.count) + " " + kind + " values are subnormal", tensor);
-      if (kind == "scale") {
-        // The global scale multiplies (ModelOpt) or divides (compressed-tensors) the block scales.
-        auto global = kinds.find("global_scale");
-        const double gs = global == kinds.end() ? 1.0 : global->second.stats.absmax();
-        const double factor = largestCodeOf(l.scheme, w.dtype) * (schemeInfo(l.scheme).global == GlobalScale::Divides ? (gs > 0 ? 1.0 / gs : 0.0) : gs);
-        if (!s.nan && !s.inf && implausibleScales(g, factor, kind, tensor, sink)) flagged.insert(li->second);
-      }
-      if (kind == "scale")
-        peers[l.schemeName + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
-    }
-  }
-  // Outliers: a tensor's typical scale (geometric mean) against its peers' (num::farFromPeers).
-  for (auto& [key, ps] : peers) {
-    if (ps.size() < 4) continue;
-    std::vector<std::pair<double, uint64_t>> v;
-    for (const auto& p : ps)
-      if (std::isfinite(p.centre)) v.push_back({p.centre, 1});
-    if (v.size() < 4) continue;
-    const num::RobustSpread spread = num::robustSpread(std::move(v));
-    for (const auto& p : ps) {
-      if (!std::isfinite(p.centre) || flagged.count(p.logical) || !num::farFromPeers(p.centre, spread)) continue;
-      const bool far = std::fabs(p.centre - spread.median) >= kFarOctaves;
-      sink.add(far ? "WS-V011" : "WS-V007",
-               "typical scale 2^" + std::to_string(int(std::lround(p.centre))) + " against 2^" + std::to_string(int(std::lround(spread.median))) + " for its " +
-                   std::to_string(ps.size()) + " peers (" + key.substr(0, key.find('|')) + ")",
-               p.tensor);
-      if (far) flagged.insert(p.logical);  // its weights are wrong because its scales are
-    }
-  }
-  byLayer = num::regroupScales(c, rep.value(), num::ScaleGrouping::Layer);
-}
-
-// NaN/Inf weights and placeholder experts: decode each weight once, in parallel.
-void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, uint64_t& bytesRead, const std::set<uint32_t>& flagged,
-                std::vector<uint64_t>& byRank) {
-  const bool wantNan = ruleEnabled(opt, "WS-V008"), wantPlaceholder = ruleEnabled(opt, "WS-V009"), wantImplausible = ruleEnabled(opt, "WS-V012");
-  if (!wantNan && !wantPlaceholder && !wantImplausible) return;
-  std::vector<uint32_t> work;
-  std::vector<uint64_t> workBytes;
-  for (uint32_t i = 0; i < c.logical.size(); ++i)
-    if (c.logical[i].weight >= 0 && !flagged.count(i) && !c.isCut(c.logical[i])) work.push_back(i), workBytes.push_back(c.logical[i].bytes);
-  // Distributed: this rank's share of the bytes, whole tensors in catalog order.
-  const auto [shareBegin, shareEnd] = shareOf(opt, workBytes);
-  work = std::vector<uint32_t>(work.begin() + ptrdiff_t(shareBegin), work.begin() + ptrdiff_t(shareEnd));
-  uint64_t total = 0;
-  for (size_t k = shareBegin; k < shareEnd; ++k) total += workBytes[k];
-  num::fetchWhole(c, work);  // a remote checkpoint: this share's tensors, and no other rank's
-  // The findings of this share; merged with the other ranks' below when distributed.
-  std::vector<Finding> found;
-  std::mutex foundMu;
-  Sink share{opt, found, &foundMu};
-  std::atomic<size_t> next{0};
-  std::atomic<uint64_t> done{0};
-  std::atomic<bool> cancelled{false};
-  num::ByteCounter counter;
-  unsigned n = opt.threads ? opt.threads : workerCount();
-  // Read ahead by twice the workers' tensors: a cold scan reads the next ones while these decode.
-  const size_t ahead = 2 * size_t(n);
-  for (size_t k = 0; k < std::min(ahead, work.size()); ++k) num::readAhead(c, work[k]);
-  auto worker = [&] {
-    num::ExtentScratch scratch;
-    scratch.pread = true;
-    for (size_t k; !cancelled && (k = next.fetch_add(1)) < work.size();) {
-      if (k + ahead < work.size()) num::readAhead(c, work[k + ahead]);
-      const LogicalTensor& l = c.logical[work[k]];
-      const TensorRecord& w = c.tensors[uint32_t(l.weight)];
-      auto dec = num::makeDecoder(c, work[k]);
-      if (!dec) continue;  // reported by the shape rules
-      dec.value()->setCounter(&counter);
-      const auto& d = *dec.value();
-      const bool routed = w.role == Role::RoutedExpert || (w.role == Role::Mtp && (w.expert >= 0 || w.layout != Layout::None));
-      // Experts of a fused/stacked tensor are judged one by one.
-      const uint64_t experts = routed && w.expert < 0 && d.shape().size() == 3 ? d.shape()[0] : 1;
-      const uint64_t rowsPer = d.rows() / std::max<uint64_t>(1, experts);
-      // Rows a call: a decoding extent() needs chunk * cols floats of scratch.
-      const uint64_t chunk = std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(1, d.cols()));
-      uint64_t nonFinite = 0;
-      bool placeholder = false;
-      num::Extent all;  // all the rules below ask of the values
-      try {
-        for (uint64_t e = 0; e < experts; ++e) {
-          num::Extent s;
-          for (uint64_t r = 0; r < rowsPer; r += chunk) {
-            d.extent(e * rowsPer + r, std::min(chunk, rowsPer - r), s, scratch);
-          }
-          nonFinite += s.nan + s.inf;
-          all.merge(s);
-          if (wantPlaceholder && routed && s.count > 1 && !s.nan && !s.inf && s.min() == s.max()) {
-            placeholder = true;
-            share.add("WS-V009", (experts > 1 ? "expert " + std::to_string(e) + ": " : std::string{}) + "all " + std::to_string(s.count) + " values are " +
-                                    (s.max() == 0 ? std::string("zero") : "the constant " + std::to_string(s.max())),
-                     w.name);
-          }
-        }
-      } catch (const CoreError&) {
-        continue;
-      }
-      if (wantNan && nonFinite) share.add("WS-V008", std::to_string(nonFinite) + " values are NaN or infinite", w.name);
-      // A quantized weight that decodes to ~0 everywhere, or to beyond any trained weight (NaN and
-      // Inf are WS-V008's; a placeholder expert is WS-V009's).
-      if (wantImplausible && !nonFinite && !placeholder && schemeInfo(l.scheme).quantized && all.count &&
-          (all.absmax() < kWeightFloor || all.absmax() > kWeightCeiling))
-        share.add("WS-V012", "dequantized values reach at most " + sci(all.absmax()) + " in magnitude (trained weights: " + sci(kWeightFloor) + ".." + sci(kWeightCeiling) + ")",
-                 w.name);
-      done += l.bytes;
-      if (opt.progress && !opt.progress("values", done.load(), total)) cancelled = true;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
-  ValueShare mine{std::move(found), counter.bytes.load(), cancelled.load(), {}};
-  const ValueShare all = opt.comm ? gatherValueShares(*opt.comm, mine) : std::move(mine);
-  if (all.cancelled) fail(ErrorCode::Usage, "cancelled");
-  for (const Finding& f : all.findings) sink.add(f);
-  bytesRead += all.bytesRead;
-  byRank = all.bytesByRank;
-}
-
 void loadRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt) {
   auto backend = opt.makeBackend(opt.device);
   if (!backend) {
@@ -714,16 +489,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   adapterRules(*c, sink, base.get());
   rep.bytesReadByFamily["integrity"] = 0;
   rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers
-  if (familyEnabled(opt, "values")) {
-    uint64_t scaleBytes = 0, valueBytes = 0;
-    std::set<uint32_t> flagged;
-    std::vector<uint64_t> scaleShares, valueShares;
-    scaleRules(*c, sink, opt, scaleBytes, rep.scalesByLayer, flagged, scaleShares);
-    valueRules(*c, sink, opt, valueBytes, flagged, valueShares);
-    if (opt.comm) rep.bytesReadByRank = {{"values (scales)", scaleShares}, {"values (weights)", valueShares}};
-    rep.bytesReadByFamily["values (scales)"] = scaleBytes;
-    rep.bytesReadByFamily["values (weights)"] = valueBytes;
-  }
+  if (familyEnabled(opt, "values")) valueRules(*c, sink, opt, rep);
   if (!opt.against.empty() && familyEnabled(opt, "diff")) {
     diffRules(*c, sink, opt);
     rep.bytesReadByFamily["diff"] = c->totalBytes();

@@ -1,0 +1,19 @@
+// The values family (WS-V*): what a checkpoint's scales and weights hold, read from every byte of
+// them. One pass reads each tensor's scales, then its weights, on all cores: the scale rules judge
+// the scale statistics, the weight rules each weight's extremes (RowDecoder::extent), and a
+// tensor whose scales are reported is not reported again for its weights. --distributed: each
+// rank reads its share of the bytes (value_shares.h), and every rank ends with the whole report.
+#pragma once
+
+#include "core/model/checkpoint.h"
+#include "core/validate/sink.h"
+#include "core/validate/validator.h"
+
+namespace ws::val {
+
+// Adds the findings to `sink`, and to `rep` the bytes read ("values (scales)", "values
+// (weights)"; by rank when distributed) and the scale statistics by layer. Throws CoreError when
+// cancelled or when a remote checkpoint's bytes cannot be fetched.
+void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, ValidationReport& rep);
+
+}  // namespace ws::val
