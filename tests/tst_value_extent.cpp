@@ -219,6 +219,66 @@ class TstValueExtent : public QObject {
     }
   }
 
+  // Symmetric int4 rows of 8 groups and more (int4ProductRange's vector path takes 8 groups at a
+  // time, the rest one by one), for 32-, 64- and 128-code groups. Codes are 6..9 but for a 0 and a
+  // 15 at random places in some groups, so each end is one code wherever it sits. Row 0 holds a
+  // NaN scale among the first 8 groups, row 1 an infinite one in the last group, row 2 one that
+  // overflows (times 7); row 3 is zero and negative scales, row 4 subnormal ones.
+  void symmetricInt4VectorRows_data() {
+    QTest::addColumn<int>("group");
+    QTest::addColumn<int>("groups");
+    QTest::newRow("32-code groups, 11 a row") << 32 << 11;
+    QTest::newRow("64-code groups, 9 a row") << 64 << 9;
+    QTest::newRow("128-code groups, 16 a row") << 128 << 16;
+    QTest::newRow("32-code groups, 3 a row") << 32 << 3;
+  }
+  void symmetricInt4VectorRows() {
+    QFETCH(int, group);
+    QFETCH(int, groups);
+    const uint64_t rows = 8, cols = uint64_t(group) * uint64_t(groups);
+    wstest::TempDir d;
+    std::vector<uint8_t> packed(rows * cols / 2), scales(rows * uint64_t(groups) * 4);
+    uint32_t x = 777;
+    auto next = [&] { return uint8_t((x = x * 1103515245u + 12345u) >> 16); };
+    std::vector<uint8_t> codes(rows * cols);
+    for (auto& q : codes) q = uint8_t(6 + next() % 4);
+    for (uint64_t g = 0; g < rows * uint64_t(groups); ++g) {
+      if (next() % 2) codes[g * uint64_t(group) + next() % uint64_t(group)] = 15;
+      if (next() % 2) codes[g * uint64_t(group) + next() % uint64_t(group)] = 0;
+    }
+    for (uint64_t i = 0; i < packed.size(); ++i) packed[i] = uint8_t(codes[2 * i] | codes[2 * i + 1] << 4);
+    auto setScale = [&](uint64_t r, uint64_t g, float v) { std::memcpy(&scales[(r * uint64_t(groups) + g) * 4], &v, 4); };
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint64_t g = 0; g < uint64_t(groups); ++g) setScale(r, g, 0.001f * float(1 + next() % 50));
+    setScale(0, 2, NAN);
+    setScale(1, uint64_t(groups) - 1, INFINITY);
+    setScale(2, 1, 3e38f);
+    setScale(3, 0, 0.0f), setScale(3, 1, -0.5f), setScale(3, uint64_t(groups) - 1, -0.0f);
+    setScale(4, 0, 0x1p-140f), setScale(4, uint64_t(groups) - 1, 0x1p-130f);
+    const std::string p = "model.layers.0.mlp.experts.0.gate_proj.";
+    wstest::SafetensorsBuilder()
+        .add(p + "weight_packed", "I32", {rows, cols / 8}, packed)
+        .add(p + "weight_scale", "F32", {rows, uint64_t(groups)}, scales)
+        .add(p + "weight_shape", "I64", {2}, wstest::int64Bytes({int64_t(rows), int64_t(cols)}))
+        .write(d.file("model.safetensors"));
+    wstest::writeFile(d.file("config.json"), R"({"model_type":"deepseek_v3","hidden_size":)" + std::to_string(cols) + R"(,"moe_intermediate_size":8,
+      "n_routed_experts":1,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
+      "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":true,"strategy":"group","group_size":)" + std::to_string(group) + "}}}}}");
+    auto c = wstest::openOrFail(d.path());
+    try {
+      auto made = num::makeDecoder(*c, num::findLogical(*c, p + "weight_packed").value());
+      const auto& dec = made.value();
+      // Row by row: over the whole tensor, row 3's large negative scale would hide the others.
+      for (uint64_t r = 0; r < rows; ++r)
+        for (bool pread : {false, true}) {
+          const Told t = compareRange(*dec, p + "weight_packed", r, 1, 1, pread);
+          QCOMPARE(t.fromCodes, r < 3 ? 0 : cols);  // rows 0-2 decoded
+        }
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+  }
+
   // Asymmetric int4 (compressed-tensors zero points packed eight to an I32 along the rows, 32-code
   // groups) and RAWINT4 bytes, over random codes: the zero point moves both ends.
   void zeroPointsAndRawInt4() {

@@ -4,6 +4,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace ws::num {
 
 __attribute__((target_clones("avx2", "default"))) void e4m3Ranges(const uint8_t* q, uint64_t rows, uint64_t cols, uint64_t blockCols, E4m3Range* out) {
@@ -87,6 +91,121 @@ __attribute__((target_clones("avx2", "default"))) void groupCodeRanges(const uin
   if (groupBytes == 64) return rangesOf<64, 8>(q, groups, groupBytes, lo, hi);
   if (groupBytes == 128) return rangesOf<128, 8>(q, groups, groupBytes, lo, hi);
   return rangesOf<0, 8>(q, groups, groupBytes, lo, hi);
+}
+
+namespace {
+
+// Group by group: each group's code range, then its two end products.
+ProductRange productRangeScalar(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales, ProductRange r = {}) {
+  for (uint64_t g = 0; g < groups; ++g) {
+    uint8_t lo, hi;
+    groupRange<0, 4>(q + g * groupBytes, groupBytes, lo, hi);
+    const float a = float(int(lo) - zero) * scales[g], b = float(int(hi) - zero) * scales[g];
+    if (!std::isfinite(a) || !std::isfinite(b)) return {INFINITY, -INFINITY, false};
+    r.lo = std::min(r.lo, std::min(a, b));
+    r.hi = std::max(r.hi, std::max(a, b));
+  }
+  return r;
+}
+
+#if defined(__x86_64__)
+
+// Byte-wise, the lesser and greater of each byte's two codes.
+__attribute__((target("avx2"))) inline void nibbles(__m256i v, __m256i& a, __m256i& b) {
+  const __m256i low = _mm256_set1_epi8(0x0F);
+  const __m256i l = _mm256_and_si256(v, low), h = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+  a = _mm256_min_epu8(l, h), b = _mm256_max_epu8(l, h);
+}
+
+// Two groups' byte-wise nibble minima and maxima, group g in the low 128-bit lane and g + 1 in
+// the high one: the 16 bytes of each lane bound the group's codes. kChunks: 32-byte loads per
+// group (0: a 16-byte group, two a load).
+template <int kChunks>
+__attribute__((target("avx2"))) inline void pairPartials(const uint8_t* p, uint64_t groupBytes, __m256i& mn, __m256i& mx) {
+  if constexpr (kChunks == 0) {
+    nibbles(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), mn, mx);
+  } else {
+    __m256i half[2][2];  // [group][min, max], each group folded to one lane
+    for (int k = 0; k < 2; ++k) {
+      const uint8_t* g = p + uint64_t(k) * groupBytes;
+      nibbles(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g)), half[k][0], half[k][1]);
+      for (int c = 1; c < kChunks; ++c) {
+        __m256i a, b;
+        nibbles(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g + 32 * c)), a, b);
+        half[k][0] = _mm256_min_epu8(half[k][0], a), half[k][1] = _mm256_max_epu8(half[k][1], b);
+      }
+      half[k][0] = _mm256_min_epu8(half[k][0], _mm256_permute2x128_si256(half[k][0], half[k][0], 1));
+      half[k][1] = _mm256_max_epu8(half[k][1], _mm256_permute2x128_si256(half[k][1], half[k][1], 1));
+    }
+    mn = _mm256_blend_epi32(half[0][0], half[1][0], 0xF0);
+    mx = _mm256_blend_epi32(half[0][1], half[1][1], 0xF0);
+  }
+}
+
+// Four groups' code ranges as 8 int32 lanes: lo, 15 - hi, for each group in turn. Each lane's
+// 16 bytes fold to one: minima, and maxima as minima of 15 - code, in one register.
+template <int kChunks>
+__attribute__((target("avx2"))) inline __m256i quadRanges(const uint8_t* p, uint64_t groupBytes) {
+  const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  __m128i out[2];
+  for (int k = 0; k < 2; ++k) {
+    __m256i mn, mx;
+    pairPartials<kChunks>(p + uint64_t(2 * k) * groupBytes, groupBytes, mn, mx);
+    mn = _mm256_min_epu8(mn, _mm256_srli_si256(mn, 8));
+    mx = _mm256_max_epu8(mx, _mm256_srli_si256(mx, 8));
+    __m256i t = _mm256_unpacklo_epi64(mn, _mm256_xor_si256(mx, _mm256_set1_epi8(0x0F)));
+    t = _mm256_min_epu8(t, _mm256_srli_epi64(t, 32));
+    t = _mm256_min_epu8(t, _mm256_srli_epi64(t, 16));
+    t = _mm256_min_epu8(t, _mm256_srli_epi64(t, 8));
+    t = _mm256_and_si256(t, _mm256_set1_epi64x(0xFF));  // one range end per 64-bit element
+    out[k] = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(t, idx));
+  }
+  return _mm256_set_m128i(out[1], out[0]);
+}
+
+// Eight groups at a time: their 16 end products in two registers of floats, folded into running
+// minima and maxima; products times zero are NaN exactly where a product is not finite.
+template <int kChunks>
+__attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales) {
+  const __m256 sign = _mm256_setr_ps(1, -1, 1, -1, 1, -1, 1, -1);
+  const __m256 offset = _mm256_setr_ps(float(-zero), float(15 - zero), float(-zero), float(15 - zero), float(-zero), float(15 - zero), float(-zero), float(15 - zero));
+  const __m256i pairs = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+  const __m256 zeroes = _mm256_setzero_ps();
+  __m256 lo = _mm256_set1_ps(INFINITY), hi = _mm256_set1_ps(-INFINITY), bad = zeroes;
+  uint64_t g = 0;
+  for (; g + 8 <= groups; g += 8) {
+    for (int k = 0; k < 2; ++k) {
+      const uint64_t first = g + 4 * uint64_t(k);
+      // (lo - zero) and (15 - (15 - hi) - zero) = (hi - zero): small integers, exact as floats.
+      const __m256 ends = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(quadRanges<kChunks>(q + first * groupBytes, groupBytes)), sign), offset);
+      const __m256 s = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(scales + first)), pairs);
+      const __m256 v = _mm256_mul_ps(ends, s);
+      lo = _mm256_min_ps(lo, v), hi = _mm256_max_ps(hi, v);
+      bad = _mm256_or_ps(bad, _mm256_cmp_ps(_mm256_mul_ps(v, zeroes), zeroes, _CMP_NEQ_UQ));
+    }
+  }
+  if (_mm256_movemask_ps(bad)) return {INFINITY, -INFINITY, false};
+  alignas(32) float l[8], h[8];
+  _mm256_store_ps(l, lo), _mm256_store_ps(h, hi);
+  ProductRange r;
+  for (int k = 0; k < 8; ++k) r.lo = std::min(r.lo, l[k]), r.hi = std::max(r.hi, h[k]);
+  return productRangeScalar(q + g * groupBytes, groups - g, groupBytes, zero, scales + g, r);  // the last groups
+}
+
+#endif
+
+}  // namespace
+
+ProductRange int4ProductRange(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) {
+    if (groupBytes == 16) return productRangeAvx2<0>(q, groups, groupBytes, zero, scales);
+    if (groupBytes == 32) return productRangeAvx2<1>(q, groups, groupBytes, zero, scales);
+    if (groupBytes == 64) return productRangeAvx2<2>(q, groups, groupBytes, zero, scales);
+  }
+#endif
+  return productRangeScalar(q, groups, groupBytes, zero, scales);
 }
 
 }  // namespace ws::num

@@ -3,6 +3,7 @@
 // Byte-wide compares, 32 lanes at a time on AVX2, instead of a float per element.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace ws::num {
@@ -26,5 +27,17 @@ void e4m3Ranges(const uint8_t* q, uint64_t rows, uint64_t cols, uint64_t blockCo
 // The least and greatest code of each of `groups` consecutive groups of `groupBytes` bytes of
 // packed unsigned codes: two a byte, low nibble first, when `bits` is 4; one a byte when 8.
 void groupCodeRanges(const uint8_t* q, uint64_t groups, uint64_t groupBytes, unsigned bits, uint8_t* lo, uint8_t* hi);
+
+// The least and greatest of (code - zero) x scale over a row of `groups` consecutive groups of
+// packed int4 codes (two a byte, low nibble first), `groupBytes` bytes each, group g scaled by
+// scales[g], with one zero for every group (a symmetric scheme). Each product is computed as
+// float(code - zero) x scale, so the ends are values the row decodes to. `finite` is false when
+// a product is NaN or infinite (a NaN or infinite scale, or an overflow); lo and hi then mean
+// nothing and the caller decodes the row.
+struct ProductRange {
+  float lo = INFINITY, hi = -INFINITY;
+  bool finite = true;
+};
+ProductRange int4ProductRange(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales);
 
 }  // namespace ws::num

@@ -465,17 +465,24 @@ class PackedIntDecoder : public RowDecoder {
     std::vector<float> ends(2 * groups_);
     uint64_t told = 0;
     for (uint64_t r = row; r < row + n; ++r) {
-      groupCodeRanges(codes + (r - row) * rowBytes, groups_, groupBytes, bits_, lo.data(), hi.data());
+      const uint8_t* q = codes + (r - row) * rowBytes;
       const float* s = scales.data() + (scale_.n == 1 ? 0 : (r - row) * groups_);
-      for (uint64_t g = 0; g < groups_; ++g) {
-        const int z = zeroCode(r, g, offset);
-        ends[2 * g] = float(int(lo[g]) - z) * s[g];
-        ends[2 * g + 1] = float(int(hi[g]) - z) * s[g];
+      ProductRange spanned;  // every value lies between its group's two ends, which are values too
+      if (!zp_.t && bits_ == 4) {
+        spanned = int4ProductRange(q, groups_, groupBytes, offset, s);  // one zero for all groups, vectorized
+      } else {
+        groupCodeRanges(q, groups_, groupBytes, bits_, lo.data(), hi.data());
+        for (uint64_t g = 0; g < groups_; ++g) {
+          const int z = zeroCode(r, g, offset);
+          ends[2 * g] = float(int(lo[g]) - z) * s[g];
+          ends[2 * g + 1] = float(int(hi[g]) - z) * s[g];
+        }
+        Extent ex;
+        ex.add(ends.data(), ends.size());
+        spanned = {float(ex.min()), float(ex.max()), !ex.nan && !ex.inf};
       }
-      Extent spanned;  // every value lies between its group's two ends, which are values too
-      spanned.add(ends.data(), ends.size());
-      if (!spanned.nan && !spanned.inf) {
-        e.addFinite(cols_, float(spanned.min()), float(spanned.max()));
+      if (spanned.finite) {
+        e.addFinite(cols_, spanned.lo, spanned.hi);
         told += cols_;
       } else {
         scratch.values.resize(std::max<uint64_t>(scratch.values.size(), cols_));
