@@ -3,6 +3,10 @@
 #include <QtTest>
 
 #include <cstring>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <unistd.h>
 
 #include "core/formats/safetensors.h"
 #include "core/io/mapped_file.h"
@@ -146,6 +150,30 @@ class TstSafetensors : public QObject {
       QVERIFY(QString::fromStdString(e.error().describe()).contains("/nonexistent/weights.safetensors"));
     }
     QVERIFY(threw);
+  }
+
+  // cached() is what spares a warm scan its read-ahead advice (MappedFile::willNeed): true for a
+  // page just read, false once the kernel was told to drop the file's clean pages.
+  void cachedTellsResidentPages() {
+    wstest::TempDir d;
+    const std::string path = d.file("pages.bin");
+    wstest::writeFile(path, std::string(1 << 20, 'x'));
+    auto f = MappedFile::open(path);
+    std::vector<uint8_t> buf(4096);
+    f->readAt(600000, buf.data(), buf.size());
+    QVERIFY(f->cached(600000));
+    QVERIFY(!f->cached(1 << 20));  // past the end
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    QVERIFY(fd >= 0);
+    ::fdatasync(fd);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+    struct statfs fs {};
+    QVERIFY(::statfs(d.path().c_str(), &fs) == 0);
+    if (fs.f_type == TMPFS_MAGIC) QSKIP("tmpfs keeps its pages: the dropped case cannot be seen here");
+    QVERIFY(!f->cached(600000));
+    f->readAt(0, buf.data(), buf.size());
+    QVERIFY(f->cached(0));
   }
 };
 

@@ -48,8 +48,21 @@ void MappedFile::readAt(uint64_t offset, void* dst, uint64_t n) const {
   }
 }
 
+bool MappedFile::cached(uint64_t offset) const {
+  static const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+  const uint64_t at = offset / page * page;
+  unsigned char resident = 0;
+  return data_ && offset < size_ && ::mincore(const_cast<uint8_t*>(data_) + at, 1, &resident) == 0 && (resident & 1);
+}
+
 void MappedFile::willNeed(uint64_t offset, uint64_t n) const {
-  if (fd_ >= 0 && offset < size_) (void)::posix_fadvise(fd_, off_t(offset), off_t(std::min(n, size_ - offset)), POSIX_FADV_WILLNEED);
+  if (fd_ < 0 || offset >= size_ || !n) return;
+  n = std::min(n, size_ - offset);
+  // Advising pages already in the cache still looks each one up: 5% of a warm validate --values
+  // (perf). A range whose first and last pages are cached was read whole, most likely; should
+  // its middle be gone, the kernel's own read-ahead still follows the reads.
+  if (cached(offset) && cached(offset + n - 1)) return;
+  (void)::posix_fadvise(fd_, off_t(offset), off_t(n), POSIX_FADV_WILLNEED);
 }
 
 }  // namespace ws

@@ -27,8 +27,11 @@ class MappedFile {
   void readAt(uint64_t offset, void* dst, uint64_t n) const;
   // Asks the kernel to start reading [offset, offset + n) into the page cache now, without
   // waiting for it (POSIX_FADV_WILLNEED): a scan advises what it reads next, so the disk works
-  // while it decodes what it has. A hint: failures are ignored.
+  // while it decodes what it has. A hint: failures are ignored. Nothing when the range's first
+  // and last pages are already cached.
   void willNeed(uint64_t offset, uint64_t n) const;
+  // True when the page holding byte `offset` is in the page cache (mincore on the mapping).
+  bool cached(uint64_t offset) const;
 
  private:
   MappedFile() = default;
