@@ -163,15 +163,30 @@ __attribute__((target("avx2"))) inline __m256i quadRanges(const uint8_t* p, uint
   return _mm256_set_m128i(out[1], out[0]);
 }
 
+// True when every one of n floats is finite (an exponent field short of all ones).
+__attribute__((target("avx2"))) bool allFinite(const float* x, uint64_t n) {
+  const __m256i exponent = _mm256_set1_epi32(0x7F800000);
+  __m256i full = _mm256_setzero_si256();
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i e = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)), exponent);
+    full = _mm256_or_si256(full, _mm256_cmpeq_epi32(e, exponent));
+  }
+  bool ok = _mm256_testz_si256(full, full);
+  for (; i < n; ++i) ok = ok && std::isfinite(x[i]);
+  return ok;
+}
+
 // Eight groups at a time: their 16 end products in two registers of floats, folded into running
-// minima and maxima; products times zero are NaN exactly where a product is not finite.
+// minima and maxima. With finite scales a product is finite unless it overflows, and an
+// overflow is infinite, so it ends up as the least or the greatest: the ends tell it.
 template <int kChunks>
 __attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales) {
+  if (!allFinite(scales, groups)) return {INFINITY, -INFINITY, false};
   const __m256 sign = _mm256_setr_ps(1, -1, 1, -1, 1, -1, 1, -1);
   const __m256 offset = _mm256_setr_ps(float(-zero), float(15 - zero), float(-zero), float(15 - zero), float(-zero), float(15 - zero), float(-zero), float(15 - zero));
   const __m256i pairs = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
-  const __m256 zeroes = _mm256_setzero_ps();
-  __m256 lo = _mm256_set1_ps(INFINITY), hi = _mm256_set1_ps(-INFINITY), bad = zeroes;
+  __m256 lo = _mm256_set1_ps(INFINITY), hi = _mm256_set1_ps(-INFINITY);
   uint64_t g = 0;
   for (; g + 8 <= groups; g += 8) {
     for (int k = 0; k < 2; ++k) {
@@ -181,14 +196,13 @@ __attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, 
       const __m256 s = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(scales + first)), pairs);
       const __m256 v = _mm256_mul_ps(ends, s);
       lo = _mm256_min_ps(lo, v), hi = _mm256_max_ps(hi, v);
-      bad = _mm256_or_ps(bad, _mm256_cmp_ps(_mm256_mul_ps(v, zeroes), zeroes, _CMP_NEQ_UQ));
     }
   }
-  if (_mm256_movemask_ps(bad)) return {INFINITY, -INFINITY, false};
   alignas(32) float l[8], h[8];
   _mm256_store_ps(l, lo), _mm256_store_ps(h, hi);
   ProductRange r;
   for (int k = 0; k < 8; ++k) r.lo = std::min(r.lo, l[k]), r.hi = std::max(r.hi, h[k]);
+  if (g && (std::isinf(r.lo) || std::isinf(r.hi))) return {INFINITY, -INFINITY, false};
   return productRangeScalar(q + g * groupBytes, groups - g, groupBytes, zero, scales + g, r);  // the last groups
 }
 
