@@ -167,10 +167,14 @@ TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l) {
   return scalesWith(c, l, scratch);
 }
 
-void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, const TensorScales& t, ScaleReport& rep) {
+void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, TensorScales&& t, ScaleReport& rep) {
   auto& kinds = rep.groups[scaleGroupKey(c, c.tensors[uint32_t(l.weight)], l, by)];  // kept with no scales, too
-  for (const auto& [kind, g] : t.kinds) {
-    ScaleGroup& into = kinds[kind];
+  for (auto& [kind, g] : t.kinds) {
+    // A group of its own (always, by tensor) is moved: a fine histogram is 9 KB, and a copy of
+    // each of Kimi-K2's ~70k would double the pass's peak memory.
+    auto [it, fresh] = kinds.try_emplace(kind, std::move(g));
+    if (fresh) continue;
+    ScaleGroup& into = it->second;
     into.stats.merge(g.stats);
     into.hist.merge(g.hist);
     into.tensors += g.tensors;
@@ -200,7 +204,7 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
       });
       for (size_t k = 0; k < n; ++k) {
         const LogicalTensor& l = c.logical[at + k];
-        if (l.weight >= 0 && !c.isCut(l)) addTensorScales(c, by, l, part[k], rep);
+        if (l.weight >= 0 && !c.isCut(l)) addTensorScales(c, by, l, std::move(part[k]), rep);
       }
     }
     return rep;

@@ -62,7 +62,7 @@ struct TensorScales {
 TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l);
 // Merges one tensor's scales into `rep` under its group; in catalog order, the report is the
 // one scaleStatistics gives (a tensor's group by itself is its statistics exactly).
-void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, const TensorScales& t, ScaleReport& rep);
+void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, TensorScales&& t, ScaleReport& rep);
 
 // progress(done, total) is called between logical tensors; returning false cancels. `logical`:
 // only the logical tensors [first, second) (a rank's share of a distributed scan).

@@ -258,9 +258,9 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
   for (size_t k = 0; k < work.size(); ++k) {
     TensorRead& r = reads[k];
     if (r.scaleError && out.scales) out.scales = *r.scaleError;
-    if (out.scales) num::addTensorScales(c, num::ScaleGrouping::Tensor, c.logical[work[k]], r.scales, out.scales.value());
+    if (out.scales) num::addTensorScales(c, num::ScaleGrouping::Tensor, c.logical[work[k]], std::move(r.scales), out.scales.value());
     if (!r.weightFindings.empty()) out.weightFindings.emplace_back(work[k], std::move(r.weightFindings));
-    r = {};  // the merged statistics are held once
+    r = {};
   }
   return out;
 }
