@@ -806,6 +806,55 @@ class TstValidateCorpus : public QObject {
     QCOMPARE(r.value().findings.size(), size_t(0));
     QCOMPARE(r.value().bytesReadByFamily.count("values (weights)"), size_t(0));
   }
+
+  // A file cut short after it was opened (the value pass reads it later): the read that fails is
+  // WS-I024 naming the file, an offset past the cut and the tensor, and the other tensors are
+  // still judged - before, a failed scale read silenced every scale rule, and a failed weight
+  // read was skipped without a word. Symmetric int4 (compressed-tensors), read with pread only.
+  void aFileCutDuringTheScanIsReported_data() {
+    QTest::addColumn<bool>("scaleLast");
+    QTest::newRow("cut in the last weight") << false;
+    QTest::newRow("cut in the last scale") << true;
+  }
+  void aFileCutDuringTheScanIsReported() {
+    QFETCH(bool, scaleLast);
+    wstest::TempDir d;
+    std::vector<uint8_t> packed(16 * 8 * 4), scales(16 * 2 * 4);
+    for (size_t i = 0; i < packed.size(); ++i) packed[i] = uint8_t(i * 37);
+    for (size_t i = 0; i < scales.size() / 4; ++i) {
+      const float v = 0.01f * float(1 + i % 7);
+      std::memcpy(&scales[i * 4], &v, 4);
+    }
+    const std::string e0 = "model.layers.0.mlp.experts.0.down_proj.", e1 = "model.layers.0.mlp.experts.1.down_proj.";
+    wstest::SafetensorsBuilder b;
+    for (const auto& e : {e0, e1}) b.add(e + "weight_shape", "I64", {2}, wstest::int64Bytes({16, 64}));
+    b.add(e0 + "weight_packed", "I32", {16, 8}, packed).add(e0 + "weight_scale", "F32", {16, 2}, scales);
+    if (scaleLast) b.add(e1 + "weight_packed", "I32", {16, 8}, packed).add(e1 + "weight_scale", "F32", {16, 2}, scales);
+    else b.add(e1 + "weight_scale", "F32", {16, 2}, scales).add(e1 + "weight_packed", "I32", {16, 8}, packed);
+    const std::string path = d.file("model.safetensors");
+    b.write(path);
+    wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","hidden_size":64,"moe_intermediate_size":16,
+      "n_routed_experts":2,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
+      "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":true,"strategy":"group","group_size":32}}}}})"));
+    auto c = wstest::openOrFail(d.path());
+    const uint64_t size = std::filesystem::file_size(path), cut = size - 40;  // inside the last tensor
+    std::filesystem::resize_file(path, cut);
+    val::ValidateOptions opt;
+    opt.only = {"values", "WS-I024"};
+    const auto rep = val::validateCheckpoint(c, opt);
+    int failures = 0;
+    for (const auto& f : rep.findings) {
+      if (f.code != "WS-I024") continue;
+      ++failures;
+      QCOMPARE(QString::fromStdString(f.tensor), QString::fromStdString(e1 + "weight_packed"));
+      QCOMPARE(QString::fromStdString(f.file), QString::fromStdString(path));
+      QVERIFY2(f.offset && *f.offset >= cut - 16 * 2 * 4, f.message.c_str());
+      QVERIFY2(QString::fromStdString(f.message).startsWith(scaleLast ? "scales could not be read" : "weights could not be read"), f.message.c_str());
+    }
+    QCOMPARE(failures, 1);
+    // Expert 0's scales were read and judged (expert 1's too when only its weights were cut).
+    QCOMPARE(rep.bytesReadByFamily.at("values (scales)"), uint64_t(scaleLast ? 128 : 256));
+  }
 };
 
 QTEST_GUILESS_MAIN(TstValidateCorpus)

@@ -134,14 +134,22 @@ struct WeightRules {
   bool any() const { return nan || placeholder || implausible; }
 };
 
+// A read that failed during the pass (a file cut short or damaged after it was opened): WS-I024
+// names the file, offset and tensor, and the pass goes on with the other tensors.
+Finding readFailure(const Error& e, const std::string& tensor, const char* what) {
+  Finding f = makeFinding("WS-I024", std::string(what) + " could not be read: " + e.message, e.tensor.empty() ? tensor : e.tensor, e.file);
+  f.offset = e.offset;
+  return f;
+}
+
 // NaN/Inf weights (WS-V008), placeholder experts (WS-V009) and implausible magnitudes (WS-V012)
 // of logical tensor `li`, from the extremes of its values. A tensor that cannot be decoded is
-// skipped: the shape rules say why.
-void judgeWeights(const Checkpoint& c, uint32_t li, const WeightRules& want, num::ExtentScratch& scratch, num::ByteCounter& counter, Sink& sink) {
+// skipped: the shape rules say why. Returns the error of a read that failed, its findings dropped.
+std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const WeightRules& want, num::ExtentScratch& scratch, num::ByteCounter& counter, Sink& sink) {
   const LogicalTensor& l = c.logical[li];
   const TensorRecord& w = c.tensors[uint32_t(l.weight)];
   auto dec = num::makeDecoder(c, li);
-  if (!dec) return;
+  if (!dec) return std::nullopt;
   dec.value()->setCounter(&counter);
   const auto& d = *dec.value();
   const bool routed = w.role == Role::RoutedExpert || (w.role == Role::Mtp && (w.expert >= 0 || w.layout != Layout::None));
@@ -168,8 +176,8 @@ void judgeWeights(const Checkpoint& c, uint32_t li, const WeightRules& want, num
                    w.name);
       }
     }
-  } catch (const CoreError&) {
-    return;
+  } catch (const CoreError& e) {
+    return e.error();
   }
   for (Finding& f : found) sink.add(std::move(f));
   if (want.nan && nonFinite) sink.add("WS-V008", std::to_string(nonFinite) + " values are NaN or infinite", w.name);
@@ -179,12 +187,13 @@ void judgeWeights(const Checkpoint& c, uint32_t li, const WeightRules& want, num
       (all.absmax() < kWeightFloor || all.absmax() > kWeightCeiling))
     sink.add("WS-V012", "dequantized values reach at most " + sci(all.absmax()) + " in magnitude (trained weights: " + sci(kWeightFloor) + ".." + sci(kWeightCeiling) + ")",
              w.name);
+  return std::nullopt;
 }
 
 // One logical tensor's part of the pass.
 struct TensorRead {
   num::TensorScales scales;
-  std::optional<Error> scaleError;
+  std::optional<Error> scaleError, weightError;
   std::vector<Finding> weightFindings;
 };
 
@@ -192,6 +201,7 @@ struct TensorRead {
 struct SharePass {
   Result<num::ScaleReport> scales = num::ScaleReport{};  // per tensor, or the first failed read in catalog order
   std::vector<std::pair<uint32_t, std::vector<Finding>>> weightFindings;  // by logical tensor, catalog order
+  std::vector<Finding> readFailures;  // WS-I024, catalog order
   uint64_t weightBytes = 0;
   bool cancelled = false;
 };
@@ -243,7 +253,7 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
       }
       if (want.any()) {
         Sink sink{opt, reads[k].weightFindings};
-        judgeWeights(c, li, want, scratch, counter, sink);
+        reads[k].weightError = judgeWeights(c, li, want, scratch, counter, sink);
       }
       done += bytes[li];
       if (opt.progress && !opt.progress(stage, done.load(), total)) cancelled = true;
@@ -257,8 +267,13 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
   out.weightBytes = counter.bytes.load();
   for (size_t k = 0; k < work.size(); ++k) {
     TensorRead& r = reads[k];
-    if (r.scaleError && out.scales) out.scales = *r.scaleError;
-    if (out.scales) num::addTensorScales(c, num::ScaleGrouping::Tensor, c.logical[work[k]], std::move(r.scales), out.scales.value());
+    const std::string& name = c.tensors[uint32_t(c.logical[work[k]].weight)].name;
+    // A remote checkpoint's bytes come from the fetch before the pass: a failure there leaves
+    // nothing to judge (valueRules throws it). A local read that failed leaves this tensor out.
+    if (r.scaleError && r.scaleError->code == ErrorCode::Remote && out.scales) out.scales = *r.scaleError;
+    else if (r.scaleError) out.readFailures.push_back(readFailure(*r.scaleError, name, "scales"));
+    else if (out.scales) num::addTensorScales(c, num::ScaleGrouping::Tensor, c.logical[work[k]], std::move(r.scales), out.scales.value());
+    if (r.weightError && !r.scaleError) out.readFailures.push_back(readFailure(*r.weightError, name, "weights"));  // one report a cut
     if (!r.weightFindings.empty()) out.weightFindings.emplace_back(work[k], std::move(r.weightFindings));
     r = {};
   }
@@ -275,20 +290,16 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, Val
   std::vector<uint64_t> scaleByRank;
   Result<num::ScaleReport> scales = opt.comm ? gatherScaleShares(*opt.comm, mine.scales, scaleByRank) : std::move(mine.scales);
   std::set<uint32_t> flagged;
-  const bool remoteFailed = !scales && scales.error().code == ErrorCode::Remote;
   if (scales) judgeScales(c, sink, scales.value(), flagged);
-  ValueShare weights{{}, mine.weightBytes, mine.cancelled, {}};
+  ValueShare weights{std::move(mine.readFailures), mine.weightBytes, mine.cancelled, {}};
   for (auto& [li, found] : mine.weightFindings)
     if (!flagged.count(li)) weights.findings.insert(weights.findings.end(), found.begin(), found.end());
   if (opt.comm) weights = gatherValueShares(*opt.comm, weights);
   if (weights.cancelled) fail(ErrorCode::Usage, "cancelled");
-  if (remoteFailed) throw CoreError(scales.error());  // the scales could not be fetched: nothing to judge
+  if (!scales) throw CoreError(scales.error());  // a remote checkpoint's scales could not be fetched: nothing to judge
   for (const Finding& f : weights.findings) sink.add(f);
-  // A failed scale read (a file changed under the pass) leaves the scale rules silent, as before
-  // the pass was shared; the weights were judged all the same.
-  const uint64_t scaleBytes = scales ? scales.value().bytesRead : 0;
-  if (scales) rep.scalesByLayer = num::regroupScales(c, scales.value(), num::ScaleGrouping::Layer);
-  rep.bytesReadByFamily["values (scales)"] = scaleBytes;
+  rep.scalesByLayer = num::regroupScales(c, scales.value(), num::ScaleGrouping::Layer);
+  rep.bytesReadByFamily["values (scales)"] = scales.value().bytesRead;
   rep.bytesReadByFamily["values (weights)"] = weights.bytesRead;
   if (opt.comm) rep.bytesReadByRank = {{"values (scales)", scaleByRank}, {"values (weights)", want.any() ? weights.bytesByRank : std::vector<uint64_t>{}}};
 }
