@@ -201,9 +201,9 @@ class Fp8ScaledDecoder : public RowDecoder {
         e.merge(run);
         told += (end - r) * cols_;
       } else {
-        scratch.values.resize(std::max<uint64_t>(scratch.values.size(), (end - r) * cols_));
-        decodeRows(r, end - r, scratch.values.data());
-        e.add(scratch.values.data(), (end - r) * cols_);
+        float* v = scratch.valuesFor((end - r) * cols_);
+        decodeRows(r, end - r, v);
+        e.add(v, (end - r) * cols_);
       }
     }
     count(bytesOf(row, n));
@@ -485,9 +485,9 @@ class PackedIntDecoder : public RowDecoder {
         e.addFinite(cols_, spanned.lo, spanned.hi);
         told += cols_;
       } else {
-        scratch.values.resize(std::max<uint64_t>(scratch.values.size(), cols_));
-        decodeRows(r, 1, scratch.values.data());
-        e.add(scratch.values.data(), cols_);
+        float* v = scratch.valuesFor(cols_);
+        decodeRows(r, 1, v);
+        e.add(v, cols_);
       }
     }
     count(bytesOf(n));
@@ -689,9 +689,9 @@ std::unique_ptr<RowDecoder> build(const Checkpoint& c, uint32_t li) {
 }  // namespace
 
 uint64_t RowDecoder::extent(uint64_t firstRow, uint64_t count, Extent& e, ExtentScratch& scratch) const {
-  scratch.values.resize(std::max<uint64_t>(scratch.values.size(), count * cols_));
-  decode(firstRow, count, scratch.values.data());
-  e.add(scratch.values.data(), count * cols_);
+  float* v = scratch.valuesFor(count * cols_);
+  decode(firstRow, count, v);
+  e.add(v, count * cols_);
   return 0;
 }
 

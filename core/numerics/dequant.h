@@ -32,6 +32,11 @@ struct ExtentScratch {
   bool pread = false;
   std::vector<float> values;
   std::vector<uint8_t> codes, scales;
+  // Room for n decoded values, for a run extent() decodes instead.
+  float* valuesFor(uint64_t n) {
+    if (values.size() < n) values.resize(n);
+    return values.data();
+  }
 };
 
 // Decodes rows of one logical tensor. A row is the last (unpacked) dimension; rows run over all
