@@ -12,8 +12,9 @@
 namespace ws::val {
 
 // Adds the findings to `sink`, and to `rep` the bytes read ("values (scales)", "values
-// (weights)"; by rank when distributed) and the scale statistics by layer. Throws CoreError when
-// cancelled or when a remote checkpoint's bytes cannot be fetched.
+// (weights)"; by rank when distributed) and the scale statistics by layer. A local read that
+// fails (a file cut short after it was opened) is a WS-I024 finding on its tensor, and the pass
+// goes on. Throws CoreError when cancelled or when a remote checkpoint's bytes cannot be fetched.
 void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, ValidationReport& rep);
 
 }  // namespace ws::val
