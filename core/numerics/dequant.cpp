@@ -461,15 +461,16 @@ class PackedIntDecoder : public RowDecoder {
     if (scale_.n == 1) std::fill(scales.begin(), scales.end(), scale_.at(0));
     else scale_.run(row * groups_, n * groups_, scales.data(), scratch.scales, scratch.pread);
     const int offset = 1 << (bits_ - 1);
-    std::vector<uint8_t> lo(groups_), hi(groups_);
-    std::vector<float> ends(2 * groups_);
+    const bool oneZero = !zp_.t && bits_ == 4;  // int4ProductRange: no per-group buffers
+    std::vector<uint8_t> lo(oneZero ? 0 : groups_), hi(oneZero ? 0 : groups_);
+    std::vector<float> ends(oneZero ? 0 : 2 * groups_);
     uint64_t told = 0;
     for (uint64_t r = row; r < row + n; ++r) {
       const uint8_t* q = codes + (r - row) * rowBytes;
       const float* s = scales.data() + (scale_.n == 1 ? 0 : (r - row) * groups_);
       ProductRange spanned;  // every value lies between its group's two ends, which are values too
-      if (!zp_.t && bits_ == 4) {
-        spanned = int4ProductRange(q, groups_, groupBytes, offset, s);  // one zero for all groups, vectorized
+      if (oneZero) {
+        spanned = int4ProductRange(q, groups_, groupBytes, offset, s);  // vectorized
       } else {
         groupCodeRanges(q, groups_, groupBytes, bits_, lo.data(), hi.data());
         for (uint64_t g = 0; g < groups_; ++g) {

@@ -144,7 +144,8 @@ Finding readFailure(const Error& e, const std::string& tensor, const char* what)
 
 // NaN/Inf weights (WS-V008), placeholder experts (WS-V009) and implausible magnitudes (WS-V012)
 // of logical tensor `li`, from the extremes of its values. A tensor that cannot be decoded is
-// skipped: the shape rules say why. Returns the error of a read that failed, its findings dropped.
+// skipped: the shape rules say why. Returns the error of a read that failed; what it added to
+// `sink` by then is the caller's to drop.
 std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const WeightRules& want, num::ExtentScratch& scratch, num::ByteCounter& counter, Sink& sink) {
   const LogicalTensor& l = c.logical[li];
   const TensorRecord& w = c.tensors[uint32_t(l.weight)];
@@ -161,8 +162,6 @@ std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const Weight
   uint64_t nonFinite = 0;
   bool placeholder = false;
   num::Extent all;  // all the rules below ask of the values
-  std::vector<Finding> found;
-  Sink tensor{sink.opt, found};  // kept only when the whole tensor was read
   try {
     for (uint64_t e = 0; e < experts; ++e) {
       num::Extent s;
@@ -171,15 +170,14 @@ std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const Weight
       all.merge(s);
       if (want.placeholder && routed && s.count > 1 && !s.nan && !s.inf && s.min() == s.max()) {
         placeholder = true;
-        tensor.add("WS-V009", (experts > 1 ? "expert " + std::to_string(e) + ": " : std::string{}) + "all " + std::to_string(s.count) + " values are " +
-                                  (s.max() == 0 ? std::string("zero") : "the constant " + std::to_string(s.max())),
-                   w.name);
+        sink.add("WS-V009", (experts > 1 ? "expert " + std::to_string(e) + ": " : std::string{}) + "all " + std::to_string(s.count) + " values are " +
+                                (s.max() == 0 ? std::string("zero") : "the constant " + std::to_string(s.max())),
+                 w.name);
       }
     }
   } catch (const CoreError& e) {
     return e.error();
   }
-  for (Finding& f : found) sink.add(std::move(f));
   if (want.nan && nonFinite) sink.add("WS-V008", std::to_string(nonFinite) + " values are NaN or infinite", w.name);
   // A quantized weight that decodes to ~0 everywhere, or to beyond any trained weight (NaN and
   // Inf are WS-V008's; a placeholder expert is WS-V009's).
@@ -254,6 +252,7 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
       if (want.any()) {
         Sink sink{opt, reads[k].weightFindings};
         reads[k].weightError = judgeWeights(c, li, want, scratch, counter, sink);
+        if (reads[k].weightError) reads[k].weightFindings.clear();  // a tensor is judged whole or not at all
       }
       done += bytes[li];
       if (opt.progress && !opt.progress(stage, done.load(), total)) cancelled = true;
