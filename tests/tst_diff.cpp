@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <filesystem>
 #include <set>
 
 #include "core/diff/diff.h"
@@ -119,6 +120,39 @@ class TstDiff : public QObject {
     QVERIFY(r.ok());
     QCOMPARE(r.value().pairs.size(), size_t(a->model.numExperts));
     for (const auto& p : r.value().pairs) QVERIFY(p.pair.key.rfind("blk.1.ffn_down_exps.", 0) == 0 && p.metrics.identical);
+  }
+
+  // A file cut short after both sides were opened: the BF16 weights are read through the
+  // mapping, whose pages past the new end raise SIGBUS. The pair that reads them reports the
+  // file and where it ends; the other pair is compared; the process lives (MappedReadGuard).
+  void aFileCutDuringTheDiffFailsItsPair() {
+    wstest::TempDir d;
+    std::vector<uint8_t> bf16(128 * 128 * 2);
+    for (size_t i = 0; i < bf16.size(); i += 2) bf16[i] = uint8_t(i), bf16[i + 1] = 0x3C;
+    wstest::SafetensorsBuilder b;
+    b.add("model.layers.0.self_attn.q_proj.weight", "BF16", {128, 128}, bf16).add("model.layers.0.self_attn.o_proj.weight", "BF16", {128, 128}, bf16);
+    const std::string pathA = d.file("a.safetensors"), pathB = d.file("b.safetensors");
+    b.write(pathA);
+    b.write(pathB);
+    auto a = wstest::openOrFail(pathA);
+    auto c = wstest::openOrFail(pathB);
+    const uint64_t cut = std::filesystem::file_size(pathB) - 20000;  // pages before o_proj's end
+    std::filesystem::resize_file(pathB, cut);
+    diff::DiffOptions opt;
+    opt.useDevice = false;
+    auto r = diff::diffCheckpoints(*a, *c, opt);
+    QVERIFY(r.ok());
+    QCOMPARE(r.value().pairs.size(), size_t(2));
+    for (const auto& p : r.value().pairs) {
+      if (p.nameA.find("o_proj") == std::string::npos) {
+        QVERIFY2(p.error.empty() && p.metrics.identical, p.error.c_str());
+        continue;
+      }
+      QVERIFY2(p.error.find(pathB) != std::string::npos, p.error.c_str());
+      QVERIFY2(p.error.find("file ended early") != std::string::npos, p.error.c_str());
+      QVERIFY2(p.error.find("offset " + std::to_string(cut)) != std::string::npos, p.error.c_str());
+    }
+    QCOMPARE(r.value().errors, uint64_t(1));
   }
 };
 

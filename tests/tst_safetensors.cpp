@@ -10,6 +10,7 @@
 
 #include "core/formats/safetensors.h"
 #include "core/io/mapped_file.h"
+#include "core/io/mapped_read_guard.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -174,6 +175,46 @@ class TstSafetensors : public QObject {
     QVERIFY(!f->cached(600000));
     f->readAt(0, buf.data(), buf.size());
     QVERIFY(f->cached(0));
+  }
+
+  // A file cut short under its mapping: a guarded read of the pages past the new end survives
+  // the SIGBUS, and check() fails it, naming the file and where it now ends. The file is then
+  // mapped back over those pages: grown back and rewritten, it reads its own bytes again, not
+  // the zeros the read was given.
+  void aGuardedReadOfACutFileFailsAndHealsTheMapping() {
+    wstest::TempDir d;
+    const std::string path = d.file("cut.bin");
+    std::string bytes(64 << 10, 'x');
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = char('a' + i % 26);
+    wstest::writeFile(path, bytes);
+    auto f = MappedFile::open(path);
+    const uint64_t cut = 10000, page = uint64_t(::sysconf(_SC_PAGESIZE));
+    QVERIFY(::truncate(path.c_str(), off_t(cut)) == 0);
+    auto sum = [&](uint64_t from, uint64_t to) {
+      uint64_t s = 0;
+      for (uint64_t i = from; i < to; ++i) s += f->bytes()[i];
+      return s;
+    };
+    uint64_t expected = 0;
+    for (uint64_t i = 40000; i < 50000; ++i) expected += uint8_t(bytes[i]);
+    {
+      MappedReadGuard guard;
+      QCOMPARE(sum(40000, 50000), uint64_t(0));  // pages past the end: zeros, and no SIGBUS
+      try {
+        guard.check(*f, 40000, 10000, "t");
+        QFAIL("a read past the new end passed its check");
+      } catch (const CoreError& e) {
+        QCOMPARE(QString::fromStdString(e.error().file), QString::fromStdString(path));
+        QCOMPARE(e.error().offset.value_or(0), uint64_t(40000));
+        QCOMPARE(QString::fromStdString(e.error().tensor), QString("t"));
+        QVERIFY2(e.error().message.find("file ended early") != std::string::npos, e.error().message.c_str());
+      }
+      guard.check(*f, 0, cut / page * page);  // what is still in the file passes
+    }
+    wstest::writeFile(path, bytes);  // the same inode, grown back
+    MappedReadGuard guard;
+    QCOMPARE(sum(40000, 50000), expected);
+    guard.check(*f, 0, bytes.size());
   }
 };
 

@@ -811,13 +811,20 @@ class TstValidateCorpus : public QObject {
   // WS-I024 naming the file, an offset past the cut and the tensor, and the other tensors are
   // still judged - before, a failed scale read silenced every scale rule, and a failed weight
   // read was skipped without a word. Symmetric int4 (compressed-tensors), read with pread only.
+  // The int4 codes and scales are read with pread; a BF16 weight through the mapping, where the
+  // pages past the new end raise SIGBUS (MappedReadGuard).
   void aFileCutDuringTheScanIsReported_data() {
-    QTest::addColumn<bool>("scaleLast");
-    QTest::newRow("cut in the last weight") << false;
-    QTest::newRow("cut in the last scale") << true;
+    QTest::addColumn<QString>("last");
+    QTest::addColumn<uint64_t>("cutBytes");
+    QTest::newRow("cut in the last weight") << "weight" << uint64_t(40);
+    QTest::newRow("cut in the last scale") << "scale" << uint64_t(40);
+    QTest::newRow("cut in a bf16 weight, within its last page") << "bf16" << uint64_t(40);
+    QTest::newRow("cut in a bf16 weight, pages before its end") << "bf16" << uint64_t(20000);
   }
   void aFileCutDuringTheScanIsReported() {
-    QFETCH(bool, scaleLast);
+    QFETCH(QString, last);
+    QFETCH(uint64_t, cutBytes);
+    const bool scaleLast = last == "scale", bf16Last = last == "bf16";
     wstest::TempDir d;
     std::vector<uint8_t> packed(16 * 8 * 4), scales(16 * 2 * 4);
     for (size_t i = 0; i < packed.size(); ++i) packed[i] = uint8_t(i * 37);
@@ -831,13 +838,17 @@ class TstValidateCorpus : public QObject {
     b.add(e0 + "weight_packed", "I32", {16, 8}, packed).add(e0 + "weight_scale", "F32", {16, 2}, scales);
     if (scaleLast) b.add(e1 + "weight_packed", "I32", {16, 8}, packed).add(e1 + "weight_scale", "F32", {16, 2}, scales);
     else b.add(e1 + "weight_scale", "F32", {16, 2}, scales).add(e1 + "weight_packed", "I32", {16, 8}, packed);
+    const std::string dense = "model.layers.0.self_attn.o_proj.weight";
+    std::vector<uint8_t> bf16(128 * 128 * 2);
+    for (size_t i = 0; i < bf16.size(); i += 2) bf16[i] = 0, bf16[i + 1] = uint8_t(0x3C + i % 3);  // 2^-7 .. 2^-5: plausible weights
+    if (bf16Last) b.add(dense, "BF16", {128, 128}, bf16);
     const std::string path = d.file("model.safetensors");
     b.write(path);
     wstest::writeFile(d.file("config.json"), std::string(R"({"model_type":"deepseek_v3","hidden_size":64,"moe_intermediate_size":16,
       "n_routed_experts":2,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
       "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":true,"strategy":"group","group_size":32}}}}})"));
     auto c = wstest::openOrFail(d.path());
-    const uint64_t size = std::filesystem::file_size(path), cut = size - 40;  // inside the last tensor
+    const uint64_t size = std::filesystem::file_size(path), cut = size - cutBytes;  // inside the last tensor
     std::filesystem::resize_file(path, cut);
     val::ValidateOptions opt;
     opt.only = {"values", "WS-I024"};
@@ -846,9 +857,9 @@ class TstValidateCorpus : public QObject {
     for (const auto& f : rep.findings) {
       if (f.code != "WS-I024") continue;
       ++failures;
-      QCOMPARE(QString::fromStdString(f.tensor), QString::fromStdString(e1 + "weight_packed"));
+      QCOMPARE(QString::fromStdString(f.tensor), QString::fromStdString(bf16Last ? dense : e1 + "weight_packed"));
       QCOMPARE(QString::fromStdString(f.file), QString::fromStdString(path));
-      QVERIFY2(f.offset && *f.offset >= cut - 16 * 2 * 4, f.message.c_str());
+      QVERIFY2(f.offset && *f.offset >= cut - 16 * 2 * 4 && *f.offset <= cut, f.message.c_str());
       QVERIFY2(QString::fromStdString(f.message).startsWith(scaleLast ? "scales could not be read" : "weights could not be read"), f.message.c_str());
     }
     QCOMPARE(failures, 1);

@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "core/numerics/dequant.h"
+#include "core/numerics/mapped_reads.h"
 #include "core/numerics/remote_reads.h"
 #include "core/numerics/device_dequant.h"
 #include "core/numerics/stats.h"
@@ -41,6 +42,7 @@ auto decodeTile(const Checkpoint& c, const TileRequest& q) {
     std::string device;
   };
   return capture([&]() -> Out {
+    MappedReadGuard guard;  // a file cut short under the preview is an error shown, not a crash
     const TensorRecord& rec = c.tensors[q.tensor];
     const bool weight = c.logical[rec.logical].weight == int32_t(q.tensor);
     // The selection's size from the headers; a stored companion (a scale, a bias) is small and
@@ -77,6 +79,8 @@ auto decodeTile(const Checkpoint& c, const TileRequest& q) {
       full.resize(rows * d.cols());
       d.decode(whole.firstRow + row, rows, full.data());
     }
+    if (weight) num::checkMappedReads(guard, c, c.logical[rec.logical]);
+    else num::checkMappedReads(guard, c, rec);
     num::applyNumerics(q.numerics, d, whole.firstRow + row, rows, full.data());
     if (q.numerics != num::Numerics::Reference) out.device += ", numerics " + std::string(num::numericsName(q.numerics));
     out.rows = int(rows);

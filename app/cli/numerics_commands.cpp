@@ -9,6 +9,7 @@
 #include "app/cli/distributed.h"
 #include "core/formats/open_checkpoint.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/mapped_reads.h"
 #include "core/numerics/remote_reads.h"
 #include "core/numerics/scale_stats.h"
 #include "core/numerics/stats.h"
@@ -38,6 +39,7 @@ std::pair<uint64_t, uint64_t> parseRows(const std::string& s) {
 // scale, a zero point - decoded as the plain numbers it holds, never silently as its weight.
 struct Target {
   std::unique_ptr<num::RowDecoder> decoder;
+  std::vector<const TensorRecord*> stored;  // what the decoder reads, for num::checkMappedReads
   std::string name, scheme;
 };
 
@@ -48,7 +50,7 @@ Result<Target> resolveTarget(const Checkpoint& c, const std::string& name, num::
     if (auto f = capture([&] { num::fetchTensor(c, *t); return true; }); !f) return f.error();
     auto d = num::makeStoredDecoder(c, *t);
     if (!d) return d.error();
-    return Target{std::move(d.value()), t->name, std::string(componentName(t->component)) + " " + std::string(t->dtype->name)};
+    return Target{std::move(d.value()), {t}, t->name, std::string(componentName(t->component)) + " " + std::string(t->dtype->name)};
   }
   auto li = num::findLogical(c, name);
   if (!li) return li.error();
@@ -56,7 +58,16 @@ Result<Target> resolveTarget(const Checkpoint& c, const std::string& name, num::
   if (auto f = capture([&] { num::fetchForDecode(c, rows); return true; }); !f) return f.error();
   auto d = num::makeDecoder(c, li.value());
   if (!d) return d.error();
-  return Target{std::move(d.value()), c.logical[li.value()].name, c.logical[li.value()].schemeName};
+  const LogicalTensor& l = c.logical[li.value()];
+  Target out{std::move(d.value()), {}, l.name, l.schemeName};
+  for (uint32_t m : l.members) out.stored.push_back(&c.tensors[m]);
+  return out;
+}
+
+// Throws CoreError(Io) when what `t` decoded under `guard` were not its files' bytes (a file cut
+// short under the read): an error for this tensor where the process would have died of SIGBUS.
+void checkReads(const MappedReadGuard& guard, const Checkpoint& c, const Target& t) {
+  for (const TensorRecord* r : t.stored) num::checkMappedReads(guard, c, *r);
 }
 
 std::string statsText(const num::Stats& s) {
@@ -84,6 +95,7 @@ TensorStats statsOfTensor(const Checkpoint& c, const std::string& name, int bins
   num::Stats s;
   num::Histogram h = num::Histogram::log2Fine();
   const auto& d = *target.value().decoder;
+  MappedReadGuard guard;
   const uint64_t chunkRows = std::max<uint64_t>(1, (1u << 20) / std::max<uint64_t>(1, d.cols()));
   std::vector<float> buf(chunkRows * d.cols());
   for (uint64_t r = 0; r < d.rows(); r += chunkRows) {
@@ -93,6 +105,7 @@ TensorStats statsOfTensor(const Checkpoint& c, const std::string& name, int bins
     for (uint64_t i = 0; i < n * d.cols(); ++i) h.add(buf[i]);
   }
   const Target& l = target.value();
+  checkReads(guard, c, l);
   TensorStats out;
   out.bytesRead = counter.bytes.load();
   out.entry = {{"name", l.name}, {"scheme", l.scheme}, {"shape", d.shape()}, {"stats", num::statsJson(s)}, {"histogram", num::histogramJson(h.coarsened(bins))},
@@ -141,6 +154,7 @@ class DequantCommand : public Command {
     num::RowDecoder& d = *target.value().decoder;
     num::ByteCounter counter;
     d.setCounter(&counter);
+    MappedReadGuard guard;
     try {
       const num::Selection sel = num::selectRows(d, req, target.value().name);
       std::unique_ptr<NpyStream> npy;
@@ -155,6 +169,7 @@ class DequantCommand : public Command {
         if (a.has("stats")) stats.add(buf.data(), n * d.cols());
         if (npy) npy->append(buf.data(), n * d.cols());
       }
+      checkReads(guard, *c, target.value());  // before the .npy is committed
       std::cout << target.value().name << "  scheme " << target.value().scheme << (*numerics == num::Numerics::Kt ? "  numerics kt" : "") << "  shape " << formatShape(sel.shape)
                 << "  read " << formatBytes(counter.bytes.load()) << "\n";
       if (c->remote)  // from the server, headers included when they were not cached

@@ -4,6 +4,7 @@
 
 #include "core/diff/saturation.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/mapped_reads.h"
 #include "core/numerics/remote_reads.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/element_reader.h"
@@ -138,9 +139,12 @@ Matrix decodeMember(const Checkpoint& c, const Unit& u, num::Numerics numerics) 
 
 Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceDequantFn* device, num::Numerics numerics) {
   return capture([&]() -> Matrix {
+    MappedReadGuard guard;  // a file cut short under a long diff fails this unit, not the process
     if (u.member >= 0) {
       num::fetchTensor(c, c.tensors[uint64_t(u.member)]);  // a remote side: its bytes first
-      return decodeMember(c, u, numerics);
+      Matrix m = decodeMember(c, u, numerics);
+      num::checkMappedReads(guard, c, c.tensors[uint64_t(u.member)]);
+      return m;
     }
     num::fetchForDecode(c, num::DequantRequest{.logical = u.logical, .expert = u.expert});
     auto made = num::makeDecoder(c, u.logical);
@@ -167,6 +171,7 @@ Result<Matrix> decodeUnit(const Checkpoint& c, const Unit& u, const num::DeviceD
       m.values.resize(m.rows * m.cols);
       d.decode(firstRow, m.rows, m.values.data());
     }
+    num::checkMappedReads(guard, c, c.logical[u.logical]);
     num::applyNumerics(numerics, d, firstRow, m.rows, m.values.data());
     m.saturated = saturationOf(d, firstRow, m.rows);
     if (u.transposed) {

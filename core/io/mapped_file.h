@@ -34,6 +34,7 @@ class MappedFile {
   bool cached(uint64_t offset) const;
 
  private:
+  friend class MappedReadGuard;  // maps the file back over a page it faulted on
   MappedFile() = default;
   std::string path_;
   const uint8_t* data_ = nullptr;
