@@ -10,47 +10,49 @@
 
 namespace ws::num {
 
+namespace {
+
+// 32 bytes as one vector (GCC's vector extension: one AVX2 register in the avx2 clone, two SSE2
+// ones in the default clone).
+using Bytes32 = uint8_t __attribute__((vector_size(32)));
+using Signed32 = int8_t __attribute__((vector_size(32)));
+
+}  // namespace
+
 __attribute__((target_clones("avx2", "default"))) void e4m3Ranges(const uint8_t* q, uint64_t rows, uint64_t cols, uint64_t blockCols, E4m3Range* out) {
-  constexpr uint64_t kLanes = 32;  // one AVX2 register of bytes: vpmaxsb, vpminub, vpmaxub
+  constexpr uint64_t kLanes = sizeof(Bytes32);
   const uint64_t blocks = (cols + blockCols - 1) / blockCols;
-  // Each block's lanes, carried from row to row: rows are read whole and in order, which the
-  // hardware prefetcher follows (a block at a time, 128 bytes then a jump of a row, it did not).
-  std::vector<uint8_t> acc(blocks * 3 * kLanes);
-  for (uint64_t b = 0; b < blocks; ++b) {
-    uint8_t* a = acc.data() + b * 3 * kLanes;
-    std::memset(a, 0x80, kLanes), std::memset(a + kLanes, 0xFF, kLanes), std::memset(a + 2 * kLanes, 0x00, kLanes);
-  }
-  for (uint64_t r = 0; r < rows; ++r) {
-    const uint8_t* p = q + r * cols;
-    for (uint64_t b = 0, j0 = 0; b < blocks; ++b, j0 += blockCols) {
-      int8_t* __restrict smax = reinterpret_cast<int8_t*>(acc.data() + b * 3 * kLanes);
-      uint8_t* __restrict umin = acc.data() + b * 3 * kLanes + kLanes;
-      uint8_t* __restrict umax = umin + kLanes;
-      const uint64_t j1 = std::min(cols, j0 + blockCols);
-      uint64_t j = j0;
-      for (; j + kLanes <= j1; j += kLanes)
-        for (uint64_t k = 0; k < kLanes; ++k) {
-          const uint8_t c = p[j + k];
-          const int8_t sc = int8_t(c);
-          smax[k] = sc > smax[k] ? sc : smax[k];
-          umin[k] = c < umin[k] ? c : umin[k];
-          umax[k] = c > umax[k] ? c : umax[k];
-        }
-      for (; j < j1; ++j) {
+  // A block at a time, down its rows, the three reductions held in registers. The caller read the
+  // rows into a buffer that fits in L2 (RowDecoder::extent's chunk), so going down a column block
+  // costs no more than along a row; along a row, the reductions were stored and reloaded every
+  // 32 bytes, and the stores bound the loop (perf annotate).
+  for (uint64_t b = 0, j0 = 0; b < blocks; ++b, j0 += blockCols) {
+    const uint64_t j1 = std::min(cols, j0 + blockCols), vectors = (j1 - j0) / kLanes;
+    Signed32 smax = Signed32{} + int8_t(-128);
+    Bytes32 umin = Bytes32{} + uint8_t(0xFF), umax = Bytes32{};
+    int8_t tailSmax = -128;
+    uint8_t tailUmin = 0xFF, tailUmax = 0x00;
+    for (uint64_t r = 0; r < rows; ++r) {
+      const uint8_t* p = q + r * cols + j0;
+      for (uint64_t v = 0; v < vectors; ++v) {
+        Bytes32 c;
+        std::memcpy(&c, p + v * kLanes, kLanes);
+        const Signed32 sc = reinterpret_cast<Signed32>(c);
+        smax = sc > smax ? sc : smax;
+        umin = c < umin ? c : umin;
+        umax = c > umax ? c : umax;
+      }
+      for (uint64_t j = vectors * kLanes; j < j1 - j0; ++j) {
         const uint8_t c = p[j];
-        smax[0] = int8_t(c) > smax[0] ? int8_t(c) : smax[0];
-        umin[0] = c < umin[0] ? c : umin[0];
-        umax[0] = c > umax[0] ? c : umax[0];
+        tailSmax = std::max(tailSmax, int8_t(c));
+        tailUmin = std::min(tailUmin, c);
+        tailUmax = std::max(tailUmax, c);
       }
     }
+    E4m3Range& o = out[b];
+    o.smax = std::max(o.smax, tailSmax), o.umin = std::min(o.umin, tailUmin), o.umax = std::max(o.umax, tailUmax);
+    for (uint64_t k = 0; k < kLanes; ++k) o.smax = std::max(o.smax, smax[k]), o.umin = std::min(o.umin, umin[k]), o.umax = std::max(o.umax, umax[k]);
   }
-  for (uint64_t b = 0; b < blocks; ++b)
-    for (uint64_t k = 0; k < kLanes; ++k) {
-      const uint8_t* a = acc.data() + b * 3 * kLanes;
-      out[b].smax = std::max(out[b].smax, int8_t(a[k]));
-      out[b].umin = std::min(out[b].umin, a[kLanes + k]);
-      out[b].umax = std::max(out[b].umax, a[2 * kLanes + k]);
-    }
 }
 
 namespace {
