@@ -178,18 +178,41 @@ class TstSafetensors : public QObject {
   }
 
   // A file cut short under its mapping: a guarded read of the pages past the new end survives
-  // the SIGBUS, and check() fails it, naming the file and where it now ends. The file is then
-  // mapped back over those pages: grown back and rewritten, it reads its own bytes again, not
-  // the zeros the read was given.
-  void aGuardedReadOfACutFileFailsAndHealsTheMapping() {
+  // the SIGBUS, and check() fails it, naming the file and where it now ends.
+  void aGuardedReadOfACutFileFails() {
+    wstest::TempDir d;
+    const std::string path = d.file("cut.bin");
+    wstest::writeFile(path, std::string(64 << 10, 'x'));
+    auto f = MappedFile::open(path);
+    const uint64_t cut = 10000, page = uint64_t(::sysconf(_SC_PAGESIZE));
+    QVERIFY(::truncate(path.c_str(), off_t(cut)) == 0);
+    MappedReadGuard guard;
+    uint64_t sum = 0;
+    for (uint64_t i = 40000; i < 50000; ++i) sum += f->bytes()[i];
+    QCOMPARE(sum, uint64_t(0));  // pages past the end: zeros, and no SIGBUS
+    guard.check(*f, 0, cut / page * page);  // what is still in the file passes
+    try {
+      guard.check(*f, 40000, 10000, "t");
+      QFAIL("a read past the new end passed its check");
+    } catch (const CoreError& e) {
+      QCOMPARE(QString::fromStdString(e.error().file), QString::fromStdString(path));
+      QCOMPARE(e.error().offset.value_or(0), uint64_t(40000));
+      QCOMPARE(QString::fromStdString(e.error().tensor), QString("t"));
+      QVERIFY2(e.error().message.find("file ended early") != std::string::npos, e.error().message.c_str());
+    }
+  }
+
+  // The fault itself is remembered, not only the file's size: the file grown back to its length
+  // before the check, the bytes that read as zeros still fail it - also after a check of other
+  // bytes of the file. The file is then mapped back over those pages, and reads its own bytes.
+  void aFaultedReadFailsItsCheckAndTheMappingHeals() {
     wstest::TempDir d;
     const std::string path = d.file("cut.bin");
     std::string bytes(64 << 10, 'x');
     for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = char('a' + i % 26);
     wstest::writeFile(path, bytes);
     auto f = MappedFile::open(path);
-    const uint64_t cut = 10000, page = uint64_t(::sysconf(_SC_PAGESIZE));
-    QVERIFY(::truncate(path.c_str(), off_t(cut)) == 0);
+    QVERIFY(::truncate(path.c_str(), 10000) == 0);
     auto sum = [&](uint64_t from, uint64_t to) {
       uint64_t s = 0;
       for (uint64_t i = from; i < to; ++i) s += f->bytes()[i];
@@ -197,22 +220,18 @@ class TstSafetensors : public QObject {
     };
     uint64_t expected = 0;
     for (uint64_t i = 40000; i < 50000; ++i) expected += uint8_t(bytes[i]);
-    {
-      MappedReadGuard guard;
-      QCOMPARE(sum(40000, 50000), uint64_t(0));  // pages past the end: zeros, and no SIGBUS
-      try {
-        guard.check(*f, 40000, 10000, "t");
-        QFAIL("a read past the new end passed its check");
-      } catch (const CoreError& e) {
-        QCOMPARE(QString::fromStdString(e.error().file), QString::fromStdString(path));
-        QCOMPARE(e.error().offset.value_or(0), uint64_t(40000));
-        QCOMPARE(QString::fromStdString(e.error().tensor), QString("t"));
-        QVERIFY2(e.error().message.find("file ended early") != std::string::npos, e.error().message.c_str());
-      }
-      guard.check(*f, 0, cut / page * page);  // what is still in the file passes
-    }
-    wstest::writeFile(path, bytes);  // the same inode, grown back
     MappedReadGuard guard;
+    QCOMPARE(sum(40000, 50000), uint64_t(0));
+    wstest::writeFile(path, bytes);  // the same inode, its length back
+    guard.check(*f, 0, 8192);        // other bytes: passes, and leaves the fault be
+    try {
+      guard.check(*f, 40000, 10000, "t");
+      QFAIL("bytes that read as zeros passed their check");
+    } catch (const CoreError& e) {
+      QVERIFY2(e.error().message.find("could not be read through the file's mapping") != std::string::npos, e.error().message.c_str());
+      QVERIFY2(e.error().offset.value_or(0) >= 40000 && e.error().offset.value_or(0) < 40000 + uint64_t(::sysconf(_SC_PAGESIZE)),
+               std::to_string(e.error().offset.value_or(0)).c_str());
+    }
     QCOMPARE(sum(40000, 50000), expected);
     guard.check(*f, 0, bytes.size());
   }

@@ -75,23 +75,22 @@ void MappedReadGuard::check(const MappedFile& file, uint64_t offset, uint64_t n,
   Patched& p = t_patched;
   const uintptr_t base = uintptr_t(file.data_), lo = base + offset, hi = lo + n;
   uint64_t bad = p.overflowed ? offset : UINT64_MAX;  // the first offset whose bytes may not be the file's
-  for (int k = 0; k < p.count;) {
-    const uintptr_t b = std::max(p.begin[k], base), e = std::min(p.end[k], base + file.size_);
-    if (b >= e) {  // another file's
-      ++k;
-      continue;
+  // The pages holding the range: of the ranges the handler patched, what lies among them was
+  // zeros, not the file. It is mapped back (page-aligned, as the mapping is), so a later read
+  // faults as it should, and forgotten; the rest of a range waits for the check that covers it.
+  const uintptr_t first = lo & ~(g_pageSize - 1), last = (hi + g_pageSize - 1) & ~(g_pageSize - 1);
+  for (int k = 0; k < p.count; ++k) {
+    const uintptr_t x = std::max(p.begin[k], first), y = std::min(p.end[k], last);
+    if (x >= y) continue;
+    bad = std::min<uint64_t>(bad, std::max(x, lo) - base);
+    ::mmap(reinterpret_cast<void*>(x), y - x, PROT_READ, MAP_SHARED | MAP_FIXED, file.fd_, off_t(x - base));
+    const uintptr_t rightBegin = y, rightEnd = p.end[k];
+    p.end[k] = x;  // the part before, if any
+    if (rightBegin < rightEnd) {
+      if (p.count < Patched::kRanges) p.begin[p.count] = rightBegin, p.end[p.count] = rightEnd, ++p.count;
+      else p.overflowed = true;
     }
-    if (b < hi && e > lo) bad = std::min<uint64_t>(bad, std::max(b, lo) - base);
-    // The file again beneath the pages (page-aligned, as the mapping is), so a later read faults
-    // as it should rather than find zeros; the range is then forgotten.
-    ::mmap(reinterpret_cast<void*>(b), e - b, PROT_READ, MAP_SHARED | MAP_FIXED, file.fd_, off_t(b - base));
-    if (b == p.begin[k] && e == p.end[k]) {
-      p.begin[k] = p.begin[p.count - 1], p.end[k] = p.end[p.count - 1], --p.count;
-    } else if (b == p.begin[k]) {
-      p.begin[k] = e;  // a range running past this file's mapping keeps its rest
-    } else {
-      p.end[k] = b;
-    }
+    if (p.begin[k] == p.end[k]) p.begin[k] = p.begin[p.count - 1], p.end[k] = p.end[p.count - 1], --p.count, --k;
   }
   struct stat st {};
   std::string why = "a page could not be read through the file's mapping (the disk failed, or the file changed)";
