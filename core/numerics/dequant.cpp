@@ -39,9 +39,15 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 }
 
 // Bytes [at, at + n) of a tensor whose data starts at `mapped` in the mapping (at `offset` of
-// `file`): the mapping's own, or read with pread into buf (ExtentScratch::pread).
-const uint8_t* stagedBytes(const MappedFile& file, uint64_t offset, const uint8_t* mapped, uint64_t at, uint64_t n, std::vector<uint8_t>& buf, bool pread) {
+// `file`): the mapping's own, or read with pread into buf (ExtentScratch::pread), or the kept
+// copy when it holds them (`kept` is then set).
+const uint8_t* stagedBytes(const MappedFile& file, uint64_t offset, const uint8_t* mapped, uint64_t at, uint64_t n, std::vector<uint8_t>& buf, bool pread,
+                           const ExtentScratch::Kept* keptCopy = nullptr, bool* kept = nullptr) {
   if (!pread) return mapped + at;
+  if (keptCopy && keptCopy->file == &file && offset + at >= keptCopy->offset && offset + at + n <= keptCopy->offset + keptCopy->bytes.size()) {
+    if (kept) *kept = true;
+    return keptCopy->bytes.data() + (offset + at - keptCopy->offset);
+  }
   buf.resize(std::max<uint64_t>(buf.size(), n));
   file.readAt(offset + at, buf.data(), n);
   return buf.data();
@@ -63,10 +69,13 @@ struct ScaleView {
     if (!r.init(as ? as : rec.dtype)) mismatch(c, rec, "scale dtype " + std::string(rec.dtype->name) + " has no float value");
   }
   float at(uint64_t i) const { return r.at(p, i); }
-  // Entries [first, first + n) as floats into out; read with pread into buf when asked.
-  void run(uint64_t first, uint64_t n, float* out, std::vector<uint8_t>& buf, bool pread) const {
+  // Entries [first, first + n) as floats into out; read with pread into buf when asked. True
+  // when they came from the scratch's kept copy.
+  bool run(uint64_t first, uint64_t n, float* out, std::vector<uint8_t>& buf, bool pread, const ExtentScratch::Kept* keptCopy = nullptr) const {
     const uint64_t width = t->dtype->blockBytes;
-    r.run(stagedBytes(*file, t->offset, p, first * width, n * width, buf, pread), 0, n, out);
+    bool kept = false;
+    r.run(stagedBytes(*file, t->offset, p, first * width, n * width, buf, pread, keptCopy, &kept), 0, n, out);
+    return kept;
   }
   Region region() const { return t ? Region{p, t->bytes, n, r.kind()} : Region{}; }
 };
@@ -458,8 +467,9 @@ class PackedIntDecoder : public RowDecoder {
     if (kind_ == Kind::Mlx || gidx_.t || (bits_ != 4 && bits_ != 8) || !wholeGroups) return RowDecoder::extent(row, n, e, scratch);
     const uint8_t* codes = stagedBytes(*file_, offset_, p_, row * rowBytes, n * rowBytes, scratch.codes, scratch.pread);
     std::vector<float> scales(scale_.n == 1 ? groups_ : n * groups_);  // the rows' group scales
+    bool keptScales = false;  // read by the scale rules already: not counted twice
     if (scale_.n == 1) std::fill(scales.begin(), scales.end(), scale_.at(0));
-    else scale_.run(row * groups_, n * groups_, scales.data(), scratch.scales, scratch.pread);
+    else keptScales = scale_.run(row * groups_, n * groups_, scales.data(), scratch.scales, scratch.pread, &scratch.kept);
     const int offset = 1 << (bits_ - 1);
     const bool oneZero = !zp_.t && bits_ == 4;  // int4ProductRange: no per-group buffers
     std::vector<uint8_t> lo(oneZero ? 0 : groups_), hi(oneZero ? 0 : groups_);
@@ -491,7 +501,7 @@ class PackedIntDecoder : public RowDecoder {
         e.add(v, cols_);
       }
     }
-    count(bytesOf(n));
+    count(bytesOf(n) - (keptScales ? n * groups_ * scale_.t->dtype->blockBytes : 0));
     return told;
   }
   DecodeDesc describe() const override {

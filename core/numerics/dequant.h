@@ -30,6 +30,14 @@ struct ExtentScratch {
   // work was most of a warm scan's time (docs/benchmarks.md). The decoders that tell extremes
   // from codes honour it; the others decode through the mapping.
   bool pread = false;
+  // One stored tensor's bytes, already read in this pass: validate --values reads a weight's
+  // scales for the scale rules just before the weight (scalesOfTensor). A pread inside them is
+  // served from here, not read again, and not counted again.
+  struct Kept {
+    const MappedFile* file = nullptr;
+    uint64_t offset = 0;  // in the file
+    std::vector<uint8_t> bytes;
+  } kept;
   std::vector<float> values;
   std::vector<uint8_t> codes, scales;
   // Room for n decoded values, for a run extent() decodes instead.

@@ -108,9 +108,10 @@ void flushTally(ScaleScratch& s, ScaleGroup& g) {
   g.hist.addCounted(v.data(), k.data(), v.size());
 }
 
-TensorScales scalesWith(const Checkpoint& c, const LogicalTensor& l, ScaleScratch& scratch) {
+TensorScales scalesWith(const Checkpoint& c, const LogicalTensor& l, ScaleScratch& scratch, ExtentScratch::Kept* keep) {
   std::vector<float>& buf = scratch.buf;
   std::vector<uint8_t>& raw = scratch.raw;
+  if (keep) keep->file = nullptr;  // another tensor's until filled below
   TensorScales out;
   const TensorRecord& w = c.tensors[uint32_t(l.weight)];
   if (w.dtype->isBlockQuant()) {
@@ -139,17 +140,28 @@ TensorScales scalesWith(const Checkpoint& c, const LogicalTensor& l, ScaleScratc
     const uint64_t n = s.elements();
     const bool tallied = dt->blockElems == 1 && dt->blockBytes == 2;
     if (tallied) drainTally(scratch, [](uint32_t, uint64_t) {});
+    // The group scales a weight's decode reads next are read whole, once, and kept for it.
+    const bool kept = keep && !keep->file && s.component == Component::Scale && s.bytes <= kKeptBytes;
+    if (kept) {
+      keep->bytes.resize(s.bytes);
+      c.files[s.file].map->readAt(s.offset, keep->bytes.data(), s.bytes);
+      keep->file = c.files[s.file].map.get(), keep->offset = s.offset;
+    }
     for (uint64_t i = 0; i < n; i += buf.size()) {
       const uint64_t k = std::min<uint64_t>(buf.size(), n - i);
       const uint64_t at = i / dt->blockElems * dt->blockBytes;
       const uint64_t len = std::min<uint64_t>(s.bytes - at, (k + dt->blockElems - 1) / dt->blockElems * dt->blockBytes);
-      raw.resize(len);
-      c.files[s.file].map->readAt(s.offset + at, raw.data(), len);
+      const uint8_t* bytes = kept ? keep->bytes.data() + at : nullptr;
+      if (!kept) {
+        raw.resize(len);
+        c.files[s.file].map->readAt(s.offset + at, raw.data(), len);
+        bytes = raw.data();
+      }
       if (tallied) {
-        addTallied(scratch, r, raw.data(), k);
+        addTallied(scratch, r, bytes, k);
         continue;
       }
-      r.run(raw.data(), 0, k, buf.data());
+      r.run(bytes, 0, k, buf.data());
       g.stats.add(buf.data(), k);
       g.hist.add(buf.data(), k);
     }
@@ -162,9 +174,9 @@ TensorScales scalesWith(const Checkpoint& c, const LogicalTensor& l, ScaleScratc
 
 }  // namespace
 
-TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l) {
+TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ExtentScratch::Kept* keep) {
   thread_local ScaleScratch scratch;
-  return scalesWith(c, l, scratch);
+  return scalesWith(c, l, scratch, keep);
 }
 
 void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, TensorScales&& t, ScaleReport& rep) {

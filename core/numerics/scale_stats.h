@@ -58,8 +58,11 @@ struct TensorScales {
 };
 // Reads them on the calling thread, with its own buffers (validate --values reads each tensor's
 // scales this way just before its weights, so the two reads are one pass over the file).
+// With `keep`, the group scales (up to kKeptBytes) are read whole and left there for the
+// weights' decode, which then does not read them again; otherwise `keep` is left empty.
 // Throws CoreError when a read fails. A cut tensor has no bytes to read: do not ask.
-TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l);
+constexpr uint64_t kKeptBytes = uint64_t(16) << 20;
+TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ExtentScratch::Kept* keep = nullptr);
 // Merges one tensor's scales into `rep` under its group; in catalog order, the report is the
 // one scaleStatistics gives (a tensor's group by itself is its statistics exactly).
 void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, TensorScales&& t, ScaleReport& rep);

@@ -250,7 +250,7 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
       if (ahead && k + ahead < work.size()) num::readAhead(c, work[k + ahead]);
       const uint32_t li = work[k];
       try {
-        reads[k].scales = num::scalesOfTensor(c, c.logical[li]);
+        reads[k].scales = num::scalesOfTensor(c, c.logical[li], want.any() ? &scratch.kept : nullptr);  // kept for judgeWeights
       } catch (const CoreError& e) {
         reads[k].scaleError = e.error();
       }
