@@ -133,8 +133,8 @@ def main():
             t_sc, n_sc = timed(scales, cold, path, a.runs)
             t_pr, n_pr = timed(lambda: pread_ranges(ranges), cold, path, a.runs)
             assert n_pr == n_sc, f"the pread loop read {n_pr} scale bytes, scales {n_sc}"
-            # Both rates over the checkpoint's files: validate reads the scales of a weight twice
-            # (for the scale rules and with the weights), and counts both reads in its report.
+            # Both rates over the checkpoint's files (validate's own count leaves out the headers
+            # and the tensors no value rule reads, such as biases).
             rows.append((name, cache, total, n_cat / t_cat, n_val, total / t_val, ratio, n_sc, t_sc, t_pr))
             print(f"{name} {cache}: cat {n_cat / t_cat / 1e9:.2f} GB/s; validate --values {total / t_val / 1e9:.2f} GB/s "
                   f"({100 * ratio:.0f}% of cat, median of paired runs; it read {n_val:,} B); scales {n_sc:,} B in {t_sc:.2f} s, pread loop {t_pr:.2f} s", flush=True)
@@ -144,8 +144,8 @@ def main():
              "each followed by one of validate; rates are the best of each, *of cat* the median of the runs' time ratios (cat / validate). "
              "Cold: the page cache dropped before each run. Checkpoints written by `weightscope synth` with real bytes (not sparse). "
              "`validate --rules values` checks every weight and scale; its rate is the checkpoint's file bytes over its wall time "
-             "(the bytes it read, by its own report, are more: the scales of a weight are read for the scale rules and again with "
-             "the weight), against `cat` of all the files to /dev/null. `scales` reads only the scale tensors, against a Python loop "
+             "(*validate read*: the bytes it read, by its own report), against `cat` of all the files to /dev/null. "
+             "`scales` reads only the scale tensors, against a Python loop "
              "that only preads the same byte ranges. Goal: validate at least 80% of cat's rate.", "",
              "| checkpoint | page cache | files | cat | validate --values | of cat | validate read | scale bytes | scales | pread loop |",
              "|---|---|---|---|---|---|---|---|---|---|"]
