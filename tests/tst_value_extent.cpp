@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "core/numerics/code_extremes.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
 #include "core/synth/synth.h"
@@ -274,8 +275,74 @@ class TstValueExtent : public QObject {
           const Told t = compareRange(*dec, p + "weight_packed", r, 1, 1, pread);
           QCOMPARE(t.fromCodes, r < 3 ? 0 : cols);  // rows 0-2 decoded
         }
+      // And across rows, where each row starts from the ends of the rows before (the groups that
+      // cannot widen them are passed over): a row at a time and all at once.
+      for (uint64_t chunk : {uint64_t(1), rows})
+        QCOMPARE(compareRange(*dec, p + "weight_packed", 3, rows - 3, chunk, true).fromCodes, (rows - 3) * cols);
     } catch (const std::exception& e) {
       QFAIL(e.what());
+    }
+  }
+
+  // int4ProductRange against every product computed one by one, from ends known before: empty,
+  // those of the row itself, of its first groups, and ends that hold some groups' bounds but not
+  // others'. Groups whose bounds lie inside the known ends are passed over, so a wrong bound or
+  // comparison misses a group that widens them. Codes 6..9 with a 0 and a 15 in some groups:
+  // how far a group reaches depends on its codes, not only its scale. Scales of both signs over
+  // a wide span, with zeros, subnormals and some that overflow.
+  void int4ProductRangeFromKnownEnds_data() {
+    QTest::addColumn<int>("groupBytes");
+    QTest::newRow("32-code groups") << 16;
+    QTest::newRow("64-code groups") << 32;
+    QTest::newRow("128-code groups") << 64;
+  }
+  void int4ProductRangeFromKnownEnds() {
+    QFETCH(int, groupBytes);
+    const uint64_t gb = uint64_t(groupBytes);
+    uint32_t x = 4242;
+    auto next = [&] { return (x = x * 1103515245u + 12345u) >> 8; };
+    const int zero = 8;
+    for (int trial = 0; trial < 400; ++trial) {
+      const uint64_t groups = 1 + next() % 48;
+      std::vector<uint8_t> codes(groups * gb * 2), packed(groups * gb);
+      for (auto& c : codes) c = uint8_t(6 + next() % 4);
+      for (uint64_t g = 0; g < groups; ++g) {
+        if (next() % 3 == 0) codes[g * gb * 2 + next() % (gb * 2)] = 15;
+        if (next() % 3 == 0) codes[g * gb * 2 + next() % (gb * 2)] = 0;
+      }
+      for (uint64_t i = 0; i < packed.size(); ++i) packed[i] = uint8_t(codes[2 * i] | codes[2 * i + 1] << 4);
+      std::vector<float> scales(groups);
+      for (auto& s : scales) {
+        const uint32_t kind = next() % 40;
+        s = kind == 0 ? 0.0f : kind == 1 ? -0.0f : kind == 2 ? 0x1p-140f : kind == 3 && trial % 4 == 0 ? 3e38f : std::ldexp(float(1 + next() % 255), -int(next() % 12) - 8);
+        if (next() % 4 == 0) s = -s;
+      }
+      // Each group's ends, the row's, and whether every product is finite.
+      std::vector<float> groupLo(groups, INFINITY), groupHi(groups, -INFINITY);
+      bool finite = true;
+      for (uint64_t g = 0; g < groups; ++g)
+        for (uint64_t j = 0; j < gb * 2; ++j) {
+          const float v = float(int(codes[g * gb * 2 + j]) - zero) * scales[g];
+          finite = finite && std::isfinite(v);
+          groupLo[g] = std::min(groupLo[g], v), groupHi[g] = std::max(groupHi[g], v);
+        }
+      auto endsOf = [&](uint64_t from, uint64_t to) {
+        num::ProductRange r;
+        for (uint64_t g = from; g < to; ++g) r.lo = std::min(r.lo, groupLo[g]), r.hi = std::max(r.hi, groupHi[g]);
+        return r;
+      };
+      const num::ProductRange all = endsOf(0, groups), firstFew = endsOf(0, std::min<uint64_t>(groups, 1 + next() % 9));
+      const float shrink = float(1 + next() % 4) / 4;
+      const num::ProductRange knowns[] = {{}, all, firstFew, {all.lo * shrink, all.hi * shrink}, {all.lo / 2, all.hi * 2}};
+      for (const num::ProductRange& known : knowns) {
+        if (known.lo <= known.hi && !(std::isfinite(known.lo) && std::isfinite(known.hi))) continue;  // Extent's ends are finite
+        const num::ProductRange got = num::int4ProductRange(packed.data(), groups, gb, zero, scales.data(), known);
+        const std::string at = "trial " + std::to_string(trial) + ", " + std::to_string(groups) + " groups, known " + std::to_string(known.lo) + ".." + std::to_string(known.hi);
+        QVERIFY2(got.finite == finite, at.c_str());
+        if (!finite) continue;
+        const float lo = std::min(all.lo, known.lo), hi = std::max(all.hi, known.hi);
+        QVERIFY2(got.lo == lo && got.hi == hi, (at + ": got " + std::to_string(got.lo) + ".." + std::to_string(got.hi) + ", want " + std::to_string(lo) + ".." + std::to_string(hi)).c_str());
+      }
     }
   }
 

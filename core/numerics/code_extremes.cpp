@@ -165,33 +165,33 @@ __attribute__((target("avx2"))) inline __m256i quadRanges(const uint8_t* p, uint
   return _mm256_set_m128i(out[1], out[0]);
 }
 
-// True when every one of n floats is finite (an exponent field short of all ones).
-__attribute__((target("avx2"))) bool allFinite(const float* x, uint64_t n) {
-  const __m256i exponent = _mm256_set1_epi32(0x7F800000);
-  __m256i full = _mm256_setzero_si256();
-  uint64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i e = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)), exponent);
-    full = _mm256_or_si256(full, _mm256_cmpeq_epi32(e, exponent));
-  }
-  bool ok = _mm256_testz_si256(full, full);
-  for (; i < n; ++i) ok = ok && std::isfinite(x[i]);
-  return ok;
-}
-
 // Eight groups at a time: their 16 end products in two registers of floats, folded into running
 // minima and maxima. With finite scales a product is finite unless it overflows, and an
 // overflow is infinite, so it ends up as the least or the greatest: the ends tell it.
+// Before its codes are read, each group is bounded by its scale alone: its products lie between
+// (0 - zero) x scale and (15 - zero) x scale (rounding is monotone, so as floats too). Four
+// groups whose bounds all lie strictly inside `known` cannot widen it and are passed over. An
+// overflowing product has an infinite bound, which is never strictly inside, so it is still seen.
 template <int kChunks>
-__attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales) {
-  if (!allFinite(scales, groups)) return {INFINITY, -INFINITY, false};
+__attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales, ProductRange known) {
+  const __m256i exponent = _mm256_set1_epi32(0x7F800000);
+  __m256i nonFinite = _mm256_setzero_si256();  // lanes whose scale's exponent is all ones
   const __m256 sign = _mm256_setr_ps(1, -1, 1, -1, 1, -1, 1, -1);
   const __m256 offset = _mm256_setr_ps(float(-zero), float(15 - zero), float(-zero), float(15 - zero), float(-zero), float(15 - zero), float(-zero), float(15 - zero));
   const __m256i pairs = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+  const __m256 leastCode = _mm256_set1_ps(float(-zero)), greatestCode = _mm256_set1_ps(float(15 - zero));
+  const __m256 knownLo = _mm256_set1_ps(known.lo), knownHi = _mm256_set1_ps(known.hi);
   __m256 lo = _mm256_set1_ps(INFINITY), hi = _mm256_set1_ps(-INFINITY);
   uint64_t g = 0;
   for (; g + 8 <= groups; g += 8) {
+    const __m256 s8 = _mm256_loadu_ps(scales + g);
+    nonFinite = _mm256_or_si256(nonFinite, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(s8), exponent), exponent));
+    const __m256 a = _mm256_mul_ps(s8, leastCode), b = _mm256_mul_ps(s8, greatestCode);
+    // A lane may widen `known` unless both its bounds are strictly inside (unordered: it may).
+    const __m256 widens = _mm256_or_ps(_mm256_cmp_ps(_mm256_max_ps(a, b), knownHi, _CMP_NLT_UQ), _mm256_cmp_ps(_mm256_min_ps(a, b), knownLo, _CMP_NGT_UQ));
+    const int mask = _mm256_movemask_ps(widens);
     for (int k = 0; k < 2; ++k) {
+      if (!(mask >> (4 * k) & 0xF)) continue;
       const uint64_t first = g + 4 * uint64_t(k);
       // (lo - zero) and (15 - (15 - hi) - zero) = (hi - zero): small integers, exact as floats.
       const __m256 ends = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(quadRanges<kChunks>(q + first * groupBytes, groupBytes)), sign), offset);
@@ -200,11 +200,14 @@ __attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, 
       lo = _mm256_min_ps(lo, v), hi = _mm256_max_ps(hi, v);
     }
   }
+  // A NaN scale's products are NaN, which the minima and maxima may drop: the scales tell.
+  if (!_mm256_testz_si256(nonFinite, nonFinite)) return {INFINITY, -INFINITY, false};
   alignas(32) float l[8], h[8];
   _mm256_store_ps(l, lo), _mm256_store_ps(h, hi);
   ProductRange r;
   for (int k = 0; k < 8; ++k) r.lo = std::min(r.lo, l[k]), r.hi = std::max(r.hi, h[k]);
-  if (g && (std::isinf(r.lo) || std::isinf(r.hi))) return {INFINITY, -INFINITY, false};
+  if ((std::isinf(r.lo) && r.lo < 0) || (std::isinf(r.hi) && r.hi > 0)) return {INFINITY, -INFINITY, false};  // an overflow
+  r.lo = std::min(r.lo, known.lo), r.hi = std::max(r.hi, known.hi);
   return productRangeScalar(q + g * groupBytes, groups - g, groupBytes, zero, scales + g, r);  // the last groups
 }
 
@@ -212,16 +215,16 @@ __attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, 
 
 }  // namespace
 
-ProductRange int4ProductRange(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales) {
+ProductRange int4ProductRange(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales, ProductRange known) {
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) {
-    if (groupBytes == 16) return productRangeAvx2<0>(q, groups, groupBytes, zero, scales);
-    if (groupBytes == 32) return productRangeAvx2<1>(q, groups, groupBytes, zero, scales);
-    if (groupBytes == 64) return productRangeAvx2<2>(q, groups, groupBytes, zero, scales);
+    if (groupBytes == 16) return productRangeAvx2<0>(q, groups, groupBytes, zero, scales, known);
+    if (groupBytes == 32) return productRangeAvx2<1>(q, groups, groupBytes, zero, scales, known);
+    if (groupBytes == 64) return productRangeAvx2<2>(q, groups, groupBytes, zero, scales, known);
   }
 #endif
-  return productRangeScalar(q, groups, groupBytes, zero, scales);
+  return productRangeScalar(q, groups, groupBytes, zero, scales, {known.lo, known.hi, true});
 }
 
 }  // namespace ws::num

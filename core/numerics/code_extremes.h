@@ -30,14 +30,18 @@ void groupCodeRanges(const uint8_t* q, uint64_t groups, uint64_t groupBytes, uns
 
 // The least and greatest of (code - zero) x scale over a row of `groups` consecutive groups of
 // packed int4 codes (two a byte, low nibble first), `groupBytes` bytes each, group g scaled by
-// scales[g], with one zero for every group (a symmetric scheme). Each product is computed as
+// scales[g], with one zero for every group (a symmetric scheme), widened by `known` (the range
+// of the values seen before; empty by default). Each product is computed as
 // float(code - zero) x scale, so the ends are values the row decodes to. `finite` is false when
 // a product is NaN or infinite (a NaN or infinite scale, or an overflow); lo and hi then mean
 // nothing and the caller decodes the row.
+// A group whose scale alone keeps its products strictly inside `known` cannot change the answer,
+// and its codes may go unread: across a tensor, only the groups that could widen what the rows
+// before it found are visited.
 struct ProductRange {
   float lo = INFINITY, hi = -INFINITY;
   bool finite = true;
 };
-ProductRange int4ProductRange(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales);
+ProductRange int4ProductRange(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales, ProductRange known = {});
 
 }  // namespace ws::num

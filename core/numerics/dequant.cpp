@@ -466,7 +466,8 @@ class PackedIntDecoder : public RowDecoder {
     const bool wholeGroups = group_ && groups_ * group_ == cols_ && group_ * bits_ % 8 == 0;
     if (kind_ == Kind::Mlx || gidx_.t || (bits_ != 4 && bits_ != 8) || !wholeGroups) return RowDecoder::extent(row, n, e, scratch);
     const uint8_t* codes = stagedBytes(*file_, offset_, p_, row * rowBytes, n * rowBytes, scratch.codes, scratch.pread);
-    std::vector<float> scales(scale_.n == 1 ? groups_ : n * groups_);  // the rows' group scales
+    std::vector<float>& scales = scratch.groupScales;  // the rows' group scales
+    scales.resize(scale_.n == 1 ? groups_ : n * groups_);
     bool keptScales = false;  // read by the scale rules already: not counted twice
     if (scale_.n == 1) std::fill(scales.begin(), scales.end(), scale_.at(0));
     else keptScales = scale_.run(row * groups_, n * groups_, scales.data(), scratch.scales, scratch.pread, &scratch.kept);
@@ -480,7 +481,7 @@ class PackedIntDecoder : public RowDecoder {
       const float* s = scales.data() + (scale_.n == 1 ? 0 : (r - row) * groups_);
       ProductRange spanned;  // every value lies between its group's two ends, which are values too
       if (oneZero) {
-        spanned = int4ProductRange(q, groups_, groupBytes, offset, s);  // vectorized
+        spanned = int4ProductRange(q, groups_, groupBytes, offset, s, {e.least(), e.greatest()});  // vectorized
       } else {
         groupCodeRanges(q, groups_, groupBytes, bits_, lo.data(), hi.data());
         for (uint64_t g = 0; g < groups_; ++g) {

@@ -82,6 +82,10 @@ struct Extent {
   double min() const { return finite ? double(min_) : 0; }
   double max() const { return finite ? double(max_) : 0; }
   double absmax() const { return double(absmax_); }
+  // The same ends as floats, INFINITY and -INFINITY while there are none: a decoder passes over
+  // codes that cannot widen them (int4ProductRange).
+  float least() const { return min_; }
+  float greatest() const { return max_; }
 
  private:
   float min_ = INFINITY, max_ = -INFINITY, absmax_ = 0.0f;
