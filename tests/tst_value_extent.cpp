@@ -276,9 +276,11 @@ class TstValueExtent : public QObject {
           QCOMPARE(t.fromCodes, r < 3 ? 0 : cols);  // rows 0-2 decoded
         }
       // And across rows, where each row starts from the ends of the rows before (the groups that
-      // cannot widen them are passed over): a row at a time and all at once.
-      for (uint64_t chunk : {uint64_t(1), rows})
-        QCOMPARE(compareRange(*dec, p + "weight_packed", 3, rows - 3, chunk, true).fromCodes, (rows - 3) * cols);
+      // cannot widen them are passed over): a row at a time and all at once, from row 3 (all
+      // finite: one run of groups) and from row 0 (not: row by row, rows 0-2 decoded).
+      for (uint64_t first : {uint64_t(0), uint64_t(3)})
+        for (uint64_t chunk : {uint64_t(1), rows})
+          QCOMPARE(compareRange(*dec, p + "weight_packed", first, rows - first, chunk, true).fromCodes, (rows - 3) * cols);
     } catch (const std::exception& e) {
       QFAIL(e.what());
     }
