@@ -38,46 +38,51 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
   fail(ErrorCode::TensorInvalidInfo, what, c.files[t.file].path, t.offset, t.name);
 }
 
-// Bytes [at, at + n) of a tensor whose data starts at `mapped` in the mapping (at `offset` of
-// `file`): the mapping's own, or read with pread into buf (ExtentScratch::pread), or the kept
-// copy when it holds them (`kept` is then set).
-const uint8_t* stagedBytes(const MappedFile& file, uint64_t offset, const uint8_t* mapped, uint64_t at, uint64_t n, std::vector<uint8_t>& buf, bool pread,
-                           const ExtentScratch::Kept* keptCopy = nullptr, bool* kept = nullptr) {
-  if (!pread) return mapped + at;
-  if (keptCopy && keptCopy->file == &file && offset + at >= keptCopy->offset && offset + at + n <= keptCopy->offset + keptCopy->bytes.size()) {
-    if (kept) *kept = true;
-    return keptCopy->bytes.data() + (offset + at - keptCopy->offset);
+// A stored tensor's bytes: where the mapping holds them, and where they lie in their file, for
+// the reads ExtentScratch::pread asks for instead of the mapping.
+struct StoredBytes {
+  const uint8_t* mapped = nullptr;
+  const MappedFile* file = nullptr;
+  uint64_t offset = 0;  // of the first byte in the file
+  StoredBytes() = default;
+  StoredBytes(const Checkpoint& c, const TensorRecord& t) : mapped(dataOf(c, t)), file(c.files[t.file].map.get()), offset(t.offset) {}
+  // Bytes [at, at + n): the mapping's own, or read with pread into buf, or the kept copy when it
+  // holds them (`kept` is then set).
+  const uint8_t* staged(uint64_t at, uint64_t n, std::vector<uint8_t>& buf, bool pread, const ExtentScratch::Kept* keptCopy = nullptr, bool* kept = nullptr) const {
+    if (!pread) return mapped + at;
+    if (keptCopy && keptCopy->file == file && offset + at >= keptCopy->offset && offset + at + n <= keptCopy->offset + keptCopy->bytes.size()) {
+      if (kept) *kept = true;
+      return keptCopy->bytes.data() + (offset + at - keptCopy->offset);
+    }
+    buf.resize(std::max<uint64_t>(buf.size(), n));
+    file->readAt(offset + at, buf.data(), n);
+    return buf.data();
   }
-  buf.resize(std::max<uint64_t>(buf.size(), n));
-  file.readAt(offset + at, buf.data(), n);
-  return buf.data();
-}
+};
 
 // A scale-like companion read as floats, whatever its dtype.
 struct ScaleView {
   const TensorRecord* t = nullptr;
-  const MappedFile* file = nullptr;
-  const uint8_t* p = nullptr;
+  StoredBytes bytes;
   ElementReader r;
   uint64_t n = 0;
   // `as` reads the bytes as another type of the same width (MX scales stored as U8 are E8M0).
   void init(const Checkpoint& c, const TensorRecord& rec, const DType* as = nullptr) {
     t = &rec;
-    p = dataOf(c, rec);
-    file = c.files[rec.file].map.get();
+    bytes = StoredBytes(c, rec);
     n = rec.elements();
     if (!r.init(as ? as : rec.dtype)) mismatch(c, rec, "scale dtype " + std::string(rec.dtype->name) + " has no float value");
   }
-  float at(uint64_t i) const { return r.at(p, i); }
+  float at(uint64_t i) const { return r.at(bytes.mapped, i); }
   // Entries [first, first + n) as floats into out; read with pread into buf when asked. True
   // when they came from the scratch's kept copy.
   bool run(uint64_t first, uint64_t n, float* out, std::vector<uint8_t>& buf, bool pread, const ExtentScratch::Kept* keptCopy = nullptr) const {
     const uint64_t width = t->dtype->blockBytes;
     bool kept = false;
-    r.run(stagedBytes(*file, t->offset, p, first * width, n * width, buf, pread, keptCopy, &kept), 0, n, out);
+    r.run(bytes.staged(first * width, n * width, buf, pread, keptCopy, &kept), 0, n, out);
     return kept;
   }
-  Region region() const { return t ? Region{p, t->bytes, n, r.kind()} : Region{}; }
+  Region region() const { return t ? Region{bytes.mapped, t->bytes, n, r.kind()} : Region{}; }
 };
 
 Region regionOf(const uint8_t* p, const TensorRecord& t, ElemKind k = ElemKind::None) { return Region{p, t.bytes, t.elements(), k}; }
@@ -163,7 +168,7 @@ class Fp8ScaledDecoder : public RowDecoder {
  public:
   enum class Mode { Tensor, Channel, Block };
   Fp8ScaledDecoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, Mode mode)
-      : p_(dataOf(c, w)), file_(c.files[w.file].map.get()), offset_(w.offset), mode_(mode) {
+      : w_(c, w), mode_(mode) {
     reader_.init(w.dtype);
     e4m3_ = w.dtype->name == "F8_E4M3";
     scale_.init(c, s);
@@ -188,7 +193,7 @@ class Fp8ScaledDecoder : public RowDecoder {
   // run is decoded when an end's product is not finite (a NaN code, a NaN, infinite or huge scale).
   uint64_t extent(uint64_t row, uint64_t n, Extent& e, ExtentScratch& scratch) const override {
     if (!e4m3_) return RowDecoder::extent(row, n, e, scratch);
-    const uint8_t* codes = stagedBytes(*file_, offset_, p_, row * cols_, n * cols_, scratch.codes, scratch.pread);
+    const uint8_t* codes = w_.staged(row * cols_, n * cols_, scratch.codes, scratch.pread);
     const float* lut = byteFloatTable(reader_.dtype());
     const uint64_t width = mode_ == Mode::Block ? bn_ : cols_, blocks = ceilDiv(cols_, width);
     std::vector<E4m3Range> ranges(blocks);
@@ -222,7 +227,7 @@ class Fp8ScaledDecoder : public RowDecoder {
     DecodeDesc d;
     d.kind = DescKind::Fp8Scaled;
     d.rows = rows_, d.cols = cols_;
-    d.w = Region{p_, rows_ * cols_, rows_ * cols_, reader_.kind()};
+    d.w = Region{w_.mapped, rows_ * cols_, rows_ * cols_, reader_.kind()};
     d.mode = mode_ == Mode::Tensor ? 0 : mode_ == Mode::Channel ? 1 : 2;
     d.M = M_, d.bm = bm_, d.bn = bn_, d.gm = gm_, d.gn = gn_;
     d.s = scale_.region();
@@ -253,7 +258,7 @@ class Fp8ScaledDecoder : public RowDecoder {
         for (uint64_t j = 0; j < cols_; ++j) colScale[j] = scale_.at(mode_ == Mode::Block ? key * gn_ + j / bn_ : key);
         expandedFor = key;
       }
-      const uint8_t* q = p_ + r * cols_;
+      const uint8_t* q = w_.mapped + r * cols_;
       float* y = out + (r - row) * cols_;
       if (e4m3_) scaleRunE4m3(q, cols_, colScale.data(), y);
       else scaleRun(lut, q, cols_, colScale.data(), y);
@@ -267,9 +272,7 @@ class Fp8ScaledDecoder : public RowDecoder {
     return n * cols_ + scalesUsed * scale_.t->dtype->blockBytes;
   }
 
-  const uint8_t* p_;
-  const MappedFile* file_;  // and the offset of p_ in it, for ExtentScratch::pread
-  uint64_t offset_;
+  StoredBytes w_;  // the codes
   ElementReader reader_;
   ScaleView scale_;
   Mode mode_;
@@ -413,9 +416,7 @@ class PackedIntDecoder : public RowDecoder {
  public:
   enum class Kind { CompressedTensors, RawInt4, Mlx };
   PackedIntDecoder(const Checkpoint& c, const LogicalTensor& l, const TensorRecord& w, Kind kind, unsigned bits) : kind_(kind), bits_(bits) {
-    p_ = dataOf(c, w);
-    file_ = c.files[w.file].map.get();
-    offset_ = w.offset;
+    w_ = StoredBytes(c, w);
     wordBytes_ = w.dtype->blockBytes;
     const uint64_t perWord = wordBytes_ * 8 / bits;
     if (w.shape.empty()) mismatch(c, w, "packed integer weight is a scalar");
@@ -465,7 +466,7 @@ class PackedIntDecoder : public RowDecoder {
     const uint64_t groupBytes = group_ * bits_ / 8, rowBytes = packedCols_ * wordBytes_;
     const bool wholeGroups = group_ && groups_ * group_ == cols_ && group_ * bits_ % 8 == 0;
     if (kind_ == Kind::Mlx || gidx_.t || (bits_ != 4 && bits_ != 8) || !wholeGroups) return RowDecoder::extent(row, n, e, scratch);
-    const uint8_t* codes = stagedBytes(*file_, offset_, p_, row * rowBytes, n * rowBytes, scratch.codes, scratch.pread);
+    const uint8_t* codes = w_.staged(row * rowBytes, n * rowBytes, scratch.codes, scratch.pread);
     std::vector<float>& scales = scratch.groupScales;  // the rows' group scales
     scales.resize(scale_.n == 1 ? groups_ : n * groups_);
     bool keptScales = false;  // read by the scale rules already: not counted twice
@@ -519,7 +520,7 @@ class PackedIntDecoder : public RowDecoder {
     DecodeDesc d;
     d.kind = DescKind::PackedInt;
     d.rows = rows_, d.cols = cols_;
-    d.w = Region{p_, rows_ * packedCols_ * wordBytes_, 0, ElemKind::None};
+    d.w = Region{w_.mapped, rows_ * packedCols_ * wordBytes_, 0, ElemKind::None};
     d.intKind = kind_ == Kind::CompressedTensors ? 0 : kind_ == Kind::RawInt4 ? 1 : 2;
     d.bits = bits_, d.wordBytes = wordBytes_;
     d.packedCols = packedCols_, d.groups = groups_, d.group = group_, d.M = M_;
@@ -538,7 +539,7 @@ class PackedIntDecoder : public RowDecoder {
     std::vector<int> codes(cols_), zeros(groups_);
     std::vector<float> scales(groups_);
     for (uint64_t r = row; r < row + n; ++r) {
-      const uint8_t* q = p_ + r * rowBytes;
+      const uint8_t* q = w_.mapped + r * rowBytes;
       float* y = out + (r - row) * cols_;
       unpackCodes(q, cols_, bits_, codes.data());
       if (gidx_.t) {
@@ -557,7 +558,7 @@ class PackedIntDecoder : public RowDecoder {
         continue;
       }
       if (scale_.n == 1) std::fill(scales.begin(), scales.end(), scale_.at(0));
-      else scale_.r.run(scale_.p, r * groups_, groups_, scales.data());  // the row's group scales, contiguous
+      else scale_.r.run(scale_.bytes.mapped, r * groups_, groups_, scales.data());  // the row's group scales, contiguous
       for (uint64_t g = 0; g < groups_; ++g) zeros[g] = zeroCode(r, g, offset);
       groupedOffsetRow(codes.data(), cols_, group_, zeros.data(), scales.data(), y);
     }
@@ -579,9 +580,7 @@ class PackedIntDecoder : public RowDecoder {
 
   Kind kind_;
   unsigned bits_;
-  const uint8_t* p_ = nullptr;
-  const MappedFile* file_ = nullptr;  // and the offset of p_ in it, for ExtentScratch::pread
-  uint64_t offset_ = 0;
+  StoredBytes w_;  // the packed codes
   const uint8_t* zpData_ = nullptr;
   uint32_t wordBytes_ = 4;
   uint64_t packedCols_ = 0, M_ = 1, groups_ = 1, group_ = 1;
