@@ -33,6 +33,15 @@ WS_HD uint32_t hdFloatToBits(float f) {
   return u;
 }
 
+// A binary32's class from its magnitude (its bits without the sign), as every statistic counts
+// it: compares, not branches or std::fpclassify, so the loops over them vectorize. One definition
+// for the CPU statistics (stats.cpp) and the GPU's (stats_threads.h).
+WS_HD uint32_t hdMagnitude(float x) { return hdFloatToBits(x) & 0x7FFFFFFFu; }
+WS_HD bool hdNanMagnitude(uint32_t m) { return m > 0x7F800000u; }
+WS_HD bool hdInfMagnitude(uint32_t m) { return m == 0x7F800000u; }
+WS_HD bool hdFiniteMagnitude(uint32_t m) { return m < 0x7F800000u; }
+WS_HD bool hdSubnormalMagnitude(uint32_t m) { return m - 1u < 0x007FFFFFu; }  // nonzero, exponent zero
+
 // IEEE binary16 -> binary32, exact for every input.
 WS_HD float hdHalfToFloat(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000) << 16;

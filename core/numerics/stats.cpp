@@ -58,11 +58,9 @@ Histogram Histogram::coarsened(int bins) const {
 void Histogram::add(float x, uint64_t times) {
   if (std::isnan(x)) return;
   if (fine) {  // exact bin from the bits (hd.h), identical on the GPU
-    uint32_t u;
-    std::memcpy(&u, &x, 4);
-    u &= 0x7FFFFFFFu;
+    const uint32_t u = hdMagnitude(x);
     if (u == 0) below += times;
-    else if (u == 0x7F800000u) above += times;
+    else if (hdInfMagnitude(u)) above += times;
     else counts[size_t(hdQuarterOctave(x) + kStatsBinOffset)] += times;
     return;
   }
@@ -100,12 +98,10 @@ void Histogram::add(const float* x, uint64_t n) {
     return;
   }
   for (uint64_t i = 0; i < n; ++i) {
-    uint32_t u;
-    std::memcpy(&u, x + i, 4);
-    u &= 0x7FFFFFFFu;
-    if (u - 1u < 0x7F7FFFFFu) counts[size_t(hdQuarterOctave(x[i]) + kStatsBinOffset)]++;  // nonzero and finite
+    const uint32_t u = hdMagnitude(x[i]);
+    if (u - 1u < 0x7F7FFFFFu) counts[size_t(hdQuarterOctave(x[i]) + kStatsBinOffset)]++;  // nonzero and finite, one compare
     else if (u == 0) ++below;
-    else if (u == 0x7F800000u) ++above;  // NaN is not counted, as in add(float)
+    else if (hdInfMagnitude(u)) ++above;  // NaN is not counted, as in add(float)
   }
 }
 
@@ -129,14 +125,12 @@ void Stats::add(const float* x, uint64_t n) {
     float bmin = INFINITY, bmax = -INFINITY, babs = 0.0f;
     double lane[kLanes] = {};
     for (uint64_t i = 0; i < m; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, v + i, 4);
-      const uint32_t a = bits & 0x7FFFFFFFu;
-      const bool finite = a < 0x7F800000u;
-      bnan += a > 0x7F800000u;
-      binf += a == 0x7F800000u;
+      const uint32_t bits = hdFloatToBits(v[i]), a = hdMagnitude(v[i]);
+      const bool finite = hdFiniteMagnitude(a);
+      bnan += hdNanMagnitude(a);
+      binf += hdInfMagnitude(a);
       bzero += a == 0;
-      bsub += (a - 1u) < 0x007FFFFFu;  // 1 .. 0x7FFFFF: nonzero with a zero exponent
+      bsub += hdSubnormalMagnitude(a);
       bneg += finite & (a != 0) & (bits >> 31);
       bn += finite;
       const float f = finite ? v[i] : 0.0f;
@@ -153,9 +147,7 @@ void Stats::add(const float* x, uint64_t n) {
     const double bmean = sum / double(bn);
     double dev[kLanes] = {};
     for (uint64_t i = 0; i < m; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, v + i, 4);
-      const double d = (bits & 0x7FFFFFFFu) < 0x7F800000u ? double(v[i]) - bmean : 0.0;
+      const double d = hdFiniteMagnitude(hdMagnitude(v[i])) ? double(v[i]) - bmean : 0.0;
       dev[i % kLanes] += d * d;
     }
     double bm2 = 0;
@@ -168,15 +160,13 @@ void Stats::addCounted(const float* v, const uint64_t* k, uint64_t m) {
   uint64_t bn = 0;
   double bmin = INFINITY, bmax = -INFINITY, babs = 0, sum = 0;
   for (uint64_t i = 0; i < m; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, v + i, 4);
-    const uint32_t a = bits & 0x7FFFFFFFu;
+    const uint32_t bits = hdFloatToBits(v[i]), a = hdMagnitude(v[i]);
     count += k[i];
-    if (a > 0x7F800000u) nan += k[i];
-    if (a == 0x7F800000u) inf += k[i];
-    if (a >= 0x7F800000u || !k[i]) continue;
+    if (hdNanMagnitude(a)) nan += k[i];
+    if (hdInfMagnitude(a)) inf += k[i];
+    if (!hdFiniteMagnitude(a) || !k[i]) continue;
     zero += a == 0 ? k[i] : 0;
-    subnormal += (a - 1u) < 0x007FFFFFu ? k[i] : 0;
+    subnormal += hdSubnormalMagnitude(a) ? k[i] : 0;
     negative += a != 0 && (bits >> 31) ? k[i] : 0;
     bn += k[i];
     bmin = std::min(bmin, double(v[i]));
@@ -188,9 +178,7 @@ void Stats::addCounted(const float* v, const uint64_t* k, uint64_t m) {
   const double bmean = sum / double(bn);
   double bm2 = 0;
   for (uint64_t i = 0; i < m; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, v + i, 4);
-    if ((bits & 0x7FFFFFFFu) >= 0x7F800000u) continue;
+    if (!hdFiniteMagnitude(hdMagnitude(v[i]))) continue;
     const double d = double(v[i]) - bmean;
     bm2 += double(k[i]) * d * d;
   }
@@ -251,12 +239,10 @@ __attribute__((target_clones("avx2", "default"))) ExtentRun extentRun(const floa
   for (int k = 0; k < kLanes; ++k) mn[k] = INFINITY, mx[k] = -INFINITY, ab[k] = 0.0f;
   const uint64_t whole = n / kLanes * kLanes;
   auto one = [&](int k, float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    const uint32_t a = bits & 0x7FFFFFFFu;
-    const bool finite = a < 0x7F800000u;
-    nan[k] += a > 0x7F800000u;
-    inf[k] += a == 0x7F800000u;
+    const uint32_t a = hdMagnitude(v);
+    const bool finite = hdFiniteMagnitude(a);
+    nan[k] += hdNanMagnitude(a);
+    inf[k] += hdInfMagnitude(a);
     fin[k] += finite;
     const float lo = finite ? v : INFINITY, hi = finite ? v : -INFINITY, mag = finite ? std::fabs(v) : 0.0f;
     mn[k] = lo < mn[k] ? lo : mn[k];

@@ -32,12 +32,12 @@ WS_HD StatsPartial emptyStatsPartial() {
 // bin i (a shared-memory atomic on the device, a plain increment in the emulation).
 template <class Bump>
 WS_HD void statsFold(float x, StatsPartial& p, Bump bump) {
-  const uint32_t u = hdFloatToBits(x) & 0x7FFFFFFFu;
-  if (u > 0x7F800000u) {  // NaN
+  const uint32_t u = hdMagnitude(x);
+  if (hdNanMagnitude(u)) {
     ++p.nan;
     return;
   }
-  if (u == 0x7F800000u) {  // +-inf
+  if (hdInfMagnitude(u)) {
     ++p.inf;
     ++p.above;
     return;
@@ -47,7 +47,7 @@ WS_HD void statsFold(float x, StatsPartial& p, Bump bump) {
     ++p.zero;
     ++p.below;
   } else {
-    if (u < 0x00800000u) ++p.subnormal;
+    if (hdSubnormalMagnitude(u)) ++p.subnormal;
     bump(hdQuarterOctave(x) + kStatsBinOffset);
   }
   ++p.finite;
@@ -84,7 +84,7 @@ WS_HD double deviationThread(const float* v, uint64_t n, double mean, ThreadInde
   double local = 0;
   for (uint64_t i = t.first(); i < n; i += t.stride()) {
     const float x = v[i];
-    if ((hdFloatToBits(x) & 0x7FFFFFFFu) < 0x7F800000u) local += (double(x) - mean) * (double(x) - mean);
+    if (hdFiniteMagnitude(hdMagnitude(x))) local += (double(x) - mean) * (double(x) - mean);
   }
   return local;
 }
