@@ -36,8 +36,8 @@ void groupCodeRanges(const uint8_t* q, uint64_t groups, uint64_t groupBytes, uns
 // a product is NaN or infinite (a NaN or infinite scale, or an overflow); lo and hi then mean
 // nothing and the caller decodes the row.
 // A group whose scale alone keeps its products strictly inside `known` cannot change the answer,
-// and its codes may go unread: across a tensor, only the groups that could widen what the rows
-// before it found are visited.
+// and its codes are not looked at: across a tensor, only the groups that could widen what the
+// rows before them found are reduced.
 struct ProductRange {
   float lo = INFINITY, hi = -INFINITY;
   bool finite = true;

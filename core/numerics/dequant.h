@@ -40,8 +40,7 @@ struct ExtentScratch {
   } kept;
   std::vector<float> values;
   std::vector<uint8_t> codes, scales;
-  // A chunk's group scales as floats. Kept, not made each call: a new vector each chunk was a
-  // fifth of a validate --values' page faults (perf record -e page-faults).
+  // A chunk's group scales as floats, kept rather than allocated again for every chunk.
   std::vector<float> groupScales;
   // Room for n decoded values, for a run extent() decodes instead.
   float* valuesFor(uint64_t n) {
