@@ -234,9 +234,10 @@ class StatsCommand : public Command {
     // each fetches its bytes first and --max-fetch is spent in catalog order.
     std::vector<TensorStats> done(end - begin);
     std::vector<std::string> failed(end - begin);
+    const size_t first = begin;  // a structured binding, which clang's lambdas cannot capture
     auto one = [&](size_t k) {
       try {
-        done[k] = statsOfTensor(*c, which[begin + k], bins);
+        done[k] = statsOfTensor(*c, which[first + k], bins);
       } catch (const CoreError& e) {
         failed[k] = e.error().describe();
       }
