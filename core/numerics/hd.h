@@ -41,6 +41,7 @@ WS_HD bool hdNanMagnitude(uint32_t m) { return m > 0x7F800000u; }
 WS_HD bool hdInfMagnitude(uint32_t m) { return m == 0x7F800000u; }
 WS_HD bool hdFiniteMagnitude(uint32_t m) { return m < 0x7F800000u; }
 WS_HD bool hdSubnormalMagnitude(uint32_t m) { return m - 1u < 0x007FFFFFu; }  // nonzero, exponent zero
+WS_HD bool hdNonzeroFiniteMagnitude(uint32_t m) { return m - 1u < 0x7F7FFFFFu; }  // one compare
 
 // IEEE binary16 -> binary32, exact for every input.
 WS_HD float hdHalfToFloat(uint16_t h) {

@@ -99,7 +99,7 @@ void Histogram::add(const float* x, uint64_t n) {
   }
   for (uint64_t i = 0; i < n; ++i) {
     const uint32_t u = hdMagnitude(x[i]);
-    if (u - 1u < 0x7F7FFFFFu) counts[size_t(hdQuarterOctave(x[i]) + kStatsBinOffset)]++;  // nonzero and finite, one compare
+    if (hdNonzeroFiniteMagnitude(u)) counts[size_t(hdQuarterOctave(x[i]) + kStatsBinOffset)]++;
     else if (u == 0) ++below;
     else if (hdInfMagnitude(u)) ++above;  // NaN is not counted, as in add(float)
   }
