@@ -213,24 +213,20 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
     fetchScales(c, logical);  // a remote checkpoint: the scale bytes of these tensors first
     ScaleReport rep;
     const size_t first = logical.first, end = std::min(logical.second, c.logical.size());
-    // Tensors are read in parallel, a window at a time, and merged in catalog order: the report
-    // is the same for any number of threads (a tensor's group by itself is its statistics
-    // exactly; a wider group merges its tensors' moments, as regroupScales does).
+    // Tensors are read on all cores and merged in catalog order: the report is the same for any
+    // number of threads (a tensor's group by itself is its statistics exactly; a wider group
+    // merges its tensors' moments, as regroupScales does). Up to 16 a worker wait to be merged.
+    auto wanted = [&](size_t k) {
+      const LogicalTensor& l = c.logical[first + k];
+      return l.weight >= 0 && !c.isCut(l);  // a cut tensor's bytes are not there to read
+    };
     const size_t window = 16 * size_t(workerCount());
-    std::vector<TensorScales> part;
-    for (size_t at = first; at < end; at += window) {
-      if (progress && !progress(at, c.logical.size())) fail(ErrorCode::Usage, "cancelled");
-      const size_t n = std::min(window, end - at);
-      part.assign(n, {});
-      parallelFor(n, [&](size_t k) {
-        const LogicalTensor& l = c.logical[at + k];
-        if (l.weight >= 0 && !c.isCut(l)) part[k] = scalesOfTensor(c, l);  // a cut tensor's bytes are not there to read
-      });
-      for (size_t k = 0; k < n; ++k) {
-        const LogicalTensor& l = c.logical[at + k];
-        if (l.weight >= 0 && !c.isCut(l)) addTensorScales(c, by, l, std::move(part[k]), rep);
-      }
-    }
+    orderedParallelFor(
+        end > first ? end - first : 0, window, [&](size_t k) { return wanted(k) ? scalesOfTensor(c, c.logical[first + k]) : TensorScales{}; },
+        [&](size_t k, TensorScales&& t) {
+          if (progress && k % window == 0 && !progress(first + k, c.logical.size())) fail(ErrorCode::Usage, "cancelled");
+          if (wanted(k)) addTensorScales(c, by, c.logical[first + k], std::move(t), rep);
+        });
     return rep;
   });
 }
