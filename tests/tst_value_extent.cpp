@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <array>
 #include <fstream>
 
 #include "core/numerics/code_extremes.h"
@@ -345,6 +347,43 @@ class TstValueExtent : public QObject {
         const float lo = std::min(all.lo, known.lo), hi = std::max(all.hi, known.hi);
         QVERIFY2(got.lo == lo && got.hi == hi, (at + ": got " + std::to_string(got.lo) + ".." + std::to_string(got.hi) + ", want " + std::to_string(lo) + ".." + std::to_string(hi)).c_str());
       }
+    }
+  }
+
+  // The two runs of 16-bit codes a tally visits (widenCode16Bounds): on random runs of every
+  // length up to past two vectors (the scalar tail), of positive codes only, negative only and
+  // both, with the four codes at the ends of the halves (+0, 0x7FFF, -0, 0xFFFF) among them,
+  // widened over two calls, each bound against the codes themselves.
+  void code16BoundsOfRandomRuns() {
+    std::mt19937 rng(23);
+    for (int trial = 0; trial < 3000; ++trial) {
+      const int signs = trial % 3;  // 0 positive, 1 negative, 2 both
+      auto draw = [&] {
+        uint16_t c = uint16_t(rng() % 5 == 0 ? std::array<uint16_t, 4>{0x0000, 0x7FFF, 0x8000, 0xFFFF}[rng() % 4] : rng());
+        if (signs == 0) c &= 0x7FFF;
+        if (signs == 1) c |= 0x8000;
+        return c;
+      };
+      num::Code16Bounds b;
+      std::vector<uint16_t> all;
+      for (int call = 0; call < 2; ++call) {
+        std::vector<uint16_t> codes(rng() % 40);
+        for (auto& c : codes) c = draw();
+        std::vector<uint8_t> raw(2 * codes.size());
+        for (size_t i = 0; i < codes.size(); ++i) raw[2 * i] = uint8_t(codes[i]), raw[2 * i + 1] = uint8_t(codes[i] >> 8);
+        num::widenCode16Bounds(raw.data(), codes.size(), b);
+        all.insert(all.end(), codes.begin(), codes.end());
+      }
+      uint16_t posLo = 0xFFFF, posHi = 0, negLo = 0xFFFF, negHi = 0;
+      bool pos = false, neg = false;
+      for (uint16_t c : all) {
+        if (c < 0x8000) pos = true, posLo = std::min(posLo, c), posHi = std::max(posHi, c);
+        else neg = true, negLo = std::min(negLo, c), negHi = std::max(negHi, c);
+      }
+      const std::string at = "trial " + std::to_string(trial) + ", " + std::to_string(all.size()) + " codes";
+      QVERIFY2(b.anyPositive() == pos && b.anyNegative() == neg, at.c_str());
+      if (pos) QVERIFY2(b.umin == posLo && uint16_t(b.smax) == posHi, at.c_str());
+      if (neg) QVERIFY2(uint16_t(b.smin) == negLo && b.umax == negHi, at.c_str());
     }
   }
 

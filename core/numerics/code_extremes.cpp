@@ -1,6 +1,7 @@
 #include "core/numerics/code_extremes.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -16,6 +17,8 @@ namespace {
 // ones in the default clone).
 using Bytes32 = uint8_t __attribute__((vector_size(32)));
 using Signed32 = int8_t __attribute__((vector_size(32)));
+using Codes16 = uint16_t __attribute__((vector_size(32)));
+using SignedCodes16 = int16_t __attribute__((vector_size(32)));
 
 }  // namespace
 
@@ -52,6 +55,27 @@ __attribute__((target_clones("avx2", "default"))) void e4m3Ranges(const uint8_t*
     E4m3Range& o = out[b];
     o.smax = std::max(o.smax, tailSmax), o.umin = std::min(o.umin, tailUmin), o.umax = std::max(o.umax, tailUmax);
     for (uint64_t k = 0; k < kLanes; ++k) o.smax = std::max(o.smax, smax[k]), o.umin = std::min(o.umin, umin[k]), o.umax = std::max(o.umax, umax[k]);
+  }
+}
+
+__attribute__((target_clones("avx2", "default"))) void widenCode16Bounds(const uint8_t* raw, uint64_t n, Code16Bounds& b) {
+  constexpr uint64_t kLanes = sizeof(Codes16) / 2;
+  static_assert(std::endian::native == std::endian::little, "codes are stored little-endian");
+  SignedCodes16 smin = SignedCodes16{} + int16_t(32767), smax = SignedCodes16{} + int16_t(-32768);
+  Codes16 umin = Codes16{} + uint16_t(0xFFFF), umax = Codes16{};
+  uint64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    Codes16 c;
+    std::memcpy(&c, raw + 2 * i, sizeof c);
+    const SignedCodes16 sc = reinterpret_cast<SignedCodes16>(c);
+    smin = sc < smin ? sc : smin, smax = sc > smax ? sc : smax;
+    umin = c < umin ? c : umin, umax = c > umax ? c : umax;
+  }
+  for (uint64_t k = 0; k < kLanes; ++k)
+    b.smin = std::min(b.smin, smin[k]), b.smax = std::max(b.smax, smax[k]), b.umin = std::min(b.umin, umin[k]), b.umax = std::max(b.umax, umax[k]);
+  for (; i < n; ++i) {
+    const uint16_t c = uint16_t(raw[2 * i] | raw[2 * i + 1] << 8);
+    b.smin = std::min(b.smin, int16_t(c)), b.smax = std::max(b.smax, int16_t(c)), b.umin = std::min(b.umin, c), b.umax = std::max(b.umax, c);
   }
 }
 

@@ -20,6 +20,19 @@ struct E4m3Range {
   uint8_t least() const { return umax >= 0x80 ? umax : umin; }            // the code of the smallest value
 };
 
+// The same for 16-bit codes (BF16, F16; little-endian): the positive codes (sign bit clear) lie
+// in [umin, smax] when there are any (umin < 0x8000), the negative ones in [uint16(smin), umax]
+// when there are any (umax >= 0x8000). Two narrow runs of codes, whatever the signs mix: what a
+// tally of such codes has to visit to find its counts.
+struct Code16Bounds {
+  int16_t smin = 32767, smax = -32768;
+  uint16_t umin = 0xFFFF, umax = 0x0000;
+  bool anyPositive() const { return umin < 0x8000; }
+  bool anyNegative() const { return umax >= 0x8000; }
+};
+// Widens b by the n codes at `raw`.
+void widenCode16Bounds(const uint8_t* raw, uint64_t n, Code16Bounds& b);
+
 // Widens out[b] by the codes of column block b (columns [b x blockCols, (b + 1) x blockCols)) of
 // a rows x cols matrix of E4M3 codes: out holds ceil(cols / blockCols) ranges.
 void e4m3Ranges(const uint8_t* q, uint64_t rows, uint64_t cols, uint64_t blockCols, E4m3Range* out);
