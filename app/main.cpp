@@ -11,7 +11,7 @@
 #include "core/plan/devices.h"
 
 #ifdef WEIGHTSCOPE_HAVE_GUI
-#include "ui/gui_main.h"
+#include "app/gui_loader.h"
 #endif
 #ifdef WEIGHTSCOPE_HAVE_CUDA
 #include "kernels/cuda_backend.h"
@@ -29,7 +29,7 @@ void printHelp(const ws::cli::CommandRegistry& reg) {
             << "       weightscope --diff A B           the comparison window: B against A, the reference\n"
             << "       weightscope --screenshot FILE [--view VIEW] PATH [PATH2]\n"
             << "                                        render a view to a PNG once its work is done, and exit;\n"
-            << "                                        VIEW: " << ws::ui::screenshotViews() << "\n"
+            << "                                        VIEW: " << ws::app::guiViews() << "\n"
 #endif
             << "\nPATH may be remote, read without downloading the weights: hf://ORG/REPO[@REVISION][/FOLDER|/FILE]\n"
             << "(HF_ENDPOINT, HF_TOKEN), or an http(s) URL of a .safetensors, .gguf, model.safetensors.index.json or a\n"
@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
     }
   }
 #ifdef WEIGHTSCOPE_HAVE_GUI
-  if (argc < 2 || argv[1][0] != '-' || !std::strcmp(argv[1], "--screenshot")) return ws::ui::guiMain(argc, argv);
+  if (argc < 2 || argv[1][0] != '-' || !std::strcmp(argv[1], "--screenshot")) return ws::app::runGui(argc, argv);
 #endif
   if (argc >= 2) std::cerr << "weightscope: unknown command '" << argv[1] << "'\n\n";
   printHelp(reg);
