@@ -307,7 +307,9 @@ class TstValueExtent : public QObject {
     auto next = [&] { return (x = x * 1103515245u + 12345u) >> 8; };
     const int zero = 8;
     for (int trial = 0; trial < 400; ++trial) {
-      const uint64_t groups = 1 + next() % 48;
+      // Mostly short rows; some over one or more of the function's 1024-group blocks, exactly so
+      // or with a tail.
+      const uint64_t groups = trial == 1 ? 1024 : trial == 2 ? 2048 + 8 : trial == 3 ? 1024 + 7 : trial % 10 == 0 ? 1000 + next() % 2200 : 1 + next() % 48;
       std::vector<uint8_t> codes(groups * gb * 2), packed(groups * gb);
       for (auto& c : codes) c = uint8_t(6 + next() % 4);
       for (uint64_t g = 0; g < groups; ++g) {
@@ -320,6 +322,15 @@ class TstValueExtent : public QObject {
         const uint32_t kind = next() % 40;
         s = kind == 0 ? 0.0f : kind == 1 ? -0.0f : kind == 2 ? 0x1p-140f : kind == 3 && trial % 4 == 0 ? 3e38f : std::ldexp(float(1 + next() % 255), -int(next() % 12) - 8);
         if (next() % 4 == 0) s = -s;
+      }
+      // In a long row, one group reaches past all the others: at a block's last groups, a
+      // block's first, or the row's last. Skipping any group there changes the answer.
+      if (groups > 48) {
+        const uint64_t at[] = {1016 + next() % 8, 1024, groups - 1 - next() % 8};
+        const uint64_t g = std::min(groups - 1, at[next() % 3]);
+        scales[g] = next() % 2 ? -1.0f : 1.0f;
+        codes[g * gb * 2] = 15, codes[g * gb * 2 + 1] = 0;
+        packed[g * gb] = uint8_t(15 | 0 << 4);
       }
       // Each group's ends, the row's, and whether every product is finite.
       std::vector<float> groupLo(groups, INFINITY), groupHi(groups, -INFINITY);

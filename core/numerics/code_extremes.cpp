@@ -206,17 +206,28 @@ __attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, 
   const __m256 leastCode = _mm256_set1_ps(float(-zero)), greatestCode = _mm256_set1_ps(float(15 - zero));
   const __m256 knownLo = _mm256_set1_ps(known.lo), knownHi = _mm256_set1_ps(known.hi);
   __m256 lo = _mm256_set1_ps(INFINITY), hi = _mm256_set1_ps(-INFINITY);
+  // A block of groups at a time: first the bounds of all its groups, noting the first group of
+  // each quad that may widen `known`, then those quads' codes. Which quads those are is data, and
+  // a branch on each in the first loop was mispredicted often enough to double its time (perf
+  // annotate: half of this function in an 8-group loop of a dozen instructions).
+  constexpr uint64_t kBlock = 1024;
+  uint32_t wanted[kBlock / 4];
   uint64_t g = 0;
-  for (; g + 8 <= groups; g += 8) {
-    const __m256 s8 = _mm256_loadu_ps(scales + g);
-    nonFinite = _mm256_or_si256(nonFinite, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(s8), exponent), exponent));
-    const __m256 a = _mm256_mul_ps(s8, leastCode), b = _mm256_mul_ps(s8, greatestCode);
-    // A lane may widen `known` unless both its bounds are strictly inside (unordered: it may).
-    const __m256 widens = _mm256_or_ps(_mm256_cmp_ps(_mm256_max_ps(a, b), knownHi, _CMP_NLT_UQ), _mm256_cmp_ps(_mm256_min_ps(a, b), knownLo, _CMP_NGT_UQ));
-    const int mask = _mm256_movemask_ps(widens);
-    for (int k = 0; k < 2; ++k) {
-      if (!(mask >> (4 * k) & 0xF)) continue;
-      const uint64_t first = g + 4 * uint64_t(k);
+  for (uint64_t block = 0; block + 8 <= groups; block += kBlock) {
+    const uint64_t blockEnd = std::min(groups, block + kBlock);
+    uint64_t quads = 0;
+    for (g = block; g + 8 <= blockEnd; g += 8) {
+      const __m256 s8 = _mm256_loadu_ps(scales + g);
+      nonFinite = _mm256_or_si256(nonFinite, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(s8), exponent), exponent));
+      const __m256 a = _mm256_mul_ps(s8, leastCode), b = _mm256_mul_ps(s8, greatestCode);
+      // A lane may widen `known` unless both its bounds are strictly inside (unordered: it may).
+      const __m256 widens = _mm256_or_ps(_mm256_cmp_ps(_mm256_max_ps(a, b), knownHi, _CMP_NLT_UQ), _mm256_cmp_ps(_mm256_min_ps(a, b), knownLo, _CMP_NGT_UQ));
+      const int mask = _mm256_movemask_ps(widens);
+      wanted[quads] = uint32_t(g - block), quads += (mask & 0xF) != 0;
+      wanted[quads] = uint32_t(g - block + 4), quads += (mask >> 4) != 0;
+    }
+    for (uint64_t k = 0; k < quads; ++k) {
+      const uint64_t first = block + wanted[k];
       // (lo - zero) and (15 - (15 - hi) - zero) = (hi - zero): small integers, exact as floats.
       const __m256 ends = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(quadRanges<kChunks>(q + first * groupBytes, groupBytes)), sign), offset);
       const __m256 s = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(scales + first)), pairs);
