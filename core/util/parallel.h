@@ -82,20 +82,24 @@ void orderedParallelFor(size_t n, size_t window, Make&& make, Take&& take) {
   };
   auto work = [&] {
     std::unique_lock lock(m);
-    for (;;) {
-      room.wait(lock, [&] { return next >= stop || next < taken + window; });
-      if (next >= stop) return;
-      const size_t i = next++;
-      lock.unlock();
-      std::optional<Made> made;
+    // Runs fn with the lock let go; returns what it threw, if anything.
+    auto unlocked = [&lock](auto&& fn) {
       std::exception_ptr e;
+      lock.unlock();
       try {
-        made.emplace(make(i));
+        fn();
       } catch (...) {
         e = std::current_exception();
       }
       lock.lock();
-      if (e) {
+      return e;
+    };
+    for (;;) {
+      room.wait(lock, [&] { return next >= stop || next < taken + window; });
+      if (next >= stop) return;
+      const size_t i = next++;
+      std::optional<Made> made;
+      if (auto e = unlocked([&] { made.emplace(make(i)); })) {
         failAt(i, std::move(e));
         continue;
       }
@@ -106,14 +110,7 @@ void orderedParallelFor(size_t n, size_t window, Make&& make, Take&& take) {
         const size_t t = taken;
         Made r = std::move(*ready[t % window]);
         ready[t % window].reset();
-        lock.unlock();
-        try {
-          take(t, std::move(r));
-        } catch (...) {
-          e = std::current_exception();
-        }
-        lock.lock();
-        if (e) {
+        if (auto e = unlocked([&] { take(t, std::move(r)); })) {
           failAt(t, std::move(e));
           break;
         }
