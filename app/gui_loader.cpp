@@ -21,6 +21,10 @@ const Module& guiModule() {
     Module out;
     std::error_code ec;
     const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    if (ec || bin.empty()) {  // never look in the working folder instead
+      out.error = "the binary's folder is unknown (/proc/self/exe: " + ec.message() + ")";
+      return out;
+    }
     for (const auto& p : {bin / "weightscope-gui.so", bin / ".." / "lib" / "weightscope" / "weightscope-gui.so"}) {
       if (!std::filesystem::exists(p, ec)) continue;
       if ((out.handle = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL))) return out;

@@ -22,7 +22,7 @@ struct E4m3Range {
 
 // The same for 16-bit codes (BF16, F16; little-endian): the positive codes (sign bit clear) lie
 // in [umin, smax] when there are any (umin < 0x8000), the negative ones in [uint16(smin), umax]
-// when there are any (umax >= 0x8000). Two narrow runs of codes, whatever the signs mix: what a
+// when there are any (umax >= 0x8000). Two runs of codes, one for each sign: what a
 // tally of such codes has to visit to find its counts.
 struct Code16Bounds {
   int16_t smin = 32767, smax = -32768;

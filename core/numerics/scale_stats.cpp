@@ -216,7 +216,7 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
     const size_t first = logical.first, end = std::min(logical.second, c.logical.size());
     // Tensors are read on all cores and merged in catalog order: the report is the same for any
     // number of threads (a tensor's group by itself is its statistics exactly; a wider group
-    // merges its tensors' moments, as regroupScales does). Up to 16 a worker wait to be merged.
+    // merges its tensors' moments, as regroupScales does). At most 16 a worker wait to be merged.
     auto wanted = [&](size_t k) {
       const LogicalTensor& l = c.logical[first + k];
       return l.weight >= 0 && !c.isCut(l);  // a cut tensor's bytes are not there to read

@@ -67,7 +67,8 @@ TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ExtentS
 // one scaleStatistics gives (a tensor's group by itself is its statistics exactly).
 void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, TensorScales&& t, ScaleReport& rep);
 
-// progress(done, total) is called between logical tensors; returning false cancels. `logical`:
+// progress(done, total) is called between logical tensors, from one thread at a time but not
+// necessarily the caller's; returning false cancels. `logical`:
 // only the logical tensors [first, second) (a rank's share of a distributed scan).
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress = {},
                                     std::pair<size_t, size_t> logical = {0, SIZE_MAX});
