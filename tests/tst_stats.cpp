@@ -307,6 +307,68 @@ class TstStats : public QObject {
     QCOMPARE(two.counts[0] + two.counts[1], uint64_t(5));
   }
 
+  // A fine histogram holds the bins from its first occupied one to its last, however its values
+  // came: one by one, in a batch, merged from parts in any order, or as the kernels' grid bins.
+  // Each equals a plain array of every grid bin counted here.
+  void fineHistogramsHoldOnlyTheirOccupiedBins() {
+    std::mt19937 rng(23);
+    std::vector<float> v;
+    for (int i = 0; i < 5000; ++i) {
+      const float mag = std::ldexp(std::uniform_real_distribution<float>(1.0f, 2.0f)(rng), std::uniform_int_distribution<int>(-20, 9)(rng));
+      v.push_back(rng() & 1 ? -mag : mag);
+    }
+    for (float x : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 3.5e-39f, 1e-45f, 3.0e38f}) v.push_back(x);
+    std::shuffle(v.begin(), v.end(), rng);
+    std::vector<uint64_t> grid(num::kStatsBins, 0);
+    uint64_t zeros = 0, infinities = 0;
+    for (float x : v) {
+      if (x == 0.0f) ++zeros;
+      else if (std::isinf(x)) ++infinities;
+      else if (!std::isnan(x)) ++grid[size_t(num::hdQuarterOctave(x) + num::kStatsBinOffset)];
+    }
+    size_t first = 0, last = grid.size() - 1;
+    while (!grid[first]) ++first;
+    while (!grid[last]) --last;
+    auto check = [&](const num::Histogram& h, const char* how) {
+      QVERIFY2(h.fine && h.counts.size() == last - first + 1, how);
+      QVERIFY2(std::equal(h.counts.begin(), h.counts.end(), grid.begin() + ptrdiff_t(first)), how);
+      QVERIFY2(h.lo == (double(first) - num::kStatsBinOffset) / 4 && h.hi == h.lo + double(h.counts.size()) / 4, how);
+      QVERIFY2(h.below == zeros && h.above == infinities, how);
+    };
+
+    num::Histogram one = num::Histogram::log2Fine(), batch = num::Histogram::log2Fine(), bins = num::Histogram::log2Fine();
+    QVERIFY(one.counts.empty());
+    for (float x : v) one.add(x);
+    one.add(1e30f, 0);  // nothing: an empty bin at an end would make equal histograms differ
+    check(one, "one by one");
+    batch.add(v.data(), v.size());
+    check(batch, "a batch");
+    for (size_t i = 0; i < grid.size(); ++i) bins.addFineBin(int(i), grid[i]);
+    bins.below = zeros, bins.above = infinities;
+    check(bins, "grid bins");
+
+    // Parts sorted by magnitude, so that each part's window lies below, above, inside or around the
+    // histogram it is merged into; and an empty part.
+    std::vector<float> sorted = v;
+    std::sort(sorted.begin(), sorted.end(), [](float a, float b) { return std::fabs(a) < std::fabs(b); });
+    const size_t cut[] = {0, 700, 1400, 2600, 2600, 4100, sorted.size()};
+    std::vector<num::Histogram> parts;
+    for (size_t p = 0; p + 1 < std::size(cut); ++p) {
+      parts.push_back(num::Histogram::log2Fine());
+      parts.back().add(sorted.data() + cut[p], cut[p + 1] - cut[p]);
+    }
+    for (const std::vector<int>& order : {std::vector<int>{0, 1, 2, 3, 4, 5}, {2, 5, 0, 3, 4, 1}, {3, 2, 1, 0, 5, 4}, {4, 0, 5, 2, 1, 3}}) {
+      num::Histogram merged = num::Histogram::log2Fine();
+      for (int p : order) merged.merge(parts[size_t(p)]);
+      check(merged, "merged");
+    }
+    // The empty one coarsens to one empty bin where the grid starts, as the whole grid did.
+    const num::Histogram empty = num::Histogram::log2Fine().coarsened(24);
+    QCOMPARE(empty.counts, std::vector<uint64_t>{0});
+    QCOMPARE(empty.lo, -152.0);
+    QCOMPARE(empty.hi, -151.75);
+  }
+
   void quarterOctaveBinsAreExact() {
     // floor(4 log2|x|) from the bits equals the long-double computation on random floats of every
     // magnitude, subnormals and exact powers of two included.

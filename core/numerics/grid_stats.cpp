@@ -19,7 +19,7 @@ GridStats finishGridStats(const std::vector<StatsPartial>& blocks, const std::ve
   counts.nan = a.nan, counts.inf = a.inf, counts.zero = a.zero, counts.subnormal = a.subnormal, counts.negative = a.negative;
   out.sum = a.sum, out.sumSquares = a.sumSquares;
   out.histogram.below = a.below, out.histogram.above = a.above;
-  for (size_t i = 0; i < bins.size() && i < out.histogram.counts.size(); ++i) out.histogram.counts[i] = bins[i];
+  for (size_t i = 0; i < bins.size() && i < size_t(kStatsBins); ++i) out.histogram.addFineBin(int(i), bins[i]);
   out.stats = counts;
   if (a.finite)
     out.stats = Stats::fromMoments(counts, a.finite, a.min, a.max, std::max(std::fabs(double(a.min)), std::fabs(double(a.max))), a.sum / double(a.finite), m2);

@@ -195,8 +195,7 @@ TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ExtentS
 void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, TensorScales&& t, ScaleReport& rep) {
   auto& kinds = rep.groups[scaleGroupKey(c, c.tensors[uint32_t(l.weight)], l, by)];  // kept with no scales, too
   for (auto& [kind, g] : t.kinds) {
-    // A group of its own (always, by tensor) is moved: a fine histogram is 9 KB, and a copy of
-    // each of Kimi-K2's ~70k would double the pass's peak memory.
+    // A group of its own (always, by tensor) is moved, not copied.
     auto [it, fresh] = kinds.try_emplace(kind, std::move(g));
     if (fresh) continue;
     ScaleGroup& into = it->second;

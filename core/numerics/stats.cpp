@@ -25,19 +25,44 @@ Histogram Histogram::log2(double lo, double hi, int bins) {
 }
 
 Histogram Histogram::log2Fine() {
-  Histogram h = log2(-double(kStatsBinOffset) / 4, double(kStatsBins - kStatsBinOffset) / 4, kStatsBins);
-  h.fine = true;
+  Histogram h;
+  h.log = h.fine = true;
+  h.lo = h.hi = -double(kStatsBinOffset) / 4;  // empty: where the grid starts
   return h;
+}
+
+int Histogram::firstFineBin() const { return int(lo * 4) + kStatsBinOffset; }
+
+void Histogram::widenFine(int first, int last) {
+  if (counts.empty()) {
+    counts.assign(size_t(last - first + 1), 0);
+  } else {
+    const int have = firstFineBin(), haveLast = have + int(counts.size()) - 1;
+    first = std::min(first, have), last = std::max(last, haveLast);
+    counts.insert(counts.begin(), size_t(have - first), 0);
+    counts.resize(size_t(last - first + 1), 0);
+  }
+  lo = double(first - kStatsBinOffset) / 4;
+  hi = lo + double(counts.size()) / 4;
+}
+
+void Histogram::addFineBin(int bin, uint64_t times) {
+  if (!times) return;  // an empty end bin would make equal histograms differ
+  const int first = firstFineBin();
+  if (counts.empty() || bin < first || bin >= first + int(counts.size())) widenFine(bin, bin);
+  counts[size_t(bin - firstFineBin())] += times;
 }
 
 Histogram Histogram::coarsened(int bins) const {
   size_t first = counts.size(), last = 0;
   for (size_t i = 0; i < counts.size(); ++i)
     if (counts[i]) first = std::min(first, i), last = i;
-  if (first > last) {  // empty
+  const double w = binWidth();
+  if (first == counts.size()) {  // empty
     Histogram h = *this;
+    h.fine = false;
     h.counts.assign(1, 0);
-    h.hi = h.lo + (hi - lo) / double(counts.size());
+    h.hi = h.lo + w;
     return h;
   }
   const size_t occupied = last - first + 1, want = size_t(bins > 0 ? bins : 1);
@@ -46,7 +71,6 @@ Histogram Histogram::coarsened(int bins) const {
   h.log = log;
   h.below = below;
   h.above = above;
-  const double w = (hi - lo) / double(counts.size());
   h.lo = lo + w * double(first);
   const size_t n = (occupied + group - 1) / group;
   h.hi = h.lo + w * double(n * group);
@@ -61,7 +85,7 @@ void Histogram::add(float x, uint64_t times) {
     const uint32_t u = hdMagnitude(x);
     if (u == 0) below += times;
     else if (hdInfMagnitude(u)) above += times;
-    else counts[size_t(hdQuarterOctave(x) + kStatsBinOffset)] += times;
+    else addFineBin(hdQuarterOctave(x) + kStatsBinOffset, times);
     return;
   }
   double v;
@@ -97,18 +121,34 @@ void Histogram::add(const float* x, uint64_t n) {
     for (uint64_t i = 0; i < n; ++i) add(x[i]);
     return;
   }
+  int first = firstFineBin();
   for (uint64_t i = 0; i < n; ++i) {
     const uint32_t u = hdMagnitude(x[i]);
-    if (hdNonzeroFiniteMagnitude(u)) counts[size_t(hdQuarterOctave(x[i]) + kStatsBinOffset)]++;
-    else if (u == 0) ++below;
-    else if (hdInfMagnitude(u)) ++above;  // NaN is not counted, as in add(float)
+    if (hdNonzeroFiniteMagnitude(u)) {
+      const int bin = hdQuarterOctave(x[i]) + kStatsBinOffset;
+      const size_t at = size_t(bin - first);  // below the window wraps past its end
+      if (at < counts.size()) ++counts[at];
+      else addFineBin(bin, 1), first = firstFineBin();  // once per bin the window grows by
+    } else if (u == 0) {
+      ++below;
+    } else if (hdInfMagnitude(u)) {
+      ++above;  // NaN is not counted, as in add(float)
+    }
   }
 }
 
 void Histogram::merge(const Histogram& o) {
-  for (size_t i = 0; i < counts.size() && i < o.counts.size(); ++i) counts[i] += o.counts[i];
   below += o.below;
   above += o.above;
+  if (fine && o.fine) {
+    if (o.counts.empty()) return;
+    const int from = o.firstFineBin();
+    widenFine(from, from + int(o.counts.size()) - 1);
+    const size_t at = size_t(from - firstFineBin());
+    for (size_t i = 0; i < o.counts.size(); ++i) counts[at + i] += o.counts[i];
+    return;
+  }
+  for (size_t i = 0; i < counts.size() && i < o.counts.size(); ++i) counts[i] += o.counts[i];
 }
 
 void Stats::add(const float* x, uint64_t n) {

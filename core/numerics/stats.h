@@ -15,7 +15,12 @@ struct Histogram {
   bool log = false;        // log: bins over log2|x| (sign ignored); linear: bins over x
   double lo = 0, hi = 0;   // range of the bin edges (log2 units when log)
   std::vector<uint64_t> counts;
-  bool fine = false;       // log2Fine(): quarter-octave bins placed exactly from the float's bits
+  // log2Fine(): quarter-octave bins placed exactly from the float's bits. `counts` holds only the
+  // bins from the first occupied one to the last (none while empty) and grows as values arrive:
+  // the scale pass keeps one such histogram per tensor to the end, ~70k on Kimi-K2, and the whole
+  // grid (1,136 bins, 9 KB) of each came to ~630 MB. So two fine histograms of the same values
+  // have the same `lo`, `hi` and `counts`.
+  bool fine = false;
   uint64_t below = 0, above = 0;  // values outside [lo, hi) (zeros, for a log histogram, count below)
 
   static Histogram linear(double lo, double hi, int bins);
@@ -31,8 +36,16 @@ struct Histogram {
   // The same counts as add() of each value in turn; a fine histogram takes them without a call
   // or an unpredictable branch per value (the scale pass adds ~130M over Kimi-K2's group scales).
   void add(const float* x, uint64_t n);
-  void merge(const Histogram& o);  // same edges
-  double edge(size_t i) const { return lo + (hi - lo) * double(i) / double(counts.size()); }
+  // A fine histogram: `times` nonzero finite values in grid bin `bin` (hdQuarterOctave(x) +
+  // kStatsBinOffset, 0 <= bin < kStatsBins), as the GPU's and the emulated kernels count them.
+  void addFineBin(int bin, uint64_t times);
+  void merge(const Histogram& o);  // same edges; fine histograms of any occupied ranges
+  double binWidth() const { return fine ? 0.25 : (hi - lo) / double(counts.size()); }
+  double edge(size_t i) const { return fine ? lo + 0.25 * double(i) : lo + (hi - lo) * double(i) / double(counts.size()); }
+
+ private:
+  int firstFineBin() const;  // the grid bin of counts[0]
+  void widenFine(int first, int last);  // to hold grid bins first..last as well
 };
 
 class Stats {
