@@ -8,6 +8,7 @@
 // ones they can (zero, negative and subnormal scales).
 #include <QtTest>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -222,6 +223,59 @@ class TstValueExtent : public QObject {
     }
   }
 
+  // Plain BF16 and F16 tensors, told from the bounds of their codes. Rows of 37 random codes:
+  // 0 positive only, 1 negative only (each with its zero and subnormals), 2 both signs, 3 zeros
+  // of both signs, 4 only -0, 5 the largest finite magnitudes, then 6 +Inf, 7 -Inf, 8 a positive
+  // NaN and 9 a negative one among finite codes of the other sign and their own, which are
+  // decoded. Each row alone, and the whole tensor in runs of rows.
+  void sixteenBitFloatEdgeCases_data() {
+    QTest::addColumn<QString>("dtype");
+    QTest::addColumn<int>("inf");  // the code of +Inf; NaN codes lie above it
+    QTest::addColumn<int>("largest");
+    QTest::newRow("BF16") << "BF16" << 0x7F80 << 0x7F7F;
+    QTest::newRow("F16") << "F16" << 0x7C00 << 0x7BFF;
+  }
+  void sixteenBitFloatEdgeCases() {
+    QFETCH(QString, dtype);
+    QFETCH(int, inf);
+    QFETCH(int, largest);
+    const uint64_t rows = 10, cols = 37;
+    std::mt19937 rng(16);
+    auto finite = [&](bool negative) { return uint16_t((rng() % uint32_t(inf)) | (negative ? 0x8000 : 0)); };
+    std::vector<uint16_t> codes(rows * cols);
+    for (uint64_t r = 0; r < rows; ++r) {
+      uint16_t* row = codes.data() + r * cols;
+      for (uint64_t j = 0; j < cols; ++j) row[j] = finite(r == 1 || (r != 0 && rng() % 2));
+      if (r <= 1) row[3] = uint16_t(r ? 0x8000 : 0), row[9] = uint16_t(1 | (r ? 0x8000 : 0));  // a zero and the least subnormal
+      if (r == 3)
+        for (uint64_t j = 0; j < cols; ++j) row[j] = uint16_t(rng() % 2 ? 0x8000 : 0);
+      if (r == 4) std::fill(row, row + cols, uint16_t(0x8000));
+      if (r == 5) row[0] = uint16_t(largest), row[cols - 1] = uint16_t(largest | 0x8000);
+      if (r == 6) row[rng() % cols] = uint16_t(inf);
+      if (r == 7) row[rng() % cols] = uint16_t(inf | 0x8000);
+      if (r == 8) row[rng() % cols] = uint16_t(inf + 1 + rng() % 0x3F);
+      if (r == 9) row[rng() % cols] = uint16_t(inf | 0x8000 | (1 + rng() % 0x3F));
+    }
+    std::vector<uint8_t> bytes(codes.size() * 2);
+    for (size_t i = 0; i < codes.size(); ++i) bytes[2 * i] = uint8_t(codes[i]), bytes[2 * i + 1] = uint8_t(codes[i] >> 8);
+    wstest::TempDir d;
+    const std::string name = "model.layers.0.mlp.down_proj.weight";
+    wstest::SafetensorsBuilder().add(name, dtype.toStdString(), {rows, cols}, bytes).write(d.file("model.safetensors"));
+    auto c = wstest::openOrFail(d.path());
+    try {
+      auto made = num::makeDecoder(*c, num::findLogical(*c, name).value());
+      const auto& dec = *made.value();
+      for (uint64_t r = 0; r < rows; ++r)
+        for (bool pread : {false, true}) QCOMPARE(compareRange(dec, name, r, 1, 1, pread).fromCodes, r < 6 ? cols : 0);
+      for (uint64_t chunk : {uint64_t(1), uint64_t(3), rows}) {
+        const Told t = compareRange(dec, name, 0, rows, chunk, true);
+        QCOMPARE(t.fromCodes, chunk == rows ? 0 : 6 * cols);  // runs of 3: rows 0-2 and 3-5 told, 6-8 and 9 decoded
+      }
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+  }
+
   // Symmetric int4 rows of 8 groups and more (int4ProductRange's vector path takes 8 groups at a
   // time, the rest one by one), for 32-, 64- and 128-code groups. Codes are 6..9 but for a 0 and a
   // 15 at random places in some groups, so each end is one code wherever it sits. Row 0 holds a
@@ -294,14 +348,20 @@ class TstValueExtent : public QObject {
   // comparison misses a group that widens them. Codes 6..9 with a 0 and a 15 in some groups:
   // how far a group reaches depends on its codes, not only its scale. Scales of both signs over
   // a wide span, with zeros, subnormals and some that overflow.
+  // Scales as floats, and as BF16 codes taken as stored (the tested scales rounded to BF16 first).
   void int4ProductRangeFromKnownEnds_data() {
     QTest::addColumn<int>("groupBytes");
-    QTest::newRow("32-code groups") << 16;
-    QTest::newRow("64-code groups") << 32;
-    QTest::newRow("128-code groups") << 64;
+    QTest::addColumn<bool>("bf16");
+    for (bool bf16 : {false, true}) {
+      const char* as = bf16 ? ", BF16 scales" : ", float scales";
+      QTest::newRow((std::string("32-code groups") + as).c_str()) << 16 << bf16;
+      QTest::newRow((std::string("64-code groups") + as).c_str()) << 32 << bf16;
+      QTest::newRow((std::string("128-code groups") + as).c_str()) << 64 << bf16;
+    }
   }
   void int4ProductRangeFromKnownEnds() {
     QFETCH(int, groupBytes);
+    QFETCH(bool, bf16);
     const uint64_t gb = uint64_t(groupBytes);
     uint32_t x = 4242;
     auto next = [&] { return (x = x * 1103515245u + 12345u) >> 8; };
@@ -332,6 +392,15 @@ class TstValueExtent : public QObject {
         codes[g * gb * 2] = 15, codes[g * gb * 2 + 1] = 0;
         packed[g * gb] = uint8_t(15 | 0 << 4);
       }
+      // BF16: each scale rounded to its nearest BF16 code (3e38 stays finite and overflows times
+      // 7), stored little-endian one byte past an aligned start.
+      std::vector<uint8_t> stored(1 + 2 * groups);
+      for (uint64_t g = 0; bf16 && g < groups; ++g) {
+        const uint16_t code = num::hdToBf16Rne(scales[g]);
+        stored[1 + 2 * g] = uint8_t(code), stored[2 + 2 * g] = uint8_t(code >> 8);
+        scales[g] = std::bit_cast<float>(uint32_t(code) << 16);
+      }
+      const num::GroupScales given = bf16 ? num::GroupScales::storedBf16(stored.data() + 1) : num::GroupScales(scales.data());
       // Each group's ends, the row's, and whether every product is finite.
       std::vector<float> groupLo(groups, INFINITY), groupHi(groups, -INFINITY);
       bool finite = true;
@@ -351,7 +420,7 @@ class TstValueExtent : public QObject {
       const num::ProductRange knowns[] = {{}, all, firstFew, {all.lo * shrink, all.hi * shrink}, {all.lo / 2, all.hi * 2}};
       for (const num::ProductRange& known : knowns) {
         if (known.lo <= known.hi && !(std::isfinite(known.lo) && std::isfinite(known.hi))) continue;  // Extent's ends are finite
-        const num::ProductRange got = num::int4ProductRange(packed.data(), groups, gb, zero, scales.data(), known);
+        const num::ProductRange got = num::int4ProductRange(packed.data(), groups, gb, zero, given, known);
         const std::string at = "trial " + std::to_string(trial) + ", " + std::to_string(groups) + " groups, known " + std::to_string(known.lo) + ".." + std::to_string(known.hi);
         QVERIFY2(got.finite == finite, at.c_str());
         if (!finite) continue;

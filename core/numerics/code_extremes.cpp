@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -122,11 +123,12 @@ __attribute__((target_clones("avx2", "default"))) void groupCodeRanges(const uin
 namespace {
 
 // Group by group: each group's code range, then its two end products.
-ProductRange productRangeScalar(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales, ProductRange r = {}) {
+ProductRange productRangeScalar(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, GroupScales scales, ProductRange r = {}) {
   for (uint64_t g = 0; g < groups; ++g) {
     uint8_t lo, hi;
     groupRange<0, 4>(q + g * groupBytes, groupBytes, lo, hi);
-    const float a = float(int(lo) - zero) * scales[g], b = float(int(hi) - zero) * scales[g];
+    const float scale = scales[g];
+    const float a = float(int(lo) - zero) * scale, b = float(int(hi) - zero) * scale;
     if (!std::isfinite(a) || !std::isfinite(b)) return {INFINITY, -INFINITY, false};
     r.lo = std::min(r.lo, std::min(a, b));
     r.hi = std::max(r.hi, std::max(a, b));
@@ -189,6 +191,18 @@ __attribute__((target("avx2"))) inline __m256i quadRanges(const uint8_t* p, uint
   return _mm256_set_m128i(out[1], out[0]);
 }
 
+// Eight and four scales from `at` as floats: kBf16, BF16 codes widened (a float's high half).
+template <bool kBf16>
+__attribute__((target("avx2"))) inline __m256 eightScales(const void* at) {
+  if constexpr (kBf16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(static_cast<const __m128i*>(at))), 16));
+  else return _mm256_loadu_ps(static_cast<const float*>(at));
+}
+template <bool kBf16>
+__attribute__((target("avx2"))) inline __m128 fourScales(const void* at) {
+  if constexpr (kBf16) return _mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(at))), 16));
+  else return _mm_loadu_ps(static_cast<const float*>(at));
+}
+
 // Eight groups at a time: their 16 end products in two registers of floats, folded into running
 // minima and maxima. With finite scales a product is finite unless it overflows, and an
 // overflow is infinite, so it ends up as the least or the greatest: the ends tell it.
@@ -196,8 +210,10 @@ __attribute__((target("avx2"))) inline __m256i quadRanges(const uint8_t* p, uint
 // (0 - zero) x scale and (15 - zero) x scale (rounding is monotone, so as floats too). Four
 // groups whose bounds all lie strictly inside `known` cannot widen it and are passed over. An
 // overflowing product has an infinite bound, which is never strictly inside, so it is still seen.
-template <int kChunks>
-__attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales, ProductRange known) {
+template <int kChunks, bool kBf16>
+__attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, GroupScales scales, ProductRange known) {
+  const uint8_t* scaleBytes = static_cast<const uint8_t*>(scales.p);
+  constexpr uint64_t kScaleBytes = kBf16 ? 2 : 4;
   const __m256i exponent = _mm256_set1_epi32(0x7F800000);
   __m256i nonFinite = _mm256_setzero_si256();  // lanes whose scale's exponent is all ones
   const __m256 sign = _mm256_setr_ps(1, -1, 1, -1, 1, -1, 1, -1);
@@ -217,7 +233,7 @@ __attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, 
     const uint64_t blockEnd = std::min(groups, block + kBlock);
     uint64_t quads = 0;
     for (g = block; g + 8 <= blockEnd; g += 8) {
-      const __m256 s8 = _mm256_loadu_ps(scales + g);
+      const __m256 s8 = eightScales<kBf16>(scaleBytes + g * kScaleBytes);
       nonFinite = _mm256_or_si256(nonFinite, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(s8), exponent), exponent));
       const __m256 a = _mm256_mul_ps(s8, leastCode), b = _mm256_mul_ps(s8, greatestCode);
       // A lane may widen `known` unless both its bounds are strictly inside (unordered: it may).
@@ -230,7 +246,7 @@ __attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, 
       const uint64_t first = block + wanted[k];
       // (lo - zero) and (15 - (15 - hi) - zero) = (hi - zero): small integers, exact as floats.
       const __m256 ends = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(quadRanges<kChunks>(q + first * groupBytes, groupBytes)), sign), offset);
-      const __m256 s = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(scales + first)), pairs);
+      const __m256 s = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(fourScales<kBf16>(scaleBytes + first * kScaleBytes)), pairs);
       const __m256 v = _mm256_mul_ps(ends, s);
       lo = _mm256_min_ps(lo, v), hi = _mm256_max_ps(hi, v);
     }
@@ -250,13 +266,24 @@ __attribute__((target("avx2"))) ProductRange productRangeAvx2(const uint8_t* q, 
 
 }  // namespace
 
-ProductRange int4ProductRange(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, const float* scales, ProductRange known) {
+float GroupScales::operator[](uint64_t g) const {
+  if (!bf16) return static_cast<const float*>(p)[g];
+  uint16_t code;
+  std::memcpy(&code, static_cast<const uint8_t*>(p) + 2 * g, 2);
+  return std::bit_cast<float>(uint32_t(code) << 16);
+}
+
+ProductRange int4ProductRange(const uint8_t* q, uint64_t groups, uint64_t groupBytes, int zero, GroupScales scales, ProductRange known) {
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) {
-    if (groupBytes == 16) return productRangeAvx2<0>(q, groups, groupBytes, zero, scales, known);
-    if (groupBytes == 32) return productRangeAvx2<1>(q, groups, groupBytes, zero, scales, known);
-    if (groupBytes == 64) return productRangeAvx2<2>(q, groups, groupBytes, zero, scales, known);
+    auto run = [&]<bool kBf16>() -> std::optional<ProductRange> {
+      if (groupBytes == 16) return productRangeAvx2<0, kBf16>(q, groups, groupBytes, zero, scales, known);
+      if (groupBytes == 32) return productRangeAvx2<1, kBf16>(q, groups, groupBytes, zero, scales, known);
+      if (groupBytes == 64) return productRangeAvx2<2, kBf16>(q, groups, groupBytes, zero, scales, known);
+      return std::nullopt;
+    };
+    if (auto r = scales.bf16 ? run.operator()<true>() : run.operator()<false>()) return *r;
   }
 #endif
   return productRangeScalar(q, groups, groupBytes, zero, scales, {known.lo, known.hi, true});

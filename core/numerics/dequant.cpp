@@ -77,10 +77,14 @@ struct ScaleView {
   // Entries [first, first + n) as floats into out; read with pread into buf when asked. True
   // when they came from the scratch's kept copy.
   bool run(uint64_t first, uint64_t n, float* out, std::vector<uint8_t>& buf, bool pread, const ExtentScratch::Kept* keptCopy = nullptr) const {
-    const uint64_t width = t->dtype->blockBytes;
     bool kept = false;
-    r.run(bytes.staged(first * width, n * width, buf, pread, keptCopy, &kept), 0, n, out);
+    r.run(stored(first, n, buf, pread, keptCopy, &kept), 0, n, out);
     return kept;
+  }
+  // The same entries as stored, not converted.
+  const uint8_t* stored(uint64_t first, uint64_t n, std::vector<uint8_t>& buf, bool pread, const ExtentScratch::Kept* keptCopy, bool* kept) const {
+    const uint64_t width = t->dtype->blockBytes;
+    return bytes.staged(first * width, n * width, buf, pread, keptCopy, kept);
   }
   Region region() const { return t ? Region{bytes.mapped, t->bytes, n, r.kind()} : Region{}; }
 };
@@ -89,7 +93,7 @@ Region regionOf(const uint8_t* p, const TensorRecord& t, ElemKind k = ElemKind::
 
 class PlainDecoder : public RowDecoder {
  public:
-  PlainDecoder(const Checkpoint& c, const TensorRecord& t) : p_(dataOf(c, t)) {
+  PlainDecoder(const Checkpoint& c, const TensorRecord& t) : p_(dataOf(c, t)), w_(c, t) {
     if (!reader_.init(t.dtype)) mismatch(c, t, "dtype " + std::string(t.dtype->name) + " cannot be shown as numbers");
     setShape(t.shape);
     elemBits_ = t.dtype->blockBytes * 8 / t.dtype->blockElems;
@@ -97,6 +101,34 @@ class PlainDecoder : public RowDecoder {
   void decode(uint64_t row, uint64_t n, float* out) const override {
     reader_.run(p_, row * cols_, n * cols_, out);
     count(n * cols_ * elemBits_ / 8);
+  }
+  // BF16 and F16 are sign and magnitude, so a value's order follows its code's within each sign
+  // (Code16Bounds gives both runs' ends), and NaN and infinite codes have the largest magnitudes
+  // of their sign: present, one is an end. So finite ends tell the extremes of finite values
+  // only; otherwise the run is decoded. Converting a BF16 tensor to floats and reducing them was
+  // the last decode of a warm INT4 validate (its dense weights; perf).
+  uint64_t extent(uint64_t row, uint64_t n, Extent& e, ExtentScratch& scratch) const override {
+    const ElemKind kind = reader_.kind();
+    if (kind != ElemKind::BF16 && kind != ElemKind::F16) return RowDecoder::extent(row, n, e, scratch);
+    const uint64_t values = n * cols_;
+    const uint8_t* codes = w_.staged(row * cols_ * 2, values * 2, scratch.codes, scratch.pread);
+    count(values * 2);
+    if (!values) return 0;
+    Code16Bounds b;
+    widenCode16Bounds(codes, values, b);
+    auto valueOf = [&](uint16_t code) {
+      const uint8_t le[2] = {uint8_t(code), uint8_t(code >> 8)};
+      return reader_.at(le, 0);
+    };
+    const float lo = valueOf(b.anyNegative() ? b.umax : b.umin), hi = valueOf(uint16_t(b.anyPositive() ? b.smax : b.smin));
+    if (std::isfinite(lo) && std::isfinite(hi)) {
+      e.addFinite(values, lo, hi);
+      return values;
+    }
+    float* v = scratch.valuesFor(values);
+    reader_.run(codes, 0, values, v);
+    e.add(v, values);
+    return 0;
   }
   DecodeDesc describe() const override {
     DecodeDesc d;
@@ -108,6 +140,7 @@ class PlainDecoder : public RowDecoder {
 
  private:
   const uint8_t* p_;
+  StoredBytes w_;
   ElementReader reader_;
   uint64_t elemBits_;
 };
@@ -470,21 +503,27 @@ class PackedIntDecoder : public RowDecoder {
     std::vector<float>& scales = scratch.groupScales;  // the rows' group scales
     scales.resize(scale_.n == 1 ? groups_ : n * groups_);
     bool keptScales = false;  // read by the scale rules already: not counted twice
+    const uint8_t* storedScales = nullptr;
     if (scale_.n == 1) std::fill(scales.begin(), scales.end(), scale_.at(0));
-    else keptScales = scale_.run(row * groups_, n * groups_, scales.data(), scratch.scales, scratch.pread, &scratch.kept);
+    else storedScales = scale_.stored(row * groups_, n * groups_, scratch.scales, scratch.pread, &scratch.kept, &keptScales);
     count(bytesOf(n) - (keptScales ? n * groups_ * scale_.t->dtype->blockBytes : 0));
     const int offset = 1 << (bits_ - 1);
     const bool oneZero = !zp_.t && bits_ == 4;  // int4ProductRange: no per-group buffers
     // The chunk's rows as one run of groups when they lie back to back with a scale each: a call
     // a row spent as much on its set-up and final reduction as on a short row's groups (perf
-    // annotate). A run whose products are not all finite goes row by row below.
-    if (oneZero && scale_.n != 1 && rowBytes == groups_ * groupBytes) {
-      const ProductRange all = int4ProductRange(codes, n * groups_, groupBytes, offset, scales.data(), {e.least(), e.greatest()});
+    // annotate). BF16 scales are taken as stored. A run whose products are not all finite goes
+    // row by row below.
+    const bool bf16Scales = scale_.r.kind() == ElemKind::BF16;
+    if (storedScales && !bf16Scales) scale_.r.run(storedScales, 0, n * groups_, scales.data());
+    if (oneZero && storedScales && rowBytes == groups_ * groupBytes) {
+      const GroupScales run = bf16Scales ? GroupScales::storedBf16(storedScales) : GroupScales(scales.data());
+      const ProductRange all = int4ProductRange(codes, n * groups_, groupBytes, offset, run, {e.least(), e.greatest()});
       if (all.finite) {
         e.addFinite(n * cols_, all.lo, all.hi);
         return n * cols_;
       }
     }
+    if (storedScales && bf16Scales) scale_.r.run(storedScales, 0, n * groups_, scales.data());
     std::vector<uint8_t> lo(oneZero ? 0 : groups_), hi(oneZero ? 0 : groups_);
     std::vector<float> ends(oneZero ? 0 : 2 * groups_);
     uint64_t told = 0;
