@@ -158,7 +158,10 @@ def main():
     text = "\n".join(lines) + "\n"
     print(text)
     if a.write:
-        open(a.write, "w").write(with_table(open(a.write).read(), lines[0], text))
+        with open(a.write) as f:  # read whole before the write truncates it
+            doc = f.read()
+        with open(a.write, "w") as f:
+            f.write(with_table(doc, lines[0], text))
 
 
 def with_table(doc, heading, text):
