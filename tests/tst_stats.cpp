@@ -129,7 +129,7 @@ class TstStats : public QObject {
           QCOMPARE(got.stats.negative, want.stats.negative);
           QCOMPARE(got.stats.min(), want.stats.min());
           QCOMPARE(got.stats.max(), want.stats.max());
-          QVERIFY(got.histogram.counts == want.hist.counts);
+          QVERIFY(got.histogram.counts == want.hist.counts && got.histogram.lo == want.hist.lo);
           ++compared;
         }
       }
@@ -181,6 +181,7 @@ class TstStats : public QObject {
       QVERIFY(std::fabs(s.mean() - want.mean()) <= 1e-9 * std::max(1.0, std::fabs(want.mean())));
       QVERIFY(std::fabs(s.stddev() - want.stddev()) <= 1e-9 * std::max(1.0, want.stddev()));
       QVERIFY(got.histogram.counts == h.counts);
+      QCOMPARE(got.histogram.lo, h.lo);
       QCOMPARE(got.histogram.below, h.below);
       QCOMPARE(got.histogram.above, h.above);
     }
@@ -505,7 +506,7 @@ class TstStats : public QObject {
         QVERIFY2(std::fabs(got.stats.mean() - want.stats.mean()) <= 1e-12 * std::fabs(want.stats.mean()) &&
                      std::fabs(got.stats.stddev() - want.stats.stddev()) <= 1e-12 * want.stats.stddev(),
                  qPrintable(QString::fromStdString(what + ": moments differ")));
-        QVERIFY2(got.hist.counts == want.hist.counts && got.hist.below == want.hist.below && got.hist.above == want.hist.above,
+        QVERIFY2(got.hist.counts == want.hist.counts && got.hist.lo == want.hist.lo && got.hist.below == want.hist.below && got.hist.above == want.hist.above,
                  qPrintable(QString::fromStdString(what + ": histogram differs")));
         // the specials are all there (an F16 subnormal is a normal F32, so only BF16 has subnormals)
         const bool specials = want.stats.nan == 1 && want.stats.inf == 2 && want.stats.zero == 2 && (want.stats.subnormal >= 1) == (t.dtype->name == "BF16");
@@ -567,6 +568,7 @@ class TstStats : public QObject {
             const num::ScaleGroup& r = re.groups.at(key).at(kind);
             QCOMPARE(r.tensors, g.tensors);
             QCOMPARE(r.hist.counts, g.hist.counts);
+            QCOMPARE(r.hist.lo, g.hist.lo);
             QCOMPARE(r.hist.below, g.hist.below);
             QCOMPARE(r.stats.count, g.stats.count);
             QCOMPARE(r.stats.zero + r.stats.negative + r.stats.nan + r.stats.inf, g.stats.zero + g.stats.negative + g.stats.nan + g.stats.inf);

@@ -86,7 +86,7 @@ static void kernelsEqualReference(const Checkpoint& c, const std::string& label)
       for (const auto& [kind, g] : cpu.value().groups.at(c.logical[li].name)) {
         auto it = dev.value().find(kind);
         CHECK(it != dev.value().end() && it->second.stats.count == g.stats.count && it->second.stats.nan == g.stats.nan &&
-                  it->second.stats.min() == g.stats.min() && it->second.stats.max() == g.stats.max() && it->second.histogram.counts == g.hist.counts,
+                  it->second.stats.min() == g.stats.min() && it->second.stats.max() == g.stats.max() && it->second.histogram.counts == g.hist.counts && it->second.histogram.lo == g.hist.lo,
               "%s %s: scale statistics (%s)", label.c_str(), c.logical[li].name.c_str(), kind.c_str());
       }
     }
@@ -104,7 +104,7 @@ static void kernelsEqualReference(const Checkpoint& c, const std::string& label)
       CHECK(s.min() == ref.min() && s.max() == ref.max() && s.absmax() == ref.absmax(), "%s %s: min/max", label.c_str(), c.logical[li].name.c_str());
       CHECK(std::fabs(s.mean() - ref.mean()) <= 1e-9 * std::max(1.0, std::fabs(ref.mean())) && std::fabs(s.stddev() - ref.stddev()) <= 1e-9 * std::max(1.0, ref.stddev()),
             "%s %s: mean/std", label.c_str(), c.logical[li].name.c_str());
-      CHECK(st.value().histogram.counts == h.counts && st.value().histogram.below == h.below, "%s %s: histogram", label.c_str(), c.logical[li].name.c_str());
+      CHECK(st.value().histogram.counts == h.counts && st.value().histogram.lo == h.lo && st.value().histogram.below == h.below, "%s %s: histogram", label.c_str(), c.logical[li].name.c_str());
     }
   }
   std::printf("%s: %llu elements compared\n", label.c_str(), (unsigned long long)elements);
