@@ -61,7 +61,7 @@ struct ProductRange {
 struct GroupScales {
   const void* p = nullptr;
   bool bf16 = false;
-  GroupScales(const float* f) : p(f) {}  // NOLINT(google-explicit-constructor): floats are the usual case
+  GroupScales(const float* f) : p(f) {}  // implicit: a float array is the usual case
   static GroupScales storedBf16(const uint8_t* codes) {
     GroupScales s(nullptr);
     s.p = codes, s.bf16 = true;

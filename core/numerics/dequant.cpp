@@ -516,8 +516,8 @@ class PackedIntDecoder : public RowDecoder {
     const bool bf16Scales = scale_.r.kind() == ElemKind::BF16;
     if (storedScales && !bf16Scales) scale_.r.run(storedScales, 0, n * groups_, scales.data());
     if (oneZero && storedScales && rowBytes == groups_ * groupBytes) {
-      const GroupScales run = bf16Scales ? GroupScales::storedBf16(storedScales) : GroupScales(scales.data());
-      const ProductRange all = int4ProductRange(codes, n * groups_, groupBytes, offset, run, {e.least(), e.greatest()});
+      const GroupScales given = bf16Scales ? GroupScales::storedBf16(storedScales) : GroupScales(scales.data());
+      const ProductRange all = int4ProductRange(codes, n * groups_, groupBytes, offset, given, {e.least(), e.greatest()});
       if (all.finite) {
         e.addFinite(n * cols_, all.lo, all.hi);
         return n * cols_;
