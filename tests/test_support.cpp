@@ -115,11 +115,19 @@ std::shared_ptr<const ws::Checkpoint> openOrFail(const std::string& path) {
   return r.value();
 }
 
-uint64_t bytesReadBySyscalls() {
-  // One read(2) of the whole file: its content shows rchar before this read, and the read then
-  // adds exactly the bytes it returned. Inferring those lengths from two readings in a row was off
-  // by one whenever a count in the file gained a digit between them (a sanitized tst_stats).
-  static uint64_t mine = 0;  // bytes this function has read from /proc/self/io
+namespace {
+
+struct IoCounts {
+  uint64_t bytes = 0, calls = 0;  // rchar, syscr
+};
+
+// This process's read counts from /proc/self/io, less what earlier calls of this function read.
+// One read(2) of the whole file: its content shows the counts before this read, and the read then
+// adds one call and exactly the bytes it returned. Inferring those lengths from two readings in a
+// row was off by one whenever a count in the file gained a digit between them (a sanitized
+// tst_stats).
+IoCounts selfIo() {
+  static IoCounts mine;  // what this function has read from /proc/self/io
   char buf[4096];
   const int fd = ::open("/proc/self/io", O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot open /proc/self/io");
@@ -127,12 +135,20 @@ uint64_t bytesReadBySyscalls() {
   ::close(fd);
   if (n <= 0 || size_t(n) == sizeof buf) throw std::runtime_error("cannot read /proc/self/io in one read");
   const std::string text(buf, size_t(n));
-  const size_t at = text.find("rchar:");
-  if (at == std::string::npos) throw std::runtime_error("/proc/self/io has no rchar line");
-  const uint64_t rchar = std::strtoull(text.c_str() + at + 6, nullptr, 10);
-  const uint64_t before = rchar - mine;
-  mine += uint64_t(n);
-  return before;
+  auto field = [&](const char* key) {
+    const size_t at = text.find(key);
+    if (at == std::string::npos) throw std::runtime_error(std::string("/proc/self/io has no ") + key + " line");
+    return std::strtoull(text.c_str() + at + std::strlen(key), nullptr, 10);
+  };
+  const IoCounts out{field("rchar:") - mine.bytes, field("syscr:") - mine.calls};
+  mine.bytes += uint64_t(n), mine.calls += 1;
+  return out;
 }
+
+}  // namespace
+
+uint64_t bytesReadBySyscalls() { return selfIo().bytes; }
+
+uint64_t readCallsBySyscalls() { return selfIo().calls; }
 
 }  // namespace wstest

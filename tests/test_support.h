@@ -42,6 +42,8 @@ uint64_t fileSize(const std::string& path);
 // own count (/proc/self/io, rchar): what code that reads with pread asked the files for. The
 // count includes the reads of /proc/self/io itself, which this takes out.
 uint64_t bytesReadBySyscalls();
+// The read(2), pread(2) and kin calls this process has made so far (syscr), less this one's own.
+uint64_t readCallsBySyscalls();
 
 // A safetensors file: 8-byte length, header text as given, then `dataBytes` zero bytes.
 std::vector<uint8_t> safetensorsBytes(const std::string& header, uint64_t dataBytes);

@@ -186,6 +186,55 @@ class TstQuantScheme : public QObject {
     QCOMPARE(c->find("blk.0.ffn_up_exps.0.numa.1.weight")->expert, 0);
     QCOMPARE(c->find("blk.0.ffn_up_exps.0.numa.1.weight")->numaNode, 1);
   }
+
+  // compressed-tensors int4 with a weight_shape per weight (192 of them), written two ways: the
+  // shapes side by side, as safetensors' own writer orders a file (by dtype, then name), and each
+  // after its weight and scale (8 KiB apart). The open caches every shape, each with its own
+  // value; side by side they are read together, a few read calls in all (the kernel's count of
+  // them), while apart each takes its own.
+  void weightShapesAreReadTogether() {
+    const int experts = 64;
+    struct Weight {
+      std::string prefix;
+      int64_t cols;  // 249..256: what a packed row of 32 words can hold
+    };
+    std::vector<Weight> weights;
+    for (int e = 0; e < experts; ++e)
+      for (const char* proj : {"gate_proj", "up_proj", "down_proj"})
+        weights.push_back({"model.layers.0.mlp.experts." + std::to_string(e) + "." + proj + ".", 249 + int64_t(weights.size() % 8)});
+    auto write = [&](const std::string& dir, bool together) {
+      wstest::writeFile(dir + "/config.json", std::string(R"({"model_type":"deepseek_v3","hidden_size":256,"moe_intermediate_size":64,
+        "n_routed_experts":64,"num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors",
+        "config_groups":{"g":{"weights":{"num_bits":4,"symmetric":true,"strategy":"group","group_size":32}}}}})"));
+      wstest::SafetensorsBuilder b;
+      auto shape = [&](const Weight& w) { b.add(w.prefix + "weight_shape", "I64", {2}, wstest::int64Bytes({64, w.cols})); };
+      if (together)
+        for (const Weight& w : weights) shape(w);
+      for (const Weight& w : weights) {
+        b.add(w.prefix + "weight_packed", "I32", {64, 32}).add(w.prefix + "weight_scale", "BF16", {64, 8});
+        if (!together) shape(w);
+      }
+      b.write(dir + "/model.safetensors");
+    };
+    uint64_t calls[2] = {};
+    for (bool together : {true, false}) {
+      wstest::TempDir d;
+      write(d.path(), together);
+      const uint64_t before = wstest::readCallsBySyscalls();
+      auto c = wstest::openOrFail(d.path());
+      calls[together] = wstest::readCallsBySyscalls() - before;
+      QCOMPARE(c->weightShapes.size(), weights.size());
+      for (const Weight& w : weights) {
+        const TensorRecord* t = c->find(w.prefix + "weight_shape");
+        QVERIFY(t);
+        const auto it = c->weightShapes.find(uint32_t(t - c->tensors.data()));
+        QVERIFY2(it != c->weightShapes.end() && it->second == std::vector<int64_t>({64, w.cols}), t->name.c_str());
+      }
+    }
+    qInfo("read calls to open: %llu with the shapes side by side, %llu apart", (unsigned long long)calls[1], (unsigned long long)calls[0]);
+    QVERIFY(calls[0] >= weights.size());
+    QVERIFY(calls[1] + weights.size() - 8 <= calls[0]);
+  }
 };
 
 QTEST_GUILESS_MAIN(TstQuantScheme)

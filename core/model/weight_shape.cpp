@@ -1,6 +1,8 @@
 #include "core/model/weight_shape.h"
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "core/util/error.h"
 #include "core/util/parallel.h"
@@ -9,30 +11,46 @@ namespace ws {
 
 namespace {
 
-std::optional<std::vector<int64_t>> readFromFile(const Checkpoint& c, const TensorRecord& t) {
+// Whether t is 1 to 8 I32/I64 values inside its file: the only weight_shape read.
+bool readable(const Checkpoint& c, const TensorRecord& t) {
   const bool i64 = t.dtype->name == "I64", i32 = t.dtype->name == "I32";
   const uint64_t n = t.elements();
-  if ((!i64 && !i32) || n == 0 || n > 8 || t.file >= c.files.size()) return std::nullopt;
+  if ((!i64 && !i32) || n == 0 || n > 8 || t.file >= c.files.size()) return false;
   const auto& f = c.files[t.file];
-  if (!f.map || t.bytes != n * (i64 ? 8 : 4) || t.offset > f.map->size() || t.bytes > f.map->size() - t.offset) return std::nullopt;
-  uint8_t buf[64];
-  try {
-    f.map->readAt(t.offset, buf, t.bytes);
-  } catch (const CoreError&) {
-    return std::nullopt;
-  }
-  std::vector<int64_t> v(n);
-  for (uint64_t i = 0; i < n; ++i) {
+  return f.map && t.bytes == n * (i64 ? 8 : 4) && t.offset <= f.map->size() && t.bytes <= f.map->size() - t.offset;
+}
+
+std::vector<int64_t> entriesOf(const TensorRecord& t, const uint8_t* bytes) {
+  const bool i64 = t.dtype->name == "I64";
+  std::vector<int64_t> v(t.elements());
+  for (uint64_t i = 0; i < v.size(); ++i) {
     if (i64) {
-      std::memcpy(&v[i], buf + 8 * i, 8);
+      std::memcpy(&v[i], bytes + 8 * i, 8);
     } else {
       int32_t x;
-      std::memcpy(&x, buf + 4 * i, 4);
+      std::memcpy(&x, bytes + 4 * i, 4);
       v[i] = x;
     }
   }
   return v;
 }
+
+std::optional<std::vector<int64_t>> readFromFile(const Checkpoint& c, const TensorRecord& t) {
+  if (!readable(c, t)) return std::nullopt;
+  uint8_t buf[64];
+  try {
+    c.files[t.file].map->readAt(t.offset, buf, t.bytes);
+  } catch (const CoreError&) {
+    return std::nullopt;
+  }
+  return entriesOf(t, buf);
+}
+
+// Shape tensors this close in one file are read with one pread. safetensors' own writer orders
+// a file's tensors by dtype, then name, so a shard's I64 weight_shape tensors lie side by side:
+// Kimi-K2 has ~70k of them, and a pread each (a few microseconds on a VM) was a third of opening
+// a compressed-tensors checkpoint (perf of `inspect`).
+constexpr uint64_t kJoinGap = 4096, kJoinMax = uint64_t(1) << 20;
 
 }  // namespace
 
@@ -45,12 +63,38 @@ std::optional<std::vector<int64_t>> readWeightShape(const Checkpoint& c, const T
 }
 
 void cacheWeightShapes(Checkpoint& c) {
-  std::vector<uint32_t> which;
+  std::vector<uint32_t> which;  // readable shape tensors by file and offset
   for (uint32_t i = 0; i < c.tensors.size(); ++i)
-    if (c.tensors[i].component == Component::Shape) which.push_back(i);
+    if (c.tensors[i].component == Component::Shape && readable(c, c.tensors[i])) which.push_back(i);
+  std::sort(which.begin(), which.end(), [&](uint32_t a, uint32_t b) {
+    const TensorRecord &x = c.tensors[a], &y = c.tensors[b];
+    return std::tie(x.file, x.offset) < std::tie(y.file, y.offset);
+  });
+  std::vector<size_t> runs;  // where each run of nearby tensors starts in `which`
+  for (size_t k = 0; k < which.size(); ++k) {
+    const TensorRecord& t = c.tensors[which[k]];
+    const TensorRecord* first = runs.empty() ? nullptr : &c.tensors[which[runs.back()]];
+    const TensorRecord& last = c.tensors[which[k ? k - 1 : 0]];
+    const bool joins = first && t.file == first->file && t.offset <= last.offset + last.bytes + kJoinGap && t.offset + t.bytes - first->offset <= kJoinMax;
+    if (!joins) runs.push_back(k);
+  }
+  runs.push_back(which.size());
   std::vector<std::optional<std::vector<int64_t>>> values(which.size());
-  parallelChunks(which.size(), 1024, [&](size_t begin, size_t end) {
-    for (size_t k = begin; k < end; ++k) values[k] = readFromFile(c, c.tensors[which[k]]);
+  parallelChunks(runs.size() - 1, 64, [&](size_t begin, size_t end) {
+    std::vector<uint8_t> buf;
+    for (size_t r = begin; r < end; ++r) {
+      const TensorRecord& first = c.tensors[which[runs[r]]];
+      uint64_t stop = 0;
+      for (size_t k = runs[r]; k < runs[r + 1]; ++k) stop = std::max(stop, c.tensors[which[k]].offset + c.tensors[which[k]].bytes);
+      buf.resize(stop - first.offset);
+      try {
+        c.files[first.file].map->readAt(first.offset, buf.data(), buf.size());
+      } catch (const CoreError&) {  // each on its own, so that one bad read loses only its own
+        for (size_t k = runs[r]; k < runs[r + 1]; ++k) values[k] = readFromFile(c, c.tensors[which[k]]);
+        continue;
+      }
+      for (size_t k = runs[r]; k < runs[r + 1]; ++k) values[k] = entriesOf(c.tensors[which[k]], buf.data() + (c.tensors[which[k]].offset - first.offset));
+    }
   });
   c.weightShapes.clear();
   c.weightShapes.reserve(which.size());
