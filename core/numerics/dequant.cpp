@@ -93,13 +93,13 @@ Region regionOf(const uint8_t* p, const TensorRecord& t, ElemKind k = ElemKind::
 
 class PlainDecoder : public RowDecoder {
  public:
-  PlainDecoder(const Checkpoint& c, const TensorRecord& t) : p_(dataOf(c, t)), w_(c, t) {
+  PlainDecoder(const Checkpoint& c, const TensorRecord& t) : w_(c, t) {
     if (!reader_.init(t.dtype)) mismatch(c, t, "dtype " + std::string(t.dtype->name) + " cannot be shown as numbers");
     setShape(t.shape);
     elemBits_ = t.dtype->blockBytes * 8 / t.dtype->blockElems;
   }
   void decode(uint64_t row, uint64_t n, float* out) const override {
-    reader_.run(p_, row * cols_, n * cols_, out);
+    reader_.run(w_.mapped, row * cols_, n * cols_, out);
     count(n * cols_ * elemBits_ / 8);
   }
   // BF16 and F16 are sign and magnitude, so a value's order follows its code's within each sign
@@ -134,12 +134,11 @@ class PlainDecoder : public RowDecoder {
     DecodeDesc d;
     d.kind = DescKind::Plain;
     d.rows = rows_, d.cols = cols_;
-    d.w = Region{p_, rows_ * cols_ * elemBits_ / 8, rows_ * cols_, reader_.kind()};
+    d.w = Region{w_.mapped, rows_ * cols_ * elemBits_ / 8, rows_ * cols_, reader_.kind()};
     return d;
   }
 
  private:
-  const uint8_t* p_;
   StoredBytes w_;
   ElementReader reader_;
   uint64_t elemBits_;
