@@ -22,6 +22,7 @@ from gguf import quants as gq
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "scripts"))
 from refpack import bf16_bytes, f32_bytes, pack_int32_lsb, pack_nibbles_even_low, random_blocks, write_gguf, write_st  # noqa: E402
+from doc_block import replace_block  # noqa: E402
 
 GGUF_TYPES = [  # name, id, block elements, block bytes, f16 fields, f32 fields
     ("Q4_0", 2, 32, 18, (0,), ()), ("Q4_1", 3, 32, 20, (0, 2), ()), ("Q5_0", 6, 32, 22, (0,), ()), ("Q5_1", 7, 32, 24, (0, 2), ()),
@@ -136,14 +137,7 @@ def main():
     table = "\n".join(lines)
     print(table)
     if a.write:
-        begin, end = "<!-- dequant-bench begin -->", "<!-- dequant-bench end -->"
-        text = open(a.write).read() if os.path.exists(a.write) else ""
-        block = f"{begin}\n{table}\n{end}"
-        if begin in text:
-            text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
-        else:
-            text += "\n" + block + "\n"
-        open(a.write, "w").write(text)
+        replace_block(a.write, "dequant-bench", table)
 
 
 main()

@@ -27,6 +27,7 @@ import time
 import gguf
 import numpy as np
 from safetensors import safe_open
+from doc_block import replace_block
 
 GOAL_S, GOAL_RSS_MB, GOAL_VS_SAFE_OPEN, GOAL_VS_JSON, GOAL_RULES_S = 0.1, 200, 30, 5, 1.0
 
@@ -172,11 +173,7 @@ def main():
     table = "\n".join(lines)
     print(table)
     if a.write:
-        text = open(a.write).read()
-        begin, end = "<!-- open-bench begin -->", "<!-- open-bench end -->"
-        block = f"{begin}\n{table}\n{end}"
-        text = text[:text.index(begin)] + block + text[text.index(end) + len(end):] if begin in text else text + "\n" + block + "\n"
-        open(a.write, "w").write(text)
+        replace_block(a.write, "open-bench", table)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ The checkpoints are written here with real (not sparse) bytes by `weightscope sy
 DeepSeek-V3-shaped FP8 block checkpoint and a Kimi-K2-shaped INT4 (compressed-tensors) one, a few
 GB each, so the cold runs read from the disk.
 
-Prints a Markdown table and, with --write, replaces the scan section's paragraph and table in
-docs/benchmarks.md (the text after the table stays).
+Prints a Markdown table and, with --write, replaces its paragraph and table in docs/benchmarks.md
+(between the scan-bench markers; bench/doc_block.py).
 
 usage: run_scan_bench.py BUILD_DIR [--data DIR] [--runs N] [--write docs/benchmarks.md]
 """
@@ -25,6 +25,8 @@ import platform
 import subprocess
 import sys
 import time
+
+from doc_block import replace_block
 
 GOAL = 0.80
 CHECKPOINTS = {
@@ -140,8 +142,7 @@ def main():
             print(f"{name} {cache}: cat {n_cat / t_cat / 1e9:.2f} GB/s; validate --values {total / t_val / 1e9:.2f} GB/s "
                   f"({100 * ratio:.0f}% of cat, median of paired runs; it read {n_val:,} B); scales {n_sc:,} B in {1e3 * t_sc:.0f} ms, pread loop {1e3 * t_pr:.0f} ms", flush=True)
     cpu = platform.processor() or platform.machine()
-    lines = ["## Value scans against the storage (the distributed issue)", "",
-             f"`python3 bench/run_scan_bench.py build --runs {a.runs}` on this machine ({os.cpu_count()} cores, {cpu}): {a.runs} runs of cat "
+    lines = [f"`python3 bench/run_scan_bench.py build --runs {a.runs}` on this machine ({os.cpu_count()} cores, {cpu}): {a.runs} runs of cat "
              "each followed by one of validate; rates are the best of each, *of cat* the median of the runs' time ratios (cat / validate). "
              "Cold: the page cache dropped before each run. Checkpoints written by `weightscope synth` with real bytes (not sparse). "
              "`validate --rules values` checks every weight and scale; its rate is the checkpoint's file bytes over its wall time "
@@ -158,23 +159,8 @@ def main():
     text = "\n".join(lines) + "\n"
     print(text)
     if a.write:
-        with open(a.write) as f:  # read whole before the write truncates it
-            doc = f.read()
-        with open(a.write, "w") as f:
-            f.write(with_table(doc, lines[0], text))
+        replace_block(a.write, "scan-bench", text)
 
-
-def with_table(doc, heading, text):
-    """doc with its section `heading`'s paragraph and table replaced by `text` (the text written
-    below the table, up to the next heading, stays); the section is appended when missing."""
-    start = doc.find(heading)
-    if start < 0:
-        return doc.rstrip("\n") + "\n\n" + text
-    table = doc.find("\n|", start)
-    end = doc.find("\n\n", table) if table >= 0 else -1
-    if end < 0:
-        return doc[:start] + text
-    return doc[:start] + text.rstrip("\n") + doc[end:]
 
 if __name__ == "__main__":
     sys.exit(main())
