@@ -2,13 +2,19 @@
 
 #include <cstdlib>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <cstring>
 #include <stdexcept>
 
+#include "core/io/mapped_file.h"
 #include "core/model/dtype.h"
 #include "core/util/checked.h"
 
@@ -148,6 +154,37 @@ IoCounts selfIo() {
 }  // namespace
 
 uint64_t bytesReadBySyscalls() { return selfIo().bytes; }
+
+bool dropFromPageCache(const std::string& path) {
+  struct statfs fs {};
+  if (::statfs(path.c_str(), &fs) != 0 || fs.f_type == TMPFS_MAGIC) return false;
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  ::fdatasync(fd);
+  const bool advised = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+  ::close(fd);
+  return advised;
+}
+
+uint64_t cachedPages(const ws::MappedFile& f, uint64_t offset, uint64_t bytes) {
+  static const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+  const uint64_t end = std::min(f.size(), bytes == UINT64_MAX ? f.size() : offset + bytes);
+  uint64_t n = 0;
+  for (uint64_t at = offset / page * page; at < end; at += page) n += f.cached(at);
+  return n;
+}
+
+uint64_t readAheadWindow(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  const std::string dev = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+  for (const char* queue : {"/queue/read_ahead_kb", "/../queue/read_ahead_kb"}) {  // a disk, or a partition of one
+    std::ifstream in(dev + queue);
+    uint64_t kb = 0;
+    if (in >> kb) return kb * 1024;
+  }
+  return 0;
+}
 
 uint64_t readCallsBySyscalls() { return selfIo().calls; }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/formats/open_checkpoint.h"
+#include "core/io/mapped_file.h"
 
 namespace wstest {
 
@@ -44,6 +45,15 @@ uint64_t fileSize(const std::string& path);
 uint64_t bytesReadBySyscalls();
 // The read(2), pread(2) and kin calls this process has made so far (syscr), less this one's own.
 uint64_t readCallsBySyscalls();
+
+// Drops a file's pages from the page cache (written back first), as if it had not been read
+// since boot. False where that cannot be seen: a tmpfs keeps its pages.
+bool dropFromPageCache(const std::string& path);
+// The pages of the mapped file that the page cache holds now (MappedFile::cached, page by page).
+uint64_t cachedPages(const ws::MappedFile& f, uint64_t offset = 0, uint64_t bytes = UINT64_MAX);
+// The device's read-around window under `path` (its queue's read_ahead_kb) in bytes; 0 when sysfs
+// does not tell.
+uint64_t readAheadWindow(const std::string& path);
 
 // A safetensors file: 8-byte length, header text as given, then `dataBytes` zero bytes.
 std::vector<uint8_t> safetensorsBytes(const std::string& header, uint64_t dataBytes);

@@ -156,7 +156,7 @@ void addSafetensors(Checkpoint& c, const std::vector<std::string>& paths, const 
   std::vector<SourceFile> files(paths.size());
   auto errors = parseAll(paths, [&](size_t i) {
     auto map = MappedFile::open(paths[i]);
-    headers[i] = parseSafetensors(map->bytes(), paths[i], HeaderParser::Auto, mode.extent());
+    headers[i] = parseSafetensors(*map, HeaderParser::Auto, mode.extent());
     files[i] = SourceFile{paths[i], "safetensors", map->size(), headers[i].dataStart, map};
   });
   auto good = keepGood(errors, mode);

@@ -69,7 +69,7 @@ void describeRanks(Checkpoint& c, const std::map<int, std::vector<std::string>>&
       std::optional<SafetensorsHeader> h;
       try {
         auto map = MappedFile::open(path);
-        h = parseSafetensors(map->bytes(), path);
+        h = parseSafetensors(*map);
       } catch (const CoreError& e) {
         report(e.error());
         continue;

@@ -359,4 +359,13 @@ SafetensorsHeader checkTensors(SafetensorsHeader h, std::span<const uint8_t> fil
 
 }  // namespace
 
+SafetensorsHeader parseSafetensors(const MappedFile& file, HeaderParser parser, DataExtent extent) {
+  uint64_t n = 0;
+  if (file.size() >= 8) {
+    file.readAt(0, &n, 8);  // pread: the kernel reads ahead a few pages, not the mapping's window
+    file.willNeed(0, std::min(n, kSafetensorsMaxHeader) + 8);  // a lying length is refused below
+  }
+  return parseSafetensors(file.bytes(), file.path(), parser, extent);
+}
+
 }  // namespace ws

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/formats/data_extent.h"
+#include "core/io/mapped_file.h"
 #include "core/model/dtype.h"
 #include "core/util/error.h"
 
@@ -43,5 +44,9 @@ enum class HeaderParser { Auto, Reference };
 // Throws CoreError with the file name, and the tensor or offset at fault.
 SafetensorsHeader parseSafetensors(std::span<const uint8_t> file, const std::string& path, HeaderParser parser = HeaderParser::Auto,
                                    DataExtent extent = DataExtent::Exact);
+// The same from a mapped file. Its header is read ahead first as one range: otherwise the fault on
+// its first page reads the kernel's read-around window (read_ahead_kb: 8 MiB a shard on this
+// machine, 290 MB to open the 32 shards of docs/benchmarks.md's 10 GiB checkpoint cold).
+SafetensorsHeader parseSafetensors(const MappedFile& file, HeaderParser parser = HeaderParser::Auto, DataExtent extent = DataExtent::Exact);
 
 }  // namespace ws
