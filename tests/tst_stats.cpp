@@ -20,7 +20,9 @@
 #include "core/numerics/grid_stats.h"
 #include "core/numerics/gguf_scale_formulas.h"
 #include "core/numerics/hd.h"
+#include "core/numerics/read_ahead.h"
 #include "core/numerics/scale_stats.h"
+#include "core/synth/synth.h"
 #include "core/numerics/stats.h"
 #include "page_watch.h"
 #include "test_support.h"
@@ -423,6 +425,66 @@ class TstStats : public QObject {
     QCOMPARE(g.tensors, uint64_t(63));
     QCOMPARE(g.stats.nan + g.stats.negative + g.stats.zero, uint64_t(0));
     QVERIFY(g.stats.min() > 0);
+  }
+
+  // A cold pass over the scales alone reads the scales of the tensors ahead of it
+  // (num::readAheadScales) and nothing else: advising whole tensors, as validate --values does,
+  // would read every weight too. On a checkpoint whose scales lie between 1 MiB weights, dropped
+  // from the page cache: after advising every tensor's scales, each scale tensor's pages are
+  // cached and no page that holds only weight bytes is; after the scale pass itself, the same.
+  // Advising whole tensors, the weights' pages are there (what the check would see).
+  void aScaleReadAheadLeavesTheWeightsOnDisk() {
+    wstest::TempDir d;
+    synth::Options o;
+    o.like = "kimi-k2", o.scheme = "int4-ct", o.layers = 2, o.denseLayers = 1, o.experts = 2;
+    o.hidden = 2048, o.expertIntermediate = 1024, o.shards = 1, o.out = d.file("int4");
+    QVERIFY(synth::write(o).ok());
+    const std::string shard = o.out + "/model.safetensors";
+    if (!wstest::dropFromPageCache(shard)) QSKIP("tmpfs keeps its pages: a cold pass cannot be seen here");
+    auto c = wstest::openOrFail(o.out);
+    QCOMPARE(c->files.size(), size_t(1));
+    const MappedFile& file = *c->files[0].map;
+    const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+    std::vector<bool> scalePage(file.size() / page + 1);
+    for (const auto& t : c->tensors)
+      if (t.component == Component::Scale)
+        for (uint64_t p = t.offset / page; p <= (t.offset + t.bytes - 1) / page; ++p) scalePage[p] = true;
+    // Cached pages that hold only bytes of quantized weights, and scale tensors not cached whole.
+    uint64_t weightPages = 0;
+    auto cachedWeightPages = [&] {
+      uint64_t n = 0;
+      weightPages = 0;
+      for (const auto& t : c->tensors)
+        if (t.component == Component::Weight)
+          for (uint64_t p = t.offset / page; p < (t.offset + t.bytes) / page; ++p)
+            if (!scalePage[p] && p * page >= t.offset) ++weightPages, n += file.cached(p * page);
+      return n;
+    };
+    auto uncachedScales = [&] {
+      uint64_t n = 0;
+      for (const auto& t : c->tensors)
+        if (t.component == Component::Scale) n += wstest::cachedPages(file, t.offset, t.bytes) < (t.offset + t.bytes - 1) / page - t.offset / page + 1;
+      return n;
+    };
+    // The open reads a few pages past the header and the weight_shape tensors it reads (the
+    // kernel's own read-ahead of a pread); the scale pass may add none.
+    const uint64_t afterOpen = cachedWeightPages();
+    QVERIFY2(weightPages * page >= (16u << 20), "weights to leave on disk");
+    QVERIFY2(afterOpen * 64 < weightPages, qPrintable(QString("%1 of %2 weight pages cached by the open").arg(afterOpen).arg(weightPages)));
+
+    // The kernel reads advised pages in the background: they show in the cache a little later.
+    for (uint32_t li = 0; li < c->logical.size(); ++li) num::readAheadScales(*c, li);
+    QTRY_COMPARE_WITH_TIMEOUT(uncachedScales(), uint64_t(0), wstest::kPatienceMs);
+    QVERIFY(cachedWeightPages() <= afterOpen);
+
+    wstest::dropFromPageCache(shard);
+    QVERIFY(num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint).ok());
+    QCOMPARE(uncachedScales(), uint64_t(0));
+    QVERIFY(cachedWeightPages() <= afterOpen);
+
+    wstest::dropFromPageCache(shard);
+    for (uint32_t li = 0; li < c->logical.size(); ++li) num::readAhead(*c, li);
+    QTRY_VERIFY_WITH_TIMEOUT(cachedWeightPages() * 2 >= weightPages, wstest::kPatienceMs);
   }
 
   void ggufScalesReadOnlyScaleFields() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/numerics/row_footprint.h"
+#include "core/numerics/scale_sources.h"
 
 namespace ws::num {
 
@@ -33,17 +34,8 @@ void fetchTensor(const Checkpoint& c, const TensorRecord& t) {
 void fetchScales(const Checkpoint& c, std::pair<size_t, size_t> range) {
   if (!c.remote) return;
   std::vector<RemoteSource::Range> ranges;
-  for (size_t li = range.first; li < std::min(range.second, c.logical.size()); ++li) {
-    const LogicalTensor& l = c.logical[li];
-    if (l.weight < 0) continue;
-    const TensorRecord& w = c.tensors[uint32_t(l.weight)];
-    if (w.dtype->isBlockQuant()) {
-      ranges.push_back(whole(c, w));
-      continue;
-    }
-    for (uint32_t m : l.members)
-      if (c.tensors[m].component == Component::Scale || c.tensors[m].component == Component::GlobalScale) ranges.push_back(whole(c, c.tensors[m]));
-  }
+  for (size_t li = range.first; li < std::min(range.second, c.logical.size()); ++li)
+    forEachScaleSource(c, c.logical[li], [&](const TensorRecord& t) { ranges.push_back(whole(c, t)); });
   c.remote->ensure(ranges);
 }
 

@@ -15,6 +15,7 @@
 #include "core/numerics/element_reader.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/gguf_scale_formulas.h"
+#include "core/numerics/read_ahead.h"
 #include "core/util/parallel.h"
 
 namespace ws::num {
@@ -220,9 +221,19 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
       const LogicalTensor& l = c.logical[first + k];
       return l.weight >= 0 && !c.isCut(l);  // a cut tensor's bytes are not there to read
     };
-    const size_t window = 16 * size_t(workerCount());
+    const size_t count = end > first ? end - first : 0, window = 16 * size_t(workerCount());
+    // Cold, the disk reads the scales of the tensors ahead while these are counted.
+    const size_t ahead = kScaleTensorsAheadPerWorker * size_t(workerCount());
+    auto readAheadOf = [&](size_t k) {
+      if (k < count && wanted(k)) readAheadScales(c, uint32_t(first + k));
+    };
+    for (size_t k = 0; k < ahead; ++k) readAheadOf(k);
     orderedParallelFor(
-        end > first ? end - first : 0, window, [&](size_t k) { return wanted(k) ? scalesOfTensor(c, c.logical[first + k]) : TensorScales{}; },
+        count, window,
+        [&](size_t k) {
+          readAheadOf(k + ahead);
+          return wanted(k) ? scalesOfTensor(c, c.logical[first + k]) : TensorScales{};
+        },
         [&](size_t k, TensorScales&& t) {
           if (progress && k % window == 0 && !progress(first + k, c.logical.size())) fail(ErrorCode::Usage, "cancelled");
           if (wanted(k)) addTensorScales(c, by, c.logical[first + k], std::move(t), rep);

@@ -238,16 +238,22 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
   std::atomic<bool> cancelled{false};
   num::ByteCounter counter;
   const unsigned n = opt.threads ? opt.threads : workerCount();
-  // Read ahead by twice the workers' tensors: a cold scan reads the next ones while these are
-  // judged. Scales alone are not advised: that would read the weights around them.
-  const size_t ahead = want.any() ? 2 * size_t(n) : 0;
-  for (size_t k = 0; k < std::min(ahead, work.size()); ++k) num::readAhead(c, work[k]);
+  // Read ahead: a cold scan reads the next tensors while these are judged. Twice the workers'
+  // tensors, whole, when their weights are judged; the scales alone of more tensors when only the
+  // scale rules are (advising whole tensors would read every weight as well).
+  const size_t ahead = want.any() ? 2 * size_t(n) : num::kScaleTensorsAheadPerWorker * size_t(n);
+  auto readAheadOf = [&](size_t k) {
+    if (k >= work.size()) return;
+    if (want.any()) num::readAhead(c, work[k]);
+    else num::readAheadScales(c, work[k]);
+  };
+  for (size_t k = 0; k < ahead; ++k) readAheadOf(k);
   const char* stage = want.any() ? "values" : "scales";
   auto worker = [&] {
     num::ExtentScratch scratch;
     scratch.pread = true;
     for (size_t k; !cancelled && (k = next.fetch_add(1)) < work.size();) {
-      if (ahead && k + ahead < work.size()) num::readAhead(c, work[k + ahead]);
+      readAheadOf(k + ahead);
       const uint32_t li = work[k];
       try {
         reads[k].scales = num::scalesOfTensor(c, c.logical[li], want.any() ? &scratch.kept : nullptr);  // kept for judgeWeights
