@@ -334,7 +334,7 @@ RemoteOptions& remoteOptions() {
 }
 
 std::shared_ptr<RemoteSource> openRemote(const std::string& location, const RemoteOptions& options) {
-  if (!httpAvailable()) remoteFail(location, "this build has no HTTP support (built without libcurl): download the checkpoint and open it locally");
+  if (!httpAvailable()) remoteFail(location, httpUnavailableReason() + ": download the checkpoint and open it locally");
   HttpOptions ho;
   if (location.rfind("hf://", 0) == 0 || location.rfind(hubEndpoint(), 0) == 0) ho.bearerToken = hubToken();
   ho.cancel = options.cancel;

@@ -12,7 +12,7 @@
 #include "core/util/error.h"
 
 #ifdef WEIGHTSCOPE_HAVE_CURL
-#include <curl/curl.h>
+#include "core/io/curl_library.h"
 #endif
 
 namespace ws {
@@ -28,6 +28,7 @@ namespace {
 #ifndef WEIGHTSCOPE_HAVE_CURL
 
 bool httpAvailable() { return false; }
+std::string httpUnavailableReason() { return "this build has no HTTP support (built without libcurl)"; }
 struct HttpClient::Pool {};
 HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)) {}
 HttpClient::~HttpClient() = default;
@@ -37,11 +38,13 @@ bool HttpClient::getIfPresent(const std::string& url, uint64_t, std::string&) { 
 
 #else
 
-bool httpAvailable() { return true; }
+bool httpAvailable() { return curlLibrary() != nullptr; }
+std::string httpUnavailableReason() { return curlProblem(); }
 
 namespace {
 
-std::once_flag curlInit;
+// The library, once an HttpClient exists (its constructor checks it was loaded).
+const CurlLibrary& curl() { return *curlLibrary(); }
 
 // One transfer's state: the body is kept up to `limit` bytes; past it the write callback stops
 // the transfer, so a server that ignores Range never streams a whole file to us.
@@ -117,16 +120,16 @@ struct HttpClient::Pool {
   CURLSH* share = nullptr;  // DNS and TLS sessions shared between handles
   std::mutex shareMu[CURL_LOCK_DATA_LAST];
   Pool() {
-    share = curl_share_init();
-    curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-    curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-    curl_share_setopt(share, CURLSHOPT_USERDATA, this);
-    curl_share_setopt(share, CURLSHOPT_LOCKFUNC, +[](CURL*, curl_lock_data d, curl_lock_access, void* p) { static_cast<Pool*>(p)->shareMu[d].lock(); });
-    curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, +[](CURL*, curl_lock_data d, void* p) { static_cast<Pool*>(p)->shareMu[d].unlock(); });
+    share = curl().share_init();
+    curl().share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl().share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    curl().share_setopt(share, CURLSHOPT_USERDATA, this);
+    curl().share_setopt(share, CURLSHOPT_LOCKFUNC, +[](CURL*, curl_lock_data d, curl_lock_access, void* p) { static_cast<Pool*>(p)->shareMu[d].lock(); });
+    curl().share_setopt(share, CURLSHOPT_UNLOCKFUNC, +[](CURL*, curl_lock_data d, void* p) { static_cast<Pool*>(p)->shareMu[d].unlock(); });
   }
   ~Pool() {
-    for (CURL* h : idle) curl_easy_cleanup(h);
-    curl_share_cleanup(share);
+    for (CURL* h : idle) curl().easy_cleanup(h);
+    curl().share_cleanup(share);
   }
   CURL* take() {
     {
@@ -137,7 +140,7 @@ struct HttpClient::Pool {
         return h;
       }
     }
-    CURL* h = curl_easy_init();
+    CURL* h = curl().easy_init();
     if (!h) throw CoreError(Error{ErrorCode::Remote, "libcurl could not make a handle", {}, std::nullopt, {}});
     return h;
   }
@@ -157,7 +160,7 @@ struct HttpClient::Pool {
 };
 
 HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)) {
-  std::call_once(curlInit, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  if (!httpAvailable()) throw CoreError(Error{ErrorCode::Remote, httpUnavailableReason(), {}, std::nullopt, {}});
   pool_ = std::make_unique<Pool>();
 }
 
@@ -180,47 +183,47 @@ static Outcome perform(CURL* h, CURLSH* share, const HttpOptions& o, HttpStats& 
   Outcome out;
   gaveUp = false;
   for (int attempt = 0;; ++attempt) {
-    curl_easy_reset(h);
+    curl().easy_reset(h);
     out = Outcome{};
     out.t.limit = limit;
     out.t.stats = &stats;
     out.t.progress = &progress;
     char err[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(h, CURLOPT_SHARE, share);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+    curl().easy_setopt(h, CURLOPT_URL, url.c_str());
+    curl().easy_setopt(h, CURLOPT_SHARE, share);
+    curl().easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl().easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
     // The token goes to the host asked, and on to a redirect's host only if it is the same one.
-    curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, o.connectTimeoutS);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, o.lowSpeedTimeoutS);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "weightscope");
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, err);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, onBody);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &out.t);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, onHeader);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &out.t);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "identity");  // byte ranges of the file itself
-    if (!range.empty()) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
+    curl().easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+    curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT, o.connectTimeoutS);
+    curl().easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl().easy_setopt(h, CURLOPT_LOW_SPEED_TIME, o.lowSpeedTimeoutS);
+    curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl().easy_setopt(h, CURLOPT_USERAGENT, "weightscope");
+    curl().easy_setopt(h, CURLOPT_ERRORBUFFER, err);
+    curl().easy_setopt(h, CURLOPT_WRITEFUNCTION, onBody);
+    curl().easy_setopt(h, CURLOPT_WRITEDATA, &out.t);
+    curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, onHeader);
+    curl().easy_setopt(h, CURLOPT_HEADERDATA, &out.t);
+    curl().easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "identity");  // byte ranges of the file itself
+    if (!range.empty()) curl().easy_setopt(h, CURLOPT_RANGE, range.c_str());
     if (o.cancel) {
-      curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-      curl_easy_setopt(h, CURLOPT_XFERINFODATA, o.cancel.get());
-      curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, +[](void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
+      curl().easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+      curl().easy_setopt(h, CURLOPT_XFERINFODATA, o.cancel.get());
+      curl().easy_setopt(h, CURLOPT_XFERINFOFUNCTION, +[](void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
         return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;  // non-zero aborts the transfer
       });
     }
     curl_slist* headers = nullptr;
     if (!o.bearerToken.empty()) {
-      headers = curl_slist_append(headers, ("Authorization: Bearer " + o.bearerToken).c_str());
-      curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+      headers = curl().slist_append(headers, ("Authorization: Bearer " + o.bearerToken).c_str());
+      curl().easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     }
     stats.requests.fetch_add(1);
-    out.rc = curl_easy_perform(h);
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out.status);
-    curl_slist_free_all(headers);
-    out.curlMessage = err[0] ? err : curl_easy_strerror(out.rc);
+    out.rc = curl().easy_perform(h);
+    curl().easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out.status);
+    curl().slist_free_all(headers);
+    out.curlMessage = err[0] ? err : curl().easy_strerror(out.rc);
     if (o.cancel && *o.cancel) {
       if (out.rc == CURLE_ABORTED_BY_CALLBACK) out.curlMessage = "cancelled";
       return out;  // no retry of a cancelled request

@@ -2,8 +2,8 @@
 // they lie: redirects followed (the Hugging Face resolve URLs answer 302 to a CDN), connections
 // kept alive and reused, retries with backoff on 5xx, 429, resets and short reads, every read
 // bounded, and a server that ignores Range refused instead of downloading a whole file. Built
-// only when CMake finds libcurl (WEIGHTSCOPE_HAVE_CURL); without it, `httpAvailable()` is false
-// and every call is an error saying so.
+// only when CMake finds libcurl (WEIGHTSCOPE_HAVE_CURL), which is then opened on first use; without
+// it, or when it cannot be opened, `httpAvailable()` is false and every call is an error saying so.
 #pragma once
 
 #include <atomic>
@@ -39,7 +39,9 @@ struct RangeReply {
   std::string etag;            // the ETag header, when the server sends one
 };
 
+// Whether URLs can be read: built with libcurl, and libcurl loads (curl_library.h); if not, why.
 bool httpAvailable();
+std::string httpUnavailableReason();
 
 class HttpClient {
  public:

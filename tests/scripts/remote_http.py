@@ -186,6 +186,17 @@ def part_nginx(tmp):
         env.pop("HF_TOKEN", None)
         env["HOME"] = tmp  # no token file of the machine's
         log = os.path.join(tmp, "access.log")
+        # libcurl is opened for a URL, not at start-up (core/io/curl_library.h): a local command
+        # loads none of it, a remote one does (the dynamic loader's own account, LD_DEBUG=libs).
+        # A sanitized build links it at start-up (core/CMakeLists.txt): only the second half there.
+        def loads_curl(*args):
+            r = subprocess.run([WS, *args], capture_output=True, text=True, env=dict(env, LD_DEBUG="libs"), timeout=300)
+            return r.returncode, "libcurl.so" in r.stderr
+        linked = "libcurl" in subprocess.run(["readelf", "-d", WS], capture_output=True, text=True).stdout
+        rc, loaded = loads_curl("inspect", os.path.join(FX, "hf/qwen3_moe"), "--json")
+        check(rc == 0 and (linked or not loaded), f"a local inspect loaded libcurl: exit {rc}, linked {linked}")
+        rc, loaded = loads_curl("inspect", "hf://fixtures/qwen3_moe", "--json", "--no-cache")
+        check(rc == 0 and loaded, f"a remote inspect did not load libcurl: exit {rc}")
         for repo, rel in FIXTURES.items():
             local = os.path.join(FX, rel)
             loc = f"hf://fixtures/{repo}"
