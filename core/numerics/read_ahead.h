@@ -17,7 +17,8 @@ void readAhead(const Checkpoint& c, uint32_t logical);
 // which advising whole tensors would make read every weight as well.
 void readAheadScales(const Checkpoint& c, uint32_t logical);
 // How many tensors a pass over the scales alone advises ahead, per worker: their scales are small
-// (128 KiB a tensor on the bench checkpoints), so a few tensors ahead keep the disk waiting on us.
+// (128 KiB a tensor on the bench checkpoints), so it takes several tensors ahead to keep the disk
+// busy while these are counted.
 // Cold, on the 10 GiB bench checkpoint: 4, 16 and 64 ahead were alike (docs/benchmarks.md).
 constexpr size_t kScaleTensorsAheadPerWorker = 16;
 
