@@ -22,8 +22,8 @@
 #include "core/numerics/hd.h"
 #include "core/numerics/read_ahead.h"
 #include "core/numerics/scale_stats.h"
-#include "core/synth/synth.h"
 #include "core/numerics/stats.h"
+#include "core/synth/synth.h"
 #include "page_watch.h"
 #include "test_support.h"
 
@@ -466,8 +466,8 @@ class TstStats : public QObject {
         if (t.component == Component::Scale) n += wstest::cachedPages(file, t.offset, t.bytes) < (t.offset + t.bytes - 1) / page - t.offset / page + 1;
       return n;
     };
-    // The open reads a few pages past the header and the weight_shape tensors it reads (the
-    // kernel's own read-ahead of a pread); the scale pass may add none.
+    // The open leaves a few weight pages cached, the kernel's own read-ahead of its preads (the
+    // header's length, the weight_shape tensors); the scale pass may add none.
     const uint64_t afterOpen = cachedWeightPages();
     QVERIFY2(weightPages * page >= (16u << 20), "weights to leave on disk");
     if (afterOpen * 64 >= weightPages)  // a file system whose pages the advice did not drop
