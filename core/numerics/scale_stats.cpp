@@ -65,7 +65,9 @@ struct ScaleScratch {
   std::vector<uint8_t> raw;
   // 16-bit scales (BF16, F16) are tallied by code, then each distinct value is added once with its
   // count: Kimi-K2's ~130M BF16 group scales take a few thousand distinct values, and adding each
-  // value in turn was half of a validate --values' time (docs/benchmarks.md).
+  // value in turn was half of a validate --values' time (docs/benchmarks.md). The count, a store
+  // a scale, is most of a warm scale pass: bench/scale_count_floor reads and counts and does
+  // nothing else, and the pass of `scales`, its start-up and open aside, is as fast (benchmarks.md).
   std::vector<uint64_t> tally = std::vector<uint64_t>(1 << 16);
   // Where the counts lie: a flush visits those codes alone. Visiting all 65,536 counts per tensor
   // cost as much as tallying the bench checkpoint's 65,536 scales a tensor (perf). Bounds from one
