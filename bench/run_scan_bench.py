@@ -71,11 +71,13 @@ def once(fn, cold, path):
     return time.perf_counter() - t0, out
 
 
-def timed(fn, cold, path, runs):
+def timed(fn, cold, path, runs, self_timed=False):
+    """The best time of `runs` runs of fn, and what it returned. self_timed: fn returns (seconds,
+    result), the time its program measured around its own work."""
     best, out = 1e30, None
     for _ in range(runs):
         t, out = once(fn, cold, path)
-        if isinstance(out, tuple):  # (its own time, result): a program that times its work itself
+        if self_timed:
             t, out = out
         best = min(best, t)
     return best, out
@@ -148,8 +150,8 @@ def main():
 
         def count_floor():
             r = subprocess.run([floor], input="".join(f"{p} {o} {n}\n" for p, o, n in ranges), capture_output=True, text=True, check=True)
-            ms, codes = r.stdout.split()[0::2]
-            return float(ms) / 1e3, int(codes)
+            millis, codes = r.stdout.split()[0::2]
+            return float(millis) / 1e3, int(codes)
 
         def open_only():
             subprocess.run([ws, "inspect", path, "--filter", "no tensor is named this"], stdout=subprocess.DEVNULL, check=True)
@@ -162,7 +164,7 @@ def main():
             t_open, _ = timed(open_only, cold, path, a.runs)
             t_floor = None
             if sixteen_bit:
-                t_floor, n_floor = timed(count_floor, cold, path, a.runs)
+                t_floor, n_floor = timed(count_floor, cold, path, a.runs, self_timed=True)
                 assert n_floor == n_sc // 2, f"the floor counted {n_floor} codes in {n_sc} scale bytes"
             assert n_pr == n_sc, f"the pread loop read {n_pr} scale bytes, scales {n_sc}"
             # Both rates over the checkpoint's files (validate's own count leaves out the headers
