@@ -92,6 +92,43 @@ void writeInt4Config(const wstest::TempDir& d, int hidden, int intermediate, int
 class TstStats : public QObject {
   Q_OBJECT
  private slots:
+  // The scale pass reports its progress in bytes of what it reads the scales from: every scale
+  // tensor of a safetensors checkpoint (all read, so the total is also the bytes the pass read),
+  // every block-quantized weight of a GGUF one (the scales sit in its blocks). The count only
+  // grows, ends at the total, and a callback that says stop cancels the pass.
+  void scaleProgressCountsTheBytesScalesAreReadFrom_data() {
+    QTest::addColumn<QString>("fixture");
+    QTest::newRow("fp8 safetensors") << "hf/qwen3_moe_fp8";
+    QTest::newRow("k-quant gguf") << "gguf/tiny-qwen3moe-kquants.gguf";
+  }
+  void scaleProgressCountsTheBytesScalesAreReadFrom() {
+    QFETCH(QString, fixture);
+    auto c = wstest::openOrFail(wstest::fixture(fixture.toStdString()));
+    uint64_t expected = 0;
+    for (const auto& t : c->tensors)
+      if (t.dtype->isBlockQuant() || t.component == Component::Scale || t.component == Component::GlobalScale) expected += t.bytes;
+    QVERIFY(expected > 0);
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+    auto r = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint, [&](uint64_t done, uint64_t total) {
+      calls.emplace_back(done, total);
+      return true;
+    });
+    QVERIFY(r.ok());
+    QVERIFY(!calls.empty());
+    for (size_t i = 0; i < calls.size(); ++i) {
+      QCOMPARE(calls[i].second, expected);
+      if (i) QVERIFY2(calls[i].first >= calls[i - 1].first, "the count went back");
+    }
+    QCOMPARE(calls.back().first, expected);
+    if (c->format == "safetensors") QCOMPARE(r.value().bytesRead, expected);
+
+    int asked = 0;
+    auto stopped = num::scaleStatistics(*c, num::ScaleGrouping::Checkpoint, [&](uint64_t, uint64_t) { return ++asked > 1; });
+    QVERIFY(!stopped.ok());
+    QVERIFY2(stopped.error().message.find("cancelled") != std::string::npos, stopped.error().message.c_str());
+    QCOMPARE(asked, 1);  // nothing is asked after the stop
+  }
+
   // The statistics kernels' bodies (stats_threads.h) over their whole grid on the CPU give what
   // num::Stats and the log2Fine histogram give: counts, min, max, absmax and every bin exactly,
   // mean and standard deviation within 1e-9 relative - on every decoded fixture tensor and on

@@ -23,8 +23,8 @@ void ScalePass::request() {
   jobs_.start(
       0,
       [ckpt](JobState& job) -> Outcome {
-        job.total = ckpt->logical.size();
-        auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor, [&](uint64_t done, uint64_t) {
+        auto r = num::scaleStatistics(*ckpt, num::ScaleGrouping::Tensor, [&](uint64_t done, uint64_t total) {
+          job.total = total;
           job.done = done;
           return !job.cancel;
         });

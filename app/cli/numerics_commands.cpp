@@ -1,12 +1,15 @@
 // weightscope dequant / stats / scales: the CPU reference numerics from the command line.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <iostream>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
 #include "app/cli/distributed.h"
+#include "app/cli/progress.h"
 #include "core/formats/open_checkpoint.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/mapped_reads.h"
@@ -220,33 +223,38 @@ class StatsCommand : public Command {
       which.push_back(a.positional()[1]);
     }
     const int bins = int(a.getInt("bins", 32));
-    auto [begin, end] = std::pair<size_t, size_t>{0, which.size()};
-    if (comm) {
-      std::vector<uint64_t> bytes;
-      for (const std::string& name : which) {
-        auto li = num::findLogical(*c, name);
-        bytes.push_back(li ? c->logical[li.value()].bytes : 0);
-      }
-      std::tie(begin, end) = dist::shareByBytes(bytes, comm->rank(), comm->size());
+    std::vector<uint64_t> bytes;  // of each tensor: what a rank's share and the progress count
+    for (const std::string& name : which) {
+      auto li = num::findLogical(*c, name);
+      bytes.push_back(li ? c->logical[li.value()].bytes : 0);
     }
+    auto [begin, end] = std::pair<size_t, size_t>{0, which.size()};
+    if (comm) std::tie(begin, end) = dist::shareByBytes(bytes, comm->rank(), comm->size());
     // The tensors on all cores, each on one, then taken in catalog order up to the first that
     // failed: the same output as one at a time. A remote checkpoint's go one at a time, since
     // each fetches its bytes first and --max-fetch is spent in catalog order.
     std::vector<TensorStats> done(end - begin);
     std::vector<std::string> failed(end - begin);
     const size_t first = begin;  // a structured binding, which clang's lambdas cannot capture
+    // Progress over every tensor (--all) in bytes of this rank's share; rank 0 speaks for the job.
+    Progress progress;
+    const bool speaks = a.has("all") && (!comm || comm->rank() == 0);
+    const uint64_t shareBytes = std::accumulate(bytes.begin() + std::ptrdiff_t(begin), bytes.begin() + std::ptrdiff_t(end), uint64_t(0));
+    std::atomic<uint64_t> bytesDone{0};
     auto one = [&](size_t k) {
       try {
         done[k] = statsOfTensor(*c, which[first + k], bins);
       } catch (const CoreError& e) {
         failed[k] = e.error().describe();
       }
+      if (speaks) progress.update("stats", bytesDone += bytes[first + k], shareBytes);
     };
     if (c->remote) {
       for (size_t k = 0; k < done.size() && (k == 0 || failed[k - 1].empty()); ++k) one(k);
     } else {
       parallelFor(done.size(), one);
     }
+    progress.finish();
     nlohmann::json entries = nlohmann::json::array(), error = nullptr;
     std::string text;  // appended in place: 200k tensors' lines are not copied once per tensor
     uint64_t bytesRead = 0;
@@ -313,7 +321,12 @@ class ScalesCommand : public Command {
     else throw std::invalid_argument("--by must be tensor, layer, projection, expert or checkpoint");
     auto c = openOrReport(a.positional()[0]);
     if (!c) return kExitCannotRun;
-    auto rep = num::scaleStatistics(*c, g);
+    Progress progress;
+    auto rep = num::scaleStatistics(*c, g, [&](uint64_t done, uint64_t total) {
+      progress.update("scales", done, total);
+      return true;
+    });
+    progress.finish();
     if (!rep) {
       std::cerr << "weightscope: " << rep.error().describe() << "\n";
       return kExitCannotRun;

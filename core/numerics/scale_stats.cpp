@@ -16,6 +16,7 @@
 #include "core/numerics/float_formats.h"
 #include "core/numerics/gguf_scale_formulas.h"
 #include "core/numerics/read_ahead.h"
+#include "core/numerics/scale_sources.h"
 #include "core/util/parallel.h"
 
 namespace ws::num {
@@ -230,6 +231,12 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
       if (k < count && wanted(k)) readAheadScales(c, uint32_t(first + k));
     };
     for (size_t k = 0; k < ahead; ++k) readAheadOf(k);
+    // Progress counts the bytes of what each tensor's scales are read from (scale_sources.h), which
+    // follows the time as a count of tensors does not: a GGUF weight's blocks are read whole.
+    std::vector<uint64_t> sourceBytes(progress ? count : 0);
+    uint64_t total = 0, done = 0;
+    for (size_t k = 0; k < sourceBytes.size(); ++k)
+      if (wanted(k)) forEachScaleSource(c, c.logical[first + k], [&](const TensorRecord& t) { sourceBytes[k] += t.bytes; }), total += sourceBytes[k];
     orderedParallelFor(
         count, window,
         [&](size_t k) {
@@ -237,8 +244,10 @@ Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const
           return wanted(k) ? scalesOfTensor(c, c.logical[first + k]) : TensorScales{};
         },
         [&](size_t k, TensorScales&& t) {
-          if (progress && k % window == 0 && !progress(first + k, c.logical.size())) fail(ErrorCode::Usage, "cancelled");
           if (wanted(k)) addTensorScales(c, by, c.logical[first + k], std::move(t), rep);
+          if (!progress) return;
+          done += sourceBytes[k];
+          if ((k % window == window - 1 || k + 1 == count) && !progress(done, total)) fail(ErrorCode::Usage, "cancelled");
         });
     return rep;
   });

@@ -68,7 +68,8 @@ TensorScales scalesOfTensor(const Checkpoint& c, const LogicalTensor& l, ExtentS
 void addTensorScales(const Checkpoint& c, ScaleGrouping by, const LogicalTensor& l, TensorScales&& t, ScaleReport& rep);
 
 // progress(done, total) is called between logical tensors, from one thread at a time but not
-// necessarily the caller's; returning false cancels. `logical`:
+// necessarily the caller's, in bytes of the tensors the scales are read from (scale_sources.h),
+// and once more at the end with done == total; returning false cancels. `logical`:
 // only the logical tensors [first, second) (a rank's share of a distributed scan).
 Result<ScaleReport> scaleStatistics(const Checkpoint& c, ScaleGrouping by, const std::function<bool(uint64_t, uint64_t)>& progress = {},
                                     std::pair<size_t, size_t> logical = {0, SIZE_MAX});
