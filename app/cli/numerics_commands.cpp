@@ -217,17 +217,17 @@ class StatsCommand : public Command {
     if (!c && comm) comm->abort(kExitCannotRun);  // the others must not wait for this rank's share
     if (!c) return kExitCannotRun;
     std::vector<std::string> which;
+    std::vector<uint64_t> bytes;  // of each tensor: what a rank's share and the progress count
     if (a.has("all")) {
-      for (const auto& l : c->logical) which.push_back(l.name);
+      // Taken from the catalog: looking each name up again costs a scan of the logical tensors
+      // for every name that is not also a stored tensor's (a fused or stacked one).
+      for (const auto& l : c->logical) which.push_back(l.name), bytes.push_back(l.bytes);
     } else {
       which.push_back(a.positional()[1]);
-    }
-    const int bins = int(a.getInt("bins", 32));
-    std::vector<uint64_t> bytes;  // of each tensor: what a rank's share and the progress count
-    for (const std::string& name : which) {
-      auto li = num::findLogical(*c, name);
+      auto li = num::findLogical(*c, which.back());
       bytes.push_back(li ? c->logical[li.value()].bytes : 0);
     }
+    const int bins = int(a.getInt("bins", 32));
     auto [begin, end] = std::pair<size_t, size_t>{0, which.size()};
     if (comm) std::tie(begin, end) = dist::shareByBytes(bytes, comm->rank(), comm->size());
     // The tensors on all cores, each on one, then taken in catalog order up to the first that
