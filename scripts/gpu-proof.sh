@@ -6,10 +6,15 @@
 #   tests   tst_gpu run directly, its lines written as they come (gpu-tests.log); a skip (no
 #           device) or a run without its closing "N passed, M failed" line is a failure here
 #   bench   bench/run_gpu_bench.py, which checks the goals of the GPU-proof issue (gpu-bench.log)
+#   scan    bench/run_scan_bench.py on that machine's cores (scan-bench.log): the distributed issue's
+#           warm `scales` figure, bounded on the 2-core development machine by counting each scale
+#           (docs/benchmarks.md), where the count divides over the cores and cat's read does not.
+#           Not one of the default steps: run it as a second command (`--step scan`, about 3
+#           minutes) when the session's device time allows, after the GPU proof.
 # Each step has a time limit below the device tool's 10 minutes a command; steps.txt says how each
 # ended. Exit status: 0 when every step asked for passed, else 1 (the first failing step is named).
 #
-# usage: scripts/gpu-proof.sh [--step build|tests|bench]... [--cpu-rehearsal]
+# usage: scripts/gpu-proof.sh [--step build|tests|bench|scan]... [--cpu-rehearsal]
 #   --cpu-rehearsal  everything a machine without a GPU can do: the same configure and build (here
 #                    with simdjson hidden, as it is absent there), the tests that build without a
 #                    device, tst_gpu expected to skip for want of one, and the benchmark script's
@@ -30,11 +35,15 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --cpu-rehearsal) rehearsal=1 ;;
     --step) steps+=("$2"); shift ;;
-    *) echo "usage: $0 [--step build|tests|bench]... [--cpu-rehearsal]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--step build|tests|bench|scan]... [--cpu-rehearsal]" >&2; exit 2 ;;
   esac
   shift
 done
-[ ${#steps[@]} -eq 0 ] && steps=(build tests bench)
+# The rehearsal checks the scan step too; on the device it is a command of its own (above).
+if [ ${#steps[@]} -eq 0 ]; then
+  steps=(build tests bench)
+  [ "$rehearsal" = 1 ] && steps+=(scan)
+fi
 
 record() {  # step, status, seconds
   echo "$1 $2 ${3}s" | tee -a "$out/steps.txt"
@@ -99,9 +108,27 @@ step_bench() {
   return $rc
 }
 
+step_scan() {
+  local python="${WEIGHTSCOPE_PYTHON:-python3}"
+  # The bench's programs are part of every build; the rehearsal proves they are there and that the
+  # script parses (its runs take minutes on 2 cores, and are docs/benchmarks.md's table).
+  for program in app/weightscope bench/scale_count_floor; do
+    [ -x "$build/$program" ] || { echo "$program was not built" | tee "$out/scan-bench.log"; return 1; }
+  done
+  if [ "$rehearsal" = 1 ]; then
+    timeout 60 "$python" -c "import ast; ast.parse(open('bench/run_scan_bench.py').read())" > "$out/scan-bench.log" 2>&1 || { cat "$out/scan-bench.log"; return 1; }
+    return 0
+  fi
+  # The checkpoints (about 6 GB) go outside $OUT, which comes back to the development machine.
+  timeout 540 "$python" bench/run_scan_bench.py "$build" --runs 3 --data "${TMPDIR:-/tmp}/ws-scan-bench" > "$out/scan-bench.log" 2>&1
+  local rc=$?
+  tail -8 "$out/scan-bench.log"
+  return $rc
+}
+
 status=0
 for s in "${steps[@]}"; do
-  case "$s" in build|tests|bench) ;; *) echo "unknown step '$s'" >&2; exit 2 ;; esac
+  case "$s" in build|tests|bench|scan) ;; *) echo "unknown step '$s'" >&2; exit 2 ;; esac
   start=$(date +%s)
   if "step_$s"; then
     record "$s" ok $(( $(date +%s) - start ))
