@@ -9,8 +9,10 @@
 #   scan    bench/run_scan_bench.py on that machine's cores (scan-bench.log): the distributed issue's
 #           warm `scales` figure, bounded on the 2-core development machine by counting each scale
 #           (docs/benchmarks.md), where the count divides over the cores and cat's read does not.
-#           Not one of the default steps: run it as a second command (`--step scan`, about 3
-#           minutes) when the session's device time allows, after the GPU proof.
+#           Not one of the default steps: run it as a second command (`--step scan`) when the
+#           session's device time allows, after the GPU proof. On the development machine it
+#           took 68 s with its two checkpoints already written; a fresh machine writes them
+#           (about 6 GB) first.
 # Each step has a time limit below the device tool's 10 minutes a command; steps.txt says how each
 # ended. Exit status: 0 when every step asked for passed, else 1 (the first failing step is named).
 #
