@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 std::string fixtures() {
   if (const char* env = std::getenv("WEIGHTSCOPE_FIXTURES")) return env;
-  return WS_FIXTURES_DEFAULT;
+  return configuredFixtures();
 }
 
 std::string fixture(const std::string& rel) { return fixtures() + "/" + rel; }

@@ -8,6 +8,7 @@
 
 #include "core/formats/open_checkpoint.h"
 #include "core/io/mapped_file.h"
+#include "tests/test_paths.h"
 
 namespace wstest {
 
@@ -16,7 +17,7 @@ namespace wstest {
 // they wait for happens, so a loaded machine (sanitizers, two cores) makes them slower, not red.
 constexpr int kPatienceMs = 120000;
 
-// ../shared/fixtures, or $WEIGHTSCOPE_FIXTURES.
+// $WEIGHTSCOPE_FIXTURES, else the folder configured (configuredFixtures(): ../shared/fixtures).
 std::string fixtures();
 std::string fixture(const std::string& rel);
 // Every checkpoint among the fixtures (paths relative to fixtures(); a split GGUF by its first file).

@@ -74,7 +74,7 @@ using namespace ws;
 
 namespace {
 
-const std::string kCorpus = std::string(WS_SOURCE_DIR) + "/tests/data/malformed";
+const std::string kCorpus = wstest::sourceDir() + "/tests/data/malformed";
 
 nlohmann::json manifest() {
   std::ifstream in(kCorpus + "/manifest.json");

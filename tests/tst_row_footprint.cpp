@@ -76,7 +76,7 @@ class TstRowFootprint : public QObject {
       QVERIFY2(w.ok(), w.ok() ? "" : w.error().describe().c_str());
     } else {
       const std::string from = part[0] == "fixture" ? wstest::fixture(part[1].toStdString())
-                                                    : std::string(WS_SOURCE_DIR) + "/tests/data/compressed_tensors/" + part[1].toStdString();
+                                                    : wstest::sourceDir() + "/tests/data/compressed_tensors/" + part[1].toStdString();
       if (fs::is_directory(from)) {
         fs::copy(from, path, fs::copy_options::recursive);
       } else {

@@ -652,7 +652,7 @@ class TstValidateCorpus : public QObject {
   }
 
   void everyRuleIsDocumented() {
-    std::ifstream in(std::string(WS_SOURCE_DIR) + "/docs/rules.md");
+    std::ifstream in(wstest::sourceDir() + "/docs/rules.md");
     std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (const auto& r : val::rules()) QVERIFY2(doc.find(std::string("`") + r.code + "`") != std::string::npos, r.code);
   }
@@ -745,7 +745,7 @@ class TstValidateCorpus : public QObject {
   void everyRuleIsProvenByATest() {
     std::string sources;
     for (const char* dir : {"/tests", "/tests/ui", "/tests/scripts", "/tests/data/malformed"})
-      for (const auto& e : fs::directory_iterator(std::string(WS_SOURCE_DIR) + dir)) {
+      for (const auto& e : fs::directory_iterator(wstest::sourceDir() + dir)) {
         const auto ext = e.path().extension();
         if (ext != ".cpp" && ext != ".py" && ext != ".json") continue;
         std::ifstream in(e.path());
@@ -759,7 +759,7 @@ class TstValidateCorpus : public QObject {
 
   // The README's count is what a plain `validate` runs, and the total with the optional families.
   void readmeCountsTheRules() {
-    std::ifstream in(std::string(WS_SOURCE_DIR) + "/README.md");
+    std::ifstream in(wstest::sourceDir() + "/README.md");
     std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto r = val::validatePath(wstest::fixture(Q), {});
     QVERIFY(r.ok());

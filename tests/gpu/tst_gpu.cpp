@@ -21,6 +21,7 @@
 #include "core/numerics/scale_stats.h"
 #include "core/diff/diff.h"
 #include "core/synth/synth.h"
+#include "tests/test_paths.h"
 #include "kernels/cuda_backend.h"
 
 using namespace ws;
@@ -222,7 +223,7 @@ int main(int argc, char** argv) {
     std::printf("SKIP: %s\n", why.c_str());
     return 77;
   }
-  const std::string fx = std::getenv("WEIGHTSCOPE_FIXTURES") ? std::getenv("WEIGHTSCOPE_FIXTURES") : WS_FIXTURES_DEFAULT;
+  const std::string fx = std::getenv("WEIGHTSCOPE_FIXTURES") ? std::getenv("WEIGHTSCOPE_FIXTURES") : wstest::configuredFixtures();
   kernels::registerCuda();  // also registers the device dequantizer diff uses
   deviceTableMatchesTheDriver();
   {

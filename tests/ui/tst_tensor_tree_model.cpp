@@ -32,7 +32,7 @@ class TstTensorTreeModel : public QObject {
     QVERIFY(ws::synth::write(o));
     QTest::newRow("synth kt-int8") << QString::fromStdString(kt.path());
     // and the LoRA adapters PEFT and mlx-lm wrote (tests/data/adapters)
-    for (const char* a : {"peft_qwen3_moe", "mlx_qwen3_moe"}) QTest::newRow(a) << QString(WS_SOURCE_DIR "/tests/data/adapters/") + a;
+    for (const char* a : {"peft_qwen3_moe", "mlx_qwen3_moe"}) QTest::newRow(a) << QString::fromStdString(wstest::sourceDir() + "/tests/data/adapters/") + a;
   }
 
   void modelChecker() {
@@ -87,7 +87,7 @@ class TstTensorTreeModel : public QObject {
     for (const Case& k : {Case{"peft_qwen3_moe", "base_model.model.model.layers.1.self_attn.o_proj.lora_A.weight", "LoRA of self_attn.o_proj", "attention"},
                           Case{"mlx_qwen3_moe", "model.layers.2.mlp.switch_mlp.gate_proj.lora_b", "LoRA of mlp.switch_mlp.gate_proj", "routed experts"}}) {
       ui::TensorTreeModel model;
-      auto ckpt = wstest::openOrFail(std::string(WS_SOURCE_DIR "/tests/data/adapters/") + k.adapter);
+      auto ckpt = wstest::openOrFail(wstest::sourceDir() + "/tests/data/adapters/" + k.adapter);
       model.setCheckpoint(ckpt);
       const TensorRecord* t = ckpt->find(k.factor);
       QVERIFY2(t, k.factor);
