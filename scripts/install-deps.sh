@@ -7,7 +7,7 @@
 # scans (mpirun, started by the tests on this machine only). Skips apt entirely
 # when all are present.
 set -euo pipefail
-packages=(cmake ninja-build g++ qt6-base-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev xvfb xauth
+packages=(cmake ninja-build ccache g++ qt6-base-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev xvfb xauth
           libgl1-mesa-dev python3-venv clang libclang-rt-dev dpkg-dev libcurl4-openssl-dev nginx-light
           libopenmpi-dev openmpi-bin)
 missing=()
