@@ -2,9 +2,11 @@
 """Single-core dequantization throughput of weightscope's CPU reference, against gguf-py's
 `gguf.quants.dequantize` (numpy) for the GGUF types and numpy + ml_dtypes for FP8 and BF16, all
 measured in the same run on the same bytes. Prints a Markdown table (GB/s of F32 output, best of
-N runs) and, with --write, replaces the dequantization section of docs/benchmarks.md.
+N runs) and, with --write, replaces the dequantization section of docs/benchmarks.md. With --ggml
+LIB (libggml-base.so of llama.cpp built by tests/scripts/llama_cpp_build.py) the GGUF types are
+also decoded by ggml's own to_float, the scalar C code our decoders follow, on the same bytes.
 
-Usage: run_dequant_bench.py BUILD_DIR [--elements N] [--repeat N] [--write docs/benchmarks.md]"""
+Usage: run_dequant_bench.py BUILD_DIR [--elements N] [--repeat N] [--ggml LIB] [--write docs/benchmarks.md]"""
 import argparse
 import json
 import os
@@ -21,7 +23,8 @@ from gguf import quants as gq
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "scripts"))
-from refpack import bf16_bytes, f32_bytes, pack_int32_lsb, pack_nibbles_even_low, random_blocks, write_gguf, write_st  # noqa: E402
+from refpack import bf16_bytes, f32_bytes, iq1_m_scales, pack_int32_lsb, pack_nibbles_even_low, random_blocks, write_gguf, write_st  # noqa: E402
+from llama_cpp_build import ggml_to_float  # noqa: E402
 from doc_block import replace_block  # noqa: E402
 
 GGUF_TYPES = [  # name, id, block elements, block bytes, f16 fields, f32 fields
@@ -31,6 +34,8 @@ GGUF_TYPES = [  # name, id, block elements, block bytes, f16 fields, f32 fields
     ("IQ4_NL", 20, 32, 18, (0,), ()), ("IQ4_XS", 23, 256, 136, (0,), ()), ("TQ1_0", 34, 256, 54, (52,), ()),
     ("TQ2_0", 35, 256, 66, (64,), ()), ("MXFP4", 39, 32, 17, (), ()), ("NVFP4", 40, 64, 36, (), ()),
     ("Q8_K", 15, 256, 292, (), (0,)), ("Q1_0", 41, 128, 18, (0,), ()), ("Q2_0", 42, 64, 18, (0,), ()),
+    ("IQ2_XXS", 16, 256, 66, (0,), ()), ("IQ2_XS", 17, 256, 74, (0,), ()), ("IQ2_S", 22, 256, 82, (0,), ()),
+    ("IQ3_XXS", 18, 256, 98, (0,), ()), ("IQ3_S", 21, 256, 110, (0,), ()), ("IQ1_S", 19, 256, 50, (0,), ()), ("IQ1_M", 29, 256, 56, (), ()),
 ]
 K_QUANTS = {"Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"}
 
@@ -54,12 +59,14 @@ def main():
     ap.add_argument("build")
     ap.add_argument("--elements", type=int, default=1 << 23)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ggml")
     ap.add_argument("--write")
     a = ap.parse_args()
     bench = os.path.join(a.build, "bench", "dequant_bench")
     rng = np.random.default_rng(0)
     rows, cols = a.elements // 4096, 4096
-    results = []  # (scheme, ours GB/s, peer name, peer GB/s)
+    to_float = ggml_to_float(a.ggml) if a.ggml else None
+    results = []  # (scheme, ours GB/s, peer name, peer GB/s, ggml to_float GB/s)
     with tempfile.TemporaryDirectory() as tmp:
         # GGUF block types
         tensors, blobs = [], {}
@@ -67,13 +74,15 @@ def main():
             b = random_blocks(rng, rows * cols // be, bb, f16s, f32s)
             if name == "NVFP4":
                 b[:, :4] = rng.integers(0x20, 0x50, (len(b), 4), dtype=np.uint8)
+            if name == "IQ1_M":
+                iq1_m_scales(rng, b)
             blobs[name] = b
             tensors.append((f"t.{name}", tid, [cols, rows], b.tobytes()))
         gpath = os.path.join(tmp, "bench.gguf")
         write_gguf(gpath, tensors)
         ours = run_ours(bench, gpath, [f"t.{n}" for n, *_ in GGUF_TYPES], a.repeat)
         out_bytes = rows * cols * 4
-        for name, *_ in GGUF_TYPES:
+        for name, tid, *_ in GGUF_TYPES:
             o = out_bytes / ours[f"t.{name}"]["seconds"] / 1e9
             qt = getattr(Q, name, None)
             peer = None
@@ -82,7 +91,11 @@ def main():
                     peer = out_bytes / best_of(lambda: gq.dequantize(blobs[name], qt), a.repeat) / 1e9
                 except NotImplementedError:
                     peer = None
-            results.append((f"gguf {name}", o, "gguf-py" if peer else "-", peer))
+            ggml = None
+            if to_float:
+                dst = np.empty(rows * cols, np.float32)
+                ggml = out_bytes / best_of(lambda: to_float(tid, blobs[name], rows * cols, dst), a.repeat) / 1e9
+            results.append((f"gguf {name}", o, "gguf-py" if peer else "-", peer, ggml))
         # safetensors schemes
         M, N = rows, cols
         w8 = rng.integers(0, 256, (M, N), dtype=np.uint8)
@@ -114,7 +127,7 @@ def main():
             o = out_bytes / ours[n]["seconds"] / 1e9
             pname, fn = peers.get(n, ("-", None))
             peer = out_bytes / best_of(fn, a.repeat) / 1e9 if fn else None
-            results.append((ours[n]["scheme"], o, pname, peer))
+            results.append((ours[n]["scheme"], o, pname, peer, None))
 
     cpu = platform.processor() or platform.machine()
     try:
@@ -124,16 +137,18 @@ def main():
         pass
     lines = [f"Machine: {cpu}, {os.cpu_count()} cores; one core used by both sides. "
              f"{rows * cols:,} elements per tensor ({rows * cols * 4 / 2**20:.0f} MiB of F32 output), best of {a.repeat} runs.",
-             "", "| scheme | weightscope GB/s | peer | peer GB/s | ratio | goals |", "|---|---:|---|---:|---:|---|"]
-    for scheme, o, pname, peer in results:
+             "", "| scheme | weightscope GB/s | peer | peer GB/s | ratio | ggml to_float GB/s | vs ggml | goals |",
+             "|---|---:|---|---:|---:|---:|---:|---|"]
+    for scheme, o, pname, peer, ggml in results:
         name = scheme.split()[-1]
         goals = []
         if peer and (scheme.startswith("gguf") or scheme.startswith("fp8")):
             goals.append("20x peer " + ("met" if o >= 20 * peer else "MISSED"))
         if name in K_QUANTS:
             goals.append("1 GB/s " + ("met" if o >= 1.0 else "MISSED"))
-        lines.append(f"| {scheme} | {o:.2f} | {pname} | {peer:.3f} | {o / peer:.1f}x | {', '.join(goals)} |" if peer
-                     else f"| {scheme} | {o:.2f} | - | - | - | {', '.join(goals)} |")
+        vs_peer = f"{pname} | {peer:.3f} | {o / peer:.1f}x" if peer else "- | - | -"
+        vs_ggml = f"{ggml:.2f} | {o / ggml:.2f}x" if ggml else "- | -"
+        lines.append(f"| {scheme} | {o:.2f} | {vs_peer} | {vs_ggml} | {', '.join(goals)} |")
     table = "\n".join(lines)
     print(table)
     if a.write:

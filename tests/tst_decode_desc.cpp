@@ -20,6 +20,7 @@
 #include "core/numerics/float_formats.h"
 #include "core/numerics/kernel_threads.h"
 #include "core/synth/synth.h"
+#include "test_paths.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -233,6 +234,20 @@ class TstDecodeDesc : public QObject {
     vectorized = 0;
     QVERIFY(compareGrids(*c) > 0);
     if (rel == "hf/qwen3_moe_fp8") QVERIFY(vectorized > 0);  // the FP8 block fixture takes the 16-a-thread body
+  }
+
+  // The I-quants llama.cpp's llama-quantize wrote (tests/data/llama_cpp/iquants, one file per type):
+  // the block kernel's body over its grid equals the CPU decoder, which reference_dequant.py part G
+  // holds to ggml's own to_float.
+  void llamaQuantizeIquants_data() {
+    QTest::addColumn<QString>("type");
+    for (const char* t : {"iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s"}) QTest::newRow(t) << QString(t);
+  }
+  void llamaQuantizeIquants() {
+    QFETCH(QString, type);
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/iquants/mixtral-" + type.toStdString() + ".gguf");
+    QVERIFY(compareAll(*c) > 0);
+    QVERIFY(compareGrids(*c) > 0);
   }
 
   void everySynthScheme_data() {

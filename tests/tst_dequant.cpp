@@ -3,11 +3,19 @@
 #include <QtTest>
 
 #include <cstring>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 
+#include "core/model/dtype.h"
+#include "core/model/scheme_table.h"
 #include "core/numerics/dequant.h"
+#include "core/numerics/gguf_blocks.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/hd.h"
 #include "page_watch.h"
+#include "test_paths.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -29,6 +37,28 @@ const float* expectedData(const Checkpoint& e, const std::string& name) {
   const TensorRecord* t = e.find(name);
   if (!t || t->dtype->name != "F32") throw std::runtime_error("expected tensor missing or not F32: " + name);
   return reinterpret_cast<const float*>(e.files[t->file].map->bytes().data() + t->offset);
+}
+
+// The backquoted names of the README bullet that starts with `head` (continuation lines included).
+std::set<std::string> readmeList(const std::string& head) {
+  std::ifstream in(wstest::sourceDir() + "/README.md");
+  std::string line, bullet;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.rfind(head, 0) == 0) inside = true;
+    else if (inside && (line.empty() || line.find("- ") <= 2)) break;
+    if (inside) bullet += line + "\n";
+  }
+  std::set<std::string> names;
+  const std::regex quoted("`([^`]+)`");
+  for (std::sregex_iterator m(bullet.begin(), bullet.end(), quoted), end; m != end; ++m) names.insert((*m)[1]);
+  return names;
+}
+
+std::string joined(const std::set<std::string>& s) {
+  std::ostringstream o;
+  for (const auto& n : s) o << n << ' ';
+  return o.str();
 }
 
 }  // namespace
@@ -169,6 +199,22 @@ class TstDequant : public QObject {
       QCOMPARE(num::hdMxfp4Doubled(c), int(num::kMxfp4Doubled[c]));
       QCOMPARE(num::hdIq4nl(c), int(num::kIq4nl[c]));
     }
+  }
+
+  // The README's lists of what `dequant` decodes are the decoders' own: a type added to one
+  // without the other fails here.
+  void readmeListsWhatDequantDecodes() {
+    std::set<std::string> gguf, schemes;
+    for (int id = 0; id < 1024; ++id)
+      if (const DType* t = dtypeFromGgml(id); t && num::ggufBlockTypeSupported(*t)) gguf.insert(std::string(t->name));
+    for (int s = 0; s < int(Scheme::kCount); ++s) {
+      const SchemeInfo& info = schemeInfo(Scheme(s));
+      if (!info.name.empty() && info.decoder != DecoderKind::Unsupported) schemes.insert(std::string(info.name));
+    }
+    QVERIFY(gguf.count("IQ1_S") && schemes.count("fp8-block"));
+    const auto readmeGguf = readmeList("  - GGUF block types:"), readmeSchemes = readmeList("  - safetensors schemes:");
+    QVERIFY2(readmeGguf == gguf, ("README: " + joined(readmeGguf) + "\ndecoders: " + joined(gguf)).c_str());
+    QVERIFY2(readmeSchemes == schemes, ("README: " + joined(readmeSchemes) + "\ndecoders: " + joined(schemes)).c_str());
   }
 
   void smallFloatFormats() {

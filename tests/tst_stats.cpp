@@ -25,6 +25,7 @@
 #include "core/numerics/stats.h"
 #include "core/synth/synth.h"
 #include "page_watch.h"
+#include "test_paths.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -174,6 +175,58 @@ class TstStats : public QObject {
       }
     }
     QVERIFY(compared >= 20);
+  }
+
+  // The I-quants' scale formulas (gguf_scale_formulas.h) against the decoder, on the files
+  // llama.cpp's llama-quantize wrote: every decoded value of a sub-block is its sub-scale times a
+  // coordinate of the type's grid (ggml-common.h: IQ2 8, 25, 43; IQ3_XXS 4 ... 62; IQ3_S the odd
+  // 1 ... 15; IQ1 -1, 0, 1 plus or minus 1/8),
+  // so a sub-scale read from the wrong bits, or for the wrong values, fails here.
+  void iquantSubScalesExplainEveryValue_data() {
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QVector<double>>("levels");
+    const QVector<double> iq2{8, 25, 43}, iq3xxs{4, 12, 20, 28, 36, 44, 52, 62}, iq3s{1, 3, 5, 7, 9, 11, 13, 15},
+                          iq1{-1.125, -0.875, -0.125, 0.125, 0.875, 1.125};
+    QTest::newRow("IQ2_XXS") << QString("iq2_xxs") << iq2;
+    QTest::newRow("IQ2_XS") << QString("iq2_xs") << iq2;
+    QTest::newRow("IQ2_S") << QString("iq2_s") << iq2;
+    QTest::newRow("IQ3_XXS") << QString("iq3_xxs") << iq3xxs;
+    QTest::newRow("IQ3_S") << QString("iq3_s") << iq3s;
+    QTest::newRow("IQ1_S") << QString("iq1_s") << iq1;
+    QTest::newRow("IQ1_M") << QString("iq1_m") << iq1;
+  }
+  void iquantSubScalesExplainEveryValue() {
+    QFETCH(QString, type);
+    QFETCH(QVector<double>, levels);
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/iquants/mixtral-" + type.toStdString() + ".gguf");
+    const std::string name = "blk.0.ffn_down_exps.weight";
+    const TensorRecord* w = c->find(name);
+    QVERIFY(w && w->dtype->name == type.toUpper().toStdString());
+    auto li = num::findLogical(*c, name);
+    QVERIFY(li.ok());
+    num::DequantRequest req;
+    req.logical = li.value();
+    auto out = num::dequantize(*c, req);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().describe().c_str());
+    const std::vector<float>& v = out.value().values;
+    const uint8_t* bytes = c->files[w->file].map->bytes().data() + w->offset;
+    const uint64_t blocks = w->bytes / w->dtype->blockBytes;
+    uint64_t checked = 0;
+    for (uint64_t b = 0; b < blocks; ++b) {
+      const num::GgufBlockScales s = num::ggufBlockScales(w->dtype->ggmlId, bytes + b * w->dtype->blockBytes);
+      QVERIFY(s.nSub == 8 || s.nSub == 16);
+      const int per = 256 / s.nSub;
+      for (int k = 0; k < 256; ++k) {
+        const double x = v[b * 256 + k] / double(s.sub[k / per]);
+        double nearest = 1e30;
+        for (double l : levels) nearest = std::min({nearest, std::abs(std::abs(x) - l), std::abs(x - l)});
+        if (nearest > 1e-5)
+          QFAIL(qPrintable(QString("%1 block %2 value %3: %4 / sub-scale %5 = %6, not a codebook value")
+                               .arg(type).arg(b).arg(k).arg(v[b * 256 + k]).arg(s.sub[k / per]).arg(x)));
+        ++checked;
+      }
+    }
+    QVERIFY(checked >= 256 * 64);
   }
 
   void gridStatsEmulationEqualsCpu() {

@@ -88,8 +88,15 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
     case 13: blocks::q5_k(b, y); break;
     case 14: blocks::q6_k(b, y); break;
     case 15: blocks::q8_k(b, y); break;
+    case 16: blocks::iq2_xxs(b, y); break;
+    case 17: blocks::iq2_xs(b, y); break;
+    case 18: blocks::iq3_xxs(b, y); break;
+    case 19: blocks::iq1_s(b, y); break;
     case 20: blocks::iq4_nl(b, y); break;
+    case 21: blocks::iq3_s(b, y); break;
+    case 22: blocks::iq2_s(b, y); break;
     case 23: blocks::iq4_xs(b, y); break;
+    case 29: blocks::iq1_m(b, y); break;
     case 34: blocks::tq1_0(b, y); break;
     case 35: blocks::tq2_0(b, y); break;
     case 39: blocks::mxfp4(b, y); break;

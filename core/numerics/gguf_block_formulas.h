@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/numerics/hd.h"
+#include "core/numerics/iq_grids.h"
 
 namespace ws::num::blocks {
 
@@ -298,5 +299,173 @@ WS_HD void q2_0(const uint8_t* __restrict b, float* __restrict y) {  // 2-bit co
   for (int j = 0; j < 64; ++j) y[j] = float(int((qs[j >> 2] >> ((j & 3) * 2)) & 3) - 1) * d;
 }
 
+
+
+// ---- The I-quant codebook types (ggml-quants.c dequantize_row_iq2_xxs ... iq1_m). Each 8 (or 4)
+// values come from one grid point (iq_grids.h) times a sub-block scale, with signs or a shift.
+
+WS_HD uint32_t u32(const uint8_t* p) { return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24); }
+WS_HD uint32_t gridByte(uint64_t point, int j) { return uint32_t(point >> (8 * j)) & 0xFF; }
+// ggml's ksigns_iq2xs[i]: the 7 stored sign bits, and an eighth that makes the count of set bits
+// even (the quantizer flips the smallest value to keep it so). Computed rather than tabled.
+WS_HD uint32_t ksigns(uint32_t i) {
+  uint32_t p = i ^ (i >> 4);
+  p ^= p >> 2;
+  p ^= p >> 1;
+  return i | ((p & 1) << 7);
+}
+WS_HD float signOf(uint32_t signs, int j) { return (signs >> j) & 1 ? -1.f : 1.f; }
+constexpr float kIq1sDelta = 0.125f;  // IQ1S_DELTA, IQ1M_DELTA
+
+// block_iq2_xxs: d, qs[32] u16 - per 32 values two words: 4 grid indices, then 4 x 7 sign bits
+// and a 4-bit scale
+WS_HD void iq2_xxs(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  for (int ib32 = 0; ib32 < QK / 32; ++ib32) {
+    const uint8_t* q = b + 2 + 8 * ib32;
+    const uint32_t aux1 = u32(q + 4);
+    const float db = d * (0.5f + float(aux1 >> 28)) * 0.25f;
+    for (int l = 0; l < 4; ++l) {
+      const uint64_t grid = grids::hdIq2xxsGrid(q[l]);
+      const uint32_t signs = ksigns((aux1 >> 7 * l) & 127);
+      for (int j = 0; j < 8; ++j) y[j] = db * float(gridByte(grid, j)) * signOf(signs, j);
+      y += 8;
+    }
+  }
+}
+
+// block_iq2_xs: d, qs[32] u16 (9-bit grid index, 7 sign bits), scales[8] (two 4-bit scales)
+WS_HD void iq2_xs(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint8_t* scales = b + 66;
+  for (int ib32 = 0; ib32 < QK / 32; ++ib32) {
+    const float db0 = d * (0.5f + float(scales[ib32] & 0xf)) * 0.25f;
+    const float db1 = d * (0.5f + float(scales[ib32] >> 4)) * 0.25f;
+    for (int l = 0; l < 4; ++l) {
+      const uint32_t q = u16(b + 2 + 2 * (4 * ib32 + l));
+      const uint64_t grid = grids::hdIq2xsGrid(q & 511);
+      const uint32_t signs = ksigns(q >> 9);
+      const float dl = l / 2 ? db1 : db0;
+      for (int j = 0; j < 8; ++j) y[j] = dl * float(gridByte(grid, j)) * signOf(signs, j);
+      y += 8;
+    }
+  }
+}
+
+// block_iq2_s: d, qs[64] (32 low index bytes, then 32 sign bytes), qh[8], scales[8]
+WS_HD void iq2_s(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  const uint8_t* signs = b + 2 + 32;
+  const uint8_t* qh = b + 66;
+  const uint8_t* scales = b + 74;
+  for (int ib32 = 0; ib32 < QK / 32; ++ib32) {
+    const float db0 = d * (0.5f + float(scales[ib32] & 0xf)) * 0.25f;
+    const float db1 = d * (0.5f + float(scales[ib32] >> 4)) * 0.25f;
+    for (int l = 0; l < 4; ++l) {
+      const float dl = l / 2 ? db1 : db0;
+      const uint64_t grid = grids::hdIq2sGrid(qs[l] | ((uint32_t(qh[ib32]) << (8 - 2 * l)) & 0x300));
+      for (int j = 0; j < 8; ++j) y[j] = dl * float(gridByte(grid, j)) * signOf(signs[l], j);
+      y += 8;
+    }
+    qs += 4;
+    signs += 4;
+  }
+}
+
+// block_iq3_xxs: d, qs[96] (64 grid index bytes, then per 32 values a word of 4 x 7 sign bits
+// and a 4-bit scale)
+WS_HD void iq3_xxs(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  const uint8_t* scalesAndSigns = b + 2 + 64;
+  for (int ib32 = 0; ib32 < QK / 32; ++ib32) {
+    const uint32_t aux = u32(scalesAndSigns + 4 * ib32);
+    const float db = d * (0.5f + float(aux >> 28)) * 0.5f;
+    for (int l = 0; l < 4; ++l) {
+      const uint32_t signs = ksigns((aux >> 7 * l) & 127);
+      const uint32_t grid1 = grids::hdIq3xxsGrid(qs[2 * l + 0]);
+      const uint32_t grid2 = grids::hdIq3xxsGrid(qs[2 * l + 1]);
+      for (int j = 0; j < 4; ++j) {
+        y[j + 0] = db * float(gridByte(grid1, j)) * signOf(signs, j + 0);
+        y[j + 4] = db * float(gridByte(grid2, j)) * signOf(signs, j + 4);
+      }
+      y += 8;
+    }
+    qs += 8;
+  }
+}
+
+// block_iq3_s: d, qs[64], qh[8] (ninth index bits), signs[32], scales[4] (two 4-bit scales)
+WS_HD void iq3_s(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  const uint8_t* qh = b + 66;
+  const uint8_t* signs = b + 74;
+  const uint8_t* scales = b + 106;
+  for (int ib32 = 0; ib32 < QK / 32; ib32 += 2) {
+    const float db1 = d * float(1 + 2 * (scales[ib32 / 2] & 0xf));
+    const float db2 = d * float(1 + 2 * (scales[ib32 / 2] >> 4));
+    for (int half = 0; half < 2; ++half) {
+      const float db = half ? db2 : db1;
+      for (int l = 0; l < 4; ++l) {
+        const uint32_t grid1 = grids::hdIq3sGrid(qs[2 * l + 0] | ((uint32_t(qh[half]) << (8 - 2 * l)) & 256));
+        const uint32_t grid2 = grids::hdIq3sGrid(qs[2 * l + 1] | ((uint32_t(qh[half]) << (7 - 2 * l)) & 256));
+        for (int j = 0; j < 4; ++j) {
+          y[j + 0] = db * float(gridByte(grid1, j)) * signOf(signs[l], j + 0);
+          y[j + 4] = db * float(gridByte(grid2, j)) * signOf(signs[l], j + 4);
+        }
+        y += 8;
+      }
+      qs += 8;
+      signs += 4;
+    }
+    qh += 2;
+  }
+}
+
+// block_iq1_s: d, qs[32] (low index bytes), qh[8] u16 (3 index bits x 4, a 3-bit scale, the
+// delta's sign); grid coordinates are -1, 0, 1
+WS_HD void iq1_s(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint8_t* qs = b + 2;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const uint32_t qh = u16(b + 34 + 2 * ib);
+    const float dl = d * float(2 * ((qh >> 12) & 7) + 1);
+    const float delta = qh & 0x8000 ? -kIq1sDelta : kIq1sDelta;
+    for (int l = 0; l < 4; ++l) {
+      const uint64_t grid = grids::hdIq1sGrid(qs[l] | (((qh >> 3 * l) & 7) << 8));
+      for (int j = 0; j < 8; ++j) y[j] = dl * (float(int8_t(gridByte(grid, j))) + delta);
+      y += 8;
+    }
+    qs += 4;
+  }
+}
+
+// block_iq1_m: qs[32], qh[16] (3 index bits and a delta sign per 8 values), scales[8] (four u16:
+// 3-bit sub-block scales, and the fp16 block scale in their top nibbles)
+WS_HD void iq1_m(const uint8_t* __restrict b, float* __restrict y) {
+  const uint8_t* qs = b;
+  const uint8_t* qh = b + 32;
+  uint32_t sc[4];
+  for (int k = 0; k < 4; ++k) sc[k] = u16(b + 48 + 2 * k);
+  const float d = hdHalfToFloat(uint16_t((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000)));
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const float dl1 = d * float(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 0)) & 0x7) + 1);
+    const float dl2 = d * float(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 0x7) + 1);
+    const uint32_t idx[4] = {qs[0] | ((uint32_t(qh[0]) << 8) & 0x700), qs[1] | ((uint32_t(qh[0]) << 4) & 0x700),
+                             qs[2] | ((uint32_t(qh[1]) << 8) & 0x700), qs[3] | ((uint32_t(qh[1]) << 4) & 0x700)};
+    const float delta[4] = {qh[0] & 0x08 ? -kIq1sDelta : kIq1sDelta, qh[0] & 0x80 ? -kIq1sDelta : kIq1sDelta,
+                            qh[1] & 0x08 ? -kIq1sDelta : kIq1sDelta, qh[1] & 0x80 ? -kIq1sDelta : kIq1sDelta};
+    for (int l = 0; l < 4; ++l) {
+      const float dl = l < 2 ? dl1 : dl2;
+      const uint64_t grid = grids::hdIq1sGrid(idx[l]);
+      for (int j = 0; j < 8; ++j) y[j] = dl * (float(int8_t(gridByte(grid, j))) + delta[l]);
+      y += 8;
+    }
+    qs += 4;
+    qh += 2;
+  }
+}
 
 }  // namespace ws::num::blocks

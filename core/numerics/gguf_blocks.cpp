@@ -29,6 +29,13 @@ WS_RUNNER(q6_k, 256, 210)
 WS_RUNNER(q8_k, 256, 292)
 WS_RUNNER(iq4_nl, 32, 18)
 WS_RUNNER(iq4_xs, 256, 136)
+WS_RUNNER(iq2_xxs, 256, 66)
+WS_RUNNER(iq2_xs, 256, 74)
+WS_RUNNER(iq2_s, 256, 82)
+WS_RUNNER(iq3_xxs, 256, 98)
+WS_RUNNER(iq3_s, 256, 110)
+WS_RUNNER(iq1_s, 256, 50)
+WS_RUNNER(iq1_m, 256, 56)
 WS_RUNNER(tq1_0, 256, 54)
 WS_RUNNER(tq2_0, 256, 66)
 WS_RUNNER(mxfp4, 32, 17)
@@ -50,8 +57,15 @@ RunFn runFn(int id) {
     case 13: return run_q5_k;
     case 14: return run_q6_k;
     case 15: return run_q8_k;
+    case 16: return run_iq2_xxs;
+    case 17: return run_iq2_xs;
+    case 18: return run_iq3_xxs;
+    case 19: return run_iq1_s;
     case 20: return run_iq4_nl;
+    case 21: return run_iq3_s;
+    case 22: return run_iq2_s;
     case 23: return run_iq4_xs;
+    case 29: return run_iq1_m;
     case 34: return run_tq1_0;
     case 35: return run_tq2_0;
     case 39: return run_mxfp4;

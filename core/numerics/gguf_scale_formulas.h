@@ -73,6 +73,43 @@ WS_HD_FN GgufBlockScales ggufBlockScales(int id, const uint8_t* b) {
       s.bytesRead = 8;
       break;
     }
+    // The I-quants: d, and each sub-block's scale as the decoder forms it (gguf_block_formulas.h);
+    // the bytes counted are those holding d and the scale bits.
+    case 16: case 18: {  // IQ2_XXS, IQ3_XXS: a 4-bit scale in the top of each 32 values' last word
+      s.d = hdF16At(b), s.hasD = true;
+      const int at = id == 16 ? 2 + 7 : 2 + 64 + 3, stride = id == 16 ? 8 : 4;
+      const float last = id == 16 ? 0.25f : 0.5f;
+      for (int ib = 0; ib < 8; ++ib) s.sub[s.nSub++] = s.d * (0.5f + float(b[at + stride * ib] >> 4)) * last;
+      s.bytesRead = 2 + 8;
+      break;
+    }
+    case 17: case 22: {  // IQ2_XS, IQ2_S: scales[8], two 4-bit scales each
+      s.d = hdF16At(b), s.hasD = true;
+      const uint8_t* sc = b + (id == 17 ? 66 : 74);
+      for (int ib = 0; ib < 8; ++ib)
+        s.sub[s.nSub++] = s.d * (0.5f + float(sc[ib] & 0xf)) * 0.25f, s.sub[s.nSub++] = s.d * (0.5f + float(sc[ib] >> 4)) * 0.25f;
+      s.bytesRead = 2 + 8;
+      break;
+    }
+    case 21:  // IQ3_S: scales[4] at 106, two 4-bit scales each
+      s.d = hdF16At(b), s.hasD = true;
+      for (int k = 0; k < 4; ++k) s.sub[s.nSub++] = s.d * float(1 + 2 * (b[106 + k] & 0xf)), s.sub[s.nSub++] = s.d * float(1 + 2 * (b[106 + k] >> 4));
+      s.bytesRead = 2 + 4;
+      break;
+    case 19:  // IQ1_S: a 3-bit scale in bits 12-14 of each qh word (at 34)
+      s.d = hdF16At(b), s.hasD = true;
+      for (int ib = 0; ib < 8; ++ib) s.sub[s.nSub++] = s.d * float(2 * ((b[35 + 2 * ib] >> 4) & 7) + 1);
+      s.bytesRead = 2 + 8;
+      break;
+    case 29: {  // IQ1_M: four u16 at 48 hold 3-bit scales and, in their top nibbles, the fp16 d
+      uint32_t sc[4];
+      for (int k = 0; k < 4; ++k) sc[k] = uint32_t(b[48 + 2 * k] | (b[49 + 2 * k] << 8));
+      s.d = hdHalfToFloat(uint16_t((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000))), s.hasD = true;
+      for (int ib = 0; ib < 8; ++ib)
+        for (int h = 0; h < 2; ++h) s.sub[s.nSub++] = s.d * float(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3 * h)) & 0x7) + 1);
+      s.bytesRead = 8;
+      break;
+    }
     case 34: s.d = hdF16At(b + 52), s.hasD = true, s.bytesRead = 2; break;  // TQ1_0
     case 35: s.d = hdF16At(b + 64), s.hasD = true, s.bytesRead = 2; break;  // TQ2_0
     case 39: s.d = hdE8m0ToFloat(b[0]), s.hasD = true, s.bytesRead = 1; break;  // MXFP4: the block's E8M0 exponent

@@ -12,11 +12,15 @@ E. compressed-tensors FP4 / FP8 layouts, against its own decompressors' formulas
 F. `--numerics kt`, the KTransformers loader's arithmetic, transcribed here from its formula
    (weight.to(bf16) * scale.to(bf16), a BF16 multiply; every other tensor .to(bf16)), on the real
    FP8 fixture, whose scales are not BF16-exact, and on a GGUF K-quant tensor.
-C. GGUF block types the fixtures lack (IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, NVFP4, Q8_K, Q8_1, Q1_0, Q2_0):
-   random blocks in a GGUF written by this script; expected values from gguf-py's
-   gguf.quants.dequantize where it has the type, else from the ggml formula in numpy.
+C. GGUF block types the fixtures lack (the I-quants IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS,
+   IQ3_S, IQ4_NL, IQ4_XS; TQ1_0, TQ2_0, NVFP4, Q8_K, Q8_1, Q1_0, Q2_0): random blocks in a GGUF
+   written by this script; expected values from gguf-py's gguf.quants.dequantize where it has the
+   type (its codebooks are its own copy of ggml's), else from the ggml formula in numpy. The
+   codebook types get rows enough for their random indices to reach nearly every grid point.
+G. The I-quants as llama.cpp's own llama-quantize writes them, against ggml's own to_float.
 
 Usage: reference_dequant.py PATH/TO/weightscope FIXTURES_DIR"""
+import hashlib
 import json
 import os
 import struct
@@ -31,7 +35,7 @@ from gguf import quants as gq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, finish  # noqa: E402
-from refpack import bf16_bytes, f32_bytes, pack_int32_lsb, pack_nibbles_even_low, random_blocks, write_gguf, write_st  # noqa: E402
+from refpack import bf16_bytes, f32_bytes, iq1_m_scales, pack_int32_lsb, pack_nibbles_even_low, random_blocks, write_gguf, write_st  # noqa: E402
 
 WS, FX = sys.argv[1], sys.argv[2]
 RNG = np.random.default_rng(1234)
@@ -305,9 +309,22 @@ def q8_1_ref(b):
     return b[:, 4:36].copy().view(np.int8).astype(np.float32) * d
 
 
+# Rows (one super-block each) for the codebook types: enough that the random grid indices draw every
+# entry about 8 times over (entries x 8 / indices per block), so all but ~0.03% of entries are used.
+CODEBOOK_ROWS = {"IQ2_XXS": 256 * 8 // 32, "IQ2_XS": 512 * 8 // 32, "IQ2_S": 1024 * 8 // 32, "IQ3_XXS": 256 * 8 // 64,
+                 "IQ3_S": 512 * 8 // 64, "IQ1_S": 2048 * 8 // 32, "IQ1_M": 2048 * 8 // 32}
+
+
 def part_c():
-    rows, cols = 4, 256
+    cols = 256
     types = [  # (name, id, block elems, block bytes, f16 fields, f32 fields, reference)
+        ("IQ2_XXS", 16, 256, 66, (0,), (), lambda b: gq.dequantize(b, Q.IQ2_XXS)),
+        ("IQ2_XS", 17, 256, 74, (0,), (), lambda b: gq.dequantize(b, Q.IQ2_XS)),
+        ("IQ2_S", 22, 256, 82, (0,), (), lambda b: gq.dequantize(b, Q.IQ2_S)),
+        ("IQ3_XXS", 18, 256, 98, (0,), (), lambda b: gq.dequantize(b, Q.IQ3_XXS)),
+        ("IQ3_S", 21, 256, 110, (0,), (), lambda b: gq.dequantize(b, Q.IQ3_S)),
+        ("IQ1_S", 19, 256, 50, (0,), (), lambda b: gq.dequantize(b, Q.IQ1_S)),
+        ("IQ1_M", 29, 256, 56, (), (), lambda b: gq.dequantize(b, Q.IQ1_M)),
         ("IQ4_NL", 20, 32, 18, (0,), (), lambda b: gq.dequantize(b, Q.IQ4_NL)),
         ("IQ4_XS", 23, 256, 136, (0,), (), lambda b: gq.dequantize(b, Q.IQ4_XS)),
         ("TQ1_0", 34, 256, 54, (52,), (), lambda b: gq.dequantize(b, Q.TQ1_0)),
@@ -320,10 +337,13 @@ def part_c():
     ]
     tensors, wants = [], {}
     for name, tid, be, bb, f16s, f32s, ref in types:
+        rows = CODEBOOK_ROWS.get(name, 4)
         n = rows * cols // be
         b = random_blocks(RNG, n, bb, f16s, f32s)
         if name == "NVFP4":  # keep UE4M3 scales away from the 0x7F "zero" code for a richer test
             b[:, :4] = RNG.integers(0x20, 0x50, (n, 4), dtype=np.uint8)
+        if name == "IQ1_M":
+            iq1_m_scales(RNG, b)
         tensors.append((f"t.{name}", tid, [cols, rows], b.tobytes()))
         wants[name] = np.asarray(ref(b), np.float32).reshape(rows, cols)
     path = os.path.join(TMP, "types.gguf")
@@ -464,7 +484,31 @@ def part_f():
     check(r.returncode == 2 and "--numerics" in r.stderr, f"F --numerics ieee: exit {r.returncode} {r.stderr.strip()}")
 
 
+# ---------------------------------------------------------------------------------------------
+# G. I-quants as llama.cpp writes them: a model quantized by llama.cpp's own llama-quantize with an
+#    importance matrix from its own llama-imatrix, to each of IQ1_S ... IQ3_S, and the SHA-256 of
+#    what ggml's own to_float decodes from every quantized tensor (tests/data/llama_cpp/iquants,
+#    made by make_iquant_reference.py). Part C's random blocks reach every codebook entry; these
+#    are the blocks the real quantizer chooses, decoded by the real decoder.
+def part_g():
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "llama_cpp", "iquants")
+    expected = json.load(open(os.path.join(folder, "expected.json")))
+    seen = set()
+    for file, tensors in sorted(expected.items()):
+        for name, want in sorted(tensors.items()):
+            got = dequant(os.path.join(folder, file), name)
+            if got is None:
+                continue
+            digest = hashlib.sha256(np.ascontiguousarray(got, np.float32).tobytes()).hexdigest()
+            check(digest == want["sha256"] and [float(v) for v in got.flat[:4]] == want["first"],
+                  f"G {file} {name} ({want['type']}): ggml's to_float differs (first {list(got.flat[:4])} vs {want['first']})")
+            seen.add(want["type"])
+    types = {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S"}
+    check(types <= seen, f"G: llama-quantize's files hold {sorted(seen)}, expected all of {sorted(types)}")
+
+
 with tempfile.TemporaryDirectory() as TMP:
+    part_g()
     part_f()
     part_a()
     part_b()

@@ -71,3 +71,14 @@ def random_blocks(rng, n, size, f16_at=(), f32_at=()):
     for at in f32_at:
         b[:, at:at + 4] = rng.normal(0, 0.01, n).astype(np.float32).view(np.uint8).reshape(n, 4)
     return b
+
+
+def iq1_m_scales(rng, b):
+    """IQ1_M keeps its fp16 block scale in the top nibbles of its four scale words (bytes 48-55):
+    put a small positive one there, keeping the random 3-bit sub-block scales below."""
+    n = len(b)
+    d = np.abs(rng.normal(0, 0.01, n)).astype(np.float16).view(np.uint16)
+    words = b[:, 48:56].copy().view(np.uint16).reshape(n, 4) & 0x0FFF
+    for k in range(4):
+        words[:, k] |= ((d >> (4 * k)) & 0xF) << 12
+    b[:, 48:56] = words.view(np.uint8).reshape(n, 8)
