@@ -92,7 +92,7 @@ def main():
                 except NotImplementedError:
                     peer = None
             ggml = None
-            if to_float:
+            if to_float and to_float.decodes(tid, name):
                 dst = np.empty(rows * cols, np.float32)
                 ggml = out_bytes / best_of(lambda: to_float(tid, blobs[name], rows * cols, dst), a.repeat) / 1e9
             results.append((f"gguf {name}", o, "gguf-py" if peer else "-", peer, ggml))

@@ -45,9 +45,19 @@ def ggml_to_float(lib_path):
     lib.ggml_get_type_traits.restype = ctypes.POINTER(Traits)
     lib.ggml_get_type_traits.argtypes = [ctypes.c_int]
 
+    lib.ggml_type_name.restype = ctypes.c_char_p
+    lib.ggml_type_name.argtypes = [ctypes.c_int]
+
+    def decodes(type_id, name):
+        """Whether this build has type_id as `name` (ggml spells it "q4_K", "iq2_xxs") with a to_float. The id
+        must be below the build's GGML_TYPE_COUNT (43 in 0.3.36's llama.cpp): ggml does not check."""
+        return lib.ggml_type_name(type_id).decode().lower() == name.lower() and \
+            bool(lib.ggml_get_type_traits(type_id).contents.to_float)
+
     def decode(type_id, blocks, n, out=None):
         src = np.ascontiguousarray(np.frombuffer(blocks, np.uint8))
         out = np.empty(n, np.float32) if out is None else out
         lib.ggml_get_type_traits(type_id).contents.to_float(src.ctypes.data, out.ctypes.data, n)
         return out
+    decode.decodes = decodes
     return decode
