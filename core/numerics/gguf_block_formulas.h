@@ -316,6 +316,18 @@ WS_HD uint32_t ksigns(uint32_t i) {
 }
 WS_HD float signOf(uint32_t signs, int j) { return (signs >> j) & 1 ? -1.f : 1.f; }
 constexpr float kIq1sDelta = 0.125f;  // IQ1S_DELTA, IQ1M_DELTA
+// IQ3: 8 values from two 4-coordinate grid points, signed by the 8 bits of `signs`.
+WS_HD void iq3Octet(float* y, float db, uint32_t grid1, uint32_t grid2, uint32_t signs) {
+  for (int j = 0; j < 4; ++j) {
+    y[j + 0] = db * float(gridByte(grid1, j)) * signOf(signs, j + 0);
+    y[j + 4] = db * float(gridByte(grid2, j)) * signOf(signs, j + 4);
+  }
+}
+// IQ1_M's fp16 block scale, kept in the top nibbles of its four scale words at byte 48.
+WS_HD float iq1mD(const uint8_t* b) {
+  const uint32_t sc0 = u16(b + 48), sc1 = u16(b + 50), sc2 = u16(b + 52), sc3 = u16(b + 54);
+  return hdHalfToFloat(uint16_t((sc0 >> 12) | ((sc1 >> 8) & 0x00f0) | ((sc2 >> 4) & 0x0f00) | (sc3 & 0xf000)));
+}
 
 // block_iq2_xxs: d, qs[32] u16 - per 32 values two words: 4 grid indices, then 4 x 7 sign bits
 // and a 4-bit scale
@@ -384,12 +396,7 @@ WS_HD void iq3_xxs(const uint8_t* __restrict b, float* __restrict y) {
     const float db = d * (0.5f + float(aux >> 28)) * 0.5f;
     for (int l = 0; l < 4; ++l) {
       const uint32_t signs = ksigns((aux >> 7 * l) & 127);
-      const uint32_t grid1 = grids::hdIq3xxsGrid(qs[2 * l + 0]);
-      const uint32_t grid2 = grids::hdIq3xxsGrid(qs[2 * l + 1]);
-      for (int j = 0; j < 4; ++j) {
-        y[j + 0] = db * float(gridByte(grid1, j)) * signOf(signs, j + 0);
-        y[j + 4] = db * float(gridByte(grid2, j)) * signOf(signs, j + 4);
-      }
+      iq3Octet(y, db, grids::hdIq3xxsGrid(qs[2 * l + 0]), grids::hdIq3xxsGrid(qs[2 * l + 1]), signs);
       y += 8;
     }
     qs += 8;
@@ -411,10 +418,7 @@ WS_HD void iq3_s(const uint8_t* __restrict b, float* __restrict y) {
       for (int l = 0; l < 4; ++l) {
         const uint32_t grid1 = grids::hdIq3sGrid(qs[2 * l + 0] | ((uint32_t(qh[half]) << (8 - 2 * l)) & 256));
         const uint32_t grid2 = grids::hdIq3sGrid(qs[2 * l + 1] | ((uint32_t(qh[half]) << (7 - 2 * l)) & 256));
-        for (int j = 0; j < 4; ++j) {
-          y[j + 0] = db * float(gridByte(grid1, j)) * signOf(signs[l], j + 0);
-          y[j + 4] = db * float(gridByte(grid2, j)) * signOf(signs[l], j + 4);
-        }
+        iq3Octet(y, db, grid1, grid2, signs[l]);
         y += 8;
       }
       qs += 8;
@@ -449,7 +453,7 @@ WS_HD void iq1_m(const uint8_t* __restrict b, float* __restrict y) {
   const uint8_t* qh = b + 32;
   uint32_t sc[4];
   for (int k = 0; k < 4; ++k) sc[k] = u16(b + 48 + 2 * k);
-  const float d = hdHalfToFloat(uint16_t((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000)));
+  const float d = iq1mD(b);
   for (int ib = 0; ib < QK / 32; ++ib) {
     const float dl1 = d * float(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 0)) & 0x7) + 1);
     const float dl2 = d * float(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 0x7) + 1);

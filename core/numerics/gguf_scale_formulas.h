@@ -2,6 +2,7 @@
 // sub-block scales and mins - for the CPU scale statistics and the GPU kernel alike.
 #pragma once
 
+#include "core/numerics/gguf_block_formulas.h"
 #include "core/numerics/hd.h"
 
 namespace ws::num {
@@ -104,7 +105,7 @@ WS_HD_FN GgufBlockScales ggufBlockScales(int id, const uint8_t* b) {
     case 29: {  // IQ1_M: four u16 at 48 hold 3-bit scales and, in their top nibbles, the fp16 d
       uint32_t sc[4];
       for (int k = 0; k < 4; ++k) sc[k] = uint32_t(b[48 + 2 * k] | (b[49 + 2 * k] << 8));
-      s.d = hdHalfToFloat(uint16_t((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000))), s.hasD = true;
+      s.d = blocks::iq1mD(b), s.hasD = true;
       for (int ib = 0; ib < 8; ++ib)
         for (int h = 0; h < 2; ++h) s.sub[s.nSub++] = s.d * float(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3 * h)) & 0x7) + 1);
       s.bytesRead = 8;
