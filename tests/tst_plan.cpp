@@ -324,10 +324,10 @@ class TstPlan : public QObject {
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, plan::parseSize("H200-141GB"));  // a device is not a size
   }
 
-  // Each device's total is what its driver reports (nvidia-smi's MiB), pinned to the documented
-  // figure: the marketing name is 5-9 GB off.
+  // Each device's total is what its driver reports (cudaMemGetInfo's MiB where measured, else
+  // nvidia-smi's), pinned to the documented figure: the marketing name is 5-9 GB off.
   void deviceTotalsAsTheDriverReports() {
-    const std::map<std::string, uint64_t> mib = {{"H100-80GB", 81'559}, {"H200-141GB", 143'771}, {"B200-180GB", 183'359}, {"A100-80GB", 81'920},
+    const std::map<std::string, uint64_t> mib = {{"H100-80GB", 81'559}, {"H200-141GB", 143'155}, {"B200-180GB", 183'359}, {"A100-80GB", 81'920},
                                                  {"A100-40GB", 40'960}, {"L40S-48GB", 46'068}, {"GB10", 122'070}};
     QCOMPARE(plan::deviceTable().size(), mib.size());
     for (const auto& d : plan::deviceTable()) {
@@ -336,13 +336,13 @@ class TstPlan : public QObject {
       QVERIFY2(!d.source.empty(), "every figure names its source");
     }
     const plan::GpuBudget h200 = plan::budgetFor("H200-141GB", 1.0);
-    QCOMPARE(h200.total, uint64_t(150'754'820'096ull));
+    QCOMPARE(h200.total, uint64_t(150'108'897'280ull));  // 143,155 whole MiB of cudaMemGetInfo's 143,155.94
     QCOMPARE(plan::budgetFor("H100-80GB", 1.0).total, uint64_t(85'520'809'984ull));
     QCOMPARE(h200.contextReserve, plan::kDefaultContextReserve);
-    QCOMPARE(h200.usable(), uint64_t(150'754'820'096ull) - plan::kDefaultContextReserve);
+    QCOMPARE(h200.usable(), uint64_t(150'108'897'280ull) - plan::kDefaultContextReserve);
     // vLLM's budget: utilization is a share of the whole device, the context comes out of it.
     const plan::GpuBudget at90 = plan::budgetFor("H200-141GB", 0.9, int64_t(1) << 30);
-    QCOMPARE(at90.usable(), uint64_t(std::floor(150'754'820'096.0 * 0.9)) - (uint64_t(1) << 30));
+    QCOMPARE(at90.usable(), uint64_t(std::floor(150'108'897'280.0 * 0.9)) - (uint64_t(1) << 30));
     // A size is the device total as given: no hidden context reserve.
     QCOMPARE(plan::budgetFor("141GiB", 1.0).usable(), uint64_t(141) << 30);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, plan::budgetFor("H300", 1.0));

@@ -7,11 +7,15 @@
 namespace ws::plan {
 
 const std::vector<DeviceSpec>& deviceTable() {
-  // Totals as nvidia-smi shows them (memory.total, MiB); the marketing names are decimal GB and
-  // 5-9 GB away from what a runtime can allocate.
+  // Totals as the CUDA runtime reports them (cudaMemGetInfo's total, MiB), which is what vLLM
+  // budgets --gpu-memory-utilization from (vllm/utils/mem_utils.py, MemorySnapshot.measure:
+  // torch.cuda.mem_get_info). Where no such reading is published, nvidia-smi's memory.total: on the
+  // H200 of the GPU proof that was 616 MiB above cudaMemGetInfo's (143,771 against 143,155), so
+  // those rows may overstate by as much - by how much on each device is unknown. The marketing names
+  // are decimal GB and 5-9 GB away from what a runtime can allocate.
   static const std::vector<DeviceSpec> t = {
       {"H100-80GB", 81'559, false, "nvidia-smi on H100 80GB HBM3 (modal-labs/modal-client PR #2797)"},
-      {"H200-141GB", 143'771, false, "nvidia-smi on H200 (reported in weightscope issue #24; tests/gpu/tst_gpu checks it on the H200)"},
+      {"H200-141GB", 143'155, false, "cudaMemGetInfo on an H200, driver 580.159.04 (weightscope GPU proof, docs/gpu-proof/2026-12-04; nvidia-smi shows 143,771)"},
       {"B200-180GB", 183'359, false, "nvidia-smi on B200 (NVIDIA/TensorRT-LLM issue #10278)"},
       {"A100-80GB", 81'920, false, "nvidia-smi on A100-SXM4-80GB (modal-labs/modal-client PR #2797)"},
       {"A100-40GB", 40'960, false, "nvidia-smi on A100-SXM4-40GB (modal-labs/modal-client PR #2797)"},
