@@ -234,6 +234,7 @@ def main():
     json.dump(results, open(os.path.join(a.out, "gpu-bench.json"), "w"), indent=1)
     for g in results["goals"]:
         print(f"{'met   ' if g['met'] else 'MISSED'} {g['what']}: {g['figure']:.2f}x (goal >= {g['goal']}x)")
+    print(f"GOALS MISSED: {sum(not g['met'] for g in results['goals'])} of {len(results['goals'])}")
     errors = [k for k, v in results["dequant"].items() if "error" in v] + (["load"] if "error" in results["load"] else [])
     for e in errors:
         print(f"ERROR {e}: {(results['dequant'].get(e) or results['load']).get('error')}")
