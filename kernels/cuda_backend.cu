@@ -151,6 +151,8 @@ bool deviceAvailable(int index, std::string* why) {
 Result<std::unique_ptr<load::DeviceBackend>> makeCudaBackend(int index) {
   std::string why;
   if (!deviceAvailable(index, &why)) return Error{ErrorCode::Usage, why, {}, std::nullopt, {}};
+  // Before any load measures the free memory: the kernels' local memory is the context's, not a load's.
+  if (auto r = reserveKernelLocalMemory(index); !r) return r.error();
   return std::unique_ptr<load::DeviceBackend>(std::make_unique<CudaBackend>(index, 4));
 }
 

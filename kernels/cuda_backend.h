@@ -55,11 +55,22 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
 // Benchmarks (bench/gpu_dequant_bench.cpp): the whole logical tensor dequantized to BF16 with its
 // inputs already on the device, best of `repeat` runs timed with CUDA events; and a device-to-
 // device copy of `bytes` for comparison.
+// The timed output's first, middle and last rows are read back (sampleRows, row-major BF16), so the
+// benchmark can compare what it timed with the CPU decoder instead of trusting the kernel.
 struct KernelTiming {
   double seconds = 0;
   uint64_t bytesIn = 0, bytesOut = 0;
+  uint64_t sampleRowIndex[3] = {0, 0, 0};
+  std::vector<uint16_t> sampleRows;
 };
 Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int repeat, int device = 0);
 Result<double> timeDeviceCopy(uint64_t bytes, int repeat, int device = 0);
+
+// The deepest per-thread local memory of the decode kernels, reserved on `device` up front
+// (cudaLimitStackSize). The driver otherwise grows every resident thread's local memory at the
+// first launch that needs more than the default 1 KiB - on an H200 by tens of MiB taken in the
+// middle of a load, which its residency check would count as the load's. Returns the bytes per
+// thread the kernels need.
+Result<uint64_t> reserveKernelLocalMemory(int device);
 
 }  // namespace ws::kernels

@@ -23,9 +23,6 @@ namespace {
 // This thread's place in the grid, for the bodies in core/numerics/kernel_threads.h.
 __device__ __forceinline__ num::ThreadIndex here() { return {blockIdx.x, threadIdx.x, gridDim.x, blockDim.x}; }
 
-__global__ void elementsKernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, float* out) { num::elementsThread(d, firstRow, rows, out, here()); }
-__global__ void blocksKernel(num::DecodeDesc d, uint64_t firstBlock, uint64_t nblocks, float* out) { num::blocksThread(d, firstBlock, nblocks, out, here()); }
-
 // Statistics: each block folds its share into registers and a shared-memory histogram
 // (core/numerics/stats_threads.h), writes one partial, and adds each occupied bin to the grid's
 // with one atomic; the host merges the partials in block order (core/numerics/grid_stats.cpp).
@@ -58,10 +55,26 @@ __global__ void deviationKernel(const float* v, uint64_t n, double mean, double*
   }
 }
 
-__global__ void elementsBf16Kernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out) { num::elementsBf16Thread(d, firstRow, rows, out, here()); }
-__global__ void blocksBf16Kernel(num::DecodeDesc d, uint64_t firstBlock, uint64_t nblocks, uint16_t* out) { num::blocksBf16Thread(d, firstBlock, nblocks, out, here()); }
+// Every dequantization kernel: body B (core/numerics/kernel_threads.h) to F32 or BF16.
+template <num::Body B, class Out>
+__global__ void decodeKernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, Out* out) { num::decodeThread<B>(d, firstRow, rows, out, here()); }
+
+// Launches the body num::bodyFor picks over its grid (or `blocks` blocks of 256, for the benchmark).
 template <class Out>
-__global__ void fp8BlockVecKernel(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, Out* out) { num::fp8BlockVecThread(d, firstRow, rows, out, here()); }
+void launchDecode(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, uint32_t blocks = 0) {
+  const num::Body b = num::bodyFor(d);
+  num::LaunchGrid g = num::launchGrid(num::workItems(b, d, rows));
+  if (!g.blocks) return;  // nothing to decode launches nothing: an empty grid is an invalid launch
+  if (blocks) g.blocks = blocks;
+  switch (b) {
+    case num::Body::Elements: decodeKernel<num::Body::Elements><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
+    case num::Body::Blocks: decodeKernel<num::Body::Blocks><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
+    case num::Body::Fp8Runs: decodeKernel<num::Body::Fp8Runs><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
+    case num::Body::Fp4Runs: decodeKernel<num::Body::Fp4Runs><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
+    case num::Body::IntRuns: decodeKernel<num::Body::IntRuns><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
+    case num::Body::Q4kRuns: decodeKernel<num::Body::Q4kRuns><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
+  }
+}
 __global__ void transposeKernel(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) {
   num::transposeThread(src, dst, mats, rows, cols, elemBytes, here());
 }
@@ -115,19 +128,7 @@ Result<bool> prepare(num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, Devic
 }
 
 Result<bool> launch(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, float* out) {
-  // Nothing to decode launches nothing: an empty grid is an invalid launch configuration.
-  if (d.kind == num::DescKind::GgufBlocks) {
-    const uint64_t perRow = d.cols / d.blockElems;
-    const uint64_t n = rows * perRow;
-    const num::LaunchGrid g = num::launchGrid(n);
-    if (g.blocks) blocksKernel<<<g.blocks, g.threads>>>(d, firstRow * perRow, n, out);
-  } else if (num::fp8BlockVectorizable(d)) {
-    const num::LaunchGrid g = num::launchGrid(rows * d.cols / 16);
-    if (g.blocks) fp8BlockVecKernel<float><<<g.blocks, g.threads>>>(d, firstRow, rows, out);
-  } else {
-    const num::LaunchGrid g = num::launchGrid(rows * d.cols);
-    if (g.blocks) elementsKernel<<<g.blocks, g.threads>>>(d, firstRow, rows, out);
-  }
+  launchDecode(d, firstRow, rows, out);
   // A launch error (bad configuration, too many resources) is reported by cudaGetLastError only.
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return Error{ErrorCode::Io, std::string("kernel launch failed: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
@@ -319,17 +320,7 @@ Result<bool> decodeBf16Into(num::DecodeDesc d, uint64_t firstRow, uint64_t rows,
   if (firstRow + rows > d.rows) return Error{ErrorCode::Usage, "row range past the end of the tensor", {}, std::nullopt, {}};
   DeviceRegions regions;
   if (auto r = prepare(d, firstRow, rows, regions); !r) return r.error();
-  if (d.kind == num::DescKind::GgufBlocks) {
-    const uint64_t perRow = d.cols / d.blockElems, n = rows * perRow;
-    const num::LaunchGrid g = num::launchGrid(n);
-    blocksBf16Kernel<<<g.blocks, g.threads>>>(d, firstRow * perRow, n, out);
-  } else if (num::fp8BlockVectorizable(d)) {
-    const num::LaunchGrid g = num::launchGrid(rows * d.cols / 16);
-    fp8BlockVecKernel<uint16_t><<<g.blocks, g.threads>>>(d, firstRow, rows, out);
-  } else {
-    const num::LaunchGrid g = num::launchGrid(rows * d.cols);
-    elementsBf16Kernel<<<g.blocks, g.threads>>>(d, firstRow, rows, out);
-  }
+  launchDecode(d, firstRow, rows, out);
   return finished("BF16 decode");
 }
 
@@ -361,9 +352,7 @@ Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int 
   t.seconds = 1e30;
   for (int i = 0; i < repeat; ++i) {
     cudaEventRecord(a);
-    if (d.kind == num::DescKind::GgufBlocks) blocksBf16Kernel<<<grid, 256>>>(d, 0, d.rows * d.cols / d.blockElems, out);
-    else if (num::fp8BlockVectorizable(d)) fp8BlockVecKernel<uint16_t><<<grid, 256>>>(d, 0, d.rows, out);
-    else elementsBf16Kernel<<<grid, 256>>>(d, 0, d.rows, out);
+    launchDecode(d, 0, d.rows, out, grid);
     cudaEventRecord(b);
     cudaEventSynchronize(b);
     float ms = 0;
@@ -371,6 +360,14 @@ Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int 
     t.seconds = std::min(t.seconds, double(ms) / 1e3);
   }
   cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess && d.rows) {
+    const uint64_t picks[3] = {0, d.rows / 2, d.rows - 1};
+    t.sampleRows.resize(3 * d.cols);
+    for (int k = 0; k < 3 && e == cudaSuccess; ++k) {
+      t.sampleRowIndex[k] = picks[k];
+      e = cudaMemcpy(t.sampleRows.data() + k * d.cols, out + picks[k] * d.cols, d.cols * 2, cudaMemcpyDeviceToHost);
+    }
+  }
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   cudaFree(out);
@@ -391,9 +388,10 @@ Result<double> timeDeviceCopy(uint64_t bytes, int repeat, int device) {
   cudaEventCreate(&a);
   cudaEventCreate(&b);
   double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i < repeat && e == cudaSuccess; ++i) {
     cudaEventRecord(a);
-    cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+    e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
     cudaEventRecord(b);
     cudaEventSynchronize(b);
     float ms = 0;
@@ -404,7 +402,33 @@ Result<double> timeDeviceCopy(uint64_t bytes, int repeat, int device) {
   cudaEventDestroy(b);
   cudaFree(src);
   cudaFree(dst);
+  if (e != cudaSuccess) return Error{ErrorCode::Io, std::string("device copy: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
   return best;
+}
+
+Result<uint64_t> reserveKernelLocalMemory(int device) {
+  cudaSetDevice(device);
+  using B = num::Body;
+  const void* kernels[] = {(const void*)decodeKernel<B::Elements, float>, (const void*)decodeKernel<B::Elements, uint16_t>,
+                           (const void*)decodeKernel<B::Blocks, float>,   (const void*)decodeKernel<B::Blocks, uint16_t>,
+                           (const void*)decodeKernel<B::Fp8Runs, float>,  (const void*)decodeKernel<B::Fp8Runs, uint16_t>,
+                           (const void*)decodeKernel<B::Fp4Runs, float>,  (const void*)decodeKernel<B::Fp4Runs, uint16_t>,
+                           (const void*)decodeKernel<B::IntRuns, float>,  (const void*)decodeKernel<B::IntRuns, uint16_t>,
+                           (const void*)decodeKernel<B::Q4kRuns, float>,  (const void*)decodeKernel<B::Q4kRuns, uint16_t>,
+                           (const void*)transposeKernel, (const void*)toBf16Kernel, (const void*)ggufScalesKernel,
+                           (const void*)statsKernel,     (const void*)deviationKernel};
+  size_t deepest = 0;
+  for (const void* k : kernels) {
+    cudaFuncAttributes a{};
+    if (cudaError_t e = cudaFuncGetAttributes(&a, k); e != cudaSuccess) return Error{ErrorCode::Io, std::string("cudaFuncGetAttributes: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
+    deepest = std::max(deepest, a.localSizeBytes);
+  }
+  size_t now = 0;
+  if (cudaError_t e = cudaDeviceGetLimit(&now, cudaLimitStackSize); e != cudaSuccess) return Error{ErrorCode::Io, std::string("cudaDeviceGetLimit: ") + cudaGetErrorString(e), {}, std::nullopt, {}};
+  if (deepest > now)
+    if (cudaError_t e = cudaDeviceSetLimit(cudaLimitStackSize, deepest); e != cudaSuccess)
+      return Error{ErrorCode::Io, std::string("cudaDeviceSetLimit(stack ") + std::to_string(deepest) + "): " + cudaGetErrorString(e), {}, std::nullopt, {}};
+  return uint64_t(deepest);
 }
 
 }  // namespace ws::kernels

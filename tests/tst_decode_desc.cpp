@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
 #include <set>
 
@@ -60,7 +61,7 @@ uint64_t compareAll(const Checkpoint& c) {
 // one and a tiny one whose threads stride over many elements - for the whole tensor, a row range
 // starting mid-tensor and the last row, F32 and BF16, equal the CPU decoders bit for bit.
 // Returns the number of elements compared; throws on the first difference.
-uint64_t vectorized = 0;  // FP8 block tensors the 16-a-thread body was checked on
+std::map<num::Body, uint64_t> bodiesChecked;  // tensors each 16-a-thread body was checked on
 
 uint64_t compareGrids(const Checkpoint& c) {
   uint64_t n = 0;
@@ -89,27 +90,30 @@ uint64_t compareGrids(const Checkpoint& c) {
         n += got.size();
       }
     }
-    // The bandwidth kernel of FP8 block tensors: 16 elements a thread, F32 and BF16, any row range.
-    if (num::fp8BlockVectorizable(desc))
+    // The bandwidth body the device launches for this tensor (num::bodyFor: FP8 block, FP4, 4-bit
+    // integers, Q4_K - 16 values a thread), F32 and BF16, any row range, its own grid and a tiny one.
+    const num::Body body = num::bodyFor(desc);
+    if (body != num::Body::Elements && body != num::Body::Blocks) {
       for (const auto& range : ranges) {
-        const uint64_t first = range.first, rows = range.second, runs = rows * d.cols() / 16;
-        for (num::LaunchGrid g : {num::launchGrid(runs), num::LaunchGrid{3, 32}}) {
+        const uint64_t first = range.first, rows = range.second;
+        for (num::LaunchGrid g : {num::launchGrid(num::workItems(body, desc, rows)), num::LaunchGrid{3, 32}}) {
           std::vector<float> got(rows * d.cols(), -12345.0f);
           std::vector<uint16_t> gotBf(rows * d.cols(), 0xDEAD);
-          num::emulateGrid(g, [&](num::ThreadIndex t) { num::fp8BlockVecThread(desc, first, rows, got.data(), t); });
-          num::emulateGrid(g, [&](num::ThreadIndex t) { num::fp8BlockVecThread(desc, first, rows, gotBf.data(), t); });
+          num::emulateDecode(body, desc, first, rows, got.data(), g);
+          num::emulateDecode(body, desc, first, rows, gotBf.data(), g);
           for (uint64_t i = 0; i < got.size(); ++i) {
             if (!num::sameBitsOrNan(got[i], want[first * d.cols() + i])) throw std::runtime_error(where("F32 (16 a thread)", first, i));
             if (gotBf[i] != num::toBf16Rne(want[first * d.cols() + i])) throw std::runtime_error(where("BF16 (16 a thread)", first, i));
           }
           n += got.size();
-          vectorized++;
         }
       }
+      bodiesChecked[body]++;
+    }
+    // The generic BF16 body too (the one-thread-per-element or per-block kernel), whatever bodyFor picks.
     std::vector<uint16_t> bf(want.size(), 0xDEAD);
-    const num::LaunchGrid g = num::launchGrid(d.rows() * perRow);
-    if (blocks) num::emulateGrid(g, [&](num::ThreadIndex t) { num::blocksBf16Thread(desc, 0, d.rows() * perRow, bf.data(), t); });
-    else num::emulateGrid(g, [&](num::ThreadIndex t) { num::elementsBf16Thread(desc, 0, d.rows(), bf.data(), t); });
+    const num::Body generic = blocks ? num::Body::Blocks : num::Body::Elements;
+    num::emulateDecode(generic, desc, 0, d.rows(), bf.data(), num::launchGrid(num::workItems(generic, desc, d.rows())));
     for (uint64_t i = 0; i < bf.size(); ++i)
       if (bf[i] != num::toBf16Rne(want[i])) throw std::runtime_error(where("BF16", 0, i));
   }
@@ -231,9 +235,11 @@ class TstDecodeDesc : public QObject {
     QFETCH(QString, rel);
     auto c = wstest::openOrFail(wstest::fixture(rel.toStdString()));
     QVERIFY(compareAll(*c) > 0);
-    vectorized = 0;
+    bodiesChecked.clear();
     QVERIFY(compareGrids(*c) > 0);
-    if (rel == "hf/qwen3_moe_fp8") QVERIFY(vectorized > 0);  // the FP8 block fixture takes the 16-a-thread body
+    // Each 16-a-thread body meets a fixture written by its real writer.
+    if (rel == "hf/qwen3_moe_fp8") QVERIFY(bodiesChecked[num::Body::Fp8Runs] > 0);
+    if (rel == "gguf/tiny-qwen3moe-kquants.gguf") QVERIFY(bodiesChecked[num::Body::Q4kRuns] > 0);
   }
 
   // The I-quants llama.cpp's llama-quantize wrote (tests/data/llama_cpp/iquants, one file per type):
@@ -268,9 +274,11 @@ class TstDecodeDesc : public QObject {
     QVERIFY(synth::write(o).ok());
     auto c = wstest::openOrFail(o.out);
     QVERIFY(compareAll(*c) > 0);
-    vectorized = 0;
+    bodiesChecked.clear();
     QVERIFY(compareGrids(*c) > 0);
-    if (scheme == "fp8-block") QVERIFY(vectorized > 0);
+    const std::map<QString, num::Body> fast = {{"fp8-block", num::Body::Fp8Runs}, {"nvfp4", num::Body::Fp4Runs}, {"mxfp4", num::Body::Fp4Runs},
+                                               {"int4-ct", num::Body::IntRuns}, {"gguf-q4_k", num::Body::Q4kRuns}};
+    if (fast.count(scheme)) QVERIFY2(bodiesChecked[fast.at(scheme)] > 0, "the scheme's 16-a-thread body was not taken");
   }
 
   void handBuiltSchemes() {

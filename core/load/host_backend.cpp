@@ -92,14 +92,7 @@ Result<bool> HostBackend::decodeBf16(const num::DecodeDesc& d, uint64_t firstRow
   if (firstRow > d.rows || rows > d.rows - firstRow) return Error{ErrorCode::Usage, "row range past the end of the tensor", {}, std::nullopt, {}};
   if (!inBuffer(dst, dstOffset, rows * d.cols * 2)) return Error{ErrorCode::Io, "BF16 decode past the end of a buffer", {}, std::nullopt, {}};
   auto* out = reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(dst.ptr) + dstOffset);
-  if (d.kind == num::DescKind::GgufBlocks) {
-    const uint64_t perRow = d.cols / d.blockElems, n = rows * perRow;
-    num::emulateGrid(num::launchGrid(n), [&](num::ThreadIndex t) { num::blocksBf16Thread(d, firstRow * perRow, n, out, t); });
-  } else if (num::fp8BlockVectorizable(d)) {  // the device's bandwidth kernel, as the device runs it
-    num::emulateGrid(num::launchGrid(rows * d.cols / 16), [&](num::ThreadIndex t) { num::fp8BlockVecThread(d, firstRow, rows, out, t); });
-  } else {
-    num::emulateGrid(num::launchGrid(rows * d.cols), [&](num::ThreadIndex t) { num::elementsBf16Thread(d, firstRow, rows, out, t); });
-  }
+  num::emulateDecode(d, firstRow, rows, out);  // the device's body over the device's grid
   return true;
 }
 

@@ -21,6 +21,38 @@ WS_HD_FN int zeroCodeAt(const DecodeDesc& d, uint64_t r, uint64_t g, int offset)
   return int((word >> ((i % perWord) * d.bits)) & ((1u << d.bits) - 1));
 }
 
+// What the values of a row share over a run of columns, for NVFP4, MXFP4 and packed integers: the
+// scale, and the zero code or (MLX) bias. decodeElement computes it per element; the 16-a-thread
+// body (kernel_threads.h) once per run of 16 columns within one group - the same expressions.
+struct CodeParams {
+  float s = 1.0f, bias = 0.0f;
+  int zero = 0;
+};
+
+WS_HD_FN CodeParams codeParams(const DecodeDesc& d, uint64_t r, uint64_t j) {
+  const uint64_t cols = d.cols;
+  CodeParams p;
+  if (d.kind == DescKind::Nvfp4) {
+    const float g = d.g.data ? scaleAt(d.g, d.g.count == 1 ? 0 : (r / d.M < d.g.count - 1 ? r / d.M : d.g.count - 1)) : 1.0f;
+    // mode 1: compressed-tensors divides by its global scale, ModelOpt multiplies.
+    p.s = d.mode == 1 ? scaleAt(d.s, r * (cols / 16) + j / 16) / g : scaleAt(d.s, r * (cols / 16) + j / 16) * g;
+  } else if (d.kind == DescKind::MxfpBlocks) {
+    p.s = scaleAt(d.s, r * (cols / 32) + j / 32);
+  } else {  // PackedInt
+    const uint64_t g = d.gidx.data ? uint64_t(scaleAt(d.gidx, j)) : j / d.group;
+    p.s = d.s.count == 1 ? scaleAt(d.s, 0) : scaleAt(d.s, r * d.groups + g);
+    if (d.intKind == 2) p.bias = scaleAt(d.zp, r * d.groups + g);
+    else p.zero = zeroCodeAt(d, r, g, 1 << (d.bits - 1));
+  }
+  return p;
+}
+
+// An E2M1 code's value (NVFP4, MXFP4), and a packed integer code's (MLX: scale x code + bias).
+WS_HD_FN float fp4Value(const CodeParams& p, uint32_t code) { return hdE2m1(code) * p.s; }
+WS_HD_FN float intValue(const DecodeDesc& d, const CodeParams& p, uint32_t u) {
+  return d.intKind == 2 ? p.s * float(u) + p.bias : float(int(u) - p.zero) * p.s;
+}
+
 // Element (r, j) of a non-GGUF tensor.
 WS_HD_FN float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
   const uint64_t cols = d.cols;
@@ -34,25 +66,15 @@ WS_HD_FN float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
       else s = scaleAt(d.s, d.s.count == 1 ? 0 : b);
       return hdReadElem(d.w.kind, d.w.data, r * cols + j) * s;
     }
-    case DescKind::Nvfp4: {
-      const float g = d.g.data ? scaleAt(d.g, d.g.count == 1 ? 0 : (r / d.M < d.g.count - 1 ? r / d.M : d.g.count - 1)) : 1.0f;
-      // mode 1: compressed-tensors divides by its global scale, ModelOpt multiplies.
-      const float s = d.mode == 1 ? scaleAt(d.s, r * (cols / 16) + j / 16) / g : scaleAt(d.s, r * (cols / 16) + j / 16) * g;
-      const uint8_t byte = d.w.data[r * cols / 2 + j / 2];
-      return hdE2m1((j & 1) ? byte >> 4 : byte & 0xF) * s;
-    }
+    case DescKind::Nvfp4:
     case DescKind::MxfpBlocks: {
-      const float s = scaleAt(d.s, r * (cols / 32) + j / 32);
       const uint8_t byte = d.w.data[r * cols / 2 + j / 2];
-      return hdE2m1((j & 1) ? byte >> 4 : byte & 0xF) * s;
+      return fp4Value(codeParams(d, r, j), (j & 1) ? byte >> 4 : byte & 0xF);
     }
     case DescKind::PackedInt: {
       const uint8_t* q = d.w.data + r * d.packedCols * d.wordBytes;
-      const int u = d.bits == 8 ? int(q[j]) : int((q[j >> 1] >> ((j & 1) * 4)) & 0xF);
-      const uint64_t g = d.gidx.data ? uint64_t(scaleAt(d.gidx, j)) : j / d.group;
-      const float s = d.s.count == 1 ? scaleAt(d.s, 0) : scaleAt(d.s, r * d.groups + g);
-      if (d.intKind == 2) return s * float(u) + scaleAt(d.zp, r * d.groups + g);
-      return float(u - zeroCodeAt(d, r, g, 1 << (d.bits - 1))) * s;
+      const uint32_t u = d.bits == 8 ? q[j] : (q[j >> 1] >> ((j & 1) * 4)) & 0xF;
+      return intValue(d, codeParams(d, r, j), u);
     }
     case DescKind::Kt: {
       const uint32_t part = uint32_t(r / d.rowsPerPart);

@@ -142,21 +142,24 @@ WS_HD void scaleMinK4(int j, const uint8_t* q, uint8_t& d, uint8_t& m) {
   }
 }
 
-WS_HD void q4_k(const uint8_t* __restrict b, float* __restrict y) {
-  const float d = f16(b), min = f16(b + 2);
-  const uint8_t* scales = b + 4;
-  const uint8_t* q = b + 16;
-  int is = 0;
+// Q4_K sub-block `sub`'s (0-7, 32 values each) scale and min: value = scale x code - min. The
+// 16-a-thread kernel body (kernel_threads.h) reads them the same way.
+WS_HD void q4kSubScale(const uint8_t* b, int sub, float& scale, float& min) {
   uint8_t sc, m;
-  for (int j = 0; j < QK; j += 64) {
-    scaleMinK4(is + 0, scales, sc, m);
-    const float d1 = d * float(sc), m1 = min * float(m);
-    scaleMinK4(is + 1, scales, sc, m);
-    const float d2 = d * float(sc), m2 = min * float(m);
+  scaleMinK4(sub, b + 4, sc, m);
+  scale = f16(b) * float(sc);
+  min = f16(b + 2) * float(m);
+}
+
+WS_HD void q4_k(const uint8_t* __restrict b, float* __restrict y) {
+  const uint8_t* q = b + 16;
+  for (int sub = 0; sub < 8; sub += 2) {
+    float d1, m1, d2, m2;
+    q4kSubScale(b, sub, d1, m1);
+    q4kSubScale(b, sub + 1, d2, m2);
     for (int l = 0; l < 32; ++l) *y++ = d1 * float(q[l] & 0xF) - m1;
     for (int l = 0; l < 32; ++l) *y++ = d2 * float(q[l] >> 4) - m2;
     q += 32;
-    is += 2;
   }
 }
 

@@ -7,6 +7,11 @@
 
 #include <cstdint>
 
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#endif
+
 #include "core/numerics/decode_element.h"
 
 namespace ws::num {
@@ -92,9 +97,15 @@ WS_HD uint32_t hdOutBits(float v, uint16_t) { return hdToBf16Rne(v); }
 template <int words>
 WS_HD void loadWords(const uint8_t* p, uint32_t* w) {
 #if defined(__CUDA_ARCH__)
-  WS_UNROLL for (int q = 0; q < words / 4; ++q) {
-    const uint4 v = reinterpret_cast<const uint4*>(p)[q];
-    w[4 * q] = v.x, w[4 * q + 1] = v.y, w[4 * q + 2] = v.z, w[4 * q + 3] = v.w;
+  if constexpr (words == 2) {  // 8 bytes: 16 four-bit codes
+    const uint2 v = *reinterpret_cast<const uint2*>(p);
+    w[0] = v.x, w[1] = v.y;
+  } else {
+    static_assert(words % 4 == 0);
+    WS_UNROLL for (int q = 0; q < words / 4; ++q) {
+      const uint4 v = reinterpret_cast<const uint4*>(p)[q];
+      w[4 * q] = v.x, w[4 * q + 1] = v.y, w[4 * q + 2] = v.z, w[4 * q + 3] = v.w;
+    }
   }
 #else
   memcpy(w, p, 4 * words);
@@ -110,8 +121,27 @@ WS_HD void storeWords(void* dst, const uint32_t* w) {
 #endif
 }
 
-template <class Out>
-WS_HD void fp8BlockVecThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+// Four FP8 codes of one little-endian word as floats. On sm_89 and later, E4M3 and E5M2 go through
+// the hardware's FP8-to-half conversion (two codes an instruction; every E4M3 and E5M2 value is
+// a half exactly, and half to float is exact), the other kinds and the CPU through the bit formulas:
+// the same values, NaN payloads aside (BF16 output makes every NaN 0x7FC0, hdToBf16Rne).
+template <ElemKind K>
+WS_HD void fp8Quad(uint32_t word, float* v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  if constexpr (K == ElemKind::E4M3 || K == ElemKind::E5M2) {
+    constexpr __nv_fp8_interpretation_t how = K == ElemKind::E4M3 ? __NV_E4M3 : __NV_E5M2;
+    const float2 lo = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(word & 0xFFFFu), how)));
+    const float2 hi = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(word >> 16), how)));
+    v[0] = lo.x, v[1] = lo.y, v[2] = hi.x, v[3] = hi.y;
+  } else
+#endif
+  {
+    WS_UNROLL for (int k = 0; k < 4; ++k) v[k] = hdFp8Code(K, (word >> (8 * k)) & 0xFF);
+  }
+}
+
+template <ElemKind K, class Out>
+WS_HD void fp8Runs(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
   constexpr int perWord = int(4 / sizeof(Out)), outWords = 16 / perWord;
   const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow;
   for (uint64_t i = t.first(); i < n; i += t.stride()) {
@@ -121,11 +151,127 @@ WS_HD void fp8BlockVecThread(const DecodeDesc& d, uint64_t firstRow, uint64_t ro
     uint32_t codes[4], o[outWords];
     loadWords<4>(d.w.data + r * d.cols + j, codes);
     WS_UNROLL for (int w = 0; w < outWords; ++w) o[w] = 0;
-    WS_UNROLL for (int k = 0; k < 16; ++k) {
-      const uint32_t bits = hdOutBits(hdFp8Code(d.w.kind, (codes[k >> 2] >> ((k & 3) * 8)) & 0xFF) * s, Out{});
-      o[k / perWord] |= bits << ((k % perWord) * 8 * int(sizeof(Out)));
+    WS_UNROLL for (int q = 0; q < 4; ++q) {
+      float v[4];
+      fp8Quad<K>(codes[q], v);
+      WS_UNROLL for (int e = 0; e < 4; ++e) {
+        const int k = 4 * q + e;
+        o[k / perWord] |= hdOutBits(v[e] * s, Out{}) << ((k % perWord) * 8 * int(sizeof(Out)));
+      }
     }
     storeWords<outWords>(out + i * 16, o);
+  }
+}
+
+// The element kind chosen once, outside the loop: each kind's conversion compiled on its own.
+template <class Out>
+WS_HD void fp8BlockVecThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+  switch (d.w.kind) {
+    case ElemKind::E4M3: fp8Runs<ElemKind::E4M3>(d, firstRow, rows, out, t); break;
+    case ElemKind::E5M2: fp8Runs<ElemKind::E5M2>(d, firstRow, rows, out, t); break;
+    case ElemKind::E4M3Fnuz: fp8Runs<ElemKind::E4M3Fnuz>(d, firstRow, rows, out, t); break;
+    default: fp8Runs<ElemKind::E5M2Fnuz>(d, firstRow, rows, out, t); break;
+  }
+}
+
+// NVFP4, MXFP4 and 4-bit packed integers (compressed-tensors, RAWINT4, MLX) 16 values a thread:
+// 16 consecutive codes of a row are 8 bytes (one 8-byte load), share one scale, zero code or bias
+// (codeParams, once) when their group is a multiple of 16 wide, and go out as 16-byte stores.
+// g_idx (act-order) tensors and 8-bit codes stay with the element body.
+WS_HD uint64_t nibbleRowBytes(const DecodeDesc& d) { return d.kind == DescKind::PackedInt ? d.packedCols * d.wordBytes : d.cols / 2; }
+
+WS_HD bool nibbleRunsApply(const DecodeDesc& d) {
+  if (d.cols % 16 || nibbleRowBytes(d) % 8) return false;
+  if (d.kind == DescKind::Nvfp4 || d.kind == DescKind::MxfpBlocks) return true;
+  return d.kind == DescKind::PackedInt && d.bits == 4 && !d.gidx.data && d.group % 16 == 0 && nibbleRowBytes(d) * 2 >= d.cols;
+}
+
+template <DescKind K, class Out>
+WS_HD void nibbleRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+  constexpr int perWord = int(4 / sizeof(Out)), outWords = 16 / perWord;
+  const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow, rowBytes = nibbleRowBytes(d);
+  for (uint64_t i = t.first(); i < n; i += t.stride()) {
+    const uint64_t r = firstRow + i / runsPerRow, j = (i % runsPerRow) * 16;
+    const CodeParams p = codeParams(d, r, j);
+    uint32_t codes[2], o[outWords];
+    loadWords<2>(d.w.data + r * rowBytes + j / 2, codes);
+    WS_UNROLL for (int w = 0; w < outWords; ++w) o[w] = 0;
+    WS_UNROLL for (int k = 0; k < 16; ++k) {
+      const uint32_t code = (codes[k >> 3] >> ((k & 7) * 4)) & 0xF;  // element j + k: byte k / 2, low nibble first
+      const float v = K == DescKind::PackedInt ? intValue(d, p, code) : fp4Value(p, code);
+      o[k / perWord] |= hdOutBits(v, Out{}) << ((k % perWord) * 8 * int(sizeof(Out)));
+    }
+    storeWords<outWords>(out + i * 16, o);
+  }
+}
+
+// Q4_K 16 values a thread instead of a 256-value super-block (whose local array was a 1,296-byte
+// stack frame): run k (0-15) of a super-block is half of sub-block k / 2, 16 bytes of its codes
+// (low nibbles for even sub-blocks, high for odd) at one 16-byte load, its scale and min read with
+// q4kSubScale as blocks::q4_k reads them. Neighbouring threads store neighbouring 32 or 64 bytes.
+WS_HD bool q4kRunsApply(const DecodeDesc& d) { return d.kind == DescKind::GgufBlocks && d.ggmlId == 12 && d.blockElems == 256 && d.blockBytes == 144; }
+
+template <class Out>
+WS_HD void q4kRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+  constexpr int perWord = int(4 / sizeof(Out)), outWords = 16 / perWord;
+  const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow, firstRun = firstRow * runsPerRow;
+  for (uint64_t i = t.first(); i < n; i += t.stride()) {
+    const uint64_t run = firstRun + i;
+    const uint8_t* b = d.w.data + (run / 16) * d.blockBytes;
+    const int k = int(run % 16), sub = k / 2, shift = (sub & 1) * 4;
+    float scale, min;
+    blocks::q4kSubScale(b, sub, scale, min);
+    uint32_t q[4], o[outWords];
+    loadWords<4>(b + 16 + 32 * (sub / 2) + 16 * (k & 1), q);
+    WS_UNROLL for (int w = 0; w < outWords; ++w) o[w] = 0;
+    WS_UNROLL for (int l = 0; l < 16; ++l) {
+      const float v = scale * float((q[l >> 2] >> ((l & 3) * 8 + shift)) & 0xF) - min;
+      o[l / perWord] |= hdOutBits(v, Out{}) << ((l % perWord) * 8 * int(sizeof(Out)));
+    }
+    storeWords<outWords>(out + i * 16, o);
+  }
+}
+
+// Which body decodes a tensor - the one table of it, read by the device launches, the host
+// stand-in and the tests: a 16-values-a-thread body where the layout allows one, else a thread per
+// element or per GGUF block.
+enum class Body : uint8_t { Elements, Blocks, Fp8Runs, Fp4Runs, IntRuns, Q4kRuns };
+
+WS_HD Body bodyFor(const DecodeDesc& d) {
+  if (q4kRunsApply(d)) return Body::Q4kRuns;
+  if (d.kind == DescKind::GgufBlocks) return Body::Blocks;
+  if (fp8BlockVectorizable(d)) return Body::Fp8Runs;
+  if (nibbleRunsApply(d)) return d.kind == DescKind::PackedInt ? Body::IntRuns : Body::Fp4Runs;
+  return Body::Elements;
+}
+
+// Work items (threads' iterations) for `rows` rows: elements, GGUF blocks, or runs of 16.
+WS_HD uint64_t workItems(Body b, const DecodeDesc& d, uint64_t rows) {
+  if (b == Body::Elements) return rows * d.cols;
+  if (b == Body::Blocks) return rows * (d.cols / d.blockElems);
+  return rows * d.cols / 16;
+}
+
+// Rows [firstRow, firstRow + rows) into out, F32 (float) or BF16 (uint16_t), by body B.
+template <Body B, class Out>
+WS_HD void decodeThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+  constexpr bool f32 = sizeof(Out) == 4;
+  if constexpr (B == Body::Elements) {
+    if constexpr (f32) elementsThread(d, firstRow, rows, out, t);
+    else elementsBf16Thread(d, firstRow, rows, out, t);
+  } else if constexpr (B == Body::Blocks) {
+    const uint64_t perRow = d.cols / d.blockElems;
+    if constexpr (f32) blocksThread(d, firstRow * perRow, rows * perRow, out, t);
+    else blocksBf16Thread(d, firstRow * perRow, rows * perRow, out, t);
+  } else if constexpr (B == Body::Fp8Runs) {
+    fp8BlockVecThread(d, firstRow, rows, out, t);
+  } else if constexpr (B == Body::Fp4Runs) {
+    if (d.kind == DescKind::Nvfp4) nibbleRunsThread<DescKind::Nvfp4>(d, firstRow, rows, out, t);
+    else nibbleRunsThread<DescKind::MxfpBlocks>(d, firstRow, rows, out, t);
+  } else if constexpr (B == Body::IntRuns) {
+    nibbleRunsThread<DescKind::PackedInt>(d, firstRow, rows, out, t);
+  } else {
+    q4kRunsThread(d, firstRow, rows, out, t);
   }
 }
 
@@ -145,10 +291,29 @@ WS_HD void transposeThread(const uint8_t* src, uint8_t* dst, uint64_t mats, uint
 // Runs a kernel body for every thread of its grid on the CPU, as the GPU would (in block and thread
 // order; every body writes disjoint elements, so the order does not matter there either): what the
 // host backend builds derived buffers with, and what the tests prove the geometry by.
-template <class Body>
-void emulateGrid(LaunchGrid g, Body body) {
+template <class Fn>
+void emulateGrid(LaunchGrid g, Fn body) {
   for (uint64_t b = 0; b < g.blocks; ++b)
     for (uint64_t t = 0; t < g.threads; ++t) body(ThreadIndex{b, t, g.blocks, g.threads});
+}
+
+// Body b over grid g on the CPU (tests pass odd grids); by default the grid a device launch uses.
+template <class Out>
+void emulateDecode(Body b, const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, LaunchGrid g) {
+  switch (b) {
+    case Body::Elements: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::Elements>(d, firstRow, rows, out, t); }); break;
+    case Body::Blocks: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::Blocks>(d, firstRow, rows, out, t); }); break;
+    case Body::Fp8Runs: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::Fp8Runs>(d, firstRow, rows, out, t); }); break;
+    case Body::Fp4Runs: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::Fp4Runs>(d, firstRow, rows, out, t); }); break;
+    case Body::IntRuns: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::IntRuns>(d, firstRow, rows, out, t); }); break;
+    case Body::Q4kRuns: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::Q4kRuns>(d, firstRow, rows, out, t); }); break;
+  }
+}
+
+template <class Out>
+void emulateDecode(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out) {
+  const Body b = bodyFor(d);
+  emulateDecode(b, d, firstRow, rows, out, launchGrid(workItems(b, d, rows)));
 }
 
 }  // namespace ws::num

@@ -200,6 +200,10 @@ static void deviceTableMatchesTheDriver() {
   auto backend = load::makeBackend("cuda:0");
   CHECK(backend.ok(), "cuda:0 backend");
   if (!backend) return;
+  // makeCudaBackend reserved the kernels' local memory; its size is part of what the context takes.
+  auto local = kernels::reserveKernelLocalMemory(0);
+  CHECK(local.ok(), "kernel local memory: %s", local.ok() ? "" : local.error().describe().c_str());
+  if (local) std::printf("MEASURED: the decode kernels need %llu bytes of local memory a thread\n", (unsigned long long)local.value());
   const load::DeviceMemory m = backend.value()->memory();
   const std::string name = backend.value()->name();
   std::printf("MEASURED: %s total %llu bytes (%llu MiB), free %llu: %llu MiB taken before any allocation (default context reserve %llu MiB)\n",
