@@ -86,6 +86,30 @@ __global__ void ggufScalesKernel(const uint8_t* w, uint32_t blockBytes, int id, 
 }
 
 
+// A CUDA call's result as an Error naming what failed (the sticky error of a failed allocation
+// cleared, so the next call does not inherit it).
+Result<bool> checked(cudaError_t e, const std::string& what) {
+  if (e == cudaSuccess) return true;
+  cudaGetLastError();
+  return Error{ErrorCode::Io, what + ": " + cudaGetErrorString(e), {}, std::nullopt, {}};
+}
+
+// n elements of T on the device, freed on scope exit.
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() { cudaFree(p_); }
+  Result<bool> allocate(uint64_t n) { return checked(cudaMalloc(&p_, std::max<uint64_t>(n * sizeof(T), sizeof(T))), "cudaMalloc of " + std::to_string(n * sizeof(T)) + " bytes"); }
+  T* get() const { return p_; }
+  Result<bool> download(T* host, uint64_t n) const { return checked(cudaMemcpy(host, p_, n * sizeof(T), cudaMemcpyDeviceToHost), "device-to-host copy"); }
+
+ private:
+  T* p_ = nullptr;
+};
+
 // Device copies of the regions a row range needs; frees them on destruction.
 class DeviceRegions {
  public:
@@ -178,34 +202,33 @@ Result<std::vector<float>> dequantizeOnDevice(const Checkpoint& c, uint32_t logi
 }
 
 // Statistics of n floats already on the device: the two kernels over statsGrid(n), finished on the
-// host exactly as the CPU emulation finishes them.
-DeviceStats statsOfDeviceValues(const float* vals, uint64_t n) {
+// host exactly as the CPU emulation finishes them. A failed allocation, launch or copy is an error,
+// never zero statistics.
+Result<DeviceStats> statsOfDeviceValues(const float* vals, uint64_t n) {
   const num::LaunchGrid g = num::statsGrid(n);
   std::vector<num::StatsPartial> blocks(g.blocks);
   std::vector<uint64_t> bins(num::kStatsBins, 0);
   double m2 = 0;
   if (g.blocks) {
-    num::StatsPartial* dBlocks = nullptr;
-    unsigned long long* dBins = nullptr;
-    double* dSums = nullptr;
-    cudaMalloc(&dBlocks, g.blocks * sizeof(num::StatsPartial));
-    cudaMalloc(&dBins, num::kStatsBins * sizeof(unsigned long long));
-    cudaMalloc(&dSums, g.blocks * sizeof(double));
-    cudaMemset(dBins, 0, num::kStatsBins * sizeof(unsigned long long));
-    statsKernel<<<g.blocks, g.threads>>>(vals, n, dBlocks, dBins);
-    cudaMemcpy(blocks.data(), dBlocks, g.blocks * sizeof(num::StatsPartial), cudaMemcpyDeviceToHost);
+    DeviceArray<num::StatsPartial> dBlocks;
+    DeviceArray<unsigned long long> dBins;
+    DeviceArray<double> dSums;
     static_assert(sizeof(unsigned long long) == sizeof(uint64_t));
-    cudaMemcpy(bins.data(), dBins, num::kStatsBins * sizeof(uint64_t), cudaMemcpyDeviceToHost);
+    for (auto r : {dBlocks.allocate(g.blocks), dBins.allocate(num::kStatsBins), dSums.allocate(g.blocks),
+                   checked(cudaMemset(dBins.get(), 0, num::kStatsBins * sizeof(unsigned long long)), "cudaMemset")})
+      if (!r) return r.error();
+    statsKernel<<<g.blocks, g.threads>>>(vals, n, dBlocks.get(), dBins.get());
+    if (auto r = finished("statistics"); !r) return r.error();
+    if (auto r = dBlocks.download(blocks.data(), g.blocks); !r) return r.error();
+    if (auto r = dBins.download(reinterpret_cast<unsigned long long*>(bins.data()), num::kStatsBins); !r) return r.error();
     const num::StatsPartial total = num::mergeBlocks(blocks);
     if (total.finite) {
       std::vector<double> sums(g.blocks);
-      deviationKernel<<<g.blocks, g.threads>>>(vals, n, total.sum / double(total.finite), dSums);
-      cudaMemcpy(sums.data(), dSums, g.blocks * sizeof(double), cudaMemcpyDeviceToHost);
+      deviationKernel<<<g.blocks, g.threads>>>(vals, n, total.sum / double(total.finite), dSums.get());
+      if (auto r = finished("deviation"); !r) return r.error();
+      if (auto r = dSums.download(sums.data(), g.blocks); !r) return r.error();
       for (double b : sums) m2 += b;
     }
-    cudaFree(dBlocks);
-    cudaFree(dBins);
-    cudaFree(dSums);
   }
   const num::GridStats gs = num::finishGridStats(blocks, bins, m2, n);
   DeviceStats out;
@@ -221,33 +244,25 @@ Result<DeviceStats> statsOnDevice(const Checkpoint& c, uint32_t logical, int dev
   auto described = describeOnDevice(c, logical, device, 0, rows, regions);
   if (!described) return described.error();
   const num::DecodeDesc& d = described.value();
-  float* vals = nullptr;
   const uint64_t n = d.rows * d.cols;
-  if (cudaError_t e = cudaMalloc(&vals, std::max<uint64_t>(n * 4, 4)); e != cudaSuccess)
-    return Error{ErrorCode::Io, std::string("cudaMalloc failed: ") + cudaGetErrorString(e), {}, std::nullopt, c.logical[logical].name};
-  auto r = launch(d, 0, d.rows, vals);
-  DeviceStats out;
-  if (r) out = statsOfDeviceValues(vals, n);
-  cudaFree(vals);
-  if (!r) return r.error();
-  return out;
+  DeviceArray<float> vals;
+  if (auto r = vals.allocate(n); !r) return r.error();
+  if (auto r = launch(d, 0, d.rows, vals.get()); !r) return r.error();
+  return statsOfDeviceValues(vals.get(), n);
 }
 
 Result<std::vector<uint16_t>> dequantizeOnDeviceBf16(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows, int device) {
   auto f = dequantizeOnDevice(c, logical, firstRow, rows, device);
   if (!f) return f.error();
   const uint64_t n = f.value().size();
-  float* v = nullptr;
-  uint16_t* o = nullptr;
-  cudaMalloc(&v, std::max<uint64_t>(n * 4, 4));
-  cudaMalloc(&o, std::max<uint64_t>(n * 2, 2));
-  cudaMemcpy(v, f.value().data(), n * 4, cudaMemcpyHostToDevice);
-  if (const num::LaunchGrid g = num::launchGrid(n); g.blocks) toBf16Kernel<<<g.blocks, g.threads>>>(v, n, o);
+  DeviceArray<float> v;
+  DeviceArray<uint16_t> o;
+  for (auto r : {v.allocate(n), o.allocate(n), checked(cudaMemcpy(v.get(), f.value().data(), n * 4, cudaMemcpyHostToDevice), "host-to-device copy")})
+    if (!r) return r.error();
+  if (const num::LaunchGrid g = num::launchGrid(n); g.blocks) toBf16Kernel<<<g.blocks, g.threads>>>(v.get(), n, o.get());
+  if (auto r = finished("BF16 conversion"); !r) return r.error();
   std::vector<uint16_t> out(n);
-  cudaError_t e = cudaMemcpy(out.data(), o, n * 2, cudaMemcpyDeviceToHost);
-  cudaFree(v);
-  cudaFree(o);
-  if (e != cudaSuccess) return Error{ErrorCode::Io, std::string("BF16 conversion failed: ") + cudaGetErrorString(e), {}, std::nullopt, c.logical[logical].name};
+  if (auto r = o.download(out.data(), n); !r) return r.error();
   return out;
 }
 
@@ -263,23 +278,28 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
     const uint64_t n = w.bytes / w.dtype->blockBytes;
     const uint8_t* host = c.files[w.file].map->bytes().data() + w.offset;
     const num::GgufBlockScales probe = num::ggufBlockScales(w.dtype->ggmlId, host);  // every block of a type has the same fields
-    uint8_t* dw = nullptr;
-    cudaMalloc(&dw, std::max<uint64_t>(w.bytes, 1));
-    cudaMemcpy(dw, host, w.bytes, cudaMemcpyHostToDevice);
-    float *d = nullptr, *dmin = nullptr, *sub = nullptr, *subMin = nullptr;
-    if (probe.hasD) cudaMalloc(&d, n * 4);
-    if (probe.hasDmin) cudaMalloc(&dmin, n * 4);
-    if (probe.nSub) cudaMalloc(&sub, n * 4 * uint64_t(probe.nSub));
-    if (probe.nSubMin) cudaMalloc(&subMin, n * 4 * uint64_t(probe.nSubMin));
+    DeviceArray<uint8_t> dw;
+    if (auto r = dw.allocate(w.bytes); !r) return r.error();
+    if (auto r = checked(cudaMemcpy(dw.get(), host, w.bytes, cudaMemcpyHostToDevice), "host-to-device copy"); !r) return r.error();
+    // Each field the block type has: its name, values a block, and the device array the kernel fills.
+    struct Field {
+      const char* name;
+      uint64_t perBlock;
+      DeviceArray<float> values;
+    } fields[] = {{"d", probe.hasD ? 1u : 0u, {}}, {"dmin", probe.hasDmin ? 1u : 0u, {}}, {"sub_scale", uint64_t(probe.nSub), {}}, {"sub_min", uint64_t(probe.nSubMin), {}}};
+    for (Field& f : fields)
+      if (f.perBlock)
+        if (auto r = f.values.allocate(n * f.perBlock); !r) return r.error();
     if (const num::LaunchGrid g = num::launchGrid(n); g.blocks)
-      ggufScalesKernel<<<g.blocks, g.threads>>>(dw, w.dtype->blockBytes, w.dtype->ggmlId, n, probe.nSub, probe.nSubMin, d, dmin, sub, subMin);
-    cudaDeviceSynchronize();
-    if (d) out["d"] = statsOfDeviceValues(d, n);
-    if (dmin) out["dmin"] = statsOfDeviceValues(dmin, n);
-    if (sub) out["sub_scale"] = statsOfDeviceValues(sub, n * uint64_t(probe.nSub));
-    if (subMin) out["sub_min"] = statsOfDeviceValues(subMin, n * uint64_t(probe.nSubMin));
-    for (void* p : {static_cast<void*>(dw), static_cast<void*>(d), static_cast<void*>(dmin), static_cast<void*>(sub), static_cast<void*>(subMin)})
-      if (p) cudaFree(p);
+      ggufScalesKernel<<<g.blocks, g.threads>>>(dw.get(), w.dtype->blockBytes, w.dtype->ggmlId, n, probe.nSub, probe.nSubMin, fields[0].values.get(),
+                                                fields[1].values.get(), fields[2].values.get(), fields[3].values.get());
+    if (auto r = finished("GGUF block scales"); !r) return r.error();
+    for (Field& f : fields) {
+      if (!f.perBlock) continue;
+      auto st = statsOfDeviceValues(f.values.get(), n * f.perBlock);
+      if (!st) return st.error();
+      out[f.name] = st.value();
+    }
     return out;
   }
   for (uint32_t mi : l.members) {
@@ -295,22 +315,19 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
     d.w = num::Region{c.files[s.file].map->bytes().data() + s.offset, s.bytes, s.elements(), r.kind()};
     DeviceRegions regions;
     if (auto x = prepare(d, 0, 1, regions); !x) return x.error();
-    float* vals = nullptr;
-    cudaMalloc(&vals, std::max<uint64_t>(d.cols * 4, 4));
-    auto x = launch(d, 0, 1, vals);
-    if (x) {
-      // Several tensors of one kind (KTransformers NUMA parts) add up, as the CPU pass adds them.
-      DeviceStats part = statsOfDeviceValues(vals, d.cols);
-      auto [slot, fresh] = out.try_emplace(std::string(componentName(s.component)), part);
-      if (!fresh) {
-        slot->second.stats.merge(part.stats);
-        slot->second.histogram.merge(part.histogram);
-        slot->second.sum += part.sum;
-        slot->second.sumSquares += part.sumSquares;
-      }
+    DeviceArray<float> vals;
+    if (auto x = vals.allocate(d.cols); !x) return x.error();
+    if (auto x = launch(d, 0, 1, vals.get()); !x) return x.error();
+    auto part = statsOfDeviceValues(vals.get(), d.cols);
+    if (!part) return part.error();
+    // Several tensors of one kind (KTransformers NUMA parts) add up, as the CPU pass adds them.
+    auto [slot, fresh] = out.try_emplace(std::string(componentName(s.component)), part.value());
+    if (!fresh) {
+      slot->second.stats.merge(part.value().stats);
+      slot->second.histogram.merge(part.value().histogram);
+      slot->second.sum += part.value().sum;
+      slot->second.sumSquares += part.value().sumSquares;
     }
-    cudaFree(vals);
-    if (!x) return x.error();
   }
   return out;
 }
