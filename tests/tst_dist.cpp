@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -65,13 +66,19 @@ class TstDist : public QObject {
   // Statistics survive the wire bit for bit, NaN, infinities, subnormals and the histogram too;
   // a JSON number would have turned NaN into null and rounded the moments.
   void statsWireIsExact() {
-    std::vector<float> v = {1.0f, -0.0f, 3.5e-39f, std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY, 1e-7f, 0.1f, -2.75f, 65504.0f};
+    // Each class a different number of times (1 NaN, 2 infinities, 3 zeros, 4 subnormals, and the
+    // negatives more again), so a reader that swapped two counts' slots would not pass.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> v = {1.0f, nan, INFINITY, -INFINITY, -0.0f, 0.0f, 0.0f, 3.5e-39f, 1e-40f, 2e-39f, 5e-45f,
+                            1e-7f, 0.1f, -2.75f, -1.5f, -3.0f, -7.0f, -9.0f, -11.0f, 65504.0f};
     num::Stats s;
     num::Histogram h = num::Histogram::log2Fine();
     s.add(v.data(), v.size());
     for (float x : v) h.add(x);
     const num::Stats t = num::statsFromWire(nlohmann::json::parse(num::statsWire(s).dump()));
-    QVERIFY(s.nan && s.inf && s.subnormal && s.negative && s.zero);  // every class is on the wire
+    const std::set<uint64_t> classes = {s.nan, s.inf, s.zero, s.subnormal, s.negative};
+    QCOMPARE(classes.size(), size_t(5));  // every class on the wire, each with its own count
+    QVERIFY(!classes.count(0));
     // Every count and the bits of every moment, read through the accessors (not the wire).
     auto everything = [](const num::Stats& x) {
       auto bits = [](double d) { return std::bit_cast<uint64_t>(d); };

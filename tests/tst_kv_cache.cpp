@@ -177,6 +177,25 @@ class TstKvCache : public QObject {
     QCOMPARE(plan::fitKvCache(kv, -5, 16).tokensFit, uint64_t(0));  // the weights already do not fit
   }
 
+  // Concurrency counts what each request keeps besides its tokens: the sliding layers' capped
+  // window (gpt-oss) and the linear-attention state (Qwen3-Next), worked out here from the byte
+  // counts the tests above check. Leaving either out roughly doubles gpt-oss's answer.
+  void slidingAndLinearConcurrency() {
+    const int64_t free = int64_t(10) << 30;
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    const plan::KvFit gptOss = plan::fitKvCache(kvOf(config(kGptOss120b), o), free, 16);
+    // 32,768 tokens x 36,864 B (18 full layers) + 521 blocks x 16 x 2,048 B x 18 sliding layers.
+    QCOMPARE(gptOss.maxConcurrency, 10737418240.0 / (32768.0 * 36864.0 + 521.0 * 16 * 2048 * 18));
+    QCOMPARE(gptOss.tokensFit, uint64_t(10737418240ull / 36864 / 16 * 16));  // tokens: the full layers' bytes alone
+    o.maxModelLen = 65536;
+    const plan::KvFit next = plan::fitKvCache(kvOf(config(kQwen3Next), o), free, 16);
+    // 65,536 tokens x 24,576 B (12 full layers) + (24,576 + 524,288) x 2 B x 36 linear layers of state.
+    QCOMPARE(next.maxConcurrency, 10737418240.0 / (65536.0 * 24576.0 + (24576.0 + 524288.0) * 2 * 36));
+    // --max-num-seqs caps what is served, not what fits.
+    QCOMPARE(plan::fitKvCache(kvOf(config(kQwen3Next), o), free, 16, 2).servedConcurrency, 2.0);
+  }
+
   // A layer kind whose keys the config lacks is an error naming the key, never a silent zero.
   void missingKeysAreNamed() {
     plan::KvOptions o;
