@@ -256,6 +256,24 @@ class TstDecodeDesc : public QObject {
     QVERIFY(compareGrids(*c) > 0);
   }
 
+  // What llmcompressor wrote (tests/data/compressed_tensors, one folder a scheme; the CPU decoders
+  // are held to compressed-tensors' own decompressor there by reference_compressed_tensors): the
+  // device formulas and bodies over their grids equal the CPU decoders - NVFP4 whose global scale
+  // divides, int4 with and without zero points, int8, FP8 block and channel, MXFP4.
+  void llmCompressorSchemes_data() {
+    QTest::addColumn<QString>("scheme");
+    for (const char* s : {"w4a16", "w4a16-asym", "w4a16-g32-experts", "w8a16", "fp8-block", "fp8-dynamic", "nvfp4a16", "mxfp4a16"}) QTest::newRow(s) << QString(s);
+  }
+  void llmCompressorSchemes() {
+    QFETCH(QString, scheme);
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/compressed_tensors/" + scheme.toStdString());
+    QVERIFY(compareAll(*c) > 0);
+    bodiesChecked.clear();
+    QVERIFY(compareGrids(*c) > 0);
+    if (scheme == "nvfp4a16") QVERIFY2(bodiesChecked[num::Body::Fp4Runs] > 0, "NVFP4 takes the 16-a-thread body");
+    if (scheme.startsWith("w4a16")) QVERIFY2(bodiesChecked[num::Body::IntRuns] > 0, "int4 takes the 16-a-thread body");
+  }
+
   void everySynthScheme_data() {
     QTest::addColumn<QString>("like");
     QTest::addColumn<QString>("scheme");

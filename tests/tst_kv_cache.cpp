@@ -131,6 +131,11 @@ class TstKvCache : public QObject {
     QCOMPARE(kv.slidingBytesPerSeq, uint64_t(521) * 16 * 2048 * 18);
     o.maxModelLen = 100;  // a request shorter than the window and a batch
     QCOMPARE(kvOf(m, o).slidingBytesPerSeq, uint64_t(7 + 1) * 16 * 2048 * 18);  // ceil(100 / 16) + 1
+    // A batch that makes window - 1 + batch a whole number of blocks: 127 + 8193 = 8320 = 520 blocks,
+    // + 1 = 521 (window + batch, without vLLM's - 1, would need 522).
+    o.maxModelLen = 32768;
+    o.maxNumBatchedTokens = 8193;
+    QCOMPARE(kvOf(m, o).slidingBytesPerSeq, uint64_t(520 + 1) * 16 * 2048 * 18);
   }
 
   // Qwen3-Next: every 4th layer is full attention, the rest Gated DeltaNet with a fixed state.

@@ -101,6 +101,12 @@ class TstSafetensors : public QObject {
     uint64_t n = 100'000'001;
     std::memcpy(huge.data(), &n, 8);
     add("header over 100 MB", huge, ErrorCode::HeaderTooLarge, "100 MB");
+    // Exactly 100,000,000 is still allowed (the reference reader refuses n > MAX_HEADER_SIZE): this
+    // 16-byte file then fails for running past its end, not for the limit.
+    std::vector<uint8_t> atLimit(16, 0);
+    n = 100'000'000;
+    std::memcpy(atLimit.data(), &n, 8);
+    add("header of exactly 100 MB", atLimit, ErrorCode::InvalidHeaderLength, "past the end");
     std::vector<uint8_t> past(16, 0);
     n = 64;
     std::memcpy(past.data(), &n, 8);

@@ -288,6 +288,8 @@ std::vector<Case> cases() {
   };
   v.push_back({"tokenizer larger than the embedding", "WS-M001", "model.embed_tokens.weight", withSideFiles({{"tokenizer.json", vocab(1100)}})});
   v.push_back({"eos id past the embedding", "WS-M002", "model.embed_tokens.weight", withSideFiles({}, [](Json& j) { j["eos_token_id"] = 5000; })});
+  // Ids run 0 to rows - 1: an id equal to the row count is already one past the table.
+  v.push_back({"eos id equal to the embedding's rows", "WS-M002", "model.embed_tokens.weight", withSideFiles({}, [](Json& j) { j["eos_token_id"] = 1024; })});
   v.push_back({"instruct model without a chat template", "WS-M003", "tokenizer_config.json",
                withSideFiles({{"tokenizer_config.json", R"({"eos_token": "t2", "bos_token": null})"}}, [](Json& j) { j["_name_or_path"] = "Qwen/Qwen3-30B-A3B-Instruct-2507"; })});
   v.push_back({"GGUF string that is not UTF-8", "WS-M004", "tiny-qwen3moe-kquants.gguf", [](auto& d) {
@@ -480,6 +482,15 @@ std::vector<Case> cases() {
   v.push_back(scaleCase("scales set to NaN", "WS-V001", NAN));
   v.push_back(scaleCase("scales set to Inf", "WS-V002", INFINITY));
   v.push_back(scaleCase("scales set negative", "WS-V003", -0.001f));
+  // One negative scale among the tensor's positive ones is as wrong as all of them.
+  v.push_back({"one scale negative", "WS-V003", L2 + "6.down_proj.weight_scale_inv", [](auto& d) {
+                 return editTensor(d, F8, L2 + "6.down_proj.weight_scale_inv", [](auto&, auto& t) {
+                   float first;
+                   std::memcpy(&first, t.data.data(), 4);
+                   first = -first;
+                   std::memcpy(t.data.data(), &first, 4);
+                 });
+               }});
   v.push_back(scaleCase("scales set to zero", "WS-V004", 0.0f));
   v.push_back(scaleCase("scales set to 1e-38", "WS-V005", 1e-38f));
   // The fixture's scales sit at 2^-12.4 (0.00018): 16x more is a plausible outlier, 2^11x more a

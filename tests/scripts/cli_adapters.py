@@ -12,7 +12,8 @@ with safetensors and json:
    model they were trained on) too.
 3. Broken copies: a lora_B taken out is WS-A001 on that module; a config rank that is not the
    tensors' is WS-A002 on every module of that rank; factors that do not share a rank dimension
-   are WS-A002; another base model (hf/mixtral) is WS-A003.
+   are WS-A002; another base model (hf/mixtral) is WS-A003, and so is a lora_B one output feature
+   wider than the base's projection.
 4. dequant of a factor gives the file's values bit for bit.
 
 usage: cli_adapters.py WEIGHTSCOPE FIXTURES ADAPTERS_DIR"""
@@ -138,6 +139,20 @@ for name, file in ADAPTERS.items():
 
     code, fs = findings(folder, "--base", os.path.join(FX, "hf", "mixtral"))
     check(code == 1 and any(f["code"] == "WS-A003" for f in fs), f"{name} against mixtral: exit {code}, {[f['code'] for f in fs]}")
+
+    # One more output feature than the base's q_proj, its input features and rank untouched: WS-A003
+    # on that module alone (PEFT's lora_B is [out, r], mlx-lm's lora_b [r, out]).
+    wider = os.path.join(tmp, name + "-wider")
+    shutil.copytree(folder, wider)
+    victim_b = sorted(k for k in tensors if re.search(r"self_attn\.q_proj\.lora_(B\.weight|b)$", k))[0]
+    b = tensors[victim_b]
+    grown = np.concatenate([b, b[:1]], 0) if "peft_type" in c else np.concatenate([b, b[:, :1]], 1)
+    save_file(dict(tensors, **{victim_b: np.ascontiguousarray(grown)}), os.path.join(wider, file))
+    code, fs = findings(wider, "--base", BASE)
+    a003 = [f for f in fs if f["code"] == "WS-A003"]
+    out_features = b.shape[0] if "peft_type" in c else b.shape[1]
+    check(code == 1 and len(a003) == 1 and f"-> {out_features + 1} features" in a003[0]["message"],
+          f"{name}: {victim_b} one output wider: {[(f['code'], f['tensor'], f['message'][:90]) for f in fs]}")
 
     # 4. a factor's values, bit for bit
     out = os.path.join(tmp, name + ".npy")
