@@ -529,8 +529,8 @@ def part_faults(tmp):
         for label, path, want_rc, words in cases:
             t0 = time.time()
             r = run("inspect", base + path, "--json", "--no-cache", env=env, timeout=120)
-            took = time.time() - t0
-            ok = r.returncode == want_rc and took < 60
+            took = time.time() - t0  # reported, not asserted: a hang is the run's 120-s timeout's and CTest's to catch
+            ok = r.returncode == want_rc
             if want_rc == 0 and ok:
                 ok = tensors_of(json.loads(r.stdout)) == tensors_of(local)
             if words:
