@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """plan --fit: the fewest GPUs on which N requests fit, worked out here from plan --json's own
-per-rank figures (free bytes and KV bytes per token at each EP and TP), not from the solver.
+per-rank figures (free bytes and KV bytes per token at each EP and TP), not from the solver; and on a
+sliding-window model, with each request's capped window worked out here too.
 
 usage: cli_plan_fit.py WEIGHTSCOPE FIXTURES
 """
@@ -8,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, finish  # noqa: E402
@@ -55,4 +57,40 @@ r = subprocess.run([WS, "plan", PATH, "--fit", "1e9", "--gpu-mem", BUDGET, "--ma
 check(r.returncode == 1 and json.loads(r.stdout)["answer"] is None, f"an impossible target: exit {r.returncode}")
 r = subprocess.run([WS, "plan", PATH, "--fit", "4", "--gpu-mem", BUDGET], capture_output=True, text=True)
 check(r.returncode == 2 and "--max-model-len" in r.stderr, f"--fit without --max-model-len: exit {r.returncode}: {r.stderr[:200]}")
+
+# A sliding-window model (gpt-oss's layout: sliding and full layers alternating, a 128-token window):
+# each request keeps, besides L tokens of its full layers, vLLM's capped window on every sliding layer,
+# (ceil(min(window - 1 + max-num-batched-tokens 8192, L) / 16) + 1) blocks of 16 - worked out here.
+with tempfile.TemporaryDirectory() as tmp:
+    oss = os.path.join(tmp, "gpt-oss")
+    subprocess.run([WS, "synth", "--like", "gpt-oss", "--scheme", "mxfp4", oss], check=True, capture_output=True)
+    cfg = json.load(open(os.path.join(oss, "config.json")))
+    cfg["sliding_window"] = 128
+    cfg["layer_types"] = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(cfg["num_hidden_layers"])]
+    json.dump(cfg, open(os.path.join(oss, "config.json"), "w"))
+
+    def sliding_concurrency(ep, tp):
+        r = subprocess.run([WS, "plan", oss, "--ep", str(ep), "--tp", str(tp), "--gpu-mem", BUDGET, "--max-model-len", str(L), "--json"],
+                           capture_output=True, text=True)
+        worst = None
+        for rk in json.loads(r.stdout)["ranks"]:
+            kv = rk["kv_cache"]
+            window_blocks = -(-min(128 - 1 + 8192, L) // 16) + 1
+            check(kv["sliding"]["bytes_per_seq"] == window_blocks * 16 * kv["sliding"]["bytes_per_token"] > 0,
+                  f"EP {ep} TP {tp}: sliding bytes a request {kv['sliding']['bytes_per_seq']}, by hand {window_blocks} blocks")
+            c = kv["free_bytes"] / (L * kv["bytes_per_token"] + window_blocks * 16 * kv["sliding"]["bytes_per_token"] + kv["state_bytes_per_seq"])
+            worst = c if worst is None else min(worst, c)
+        return worst * (ep // tp)
+
+    oss_layouts = [(ep, tp) for ep in (1, 2, 4, 8) for tp in (1, 2) if tp <= ep and ep % tp == 0]
+    oss_by_hand = {lt: sliding_concurrency(*lt) for lt in oss_layouts}
+    oss_target = (oss_by_hand[(2, 2)] + oss_by_hand[(4, 1)]) / 2
+    oss_want = next(lt for lt in oss_layouts if oss_by_hand[lt] >= oss_target)
+    r = subprocess.run([WS, "plan", oss, "--fit", str(oss_target), "--gpu-mem", BUDGET, "--max-model-len", str(L), "--json"], capture_output=True, text=True)
+    got = (json.loads(r.stdout).get("answer") or {}) if r.returncode == 0 else {}
+    check((got.get("ep"), got.get("tp")) == oss_want, f"sliding --fit {oss_target:.2f}: answer {got}, by hand EP {oss_want[0]} TP {oss_want[1]}: {r.stderr[:200]}")
+    for row in (json.loads(r.stdout).get("tried", []) if r.returncode == 0 else []):
+        if (row["ep"], row["tp"]) in oss_by_hand:
+            check(abs(row["concurrency"] - oss_by_hand[(row["ep"], row["tp"])]) <= 1e-9 * oss_by_hand[(row["ep"], row["tp"])],
+                  f"sliding EP {row['ep']} TP {row['tp']}: {row['concurrency']} against {oss_by_hand[(row['ep'], row['tp'])]} by hand")
 finish()
