@@ -121,6 +121,17 @@ WS_HD void storeWords(void* dst, const uint32_t* w) {
 #endif
 }
 
+// A run's 16 values as F32 or BF16 (hdOutBits) packed into 32-bit words and written with 16-byte
+// stores: the output side every 16-values-a-thread body shares. Unrolled, v stays in registers.
+template <class Out>
+WS_HD void storeRun(const float* v, Out* dst) {
+  constexpr int perWord = int(4 / sizeof(Out)), outWords = 16 / perWord;
+  uint32_t o[outWords];
+  WS_UNROLL for (int w = 0; w < outWords; ++w) o[w] = 0;
+  WS_UNROLL for (int k = 0; k < 16; ++k) o[k / perWord] |= hdOutBits(v[k], Out{}) << ((k % perWord) * 8 * int(sizeof(Out)));
+  storeWords<outWords>(dst, o);
+}
+
 // Four FP8 codes of one little-endian word as floats. On sm_89 and later, E4M3 and E5M2 go through
 // the hardware's FP8-to-half conversion (two codes an instruction; every E4M3 and E5M2 value is
 // a half exactly, and half to float is exact), the other kinds and the CPU through the bit formulas:
@@ -142,24 +153,17 @@ WS_HD void fp8Quad(uint32_t word, float* v) {
 
 template <ElemKind K, class Out>
 WS_HD void fp8Runs(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
-  constexpr int perWord = int(4 / sizeof(Out)), outWords = 16 / perWord;
   const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow;
   for (uint64_t i = t.first(); i < n; i += t.stride()) {
     const uint64_t r = firstRow + i / runsPerRow, j = (i % runsPerRow) * 16;
     const uint64_t b = r / d.M, row = r % d.M;
     const float s = scaleAt(d.s, (b * d.gm + row / d.bm) * d.gn + j / d.bn);
-    uint32_t codes[4], o[outWords];
+    uint32_t codes[4];
     loadWords<4>(d.w.data + r * d.cols + j, codes);
-    WS_UNROLL for (int w = 0; w < outWords; ++w) o[w] = 0;
-    WS_UNROLL for (int q = 0; q < 4; ++q) {
-      float v[4];
-      fp8Quad<K>(codes[q], v);
-      WS_UNROLL for (int e = 0; e < 4; ++e) {
-        const int k = 4 * q + e;
-        o[k / perWord] |= hdOutBits(v[e] * s, Out{}) << ((k % perWord) * 8 * int(sizeof(Out)));
-      }
-    }
-    storeWords<outWords>(out + i * 16, o);
+    float v[16];
+    WS_UNROLL for (int q = 0; q < 4; ++q) fp8Quad<K>(codes[q], v + 4 * q);
+    WS_UNROLL for (int k = 0; k < 16; ++k) v[k] = v[k] * s;
+    storeRun(v, out + i * 16);
   }
 }
 
@@ -188,20 +192,18 @@ WS_HD bool nibbleRunsApply(const DecodeDesc& d) {
 
 template <DescKind K, class Out>
 WS_HD void nibbleRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
-  constexpr int perWord = int(4 / sizeof(Out)), outWords = 16 / perWord;
   const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow, rowBytes = nibbleRowBytes(d);
   for (uint64_t i = t.first(); i < n; i += t.stride()) {
     const uint64_t r = firstRow + i / runsPerRow, j = (i % runsPerRow) * 16;
     const CodeParams p = codeParams(d, r, j);
-    uint32_t codes[2], o[outWords];
+    uint32_t codes[2];
     loadWords<2>(d.w.data + r * rowBytes + j / 2, codes);
-    WS_UNROLL for (int w = 0; w < outWords; ++w) o[w] = 0;
+    float v[16];
     WS_UNROLL for (int k = 0; k < 16; ++k) {
       const uint32_t code = (codes[k >> 3] >> ((k & 7) * 4)) & 0xF;  // element j + k: byte k / 2, low nibble first
-      const float v = K == DescKind::PackedInt ? intValue(d, p, code) : fp4Value(p, code);
-      o[k / perWord] |= hdOutBits(v, Out{}) << ((k % perWord) * 8 * int(sizeof(Out)));
+      v[k] = K == DescKind::PackedInt ? intValue(d, p, code) : fp4Value(p, code);
     }
-    storeWords<outWords>(out + i * 16, o);
+    storeRun(v, out + i * 16);
   }
 }
 
@@ -213,7 +215,6 @@ WS_HD bool q4kRunsApply(const DecodeDesc& d) { return d.kind == DescKind::GgufBl
 
 template <class Out>
 WS_HD void q4kRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
-  constexpr int perWord = int(4 / sizeof(Out)), outWords = 16 / perWord;
   const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow, firstRun = firstRow * runsPerRow;
   for (uint64_t i = t.first(); i < n; i += t.stride()) {
     const uint64_t run = firstRun + i;
@@ -221,14 +222,11 @@ WS_HD void q4kRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, 
     const int k = int(run % 16), sub = k / 2, shift = (sub & 1) * 4;
     float scale, min;
     blocks::q4kSubScale(b, sub, scale, min);
-    uint32_t q[4], o[outWords];
+    uint32_t q[4];
     loadWords<4>(b + 16 + 32 * (sub / 2) + 16 * (k & 1), q);
-    WS_UNROLL for (int w = 0; w < outWords; ++w) o[w] = 0;
-    WS_UNROLL for (int l = 0; l < 16; ++l) {
-      const float v = scale * float((q[l >> 2] >> ((l & 3) * 8 + shift)) & 0xF) - min;
-      o[l / perWord] |= hdOutBits(v, Out{}) << ((l % perWord) * 8 * int(sizeof(Out)));
-    }
-    storeWords<outWords>(out + i * 16, o);
+    float v[16];
+    WS_UNROLL for (int l = 0; l < 16; ++l) v[l] = scale * float((q[l >> 2] >> ((l & 3) * 8 + shift)) & 0xF) - min;
+    storeRun(v, out + i * 16);
   }
 }
 
