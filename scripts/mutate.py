@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Mutation check: applies each one-line bug of scripts/mutations.txt in turn to the source, rebuilds
 the build folder (only what the bug touches recompiles), runs the tests named for it, and restores
-the file - from a copy taken first, never from git, so uncommitted work is safe. A mutation whose
+the file - from a copy taken first, never from git, so uncommitted work is safe. Only the programs
+those tests run are rebuilt (every target with --all-tests), so a mutation costs its tests' links,
+not the suite's. A mutation whose
 tests all pass SURVIVED: a test is missing. Too slow for every CI run (a rebuild per mutation); run
 it when a rule or a decoder changes.
 
@@ -11,6 +13,7 @@ usage: scripts/mutate.py [BUILD_DIR] [--only SUBSTRING] [--all-tests]
   --all-tests   run the whole suite for each mutation instead of the tests it names
 Exit status: 0 when every mutation was caught, 1 when any survived or could not be applied."""
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -34,6 +37,25 @@ def run(cmd, **kw):
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, **kw)
 
 
+def targets_of(build, tests):
+    """The build's programs the selected tests run: each executable under the build folder named on
+    a test's command line or in its environment (a Python test is given the CLI's path). Empty:
+    build everything."""
+    out = run(["ctest", "--test-dir", build, "--show-only=json-v1"] + (["-R", tests] if tests else []))
+    if out.returncode != 0:
+        return []
+    build_dir = os.path.realpath(os.path.join(ROOT, build))
+    words = []
+    for t in json.loads(out.stdout).get("tests", []):
+        words += t.get("command", [])
+        for p in t.get("properties", []):
+            if p["name"] == "ENVIRONMENT":
+                words += [v.split("=", 1)[-1] for v in p["value"]]
+    found = {os.path.basename(w) for w in words
+             if os.path.realpath(w).startswith(build_dir + os.sep) and os.path.isfile(w) and os.access(w, os.X_OK)}
+    return sorted(found)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build", nargs="?", default="build")
@@ -52,7 +74,8 @@ def main():
         start = time.time()
         try:
             open(full, "w").write(original.replace(old, new))
-            built = run(["cmake", "--build", a.build, "-j2"])
+            targets = [] if a.all_tests else targets_of(a.build, tests)
+            built = run(["cmake", "--build", a.build, "-j2"] + (["--target"] + targets if targets else []))
             if built.returncode != 0:
                 verdict = "caught (does not compile)"
             else:

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <set>
@@ -21,10 +22,12 @@
 #include "core/numerics/float_formats.h"
 #include "core/numerics/kernel_threads.h"
 #include "core/synth/synth.h"
+#include "corpus_support.h"
 #include "test_paths.h"
 #include "test_support.h"
 
 using namespace ws;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -272,6 +275,32 @@ class TstDecodeDesc : public QObject {
     QVERIFY(compareGrids(*c) > 0);
     if (scheme == "nvfp4a16") QVERIFY2(bodiesChecked[num::Body::Fp4Runs] > 0, "NVFP4 takes the 16-a-thread body");
     if (scheme.startsWith("w4a16")) QVERIFY2(bodiesChecked[num::Body::IntRuns] > 0, "int4 takes the 16-a-thread body");
+  }
+
+  // Stacked NVFP4 experts [E, M, N] with one global scale per expert (weight_global_scale [E], as
+  // compressed-tensors writes fused experts): each expert's rows divide by their own global scale
+  // in the device formulas and bodies too, not expert 0's.
+  void stackedNvfp4GlobalScalePerExpert() {
+    wstest::TempDir d;
+    const uint64_t E = 3, M = 32, N = 64;
+    std::mt19937 rng(7);
+    wstest::StFile f;
+    const std::string p = "model.layers.0.mlp.experts.gate_up_proj.";
+    std::vector<uint8_t> codes(E * M * N / 2), scales(E * M * N / 16);
+    for (auto& b : codes) b = uint8_t(rng());
+    for (auto& b : scales) b = uint8_t(0x20 + rng() % 0x40);  // positive E4M3 scales, no NaN
+    const float globals[3] = {2301.7f, 517.3f, 96.1f};
+    std::vector<uint8_t> g(sizeof globals);
+    std::memcpy(g.data(), globals, sizeof globals);
+    f.tensors = {{p + "weight_packed", "U8", {E, M, N / 2}, codes}, {p + "weight_scale", "F8_E4M3", {E, M, N / 16}, scales}, {p + "weight_global_scale", "F32", {E}, g}};
+    fs::create_directories(d.file("c"));
+    wstest::writeSt(d.file("c/model.safetensors"), f);
+    wstest::writeFile(d.file("c/config.json"), std::string(R"({"model_type":"qwen3_moe","num_hidden_layers":1,"num_experts":3,"quantization_config":{"quant_method":"compressed-tensors","format":"nvfp4-pack-quantized","config_groups":{"g":{"weights":{"num_bits":4,"type":"float","strategy":"tensor_group","group_size":16}}}}})"));
+    auto c = wstest::openOrFail(d.file("c"));
+    QCOMPARE(compareAll(*c), E * M * N);
+    bodiesChecked.clear();
+    QVERIFY(compareGrids(*c) > 0);
+    QVERIFY2(bodiesChecked[num::Body::Fp4Runs] > 0, "NVFP4 takes the 16-a-thread body");
   }
 
   void everySynthScheme_data() {

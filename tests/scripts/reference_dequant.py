@@ -425,6 +425,21 @@ def part_e():
         same_bf16(dequant_bf16(d, pfx + "up_proj.weight_packed"), want, f"E nvfp4-pack-quantized (declared {declared})")
         no_errors(d, f"E nvfp4 (declared {declared})")
 
+    # NVFP4 stacked experts [E, M, N] with one global scale per expert (weight_global_scale [E]):
+    # each expert's values divided by its own global scale, worked out here expert by expert
+    E = 3
+    codes3 = RNG.integers(0, 16, (E, M, N), dtype=np.uint8)
+    sc3 = np.abs(RNG.normal(0, 40, (E, M, N // 16))).astype(ml_dtypes.float8_e4m3fn)
+    g3 = np.array([2301.7, 517.3, 96.1], np.float32)
+    want3 = np.stack([E2M1[codes3[e]] * np.repeat(sc3[e].astype(np.float32) / g3[e], 16, 1) for e in range(E)])
+    spfx = "model.layers.0.mlp.experts.gate_up_proj."
+    d = case_dir("ct-nvfp4-stacked", [(spfx + "weight_packed", "U8", (E, M, N // 2), pack_nibbles_even_low(codes3.reshape(E * M, N)).tobytes()),
+                                      (spfx + "weight_scale", "F8_E4M3", sc3.shape, sc3.tobytes()),
+                                      (spfx + "weight_global_scale", "F32", (E,), f32_bytes(g3))],
+                 ct_config("nvfp4-pack-quantized", {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}))
+    same_bf16(dequant_bf16(d, spfx + "weight_packed"), want3, "E nvfp4 stacked, a global scale per expert")
+    same_bf16(dequant_bf16(d, spfx + "weight_packed", "--expert", "2"), want3[2], "E nvfp4 stacked, expert 2")
+
     ex = RNG.integers(110, 125, (M, N // 32), dtype=np.uint8)
     want = E2M1[codes] * np.repeat(np.ldexp(np.float32(1), ex.astype(np.int32) - 127).astype(np.float32), 32, 1)
     d = case_dir("ct-mxfp4", [(pfx + "gate_proj.weight_packed", "U8", (M, N // 2), pack_nibbles_even_low(codes).tobytes()),
@@ -470,6 +485,22 @@ def part_f():
             differs += int(not np.array_equal(got, ref))
         n += 1
     check(n == 63 and differs == n, f"F: {n} FP8 tensors, {differs} where kt differs from the reference (expected 63 and 63)")
+    # Stacked experts [E, M, N] with a [E, gm, gn] grid (64 x 32 blocks, edge blocks): each expert
+    # multiplies by its own scales under the same BF16 arithmetic
+    E, M, N, BM, BN = 3, 200, 168, 64, 32
+    gm, gn = -(-M // BM), -(-N // BN)
+    w8 = RNG.integers(0, 256, (E, M, N), dtype=np.uint8)
+    w8[(w8 & 0x7F) == 0x7F] = 0x11  # no NaN codes
+    s = (2.0 ** RNG.integers(-12, -4, (E, gm, gn))).astype(np.float32) * RNG.uniform(1, 2, (E, gm, gn)).astype(np.float32)
+    s_bf = np.repeat(np.repeat(s.astype(ml_dtypes.bfloat16), BM, 1), BN, 2)[:, :M, :N]
+    want = (w8.view(ml_dtypes.float8_e4m3fn).astype(ml_dtypes.bfloat16).astype(np.float32) * s_bf.astype(np.float32)).astype(ml_dtypes.bfloat16)
+    sname = "model.layers.0.mlp.experts.gate_up_proj.weight"
+    d = case_dir("kt-fp8-stacked", [(sname, "F8_E4M3", (E, M, N), w8.tobytes()), (sname + "_scale_inv", "F32", s.shape, s.tobytes())],
+                 {"model_type": "qwen3_moe", "num_hidden_layers": 1, "num_experts": E,
+                  "quantization_config": {"quant_method": "fp8", "weight_block_size": [BM, BN]}})
+    for extra, label, part in (((), "all experts", want), (("--expert", "2"), "expert 2", want[2])):
+        got = dequant_bf16(d, sname, "--numerics", "kt", *extra)
+        check(got is not None and np.array_equal(got, part.view(np.uint16)), f"F kt stacked FP8, {label}" + ("" if got is None or got.shape != part.shape else f": {int((got != part.view(np.uint16)).sum())} differ"))
     # A plain BF16 tensor is itself under both; a K-quant is its reference value rounded to BF16.
     plain = "model.layers.1.mlp.gate.weight"
     check(np.array_equal(dequant_bf16(fp8_dir, plain, "--numerics", "kt"), dequant_bf16(fp8_dir, plain)), f"F kt {plain}: a BF16 tensor changed")
