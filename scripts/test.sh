@@ -55,7 +55,7 @@ cache_stats() {  # build name
 
 begin_stage "normal build"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIGHTSCOPE_PYTHON="$python" \
-      -DWEIGHTSCOPE_FIXTURES="$fixtures"
+      -DWEIGHTSCOPE_FIXTURES="$fixtures" -DWEIGHTSCOPE_REQUIRE_REFERENCES=ON
 cmake --build build -j2
 cache_stats normal
 
@@ -93,7 +93,7 @@ cat "$root/out/gpu-rehearsal/sass-table.md"
 
 [ "${SKIP_SANITIZE:-0}" = 1 ] && exit 0
 begin_stage "sanitizer build"
-cmake --preset sanitize -DWEIGHTSCOPE_PYTHON="$python" -DWEIGHTSCOPE_FIXTURES="$fixtures" >/dev/null
+cmake --preset sanitize -DWEIGHTSCOPE_PYTHON="$python" -DWEIGHTSCOPE_FIXTURES="$fixtures" -DWEIGHTSCOPE_REQUIRE_REFERENCES=ON >/dev/null
 cmake --build build-sanitize -j2
 cache_stats sanitizer
 

@@ -371,7 +371,11 @@ def part_shared_mirror(tmp, env, slow_port):
             os.path.exists(os.path.join(root, d, "weightscope-remote.json")) for d in (os.listdir(root) if os.path.isdir(root) else []) if ".partial-" not in d):
         time.sleep(0.02)
     second = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=senv)
+    # The case is about two processes at once: the first must still be fetching when the second
+    # has started (at 256 KiB/s it needs seconds for the tensor bytes), or nothing was shared.
+    overlapped = first.poll() is None
     outs = [p.communicate(timeout=300) for p in (first, second)]
+    check(overlapped, f"two processes on one cached mirror: the first had exited ({first.returncode}) before the second started")
 
     def findings(out):
         return sorted((f["code"], f.get("tensor") or "", f["message"]) for f in json.loads(out)["findings"]) if out.strip() else None

@@ -819,7 +819,10 @@ class TstMainWindow : public QObject {
     gate->second.notify_all();
     QTRY_VERIFY_WITH_TIMEOUT(gone->load() == 1, wstest::kPatienceMs);
     QTRY_VERIFY_WITH_TIMEOUT(w.rankMap()->result(), wstest::kPatienceMs);  // the new checkpoint's plan
-    QTest::qWait(200);  // any result still queued for the GUI thread is delivered now
+    // Every background job has finished (QtConcurrent's pool is idle) and what each posted to the
+    // GUI thread has been delivered: a result still on its way can no longer arrive after the checks.
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(wstest::kPatienceMs));
+    for (int i = 0; i < 3; ++i) QCoreApplication::sendPostedEvents(), QCoreApplication::processEvents();
     QVERIFY(!load->report());
     QVERIFY(load->error().isEmpty());
     QVERIFY(!w.findings()->report());
