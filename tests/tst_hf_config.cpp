@@ -96,6 +96,34 @@ class TstHfConfig : public QObject {
     QCOMPARE(m.quant.method, std::string("modelopt"));
     QCOMPARE(m.quant.algo, std::string("NVFP4"));
     QCOMPARE(m.quant.groupSize, int64_t(16));
+    QCOMPARE(m.quant.activations, std::string("static"));  // ModelOpt NVFP4 stores input scales
+    QVERIFY(!m.quant.kvCacheQuantized);                     // no kv_cache_quant_algo
+  }
+
+  // Which activation scales a config declares: compressed-tensors per config group (null: weights
+  // only; dynamic false or "local": stored; true: per token), FP8's activation_scheme, and the
+  // quantized KV cache of compressed-tensors' kv_cache_scheme.
+  void activationScalesDeclared() {
+    auto ct = [](const std::string& groups, const std::string& kv) {
+      return parseHfConfigText(R"({"model_type":"qwen3_moe","num_hidden_layers":1,"quantization_config":{"quant_method":"compressed-tensors","config_groups":)" + groups +
+                                   R"(,"kv_cache_scheme":)" + kv + "}}",
+                               "c").quant;
+    };
+    const std::string w = R"("weights":{"num_bits":8,"type":"float","strategy":"channel"})";
+    auto q = ct(R"({"g":{)" + w + R"(,"input_activations":{"dynamic":false,"strategy":"tensor"}}})", "null");
+    QCOMPARE(q.activations, std::string("static"));
+    QVERIFY(!q.kvCacheQuantized);
+    QCOMPARE(ct(R"({"g":{)" + w + R"(,"input_activations":{"dynamic":true}}})", "null").activations, std::string("dynamic"));
+    QCOMPARE(ct(R"({"g":{)" + w + R"(,"input_activations":{"dynamic":"local"}}})", "null").activations, std::string("static"));
+    QCOMPARE(ct(R"({"g":{)" + w + R"(,"input_activations":null}})", "null").activations, std::string());
+    // Two groups that disagree: which covers a tensor is the targets' business, so it is not said.
+    QCOMPARE(ct(R"({"a":{)" + w + R"(,"input_activations":{"dynamic":false}},"b":{)" + w + R"(,"input_activations":{"dynamic":true}}})", "null").activations, std::string());
+    q = ct(R"({"g":{)" + w + "}}", R"({"num_bits":8,"type":"float","strategy":"tensor","dynamic":false})");
+    QVERIFY(q.kvCacheQuantized);
+    QCOMPARE(q.activations, std::string());
+    auto fp8 = parseHfConfigText(R"({"model_type":"qwen3_moe","num_hidden_layers":1,"quantization_config":{"quant_method":"fp8","activation_scheme":"static","kv_cache_scheme":{}}})", "c").quant;
+    QCOMPARE(fp8.activations, std::string("static"));
+    QVERIFY(!fp8.kvCacheQuantized);  // kv_cache_scheme is compressed-tensors' key
   }
 
   void badJsonNamesTheFile() {

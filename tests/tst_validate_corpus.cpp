@@ -187,6 +187,39 @@ std::string editFile(const std::string& dir, const std::string& anyTensorInIt, c
   return dir;
 }
 
+// llm-compressor's FP8 W8A8 checkpoint of the test data (dynamic activations, channel scales).
+const std::string L1CT = "model.layers.1.mlp.experts.";
+std::string ctCopy(const wstest::TempDir& d) {
+  std::string dst = d.file("ckpt");
+  wstest::copyCheckpoint(wstest::sourceDir() + "/tests/data/compressed_tensors/fp8-dynamic", dst);
+  return dst;
+}
+
+wstest::StEntry f32Scalar(const std::string& name, float v) {
+  wstest::StEntry e{name, "F32", {1}, std::vector<uint8_t>(4)};
+  std::memcpy(e.data.data(), &v, 4);
+  return e;
+}
+
+// The same checkpoint as a static calibration writes it: input_activations dynamic false, and an
+// input_scale beside every quantized weight (0.024 times 1.0..1.3, spread as calibration spreads
+// them), then `edit`.
+std::string staticActivations(const wstest::TempDir& d, const std::function<void(wstest::StFile&)>& edit) {
+  const std::string dir = editFile(ctCopy(d), "", [&](wstest::StFile& f) {
+    std::vector<wstest::StEntry> scales;
+    for (const auto& t : f.tensors)
+      if (t.name.ends_with(".weight_scale"))
+        scales.push_back(f32Scalar(t.name.substr(0, t.name.size() - 13) + ".input_scale", 0.024f * (1.0f + 0.1f * float(scales.size() % 4))));
+    f.tensors.insert(f.tensors.end(), scales.begin(), scales.end());
+    edit(f);
+  });
+  wstest::editJson(dir + "/config.json", [](Json& j) {
+    j["quantization_config"]["config_groups"]["group_0"]["input_activations"]["dynamic"] = false;
+    j["quantization_config"]["config_groups"]["group_0"]["input_activations"]["strategy"] = "tensor";
+  });
+  return dir;
+}
+
 const std::string Q = "hf/qwen3_moe", F8 = "hf/qwen3_moe_fp8";
 const std::string L1 = "model.layers.1.mlp.experts.", L2 = "model.layers.2.mlp.experts.";
 
@@ -543,6 +576,36 @@ std::vector<Case> cases() {
                    s->shape = {};
                    s->data.resize(4);  // the first block's scale, for the whole tensor
                  });
+               }});
+  // ---- activation and KV-cache scales, on llm-compressor's own FP8 checkpoint (channel weight
+  // scales, input_activations dynamic, kv_cache_scheme null: tests/data/compressed_tensors)
+  v.push_back({"input scale stored, activations declared dynamic", "WS-C012", L1CT + "2.up_proj.input_scale", [](auto& d) {
+                 return editFile(ctCopy(d), "", [](wstest::StFile& f) { f.tensors.push_back(f32Scalar(L1CT + "2.up_proj.input_scale", 0.02f)); });
+               }});
+  v.push_back({"input scale missing, activations declared static", "WS-C011", L1CT + "2.up_proj.weight", [](auto& d) {
+                 return staticActivations(d, [](wstest::StFile& f) { f.remove(L1CT + "2.up_proj.input_scale"); });
+               }});
+  // What a calibration that routed no token to an expert leaves (llm-compressor PR #2826).
+  v.push_back({"an expert's input scale NaN", "WS-V001", L1CT + "3.down_proj.input_scale", [](auto& d) {
+                 return staticActivations(d, [](wstest::StFile& f) { wstest::fill32(f.find(L1CT + "3.down_proj.input_scale")->data, NAN); });
+               }});
+  v.push_back({"an expert's input scale zero", "WS-V004", L1CT + "3.down_proj.input_scale", [](auto& d) {
+                 return staticActivations(d, [](wstest::StFile& f) { wstest::fill32(f.find(L1CT + "3.down_proj.input_scale")->data, 0.0f); });
+               }});
+  // The other experts' down_proj input scales sit at 2^-5.4..2^-5.0: 2^12 times theirs is far.
+  v.push_back({"an expert's input scale 2^12x its peers'", "WS-V011", L1CT + "0.down_proj.input_scale", [](auto& d) {
+                 return staticActivations(d, [](wstest::StFile& f) { wstest::fill32(f.find(L1CT + "0.down_proj.input_scale")->data, 0.024f * 4096); });
+               }});
+  v.push_back({"KV cache declared quantized, a layer without k_scale", "WS-C013", "model.layers.1.self_attn.k_proj.weight", [](auto& d) {
+                 const std::string dir = editFile(ctCopy(d), "", [](wstest::StFile& f) {
+                   f.tensors.push_back(f32Scalar("model.layers.0.self_attn.k_scale", 0.05f));
+                   f.tensors.push_back(f32Scalar("model.layers.0.self_attn.v_scale", 0.04f));
+                   f.tensors.push_back(f32Scalar("model.layers.1.self_attn.v_scale", 0.04f));
+                 });
+                 wstest::editJson(dir + "/config.json", [](Json& j) {
+                   j["quantization_config"]["kv_cache_scheme"] = {{"num_bits", 8}, {"type", "float"}, {"strategy", "tensor"}, {"dynamic", false}, {"symmetric", true}};
+                 });
+                 return dir;
                }});
   // ---- completeness the seed loader checks
   v.push_back({"a layer the config declares is absent", "WS-C009", "model.layers.1.block_sparse_moe.experts.0.w1.weight", [](auto& d) {

@@ -1,6 +1,7 @@
 #include "core/formats/hf_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,19 @@ std::string strKey(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
 }
 
+// ModelOpt's FP8 and NVFP4 checkpoints store a static input_scale for every quantized linear
+// layer; kv_cache_quant_algo (FP8, or null) declares the KV cache's. vLLM modelopt.py (commit
+// c9a5990): quant_algo upper-cased; ModelOptFp8LinearMethod ("static FP8") and the NVFP4 method
+// (input_scale_inv = 1 / input_scale) always read input_scale; FP8_PER_CHANNEL_PER_TOKEN and
+// FP8_PB_WO quantize activations per token, with none stored.
+void readModelOptScales(const json& q, QuantConfig& out, const std::string& source) {
+  std::string algo = out.algo;
+  std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char ch) { return char(std::toupper(ch)); });
+  if (algo == "FP8" || algo == "NVFP4") out.activations = "static", out.activationsKey = source + ": quant_algo " + out.algo;
+  else if (algo == "FP8_PER_CHANNEL_PER_TOKEN" || algo == "FP8_PB_WO") out.activations = "dynamic", out.activationsKey = source + ": quant_algo " + out.algo;
+  if (const std::string kv = strKey(q, "kv_cache_quant_algo"); !kv.empty()) out.kvCacheQuantized = true, out.kvCacheKey = source + ": kv_cache_quant_algo " + kv;
+}
+
 void readQuantConfig(const json& q, QuantConfig& out, const std::string& source) {
   out.source = source;
   out.method = strKey(q, "quant_method");
@@ -65,6 +79,13 @@ void readQuantConfig(const json& q, QuantConfig& out, const std::string& source)
       auto w = grp.find("weights");
       if (w == grp.end() || !w->is_object()) continue;
       QuantGroup qg;
+      // input_activations: null for weight-only schemes; "dynamic" false means scales computed
+      // at calibration and stored (input_scale), true means computed per token at run time, and
+      // "local" (NVFP4) a stored global scale (input_global_scale) with local scales at run time.
+      if (auto a = grp.find("input_activations"); a != grp.end() && a->is_object()) {
+        const auto d = a->find("dynamic");
+        qg.activations = d == a->end() || (d->is_boolean() && !d->get<bool>()) || (d->is_string() && d->get<std::string>() == "local") ? "static" : "dynamic";
+      }
       qg.bits = intKey(*w, {"num_bits"});
       qg.type = strKey(*w, "type");
       qg.strategy = strKey(*w, "strategy");
@@ -85,6 +106,18 @@ void readQuantConfig(const json& q, QuantConfig& out, const std::string& source)
       out.groups.push_back(std::move(qg));
     }
   }
+  // Activations: the config groups' kind when they agree (groups that quantize weights only do
+  // not count); groups that disagree leave it unsaid, since which group covers a tensor is the
+  // targets' business. FP8: activation_scheme, "static" or "dynamic" (vLLM fp8.py Fp8Config at
+  // commit 0071b24, ACTIVATION_SCHEMES; transformers' FineGrainedFP8 writes "dynamic").
+  for (const auto& g : out.groups) {
+    if (g.activations.empty()) continue;
+    if (out.activationsKey.empty()) out.activations = g.activations, out.activationsKey = source + ": config_groups input_activations";
+    else if (out.activations != g.activations) out.activations.clear();
+  }
+  if (const std::string a = strKey(q, "activation_scheme"); a == "static" || a == "dynamic") out.activations = a, out.activationsKey = source + ": activation_scheme";
+  if (auto kv = q.find("kv_cache_scheme"); out.method == "compressed-tensors" && kv != q.end() && kv->is_object()) out.kvCacheQuantized = true, out.kvCacheKey = source + ": kv_cache_scheme";
+  if (out.method == "modelopt") readModelOptScales(q, out, source);
   if (auto ig = q.find("ignore"); ig != q.end() && ig->is_array())
     for (const auto& e : *ig)
       if (e.is_string()) out.ignore.push_back(e.get<std::string>());
@@ -196,6 +229,7 @@ void applyHfQuantConfigText(const std::string& text, const std::string& path, Mo
     out.quant.method = "modelopt";
     out.quant.algo = strKey(qq, "quant_algo");
     out.quant.groupSize = intKey(qq, {"group_size"}, out.quant.groupSize);
+    readModelOptScales(qq, out.quant, path);
   }
 }
 

@@ -16,6 +16,7 @@ struct QuantGroup {
   int64_t groupSize = -1;
   std::vector<int64_t> blockStructure;
   bool symmetric = true;
+  std::string activations;  // input_activations: "static", "dynamic", or "" (weights only)
 };
 
 struct QuantConfig {
@@ -30,6 +31,12 @@ struct QuantConfig {
   std::string source;               // which file said so
   std::vector<QuantGroup> groups;   // every compressed-tensors config group, in file order
   std::vector<std::string> ignore;  // compressed-tensors: modules left unquantized (names, or "re:" patterns)
+  // How activations are quantized: "static" (scales stored with the weights), "dynamic" (computed
+  // per token at run time), "" (weights only, or the config does not say); activationsKey names
+  // the key that said so. kvCacheQuantized: the config declares a quantized KV cache (kvCacheKey).
+  std::string activations, activationsKey;
+  bool kvCacheQuantized = false;
+  std::string kvCacheKey;
 
   // The first group that quantizes weights to `bits`-bit `type` ("int"/"float"); null if none.
   const QuantGroup* groupFor(const std::string& type, int64_t bits) const {

@@ -44,6 +44,13 @@ constexpr std::array kSuffixes = {
     SuffixRule{".weight_shape", Component::Shape},
     SuffixRule{".weight_packed", Component::Weight},        // compressed-tensors, RAWINT4
     SuffixRule{".input_scale", Component::InputScale},
+    // The attention's KV-cache quantization scales (vLLM BaseKVCacheMethod, compressed-tensors
+    // kv_cache_scheme, ModelOpt kv_cache_quant_algo), on the attention module or on k_proj/v_proj.
+    SuffixRule{".k_scale", Component::KvScale},
+    SuffixRule{".v_scale", Component::KvScale},
+    SuffixRule{".q_scale", Component::KvScale},
+    SuffixRule{".prob_scale", Component::KvScale},
+    SuffixRule{".kv_scale", Component::KvScale},
     SuffixRule{"_weight.blocks", Component::Weight},        // gpt-oss original: block.N.mlp.mlp1_weight.blocks
     SuffixRule{"_weight.scales", Component::Scale},
     SuffixRule{".lora_A.weight", Component::LoraA},          // PEFT LoRA factors, named after the module

@@ -162,7 +162,7 @@ std::vector<Scheme> declaredSchemes(const QuantConfig& q) {
 }
 
 bool isScaleComponent(Component c) {
-  return c == Component::Scale || c == Component::GlobalScale || c == Component::InputScale || c == Component::ZeroPoint;
+  return c == Component::Scale || c == Component::GlobalScale || c == Component::InputScale || c == Component::KvScale || c == Component::ZeroPoint;
 }
 
 void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNames) {

@@ -37,6 +37,7 @@ std::string_view componentName(Component c) {
     case Component::Scale: return "scale";
     case Component::GlobalScale: return "global_scale";
     case Component::InputScale: return "input_scale";
+    case Component::KvScale: return "kv_scale";
     case Component::ZeroPoint: return "zero_point";
     case Component::Shape: return "shape";
     case Component::GIdx: return "g_idx";

@@ -14,7 +14,9 @@ enum class Role : uint8_t { Embedding, Attention, DenseMlp, Router, RoutedExpert
 enum class Projection : uint8_t { None, Gate, Up, Down, GateUp };
 // LoraA / LoraB: the two factors of a LoRA adapter's update to the module they are named after
 // (PEFT lora_A [r, in] and lora_B [out, r]; MLX lora_a [in, r] and lora_b [r, out]).
-enum class Component : uint8_t { Weight, Bias, Scale, GlobalScale, InputScale, ZeroPoint, Shape, GIdx, LoraA, LoraB };
+// KvScale: an attention layer's KV-cache (and query / softmax) quantization scales, vLLM's
+// k_scale, v_scale, q_scale, prob_scale and the older kv_scale.
+enum class Component : uint8_t { Weight, Bias, Scale, GlobalScale, InputScale, KvScale, ZeroPoint, Shape, GIdx, LoraA, LoraB };
 enum class Layout : uint8_t { None, FusedOutIn, FusedInOut, Stacked };
 
 std::string_view roleName(Role r);

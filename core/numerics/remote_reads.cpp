@@ -31,6 +31,14 @@ void fetchTensor(const Checkpoint& c, const TensorRecord& t) {
   if (c.remote && t.bytes) c.remote->ensure({whole(c, t)});
 }
 
+void fetchTensors(const Checkpoint& c, const std::vector<const TensorRecord*>& tensors) {
+  if (!c.remote) return;
+  std::vector<RemoteSource::Range> ranges;
+  for (const TensorRecord* t : tensors)
+    if (t->bytes) ranges.push_back(whole(c, *t));
+  c.remote->ensure(ranges);
+}
+
 void fetchScales(const Checkpoint& c, std::pair<size_t, size_t> range) {
   if (!c.remote) return;
   std::vector<RemoteSource::Range> ranges;

@@ -19,6 +19,8 @@ void fetchForDecode(const Checkpoint& c, const DequantRequest& req);
 void fetchForDecode(const Checkpoint& c, const RowDecoder& layout, const DequantRequest& req);
 // One stored tensor, whole.
 void fetchTensor(const Checkpoint& c, const TensorRecord& t);
+// These stored tensors, whole, as one batch of requests.
+void fetchTensors(const Checkpoint& c, const std::vector<const TensorRecord*>& tensors);
 // What the scale statistics of the logical tensors [range.first, range.second) read: their scales
 // and global scales, and GGUF block tensors whole (their scales sit inside each block).
 void fetchScales(const Checkpoint& c, std::pair<size_t, size_t> range);

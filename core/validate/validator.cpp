@@ -19,6 +19,7 @@
 #include "core/util/format_bytes.h"
 #include "core/validate/rules.h"
 #include "core/validate/adapter_rules.h"
+#include "core/validate/activation_scale_rules.h"
 #include "core/validate/attention_rules.h"
 #include "core/validate/metadata_rules.h"
 #include "core/validate/runtime_rules.h"
@@ -477,6 +478,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
     shapeRules(*c, sink);
     attentionRules(*c, sink);
     declarationRule(*c, sink);
+    activationScaleDeclarationRules(*c, sink);
     metadataRules(*c, sink);
   }
   runtimeRules(*c, sink);
@@ -489,7 +491,10 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   adapterRules(*c, sink, base.get());
   rep.bytesReadByFamily["integrity"] = 0;
   rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers
-  if (familyEnabled(opt, "values")) valueRules(*c, sink, opt, rep);
+  if (familyEnabled(opt, "values")) {
+    valueRules(*c, sink, opt, rep);
+    activationScaleValueRules(*c, sink);
+  }
   if (!opt.against.empty() && familyEnabled(opt, "diff")) {
     diffRules(*c, sink, opt);
     rep.bytesReadByFamily["diff"] = c->totalBytes();

@@ -61,6 +61,20 @@ bool implausibleScales(const num::ScaleGroup& g, double factor, const std::strin
   return true;
 }
 
+}  // namespace
+
+bool judgeScaleValues(const num::Stats& s, const std::string& kind, const std::string& tensor, bool signedByDesign, bool e8m0, Sink& sink) {
+  if (s.nan) sink.add(e8m0 ? "WS-V006" : "WS-V001", std::to_string(s.nan) + " of " + std::to_string(s.count) + " " + kind + " values are NaN", tensor);
+  if (s.inf) sink.add("WS-V002", std::to_string(s.inf) + " of " + std::to_string(s.count) + " " + kind + " values are infinite", tensor);
+  if (signedByDesign) return s.nan || s.inf;
+  if (s.negative) sink.add("WS-V003", std::to_string(s.negative) + " of " + std::to_string(s.count) + " " + kind + " values are negative", tensor);
+  if (s.zero) sink.add("WS-V004", std::to_string(s.zero) + " of " + std::to_string(s.count) + " " + kind + " values are zero", tensor);
+  if (s.subnormal) sink.add("WS-V005", std::to_string(s.subnormal) + " of " + std::to_string(s.count) + " " + kind + " values are subnormal", tensor);
+  return s.nan || s.inf || s.negative || s.zero || s.subnormal;
+}
+
+namespace {
+
 // The scale rules over a per-tensor scale report. Fills `flagged` with the logical tensors whose
 // scales are reported: the weights they scale are then not reported again (NaN scales make NaN
 // weights; zero scales, zero weights).
@@ -84,18 +98,12 @@ void judgeScales(const Checkpoint& c, Sink& sink, const num::ScaleReport& rep, s
       for (uint32_t mi : l.members)
         if (componentName(c.tensors[mi].component) == kind) tensor = c.tensors[mi].name;
       const bool signedByDesign = schemeInfo(l.scheme).signedScales;
-      const bool e8m0 = scalesAreE8M0(l.scheme, w.dtype);
       const auto& s = g.stats;
-      if (s.nan || s.inf || (!signedByDesign && (s.negative || s.zero || s.subnormal))) flagged.insert(li->second);
-      if (s.nan) sink.add(e8m0 ? "WS-V006" : "WS-V001", std::to_string(s.nan) + " of " + std::to_string(s.count) + " " + kind + " values are NaN", tensor);
-      if (s.inf) sink.add("WS-V002", std::to_string(s.inf) + " of " + std::to_string(s.count) + " " + kind + " values are infinite", tensor);
+      if (judgeScaleValues(s, kind, tensor, signedByDesign, scalesAreE8M0(l.scheme, w.dtype), sink)) flagged.insert(li->second);
       if (signedByDesign) {
         if (kind == "d" || kind == "scale") peers[l.schemeName + "|" + std::string(projectionName(w.projection)) + "|" + std::string(roleName(w.role))].push_back({tensor, num::typicalLog2(g.hist), li->second});
         continue;  // GGUF d and MLX scales may be negative, sub-block mins are signed by design
       }
-      if (s.negative) sink.add("WS-V003", std::to_string(s.negative) + " of " + std::to_string(s.count) + " " + kind + " values are negative", tensor);
-      if (s.zero) sink.add("WS-V004", std::to_string(s.zero) + " of " + std::to_string(s.count) + " " + kind + " values are zero", tensor);
-      if (s.subnormal) sink.add("WS-V005", std::to_string(s.subnormal) + " of " + std::to_string(s.count) + " " + kind + " values are subnormal", tensor);
       if (kind == "scale") {
         // The global scale multiplies (ModelOpt) or divides (compressed-tensors) the block scales.
         auto global = kinds.find("global_scale");

@@ -5,7 +5,10 @@
 // rank reads its share of the bytes (value_shares.h), and every rank ends with the whole report.
 #pragma once
 
+#include <string>
+
 #include "core/model/checkpoint.h"
+#include "core/numerics/stats.h"
 #include "core/validate/sink.h"
 #include "core/validate/validator.h"
 
@@ -16,5 +19,11 @@ namespace ws::val {
 // fails (a file cut short after it was opened) is a WS-I024 finding on its tensor, and the pass
 // goes on. Throws CoreError when cancelled or when a remote checkpoint's bytes cannot be fetched.
 void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, ValidationReport& rep);
+
+// WS-V001..V006 over one scale tensor's (or group's) values: NaN (V006 for an E8M0 scale's NaN
+// code), infinite, and - unless the scheme's scales are signed by design - negative, zero and
+// subnormal values, each a finding naming `kind` and `tensor`. True when any fired: the weights
+// such scales multiply are not reported again.
+bool judgeScaleValues(const num::Stats& s, const std::string& kind, const std::string& tensor, bool signedByDesign, bool e8m0, Sink& sink);
 
 }  // namespace ws::val
