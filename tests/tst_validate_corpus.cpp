@@ -607,6 +607,28 @@ std::vector<Case> cases() {
                  });
                  return dir;
                }});
+  // ---- the compressed-tensors config's targets and ignore list against the stored tensors
+  auto ctConfig = [](const wstest::TempDir& d, const std::function<void(Json&)>& edit) {
+    const std::string dir = ctCopy(d);
+    wstest::editJson(dir + "/config.json", [&](Json& j) { edit(j["quantization_config"]); });
+    return dir;
+  };
+  v.push_back({"a quantized module under ignore", "WS-S009", "model.layers.1.self_attn.o_proj.weight", [ctConfig](auto& d) {
+                 return ctConfig(d, [](Json& q) { q["ignore"].push_back("re:.*layers\\.1\\.self_attn\\.o_proj$"); });
+               }});
+  v.push_back({"an unquantized router the targets name", "WS-S009", "model.layers.1.mlp.gate.weight", [ctConfig](auto& d) {
+                 return ctConfig(d, [](Json& q) {
+                   q["ignore"] = Json::array({"model.layers.0.mlp.gate", "lm_head"});
+                   q["config_groups"]["group_0"]["targets"].push_back("re:.*mlp\\.gate$");
+                 });
+               }});
+  v.push_back({"an ignore entry in vLLM's fused naming", "WS-S010", "config.json", [ctConfig](auto& d) {
+                 return ctConfig(d, [](Json& q) { q["ignore"].push_back("model.layers.0.self_attn.qkv_proj"); });
+               }});
+  // re.match anchors at the start of the name: without a leading .* this pattern matches nothing.
+  v.push_back({"an ignore pattern that does not match from the start", "WS-S010", "config.json", [ctConfig](auto& d) {
+                 return ctConfig(d, [](Json& q) { q["ignore"] = Json::array({"model.layers.0.mlp.gate", "re:layers\\.1\\.mlp\\.gate$", "lm_head"}); });
+               }});
   // ---- completeness the seed loader checks
   v.push_back({"a layer the config declares is absent", "WS-C009", "model.layers.1.block_sparse_moe.experts.0.w1.weight", [](auto& d) {
                  return editFile(fixtureCopy(d, "hf/mixtral"), "lm_head.weight", [](wstest::StFile& f) {

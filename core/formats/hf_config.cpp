@@ -86,6 +86,9 @@ void readQuantConfig(const json& q, QuantConfig& out, const std::string& source)
         const auto d = a->find("dynamic");
         qg.activations = d == a->end() || (d->is_boolean() && !d->get<bool>()) || (d->is_string() && d->get<std::string>() == "local") ? "static" : "dynamic";
       }
+      if (auto t = grp.find("targets"); t != grp.end() && t->is_array())
+        for (const auto& e : *t)
+          if (e.is_string()) qg.targets.push_back(e.get<std::string>());
       qg.bits = intKey(*w, {"num_bits"});
       qg.type = strKey(*w, "type");
       qg.strategy = strKey(*w, "strategy");

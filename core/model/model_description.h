@@ -17,6 +17,7 @@ struct QuantGroup {
   std::vector<int64_t> blockStructure;
   bool symmetric = true;
   std::string activations;  // input_activations: "static", "dynamic", or "" (weights only)
+  std::vector<std::string> targets;  // the modules it quantizes: names, "re:" patterns, class names ("Linear")
 };
 
 struct QuantConfig {

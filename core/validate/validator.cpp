@@ -21,6 +21,7 @@
 #include "core/validate/adapter_rules.h"
 #include "core/validate/activation_scale_rules.h"
 #include "core/validate/attention_rules.h"
+#include "core/validate/ignore_list_rules.h"
 #include "core/validate/metadata_rules.h"
 #include "core/validate/runtime_rules.h"
 #include "core/validate/runtimes.h"
@@ -479,6 +480,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
     attentionRules(*c, sink);
     declarationRule(*c, sink);
     activationScaleDeclarationRules(*c, sink);
+    ignoreListRules(*c, sink);
     metadataRules(*c, sink);
   }
   runtimeRules(*c, sink);
