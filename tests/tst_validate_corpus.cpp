@@ -657,8 +657,8 @@ std::vector<Case> cases() {
                  return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), "model.layers.1.mlp.experts.2.up_proj.weight_packed",
                                  [](wstest::StFile& f) { f.remove("model.layers.1.mlp.experts.2.up_proj.weight_shape"); });
                }, "kt"});
-  v.push_back({"an F16 tensor for the seed runtime", "WS-R005", "model.layers.0.self_attn.o_proj.weight", [](auto& d) {
-                 return editTensor(d, "hf/mixtral", "model.layers.0.self_attn.o_proj.weight", [](auto&, auto& t) { t.dtype = "F16"; });
+  v.push_back({"an I16 tensor for the seed runtime", "WS-R005", "model.layers.0.self_attn.o_proj.weight", [](auto& d) {
+                 return editTensor(d, "hf/mixtral", "model.layers.0.self_attn.o_proj.weight", [](auto&, auto& t) { t.dtype = "I16"; });
                }, "seed"});
   return v;
 }
@@ -692,6 +692,18 @@ class TstValidateCorpus : public QObject {
       got.insert(QString::fromStdString(f.code));
     }
     QCOMPARE(got, QSet<QString>(infos.begin(), infos.end()));
+  }
+
+  // The seed runtime converts F16 to BF16 at load (seeds/spark_runtime_weights.rs f16_to_bf16_bytes,
+  // used by both disk loaders): an F16 tensor is not refused, where an I16 one is (corpus).
+  void seedRuntimeTakesF16() {
+    wstest::TempDir d;
+    const std::string path = editTensor(d, "hf/mixtral", "model.layers.0.self_attn.o_proj.weight", [](auto&, auto& t) { t.dtype = "F16"; });
+    val::ValidateOptions opt;
+    opt.runtime = "seed";
+    auto r = val::validatePath(path, opt);
+    QVERIFY(r.ok());
+    for (const auto& f : r.value().findings) QVERIFY2(f.severity != val::Severity::Error, qPrintable(QString::fromStdString(f.code + " " + f.tensor + ": " + f.message)));
   }
 
   void squeezedScalesAreReportedAsInfo() {

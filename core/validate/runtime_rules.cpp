@@ -117,9 +117,12 @@ void ktRawInt4(const Checkpoint& c, Sink& sink) {
   packed.report(sink, "WS-R002", "packed weights neither I32 [rows, cols/8] nor U8 [rows, cols/2] (KTransformers RAWINT4)");
 }
 
-// The seed runtime's weight store maps safetensors dtypes onto its own and refuses the rest.
+// The seed runtime's weight store maps safetensors dtypes onto its own and refuses the rest
+// (seeds/spark_runtime_weights.rs WeightDtype::from_safetensors: "Unsupported safetensors dtype").
+// F16 is not refused: both its disk loaders convert it to BF16 first (f16_to_bf16_bytes, "so F16
+// checkpoints land in the store as BF16"), as `load --runtime seed` does.
 void seedDtypes(const Checkpoint& c, Sink& sink) {
-  static constexpr std::string_view kKnown[] = {"BF16", "F32", "U8", "I8", "F8_E4M3", "F8_E8M0", "I64"};
+  static constexpr std::string_view kKnown[] = {"BF16", "F32", "U8", "I8", "F8_E4M3", "F8_E8M0", "I64", "F16"};
   std::map<std::string, FindingGroup> refused;
   for (const auto& t : c.tensors) {
     if (t.ggmlOrder) continue;  // its GGUF path has a type set of its own
