@@ -430,6 +430,13 @@ std::vector<Case> cases() {
   v.push_back({"expert removed", "WS-C001", L2 + "3.gate_proj.weight", [](auto& d) {
                  return removeTensors(d, Q, {L2 + "3.gate_proj.weight", L2 + "3.up_proj.weight", L2 + "3.down_proj.weight"});
                }});
+  // Every routed expert of layer 2 gone, its router kept: each seed loader fails on the layer.
+  v.push_back({"all experts of a layer removed", "WS-C001", L2 + "0.down_proj.weight", [](auto& d) {
+                 std::vector<std::string> drop;
+                 for (int e = 0; e < 8; ++e)
+                   for (const char* p : {"gate_proj", "up_proj", "down_proj"}) drop.push_back(L2 + std::to_string(e) + "." + p + ".weight");
+                 return removeTensors(d, Q, drop);
+               }});
   v.push_back({"projection removed", "WS-C002", L1 + "5.up_proj.weight", [](auto& d) { return removeTensors(d, Q, {L1 + "5.up_proj.weight"}); }});
   v.push_back({"dense projection removed", "WS-C002", "model.layers.0.mlp.up_proj.weight", [](auto& d) { return removeTensors(d, Q, {"model.layers.0.mlp.up_proj.weight"}); }});
   v.push_back({"router removed", "WS-C008", "model.layers.1.mlp.gate.weight", [](auto& d) { return removeTensors(d, Q, {"model.layers.1.mlp.gate.weight"}); }});

@@ -37,7 +37,7 @@ const std::vector<RuleInfo>& rules() {
       {"WS-I025", "config-invalid", "integrity", S::Error, "config.json is not valid JSON", "fix or regenerate config.json"},
       {"WS-I026", "prepartitioned-ranks", "integrity", S::Error, "the ranks of a pre-partitioned checkpoint disagree: a rank missing, or a tensor absent, extra, or of another dtype or shape than rank 0's", "every rank loads its own files: re-save the checkpoint from one run"},
       // completeness against the model description
-      {"WS-C001", "missing-experts", "completeness", S::Error, "a MoE layer lacks some of its routed experts", "the checkpoint is incomplete; every layer needs num_experts experts"},
+      {"WS-C001", "missing-experts", "completeness", S::Error, "a MoE layer lacks some or all of its routed experts", "the checkpoint is incomplete; every layer needs num_experts experts"},
       {"WS-C002", "missing-projection", "completeness", S::Error, "an expert or MLP lacks one of its projections", "gate, up and down (or gate_up and down) must all be present"},
       {"WS-C003", "missing-scales", "completeness", S::Error, "a quantized weight has no scale tensor", "without its scales the weight cannot be dequantized"},
       {"WS-C004", "extra-experts", "completeness", S::Error, "an expert index at or past the configured expert count", "config.json and the checkpoint disagree on the expert count"},

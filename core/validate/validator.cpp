@@ -200,6 +200,29 @@ void completenessRules(const Checkpoint& c, Sink& sink) {
                  missingNames.empty() ? std::string{} : missingNames.front());
       }
     }
+    // A MoE layer that kept its router and lost every routed expert: every seed loader fails on it
+    // ("Missing expert weights for layer L", kt_sft_weights.py load_experts_from_checkpoint_files;
+    // "missing N tensors", spark_runtime_weights.rs). The names another MoE layer's experts have
+    // here, previewed.
+    if (moe && router && !hasExperts && !anyDense && E > 0) {
+      std::vector<std::string> names;
+      for (const auto& [other, ots] : byLayer) {
+        if (other < 0 || other == layer) continue;
+        for (const TensorRecord* t : ots)
+          if (t->role == Role::RoutedExpert && t->component == Component::Weight && (t->expert == 0 || t->layout != Layout::None)) names.push_back(t->name);
+        if (names.empty()) continue;
+        const std::string from = "." + std::to_string(other) + ".", to = "." + std::to_string(layer) + ".";
+        for (auto& n : names)
+          if (size_t at = n.find(from); at != std::string::npos) n = n.substr(0, at) + to + n.substr(at + from.size());
+        std::sort(names.begin(), names.end());
+        break;
+      }
+      if (!names.empty() && absent(names.front())) {
+        std::string list;
+        for (size_t i = 0; i < names.size() && i < 3; ++i) list += (list.empty() ? "" : ", ") + names[i];
+        sink.add("WS-C001", "layer " + std::to_string(layer) + " is missing all " + std::to_string(E) + " experts (its router is there): " + list + (names.size() > 3 ? " ..." : ""), names.front());
+      }
+    }
     if (!moe && !hasExperts && anyDense) {
       for (Projection p : {Projection::Gate, Projection::Up, Projection::Down})
         if (!dense.count(p) && !dense.count(Projection::GateUp)) {
