@@ -98,6 +98,10 @@ class TstNaming : public QObject {
     row("model.layers.2.mlp.experts.down_proj_bias", R::RoutedExpert, 2, -1, P::Down, C::Bias, "model.layers.2.mlp.experts.down_proj");
     row("model.layers.2.mlp.experts.gate_up_proj_scale_inv", R::RoutedExpert, 2, -1, P::GateUp, C::Scale, "model.layers.2.mlp.experts.gate_up_proj");
     row("model.layers.2.mlp.router.weight", R::Router, 2, -1, P::None, C::Weight, "model.layers.2.mlp.router");
+    // Under a model prefix the seeds detect (Qwen-Omni's thinker.), the top-level tensors keep their roles
+    row("thinker.model.embed_tokens.weight", R::Embedding, -1, -1, P::None, C::Weight, "thinker.model.embed_tokens");
+    row("thinker.lm_head.weight", R::LmHead, -1, -1, P::None, C::Weight, "thinker.lm_head");
+    row("thinker.model.norm.weight", R::Norm, -1, -1, P::None, C::Weight, "thinker.model.norm");
     // KV-cache scales: on the attention module (compressed-tensors) or on k_proj / v_proj (vLLM's older exports)
     row("model.layers.0.self_attn.k_scale", R::Attention, 0, -1, P::None, C::KvScale, "model.layers.0.self_attn");
     row("model.layers.0.self_attn.v_proj.v_scale", R::Attention, 0, -1, P::None, C::KvScale, "model.layers.0.self_attn.v_proj");

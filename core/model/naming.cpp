@@ -340,9 +340,10 @@ NameParts parseTensorName(std::string_view name, const ModelDescription& model) 
     p.layer = toInt(t[layerTok + 1]);
     classifyLayerPart(t, layerTok + 2, p);
   } else if (!t.empty()) {
-    // Top level: the first token after any of the usual prefixes.
+    // Top level: the first token after the model's prefix (namePrefix's container tokens:
+    // model., language_model., Qwen-Omni's thinker. ...), so a prefixed lm_head is still one.
     size_t i = 0;
-    while (i + 1 < t.size() && (t[i] == "model" || t[i] == "language_model" || t[i] == "transformer")) ++i;
+    while (i + 1 < t.size() && isContainerToken(t[i])) ++i;
     classifyTopLevel(t[i], p);
   }
 
