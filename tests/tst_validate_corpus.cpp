@@ -664,6 +664,20 @@ std::vector<Case> cases() {
                  return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), "model.layers.1.mlp.experts.2.up_proj.weight_packed",
                                  [](wstest::StFile& f) { f.remove("model.layers.1.mlp.experts.2.up_proj.weight_shape"); });
                }, "kt"});
+  // A BF16 expert left among FP8 ones (its scale gone with it): KTransformers' native FP8 loader
+  // looks up every expert's weight_scale_inv and refuses the layer, whatever the scheme says.
+  v.push_back({"a BF16 expert in an FP8 checkpoint for KTransformers", "WS-R004", "model.layers.1.mlp.experts.3.gate_proj.weight", [](auto& d) {
+                 return editFile(written(synthOptions(d, "qwen3-moe", "fp8-block")), "model.layers.1.mlp.experts.3.gate_proj.weight", [](wstest::StFile& f) {
+                   wstest::StEntry* w = f.find("model.layers.1.mlp.experts.3.gate_proj.weight");
+                   w->dtype = "BF16";
+                   w->data.resize(w->data.size() * 2);
+                   for (size_t i = 0; i < w->data.size() / 2; ++i) {
+                     const uint16_t v = uint16_t(0x3C00 + i % 251);  // small, varied BF16 values
+                     std::memcpy(w->data.data() + 2 * i, &v, 2);
+                   }
+                   f.remove("model.layers.1.mlp.experts.3.gate_proj.weight_scale_inv");
+                 });
+               }, "kt"});
   v.push_back({"an I16 tensor for the seed runtime", "WS-R005", "model.layers.0.self_attn.o_proj.weight", [](auto& d) {
                  return editTensor(d, "hf/mixtral", "model.layers.0.self_attn.o_proj.weight", [](auto&, auto& t) { t.dtype = "I16"; });
                }, "seed"});

@@ -45,21 +45,28 @@ const TensorRecord* member(const Checkpoint& c, const LogicalTensor& l, Componen
 
 // KTransformers' native FP8 SFT (load_block_fp8_experts_from_checkpoint_files): hidden and
 // intermediate divisible by 128, [128, 128] blocks, per-expert E4M3 weights, each with a BF16 or
-// F32 weight_scale_inv of exactly [rows/128, cols/128].
+// F32 weight_scale_inv of exactly [rows/128, cols/128]. Once a checkpoint has FP8 experts, every
+// routed expert is held to that: the loader checks names and dtypes, not a scheme, so a BF16
+// expert left among them ("must be CPU torch.float8_e4m3fn", or its scale "missing") and a fused
+// tensor of any dtype ("requires non-fused per-expert checkpoint weights") are refused alike.
 void ktNativeFp8(const Checkpoint& c, Sink& sink) {
   const ModelDescription& m = c.model;
+  // An FP8 model: FP8 experts, or a config that declares FP8 (its experts may all be fused BF16).
+  if (m.quant.method != "fp8" && !forRoutedExperts(c, isFp8Scheme, [](const LogicalTensor&, const TensorRecord&) {})) return;
   FindingGroup fused, dtype, noScale, scaleDtype, scaleShape;
-  const bool any = forRoutedExperts(c, isFp8Scheme, [&](const LogicalTensor& l, const TensorRecord& w) {
+  const bool any = forRoutedExperts(c, [](Scheme) { return true; }, [&](const LogicalTensor& l, const TensorRecord& w) {
     if (w.layout != Layout::None) {
       fused.add(w.name);
       return;
     }
-    if (w.dtype->name != "F8_E4M3") dtype.add(w.name);
+    // The loader looks every weight_scale_inv up before it reads a weight: a missing one is its
+    // first refusal, the weight's dtype the next.
     const TensorRecord* s = member(c, l, Component::Scale);
     if (!s || s->name.size() < 10 || s->name.compare(s->name.size() - 10, 10, "_scale_inv") != 0) {
       noScale.add(w.name);
       return;
     }
+    if (w.dtype->name != "F8_E4M3") dtype.add(w.name);
     if (!bf16OrF32(*s)) scaleDtype.add(s->name);
     // Dimensions that are not whole blocks are WS-R001's refusal, which the loader makes first.
     if (w.shape.size() == 2 && w.shape[0] % 128 == 0 && w.shape[1] % 128 == 0 && s->shape != std::vector<uint64_t>{w.shape[0] / 128, w.shape[1] / 128})
