@@ -387,10 +387,16 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     for (const auto& h : rp.held) {
       const TensorRecord& t = c.tensors[h.tensor];
       if (isScaleComponent(t.component)) rep.scaleBytes += h.bytes;
-      // FP8 KV-cache scales the checkpoint carries (the seed counts them: a runtime without an FP8
-      // KV cache, or calibrating online, ignores them).
-      if (t.name.ends_with(".k_scale") || t.name.ends_with(".v_scale")) rep.kvCacheScales++;
+      // FP8 KV-cache scales the checkpoint carries, counted as the seed counts them: one *.k_scale
+      // a layer (seeds/spark_runtime_weights.rs fp8_kv_scale_count; the v_scale twins are not counted).
+      if (t.name.ends_with(".k_scale")) rep.kvCacheScales++;
     }
+    // The seed's guidance at serve time, for a checkpoint with FP8 weights: calibrated KV scales, or
+    // scales that default to 1.0 (which clips BF16 into E4M3's range).
+    const bool fp8Weights = std::any_of(c.tensors.begin(), c.tensors.end(), [](const TensorRecord& t) { return t.dtype->name == "F8_E4M3"; });
+    if (fp8Weights)
+      rep.notes.push_back(rep.kvCacheScales ? std::to_string(rep.kvCacheScales) + " calibrated FP8 KV-cache scales (k_scale): an FP8 KV cache needs no online calibration"
+                                            : "no FP8 KV-cache scales (k_scale): an FP8 KV cache would use 1.0, which clips BF16 into E4M3's range; calibrate online or keep a BF16 KV cache");
     if (rep.convertedBytes)
       rep.notes.push_back(formatBytes(rep.convertedBytes) + " of F16 tensors converted to BF16 at load (" + std::string(opt.plan.rules->name) + "'s rule)");
     rep.residentDifference = int64_t(rep.resident) - int64_t(rp.resident);
