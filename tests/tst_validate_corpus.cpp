@@ -964,6 +964,24 @@ class TstValidateCorpus : public QObject {
   // copy for the weights' extremes. Its two byte counts add up to the weights and scales in the
   // files, not 10% more (docs/benchmarks.md: they used to be read twice). The findings are those
   // of reading the scales again.
+  // An activation scale whose file is cut short after the open: WS-I024 on that scale, naming the
+  // file, and the validation goes on (it used to end the run with an exception).
+  void anActivationScaleCutAfterTheOpenIsReported() {
+    wstest::TempDir d;
+    const std::string dir = staticActivations(d, [](wstest::StFile&) {});
+    auto c = wstest::openOrFail(dir);
+    const auto lastInFile = std::max_element(c->tensors.begin(), c->tensors.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
+    const std::string file = dir + "/model.safetensors", last = lastInFile->name;
+    QVERIFY(last.ends_with(".input_scale"));
+    fs::resize_file(file, fs::file_size(file) - 2);
+    val::ValidateOptions opt;
+    opt.only = {"values", "integrity"};
+    const auto rep = val::validateCheckpoint(c, opt);
+    bool named = false;
+    for (const auto& f : rep.findings) named |= f.code == "WS-I024" && f.tensor == last && f.file.find("model.safetensors") != std::string::npos;
+    QVERIFY(named);
+  }
+
   void valuesReadEachByteOnce() {
     wstest::TempDir d;
     synth::Options o;

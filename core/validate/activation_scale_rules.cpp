@@ -34,7 +34,9 @@ struct Read {
   num::ScaleGroup g;
 };
 
-std::vector<Read> readActivationScales(const Checkpoint& c) {
+// A scale that cannot be read (its file cut short after the open) is WS-I024 naming the file,
+// offset and tensor, as the value pass reports its own reads; the others are still judged.
+std::vector<Read> readActivationScales(const Checkpoint& c, Sink& sink) {
   std::vector<const TensorRecord*> wanted;
   for (const auto& t : c.tensors)
     if (isActivationScale(t) && !t.cut && t.bytes && t.elements() <= kMostValues) wanted.push_back(&t);
@@ -46,7 +48,14 @@ std::vector<Read> readActivationScales(const Checkpoint& c) {
     num::ElementReader r;
     if (!r.init(t->dtype)) continue;  // not a float: the shape rules say what it is
     raw.resize(t->bytes);
-    c.files[t->file].map->readAt(t->offset, raw.data(), t->bytes);
+    try {
+      c.files[t->file].map->readAt(t->offset, raw.data(), t->bytes);
+    } catch (const CoreError& e) {
+      Finding f = makeFinding("WS-I024", "scales could not be read: " + e.error().message, t->name, e.error().file.empty() ? c.files[t->file].path : e.error().file);
+      f.offset = e.error().offset;
+      sink.add(std::move(f));
+      continue;
+    }
     values.resize(t->elements());
     r.run(raw.data(), 0, values.size(), values.data());
     Read read{t, {}};
@@ -60,7 +69,7 @@ std::vector<Read> readActivationScales(const Checkpoint& c) {
 }  // namespace
 
 void activationScaleValueRules(const Checkpoint& c, Sink& sink) {
-  std::vector<Read> reads = readActivationScales(c);
+  std::vector<Read> reads = readActivationScales(c, sink);
   // Peers: the same kind of scale on the same projection of one layer's experts (activations
   // grow with depth, so layers are not each other's peers). One far outlier matters to every
   // expert of the layer: vLLM's FP8 MoE kernels take one input scale for all experts, the largest

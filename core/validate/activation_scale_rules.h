@@ -11,7 +11,8 @@ namespace ws::val {
 
 // The values family: each stored activation or KV scale under WS-V001..V005, and each against its
 // peers (the same kind and projection among one layer's experts) under WS-V007 / WS-V011. Reads
-// only those tensors (fetched first when remote). Throws CoreError when a read fails.
+// only those tensors (fetched first when remote): a local read that fails is WS-I024 on its
+// tensor; a remote fetch that fails throws CoreError, as the rest of the value pass does.
 void activationScaleValueRules(const Checkpoint& c, Sink& sink);
 
 // The completeness family: what the quantization config declares against what is stored.
