@@ -27,16 +27,14 @@ void fetchForDecode(const Checkpoint& c, const RowDecoder& layout, const Dequant
   if (c.remote) fetchSpans(c, rowFootprint(c, layout, req));
 }
 
-void fetchTensor(const Checkpoint& c, const TensorRecord& t) {
-  if (c.remote && t.bytes) c.remote->ensure({whole(c, t)});
-}
+void fetchTensor(const Checkpoint& c, const TensorRecord& t) { fetchTensors(c, {&t}); }
 
 void fetchTensors(const Checkpoint& c, const std::vector<const TensorRecord*>& tensors) {
   if (!c.remote) return;
   std::vector<RemoteSource::Range> ranges;
   for (const TensorRecord* t : tensors)
     if (t->bytes) ranges.push_back(whole(c, *t));
-  c.remote->ensure(ranges);
+  if (!ranges.empty()) c.remote->ensure(ranges);
 }
 
 void fetchScales(const Checkpoint& c, std::pair<size_t, size_t> range) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <regex>
-#include <set>
+#include <string>
+#include <vector>
 
 #include "core/model/quant_scheme.h"
 
@@ -11,24 +13,42 @@ namespace ws::val {
 
 namespace {
 
-// One entry of a targets or ignore list against a module name, as compressed-tensors and vLLM
-// match them (vLLM compressed_tensors/utils.py _is_equal_or_regex_match, commit aff237f): "re:"
-// followed by a Python regular expression matched at the start of the name (re.match), else the
-// exact name. `linear`: the module is a linear layer, which a class-name target matches when the
-// target is part of its class name, case folded ("Linear" - find_matched_target's check_contains).
-bool entryMatches(const std::string& entry, const std::string& module, bool linear, bool classNames) {
-  if (entry.rfind("re:", 0) == 0) {
-    try {
-      return std::regex_search(module, std::regex(entry.substr(3)), std::regex_constants::match_continuous);
-    } catch (const std::regex_error&) {
-      return false;  // a pattern std::regex cannot read is matched by nothing here
+// One entry of a targets or ignore list, as compressed-tensors and vLLM match it against a module
+// name (vLLM compressed_tensors/utils.py _is_equal_or_regex_match, commit aff237f): "re:" followed
+// by a Python regular expression matched at the start of the name (re.match), else the exact name;
+// a target may also name a class, which covers a linear layer when it is part of "linear", case
+// folded (find_matched_target's check_contains). Compiled once, matched against every module.
+class ListEntry {
+ public:
+  explicit ListEntry(std::string text) : text_(std::move(text)) {
+    if (text_.rfind("re:", 0) == 0) {
+      try {
+        re_ = std::regex(text_.substr(3));
+      } catch (const std::regex_error&) {
+        unreadable_ = true;  // a pattern std::regex cannot read is matched by nothing here
+      }
+      return;
     }
+    std::string lower = text_;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+    linearClass_ = std::string("linear").find(lower) != std::string::npos;
   }
-  if (entry == module) return true;
-  if (!classNames || !linear) return false;
-  std::string lower = entry;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
-  return std::string("linear").find(lower) != std::string::npos;
+  const std::string& text() const { return text_; }
+  // `byClass`: whether a class-name entry may cover this module.
+  bool matches(const std::string& module, bool byClass) const {
+    if (re_) return std::regex_search(module, *re_, std::regex_constants::match_continuous);
+    if (unreadable_) return false;
+    return text_ == module || (byClass && linearClass_);
+  }
+
+ private:
+  std::string text_;
+  std::optional<std::regex> re_;
+  bool unreadable_ = false, linearClass_ = false;
+};
+
+bool anyMatches(const std::vector<ListEntry>& list, const std::string& module, bool byClass) {
+  return std::any_of(list.begin(), list.end(), [&](const ListEntry& e) { return e.matches(module, byClass); });
 }
 
 // The linear layers a compressed-tensors config can quantize: per-module 2-D weights of the text
@@ -56,20 +76,21 @@ bool classTargetsApply(const Checkpoint& c, const LogicalTensor& l) { return c.t
 void ignoreListRules(const Checkpoint& c, Sink& sink) {
   const QuantConfig& q = c.model.quant;
   if (q.method != "compressed-tensors" || q.groups.empty()) return;
-  std::vector<std::string> targets;
-  for (const auto& g : q.groups) targets.insert(targets.end(), g.targets.begin(), g.targets.end());
+  std::vector<ListEntry> targets, ignore;
+  for (const auto& g : q.groups)
+    for (const auto& t : g.targets) targets.emplace_back(t);
   if (targets.empty()) return;  // groups without targets: what they cover is not said
-  std::set<std::string> used;
+  for (const auto& e : q.ignore) ignore.emplace_back(e);
+  std::vector<bool> used(ignore.size(), false);
   FindingGroup quantizedIgnored, quantizedUntargeted, plainTargeted;
   for (const auto& l : c.logical) {
     if (!isLinearModule(c, l) || c.isCut(l)) continue;
     const std::string& module = l.name;
     bool ignored = false;
-    for (const auto& e : q.ignore)
-      if (entryMatches(e, module, true, false)) ignored = true, used.insert(e);
+    for (size_t k = 0; k < ignore.size(); ++k)
+      if (ignore[k].matches(module, false)) ignored = true, used[k] = true;
     // A router either way: quantized under "Linear" is not flagged, unquantized under it neither.
-    auto targetedBy = [&](bool classes) { return std::any_of(targets.begin(), targets.end(), [&](const std::string& t) { return entryMatches(t, module, classes, true); }); };
-    const bool mayBeTargeted = targetedBy(true), surelyTargeted = targetedBy(classTargetsApply(c, l));
+    const bool mayBeTargeted = anyMatches(targets, module, true), surelyTargeted = anyMatches(targets, module, classTargetsApply(c, l));
     const bool quantized = schemeInfo(l.scheme).quantized;
     const std::string& weight = c.tensors[uint32_t(l.weight)].name;
     if (quantized && ignored) quantizedIgnored.add(weight);
@@ -80,8 +101,8 @@ void ignoreListRules(const Checkpoint& c, Sink& sink) {
   quantizedIgnored.report(sink, "WS-S009", "quantized weights whose module " + where + " lists under ignore (a loader that follows the config reads them as unquantized)");
   quantizedUntargeted.report(sink, "WS-S009", "quantized weights whose module no config group of " + where + " targets");
   plainTargeted.report(sink, "WS-S009", "unquantized weights whose module " + where + " quantizes (targeted by a config group, not under ignore): a loader that follows the config expects their scales");
-  for (const auto& e : q.ignore)
-    if (!used.count(e)) sink.add("WS-S010", "ignore entry \"" + e + "\" of " + where + " matches no module of the checkpoint (written for another naming?)", {}, where);
+  for (size_t k = 0; k < ignore.size(); ++k)
+    if (!used[k]) sink.add("WS-S010", "ignore entry \"" + ignore[k].text() + "\" of " + where + " matches no module of the checkpoint (written for another naming?)", {}, where);
 }
 
 }  // namespace ws::val
