@@ -138,11 +138,13 @@ Result<bool> prepare(num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, Devic
   if (d.kind == num::DescKind::Kt && d.parts > uint32_t(num::kMaxNuma))
     return Error{ErrorCode::Usage, "more than " + std::to_string(num::kMaxNuma) + " NUMA parts", {}, std::nullopt, {}};
   // The weight: only the selected rows (every layout here is row-major in whole rows).
-  if (d.kind != num::DescKind::Kt) {
+  if (d.wWhole) {
+    if (auto r = regions.whole(d.w); !r) return r;
+  } else if (d.kind != num::DescKind::Kt) {
     const uint64_t rowBytes = d.rows ? d.w.bytes / d.rows : 0;
     if (auto r = regions.copy(d.w, firstRow * rowBytes, rows * rowBytes); !r) return r;
   }
-  for (num::Region* r : {&d.s, &d.g, &d.zp, &d.gidx})
+  for (num::Region* r : {&d.s, &d.g, &d.zp, &d.gidx, &d.nestedMap})
     if (auto x = regions.whole(*r); !x) return x;
   for (uint32_t k = 0; k < d.parts && k < uint32_t(num::kMaxNuma); ++k) {
     if (auto x = regions.whole(d.ktW[k]); !x) return x;
@@ -356,7 +358,7 @@ Result<KernelTiming> timeDequantBf16(const Checkpoint& c, uint32_t logical, int 
   const num::DecodeDesc& d = described.value();
   if (d.kind == num::DescKind::GgufBlocks && d.blockElems > 256) return Error{ErrorCode::Usage, "block too large", {}, std::nullopt, {}};
   KernelTiming t;
-  t.bytesIn = d.w.bytes + d.s.bytes + d.g.bytes + d.zp.bytes + d.gidx.bytes;
+  t.bytesIn = d.w.bytes + d.s.bytes + d.g.bytes + d.zp.bytes + d.gidx.bytes + d.nestedMap.bytes;
   t.bytesOut = d.rows * d.cols * 2;
   uint16_t* out = nullptr;
   if (cudaError_t e = cudaMalloc(&out, t.bytesOut); e != cudaSuccess) return Error{ErrorCode::Io, std::string("cudaMalloc: ") + cudaGetErrorString(e), {}, std::nullopt, {}};

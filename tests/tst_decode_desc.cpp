@@ -277,6 +277,27 @@ class TstDecodeDesc : public QObject {
     if (scheme.startsWith("w4a16")) QVERIFY2(bodiesChecked[num::Body::IntRuns] > 0, "int4 takes the 16-a-thread body");
   }
 
+  // What GPTQModel, AutoAWQ and bitsandbytes packed (tests/data/library_quant, one folder a scheme;
+  // the CPU decoders are held to each library's own dequantization there by
+  // reference_library_quant): the device formulas and bodies over their grids equal the CPU
+  // decoders - GPTQ 2/3/4/8-bit, v1 and v2 zeros, act-order; AWQ GEMM; NF4 and FP4 with and
+  // without nested absmax, rounded to bf16 or f16; int8 rows.
+  void libraryQuantSchemes_data() {
+    QTest::addColumn<QString>("folder");
+    for (const char* f : {"gptq-2bit", "gptq-3bit", "gptq-4bit", "gptq-4bit-actorder", "gptq-4bit-v2", "gptq-8bit", "awq-gemm", "bnb-nf4",
+                          "bnb-nf4-nested", "bnb-fp4-nested-f16", "bnb-int8"})
+      QTest::newRow(f) << QString(f);
+  }
+  void libraryQuantSchemes() {
+    QFETCH(QString, folder);
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/library_quant/" + folder.toStdString());
+    uint64_t quantized = 0;
+    for (const auto& l : c->logical) quantized += schemeInfo(l.scheme).quantized;
+    QCOMPARE(quantized, uint64_t(6));  // every expert projection: the scheme was recognised
+    QVERIFY(compareAll(*c) > 0);
+    QVERIFY(compareGrids(*c) > 0);
+  }
+
   // Stacked NVFP4 experts [E, M, N] with one global scale per expert (weight_global_scale [E], as
   // compressed-tensors writes fused experts): each expert's rows divide by their own global scale
   // in the device formulas and bodies too, not expert 0's.

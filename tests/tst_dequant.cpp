@@ -2,6 +2,9 @@
 // selection rules (expert, rows, BF16 output) on real fixtures.
 #include <QtTest>
 
+#include <bit>
+#include <cmath>
+
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -215,6 +218,34 @@ class TstDequant : public QObject {
     const auto readmeGguf = readmeList("  - GGUF block types:"), readmeSchemes = readmeList("  - safetensors schemes:");
     QVERIFY2(readmeGguf == gguf, ("README: " + joined(readmeGguf) + "\ndecoders: " + joined(gguf)).c_str());
     QVERIFY2(readmeSchemes == schemes, ("README: " + joined(readmeSchemes) + "\ndecoders: " + joined(schemes)).c_str());
+  }
+
+  // The float -> half rounding the GPTQ and AWQ writers' half products go through, against the
+  // compiler's own conversion (round to nearest even): every half, its neighbours one float ulp
+  // away, the midpoints between halves and their neighbours, and a stride through all floats.
+  void roundToHalfIsTheCompilersConversion() {
+    auto check = [](uint32_t u) {
+      const float f = std::bit_cast<float>(u);
+      const uint16_t want = std::bit_cast<uint16_t>(static_cast<_Float16>(f));
+      const uint16_t got = num::hdToF16Rne(f);
+      if (std::isnan(f)) return (got & 0x7C00) == 0x7C00 && (got & 0x3FF);
+      return got == want;
+    };
+    uint64_t checked = 0;
+    for (uint32_t h = 0; h < 0x10000; ++h) {
+      const float v = num::halfToFloat(uint16_t(h));
+      // Past the largest half (65504) the next step is 65536: the tie 65520 rounds to infinity.
+      const double next = (h & 0x7FFF) == 0x7BFF ? std::copysign(65536.0, double(v)) : double(num::halfToFloat(uint16_t(h + 1)));
+      const uint32_t at = std::bit_cast<uint32_t>(v);
+      for (uint32_t u : {at - 1, at, at + 1}) QVERIFY2(check(u), std::to_string(u).c_str());
+      if ((h & 0x7C00) != 0x7C00) {
+        const uint32_t mid = std::bit_cast<uint32_t>(float((double(v) + next) / 2));
+        for (uint32_t u : {mid - 1, mid, mid + 1}) QVERIFY2(check(u), std::to_string(u).c_str());
+      }
+      checked += 6;
+    }
+    for (uint64_t u = 0; u < (uint64_t(1) << 32); u += 4093, ++checked) QVERIFY2(check(uint32_t(u)), std::to_string(u).c_str());
+    QVERIFY(checked > 1000000);
   }
 
   void smallFloatFormats() {

@@ -110,6 +110,14 @@ class TstNaming : public QObject {
     row("model.layers.4.mlp.experts.0.up_proj.weight_shape", R::RoutedExpert, 4, 0, P::Up, C::Shape, "model.layers.4.mlp.experts.0.up_proj");
     row("model.layers.4.mlp.experts.0.up_proj.weight_zero_point", R::RoutedExpert, 4, 0, P::Up, C::ZeroPoint, "model.layers.4.mlp.experts.0.up_proj");
     row("model.layers.4.mlp.experts.0.up_proj.weight_g_idx", R::RoutedExpert, 4, 0, P::Up, C::GIdx, "model.layers.4.mlp.experts.0.up_proj");
+    // GPTQ / AWQ (qweight, qzeros, scales, g_idx) and bitsandbytes (absmax, the quant state, SCB).
+    row("model.layers.4.mlp.experts.0.up_proj.qweight", R::RoutedExpert, 4, 0, P::Up, C::Weight, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.qzeros", R::RoutedExpert, 4, 0, P::Up, C::ZeroPoint, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.g_idx", R::RoutedExpert, 4, 0, P::Up, C::GIdx, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.weight.absmax", R::RoutedExpert, 4, 0, P::Up, C::Scale, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.weight.nested_absmax", R::RoutedExpert, 4, 0, P::Up, C::QuantState, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.weight.quant_state.bitsandbytes__nf4", R::RoutedExpert, 4, 0, P::Up, C::QuantState, "model.layers.4.mlp.experts.0.up_proj");
+    row("model.layers.4.mlp.experts.0.up_proj.SCB", R::RoutedExpert, 4, 0, P::Up, C::Scale, "model.layers.4.mlp.experts.0.up_proj");
     row("model.layers.4.mlp.experts.0.up_proj.weight_scale_2", R::RoutedExpert, 4, 0, P::Up, C::GlobalScale, "model.layers.4.mlp.experts.0.up_proj");
     row("model.layers.4.mlp.experts.0.up_proj.input_scale", R::RoutedExpert, 4, 0, P::Up, C::InputScale, "model.layers.4.mlp.experts.0.up_proj");
     row("model.layers.5.mlp.switch_mlp.down_proj.biases", R::RoutedExpert, 5, -1, P::Down, C::ZeroPoint, "model.layers.5.mlp.switch_mlp.down_proj");

@@ -1,5 +1,7 @@
 #include "core/diff/saturation.h"
 
+#include "core/numerics/decode_element.h"
+
 namespace ws::diff {
 
 namespace {
@@ -42,6 +44,19 @@ std::optional<bool> codeAtExtreme(const num::DecodeDesc& d, uint64_t r, uint64_t
       }
       const int8_t q = int8_t(d.ktW[part].data[i * cols + j]);
       return q == 127 || q == -128;
+    }
+    case num::DescKind::GptqAwq: {
+      const uint32_t u = d.mode == 2 ? num::awqNibble(d.w.data, j * d.packedCols + r / 8, r) : num::streamCode(d.w.data + r * 4, d.packedCols, j, d.bits);
+      return u == 0 || u == (1u << d.bits) - 1;
+    }
+    case num::DescKind::Bnb4: {  // the code maps' ends, -1 and 1 (NF4 codes 0 and 15; FP4 +-12/12, codes 3 and 11)
+      const uint64_t i = r * cols + j;
+      const uint32_t code = (i & 1) ? d.w.data[i / 2] & 0xFu : d.w.data[i / 2] >> 4;
+      return d.mode == 1 ? (code & 7) == 3 : code == 0 || code == 15;
+    }
+    case num::DescKind::Int8Rows: {
+      const int8_t q = int8_t(d.w.data[r * cols + j]);
+      return q == 127 || q == -127 || q == -128;
     }
     case num::DescKind::GgufBlocks: {
       if (d.ggmlId != 8) return std::nullopt;  // Q8_0: fp16 scale, then 32 int8 codes

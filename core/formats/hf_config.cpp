@@ -69,8 +69,18 @@ void readQuantConfig(const json& q, QuantConfig& out, const std::string& source)
   if (auto it = q.find("weight_block_size"); it != q.end() && it->is_array())
     for (const auto& e : *it)
       if (e.is_number_integer()) out.blockSize.push_back(e.get<int64_t>());
-  out.groupSize = intKey(q, {"group_size"});
-  out.bits = intKey(q, {"bits", "num_bits"});
+  // AutoAWQ's own quant_config spells them w_bit and q_group_size.
+  out.groupSize = intKey(q, {"group_size", "q_group_size"});
+  out.bits = intKey(q, {"bits", "num_bits", "w_bit"});
+  if (auto s = q.find("sym"); s != q.end() && s->is_boolean()) out.symmetric = s->get<bool>();  // GPTQ
+  out.checkpointFormat = strKey(q, "checkpoint_format");
+  if (out.method == "awq") out.awqVersion = strKey(q, "version");
+  // transformers' BitsAndBytesConfig (to_dict writes load_in_4bit / load_in_8bit and the type).
+  if (out.method == "bitsandbytes") {
+    auto flag = [&](const char* k) { auto it = q.find(k); return it != q.end() && it->is_boolean() && it->get<bool>(); };
+    if (flag("load_in_4bit")) out.bits = 4, out.bnbQuantType = strKey(q, "bnb_4bit_quant_type");
+    else if (flag("load_in_8bit")) out.bits = 8;
+  }
   // compressed-tensors: every config group's weight arguments; the first one's also as the
   // checkpoint-wide defaults the decoders use.
   if (auto g = q.find("config_groups"); g != q.end() && g->is_object()) {

@@ -38,6 +38,13 @@ struct QuantConfig {
   std::string activations, activationsKey;
   bool kvCacheQuantized = false;
   std::string kvCacheKey;
+  // GPTQ checkpoint_format: "gptq" (v1, AutoGPTQ's: each stored zero one below the real one) or
+  // "gptq_v2" (GPTQModel's internal form, the zero as is); "" when the config does not say (v1).
+  std::string checkpointFormat;
+  // AWQ version: "gemm" (the default), "gemv", "gemv_fast", "marlin".
+  std::string awqVersion;
+  // bitsandbytes: bnb_4bit_quant_type ("nf4" or "fp4") when load_in_4bit; load_in_8bit sets bits 8.
+  std::string bnbQuantType;
 
   // The first group that quantizes weights to `bits`-bit `type` ("int"/"float"); null if none.
   const QuantGroup* groupFor(const std::string& type, int64_t bits) const {

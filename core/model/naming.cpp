@@ -43,6 +43,20 @@ constexpr std::array kSuffixes = {
     SuffixRule{".weight_g_idx", Component::GIdx},
     SuffixRule{".weight_shape", Component::Shape},
     SuffixRule{".weight_packed", Component::Weight},        // compressed-tensors, RAWINT4
+    // bitsandbytes 4-bit: the packed codes stay ".weight"; their quant state is serialized beside
+    // them (bitsandbytes QuantState.as_dict(packed=True)).
+    SuffixRule{".weight.nested_quant_map", Component::QuantState},
+    SuffixRule{".weight.nested_absmax", Component::QuantState},
+    SuffixRule{".weight.quant_map", Component::QuantState},
+    SuffixRule{".weight.absmax", Component::Scale},
+    SuffixRule{".weight.quant_state.bitsandbytes__nf4", Component::QuantState},
+    SuffixRule{".weight.quant_state.bitsandbytes__fp4", Component::QuantState},
+    SuffixRule{".weight_format", Component::QuantState},    // bitsandbytes int8: the layout of .weight
+    SuffixRule{".SCB", Component::Scale},                   // bitsandbytes int8: each row's absmax
+    // GPTQ (AutoGPTQ, GPTQModel, optimum) and AWQ (AutoAWQ): int32 words of packed codes.
+    SuffixRule{".qweight", Component::Weight},
+    SuffixRule{".qzeros", Component::ZeroPoint},
+    SuffixRule{".g_idx", Component::GIdx},
     SuffixRule{".input_scale", Component::InputScale},
     // The attention's KV-cache quantization scales (vLLM BaseKVCacheMethod, compressed-tensors
     // kv_cache_scheme, ModelOpt kv_cache_quant_algo), on the attention module or on k_proj/v_proj.

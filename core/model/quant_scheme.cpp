@@ -23,6 +23,8 @@ struct Members {
   const TensorRecord* globalScale = nullptr;
   const TensorRecord* zeroPoint = nullptr;
   const TensorRecord* shape = nullptr;
+  const TensorRecord* gIdx = nullptr;
+  const TensorRecord* quantState = nullptr;  // bitsandbytes' packed quant state (its name says nf4 or fp4)
   uint64_t weightBytes = 0;  // all weight shards (KTransformers NUMA parts)
   int weightParts = 0;
 };
@@ -32,6 +34,33 @@ uint64_t expertProjectionElements(const ModelDescription& m, Projection p) {
   if (m.hiddenSize <= 0 || m.expertIntermediateSize <= 0) return 0;
   uint64_t e = uint64_t(m.hiddenSize) * uint64_t(m.expertIntermediateSize);
   return p == Projection::GateUp ? 2 * e : e;
+}
+
+// GPTQ packs qweight [in x bits / 32, out] along the input, AWQ (GEMM) [in, out x bits / 32]
+// along the output; both keep scales [groups, out]. The config names the writer, else the shapes
+// do (equal last dimensions: GPTQ). `bits` 0: the width cannot be told (the decoder says why).
+Scheme gptqOrAwq(const QuantConfig& q, const Members& mb, uint64_t& params, uint32_t& bits) {
+  const TensorRecord* w = mb.weight;
+  const bool shaped = w->shape.size() == 2 && mb.scale && mb.scale->shape.size() == 2 && mb.scale->shape[1] > 0;
+  const uint64_t out = shaped ? mb.scale->shape[1] : 0;
+  const bool awq = q.method == "awq" || (q.method != "gptq" && shaped && w->shape[1] != out);
+  bits = q.bits > 0 && q.bits <= 8 ? uint32_t(q.bits) : 0;
+  if (!shaped) return awq ? Scheme::Awq : Scheme::Gptq;
+  if (awq) {
+    if (!bits && (w->shape[1] * 32) % out == 0) bits = uint32_t(w->shape[1] * 32 / out);
+    params = w->shape[0] * out;
+  } else {
+    const uint64_t in = mb.gIdx ? mb.gIdx->elements() : (bits ? w->shape[0] * 32 / bits : 0);
+    if (!bits && in && (w->shape[0] * 32) % in == 0) bits = uint32_t(w->shape[0] * 32 / in);
+    params = in * out;
+  }
+  return awq ? Scheme::Awq : Scheme::Gptq;
+}
+
+// bitsandbytes' 4-bit weight: the quant state's name, else the config, says NF4 or FP4.
+Scheme bnb4(const QuantConfig& q, const Members& mb) {
+  if (mb.quantState) return endsWith(mb.quantState->name, "__fp4") ? Scheme::BnbFp4 : Scheme::BnbNf4;
+  return q.bnbQuantType == "fp4" ? Scheme::BnbFp4 : Scheme::BnbNf4;
 }
 
 // The scheme of a logical tensor with a weight, and the logical parameters it holds (packed codes
@@ -48,6 +77,13 @@ Scheme schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params, uint3
     params = want ? want : mb.weightBytes;
     return Scheme::KtInt8;
   }
+  if (endsWith(w->name, ".qweight") && (dn == "I32" || dn == "U32")) return gptqOrAwq(model.quant, mb, params, bits);
+  // bitsandbytes: U8 code pairs with an absmax per block; int8 rows with their SCB.
+  if (dn == "U8" && mb.scale && endsWith(mb.scale->name, ".weight.absmax")) {
+    params = w->elements() * 2;
+    return bnb4(model.quant, mb);
+  }
+  if (dn == "I8" && mb.scale && endsWith(mb.scale->name, ".SCB")) return Scheme::BnbInt8;
   if (endsWith(w->name, "_blocks")) {  // gpt-oss MXFP4: [..., 16] bytes = 32 codes
     params = w->elements() * 2;
     return Scheme::Mxfp4;
@@ -155,6 +191,13 @@ std::vector<Scheme> declaredSchemes(const QuantConfig& q) {
     out.push_back(Scheme::Mxfp4);
   } else if (q.method == "gguf") {
     out.push_back(Scheme::GgufBlock);  // each tensor's ggml type is its declaration
+  } else if (q.method == "gptq") {
+    out.push_back(Scheme::Gptq);
+  } else if (q.method == "awq") {
+    out.push_back(Scheme::Awq);
+  } else if (q.method == "bitsandbytes") {
+    if (q.bits == 8) out.push_back(Scheme::BnbInt8);
+    else if (q.bits == 4) out.push_back(q.bnbQuantType == "fp4" ? Scheme::BnbFp4 : Scheme::BnbNf4);
   } else if (q.method == "mlx") {
     out.insert(out.end(), {Scheme::MlxAffine4, Scheme::MlxAffine8, Scheme::MlxAffineOther});
   }
@@ -162,7 +205,8 @@ std::vector<Scheme> declaredSchemes(const QuantConfig& q) {
 }
 
 bool isScaleComponent(Component c) {
-  return c == Component::Scale || c == Component::GlobalScale || c == Component::InputScale || c == Component::KvScale || c == Component::ZeroPoint;
+  return c == Component::Scale || c == Component::GlobalScale || c == Component::InputScale || c == Component::KvScale || c == Component::ZeroPoint ||
+         c == Component::QuantState;
 }
 
 void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNames) {
@@ -207,6 +251,8 @@ void assignQuantSchemes(Checkpoint& c, const std::vector<std::string>& logicalNa
         case Component::GlobalScale: mb.globalScale = &t; break;
         case Component::ZeroPoint: mb.zeroPoint = &t; break;
         case Component::Shape: mb.shape = &t; break;
+        case Component::GIdx: mb.gIdx = &t; break;
+        case Component::QuantState: if (t.name.find(".quant_state.") != std::string::npos) mb.quantState = &t; break;
         case Component::Bias: biasParams += t.elements(); break;
         case Component::LoraA: case Component::LoraB: loraParams += t.elements(); break;  // an adapter's trainable parameters
         default: break;

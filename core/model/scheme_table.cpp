@@ -17,7 +17,10 @@ using G = GlobalScale;
 // One row per scheme, in enum order (checked below). Block geometry: FP8 block grids come from the
 // scale shape and config, compressed-tensors and MLX groups from the shapes; NVFP4 and MXFP4 fix it.
 // MLX affine scales are signed by design: MLX quantizes each group from whichever end of its
-// range has the larger magnitude.
+// range has the larger magnitude. GPTQ and AWQ take their width from the config or the shapes
+// (bits 0) and are not judged by WS-V010: an asymmetric zero point moves the largest code. The
+// bitsandbytes code maps' largest magnitude is 1 (absmax times it is the block's largest weight),
+// and an int8 row's SCB is its largest magnitude (code 127 x SCB / 127).
 constexpr std::array<SchemeInfo, size_t(Scheme::kCount)> kTable = {{
     //  id                     name            decoder       quant  needsScale scales       signed  bRows bCols bits peak  gpu  largestCode global
     {Scheme::Plain,          "",             D::Plain,       false, false, S::None,     false, 0, 0,  0, 1.0, true,   0, G::None},
@@ -38,6 +41,11 @@ constexpr std::array<SchemeInfo, size_t(Scheme::kCount)> kTable = {{
     {Scheme::MlxAffineOther, "mlx-affine",   D::Unsupported, true,  true,  S::AsStored, true,  1, 0,  0, 1.0, false,   0, G::None},
     {Scheme::KtInt8,         "kt-int8",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true,   0, G::None},
     {Scheme::KtInt4,         "kt-int4",      D::Kt,          true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   0, G::None},
+    {Scheme::Gptq,           "gptq",         D::GptqAwq,     true,  true,  S::AsStored, false, 1, 0,  0, 1.0, true,   0, G::None},
+    {Scheme::Awq,            "awq",          D::GptqAwq,     true,  true,  S::AsStored, false, 1, 0,  0, 1.0, true,   0, G::None},
+    {Scheme::BnbNf4,         "bnb-nf4",      D::Bnb4,        true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   1, G::None},
+    {Scheme::BnbFp4,         "bnb-fp4",      D::Bnb4,        true,  true,  S::AsStored, false, 1, 0,  4, 1.0, true,   1, G::None},
+    {Scheme::BnbInt8,        "bnb-int8",     D::Int8Rows,    true,  true,  S::AsStored, false, 1, 0,  8, 1.0, true,   1, G::None},
 }};
 
 constexpr bool inEnumOrder() {
@@ -73,10 +81,14 @@ std::string schemeDisplayName(Scheme s, const DType* weightDtype, uint32_t bits)
   const std::string dtype = weightDtype ? lower(weightDtype->name) : std::string("?");
   if (s == Scheme::GgufBlock) return "gguf-" + dtype;
   if (s == Scheme::MlxAffineOther && bits) return std::string(info.name) + std::to_string(bits);
+  if (info.decoder == DecoderKind::GptqAwq && bits) return std::string(info.name) + "-int" + std::to_string(bits);
   return info.name.empty() ? dtype : std::string(info.name);
 }
 
 const DType* scaleReadDtype(Scheme s, const DType* stored) {
+  // bitsandbytes' nested absmax: U8 codes of a second quantization, values only through the
+  // weight's decoder (their own absmax and code map). No scale statistics read them as numbers.
+  if (schemeInfo(s).decoder == DecoderKind::Bnb4 && stored && stored->name == "U8") return nullptr;
   if (schemeInfo(s).scales == ScaleEncoding::E8M0 && stored && stored->name == "U8") return dtypeFromSafetensors("F8_E8M0");
   return stored;
 }

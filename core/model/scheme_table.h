@@ -33,11 +33,16 @@ enum class Scheme : uint8_t {
   MlxAffineOther,  // MLX affine of a bit width the decoders do not read (or cannot tell)
   KtInt8,          // KTransformers NUMA expert blob, one byte a weight
   KtInt4,          // KTransformers NUMA expert blob, half a byte a weight
+  Gptq,            // GPTQ (AutoGPTQ, GPTQModel, optimum): qweight packed along the input, qzeros, scales, g_idx
+  Awq,             // AWQ GEMM (AutoAWQ): qweight packed along the output in AWQ's interleaved order, qzeros, scales
+  BnbNf4,          // bitsandbytes 4-bit NormalFloat: byte pairs of codes, absmax per block (nested or not), quant_map
+  BnbFp4,          // bitsandbytes 4-bit float: the same layout with bitsandbytes' FP4 code map
+  BnbInt8,         // bitsandbytes LLM.int8(): int8 rows, SCB (each row's absmax) / 127
   kCount
 };
 
 // Which CPU decoder (and device description) reads the scheme.
-enum class DecoderKind : uint8_t { Plain, GgufBlocks, Fp8Scaled, Nvfp4, MxfpBlocks, PackedInt, Kt, Unsupported };
+enum class DecoderKind : uint8_t { Plain, GgufBlocks, Fp8Scaled, Nvfp4, MxfpBlocks, PackedInt, Kt, GptqAwq, Bnb4, Int8Rows, Unsupported };
 
 // How the bytes of the scheme's scale tensors are read.
 enum class ScaleEncoding : uint8_t {
@@ -73,11 +78,13 @@ struct SchemeInfo {
 
 const SchemeInfo& schemeInfo(Scheme s);
 
-// The name reports show ("fp8-block", "bf16", "gguf-q4_k", "mlx-affine3"). `weightDtype` names
-// the rows that are named after their storage; `bits` names MlxAffineOther.
+// The name reports show ("fp8-block", "bf16", "gguf-q4_k", "mlx-affine3", "gptq-int4").
+// `weightDtype` names the rows that are named after their storage; `bits` names MlxAffineOther and
+// the GPTQ and AWQ widths.
 std::string schemeDisplayName(Scheme s, const DType* weightDtype, uint32_t bits = 0);
 
 // The dtype to read a scale tensor of this scheme with: E8M0 schemes store exponents in U8.
+// nullptr: the stored bytes are not the scales' values (bitsandbytes' nested absmax codes).
 const DType* scaleReadDtype(Scheme s, const DType* stored);
 
 // Whether the scheme's scales are E8M0 exponents (MX formats; a NaN is then the 0xFF code).

@@ -43,6 +43,7 @@ std::string_view componentName(Component c) {
     case Component::GIdx: return "g_idx";
     case Component::LoraA: return "lora_A";
     case Component::LoraB: return "lora_B";
+    case Component::QuantState: return "quant_state";
   }
   return "weight";
 }

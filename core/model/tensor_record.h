@@ -16,7 +16,9 @@ enum class Projection : uint8_t { None, Gate, Up, Down, GateUp };
 // (PEFT lora_A [r, in] and lora_B [out, r]; MLX lora_a [in, r] and lora_b [r, out]).
 // KvScale: an attention layer's KV-cache (and query / softmax) quantization scales, vLLM's
 // k_scale, v_scale, q_scale, prob_scale and the older kv_scale.
-enum class Component : uint8_t { Weight, Bias, Scale, GlobalScale, InputScale, KvScale, ZeroPoint, Shape, GIdx, LoraA, LoraB };
+// QuantState: a writer's decoding metadata beside its weight (bitsandbytes' quant_map, nested
+// absmax and packed quant_state, its int8 weight_format), read only by the weight's decoder.
+enum class Component : uint8_t { Weight, Bias, Scale, GlobalScale, InputScale, KvScale, ZeroPoint, Shape, GIdx, LoraA, LoraB, QuantState };
 enum class Layout : uint8_t { None, FusedOutIn, FusedInOut, Stacked };
 
 std::string_view roleName(Role r);

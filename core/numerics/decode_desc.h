@@ -17,7 +17,7 @@ struct Region {
   ElemKind kind = ElemKind::None;
 };
 
-enum class DescKind : uint8_t { Plain, GgufBlocks, Fp8Scaled, Nvfp4, MxfpBlocks, PackedInt, Kt };
+enum class DescKind : uint8_t { Plain, GgufBlocks, Fp8Scaled, Nvfp4, MxfpBlocks, PackedInt, Kt, GptqAwq, Bnb4, Int8Rows };
 
 constexpr int kMaxNuma = 8;
 
@@ -39,6 +39,20 @@ struct DecodeDesc {
   uint64_t packedCols = 0, groups = 1, group = 1;
   Region zp, gidx;
   bool zpPacked = false;
+  // GptqAwq (mode 0 GPTQ v1: each stored zero one below the real one; 1 GPTQ v2, zeros as stored;
+  // 2 AWQ GEMM): w the qweight words (packedCols words a row of qweight), zp the qzeros words
+  // (zpRowWords a row), s the scales [groups, rows], gidx GPTQ's g_idx.
+  uint64_t zpRowWords = 0;
+  // Bnb4 (mode 0 NF4, 1 FP4): `group` values an absmax; s the absmax (F32, or U8 codes when nested),
+  // g the nested absmax (one per `bn` absmax codes), nestedMap their code map, `offset` added after.
+  Region nestedMap;
+  float offset = 0.0f;
+  // The dtype the writer's own dequantization returns its values in (the GPTQ and AWQ scales', the
+  // bitsandbytes quant state's): each value is rounded to it, as the writer's arithmetic does.
+  ElemKind roundTo = ElemKind::F32;
+  // The weight is not laid out in whole logical rows (GPTQ, AWQ and bitsandbytes pack across them):
+  // the device copies it whole rather than the selected rows' bytes.
+  bool wWhole = false;
   // Kt
   uint32_t parts = 0;
   Region ktW[kMaxNuma], ktS[kMaxNuma];

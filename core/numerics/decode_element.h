@@ -53,6 +53,72 @@ WS_HD_FN float intValue(const DecodeDesc& d, const CodeParams& p, uint32_t u) {
   return d.intKind == 2 ? p.s * float(u) + p.bias : float(int(u) - p.zero) * p.s;
 }
 
+// Code k of a stream of `bits`-bit codes packed little end first into 32-bit little-endian words
+// `stride` words apart: GPTQ packs each output column's codes down the column (3-bit codes straddle
+// two words), its zeros and AWQ's along a row (stride 1).
+WS_HD uint32_t streamCode(const uint8_t* words, uint64_t stride, uint64_t k, uint32_t bits) {
+  const uint64_t bit = k * bits, w = bit / 32;
+  const uint32_t shift = uint32_t(bit % 32);
+  uint64_t v = hdLoad<uint32_t>(words, w * stride);
+  if (shift + bits > 32) v |= uint64_t(hdLoad<uint32_t>(words, (w + 1) * stride)) << 32;
+  return uint32_t(v >> shift) & ((1u << bits) - 1u);
+}
+
+// GPTQ's zero for output column r of a group's packed row. v1 (mode 0) stores each zero one below
+// the real one; GPTQModel 7.7.0 reads it back as its writer made it (utils/model.py
+// convert_gptq_v1_to_v2_format_module): 2-, 4- and 8-bit words get one added to every field at
+// once, so the borrow a real zero of 0 left in the next field is carried back; 3-bit fields, which
+// straddle words, get one added each, modulo 2^3 (model_dequant.py _shift_gptq_qzeros).
+WS_HD uint32_t gptqZero(const uint8_t* row, uint64_t r, uint32_t bits, int mode) {
+  if (mode != 0) return streamCode(row, 1, r, bits);
+  if (bits == 3) return (streamCode(row, 1, r, 3) + 1u) & 7u;
+  const uint32_t ones = bits == 2 ? 0x55555555u : bits == 4 ? 0x11111111u : 0x01010101u;
+  const uint64_t bit = r * bits;
+  return ((hdLoad<uint32_t>(row, bit / 32) + ones) >> (bit % 32)) & ((1u << bits) - 1u);
+}
+
+// AWQ GEMM's interleave: column 8c + o of a word sits in nibble slot (o >> 1) | ((o & 1) << 2)
+// (AutoAWQ packing_utils AWQ_REVERSE_ORDER = [0, 4, 1, 5, 2, 6, 3, 7]).
+WS_HD uint32_t awqNibble(const uint8_t* words, uint64_t word, uint64_t col) {
+  const uint32_t o = uint32_t(col & 7);
+  return (hdLoad<uint32_t>(words, word) >> (4u * ((o >> 1) | ((o & 1u) << 2)))) & 0xFu;
+}
+
+// bitsandbytes' 1/127: the Python float 7.874015718698502e-3 that int8_vectorwise_dequant multiplies
+// a float32 tensor by, so float32's nearest (the double literal rounded once).
+constexpr float kInv127 = float(7.874015718698502e-3);
+
+// A value rounded to the writer's output dtype (DecodeDesc::roundTo).
+WS_HD float roundedTo(ElemKind k, float v) { return k == ElemKind::F16 ? hdRoundToHalf(v) : k == ElemKind::BF16 ? hdRoundToBf16(v) : v; }
+
+// GPTQ / AWQ element (r, j): output channel r, input j. (code - zero) x scale, rounded to the
+// scales' dtype as PyTorch's int-by-half product is.
+WS_HD_FN float gptqAwqElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
+  uint64_t g;
+  uint32_t q, z;
+  if (d.mode == 2) {  // AWQ GEMM: qweight [in, out / 8], qzeros [groups, out / 8]
+    g = j / d.group;
+    q = awqNibble(d.w.data, j * d.packedCols + r / 8, r);
+    z = d.zp.data ? awqNibble(d.zp.data, g * d.zpRowWords + r / 8, r) : 0u;
+  } else {  // GPTQ: qweight [in x bits / 32, out], qzeros [groups, out x bits / 32]
+    g = d.gidx.data ? uint64_t(scaleAt(d.gidx, j)) : j / d.group;
+    q = streamCode(d.w.data + r * 4, d.packedCols, j, d.bits);
+    z = gptqZero(d.zp.data + g * d.zpRowWords * 4, r, d.bits, d.mode);
+  }
+  return roundedTo(d.roundTo, float(int(q) - int(z)) * scaleAt(d.s, g * d.rows + r));
+}
+
+// bitsandbytes 4-bit element (r, j): flat element i's code (high nibble first) times its block's
+// absmax - the nested absmax first decoded (code map x nested absmax, plus the offset) - in
+// float32, then cast to the quant state's dtype (bitsandbytes backends/cpu/ops.py).
+WS_HD_FN float bnb4Element(const DecodeDesc& d, uint64_t r, uint64_t j) {
+  const uint64_t i = r * d.cols + j, b = i / d.group;
+  const uint8_t byte = d.w.data[i / 2];
+  const uint32_t code = (i & 1) ? byte & 0xFu : byte >> 4;
+  const float absmax = d.g.data ? scaleAt(d.nestedMap, d.s.data[b]) * scaleAt(d.g, b / d.bn) + d.offset : scaleAt(d.s, b);
+  return roundedTo(d.roundTo, (d.mode == 1 ? hdBnbFp4(code) : hdBnbNf4(code)) * absmax);
+}
+
 // Element (r, j) of a non-GGUF tensor.
 WS_HD_FN float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
   const uint64_t cols = d.cols;
@@ -90,6 +156,10 @@ WS_HD_FN float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
       }
       return float(q) * s;
     }
+    case DescKind::GptqAwq: return gptqAwqElement(d, r, j);
+    case DescKind::Bnb4: return bnb4Element(d, r, j);
+    // bitsandbytes int8_vectorwise_dequant: code x SCB, then x float32(1/127), in float32.
+    case DescKind::Int8Rows: return float(int8_t(d.w.data[r * cols + j])) * scaleAt(d.s, r) * kInv127;
     default: return 0.0f;
   }
 }

@@ -54,6 +54,7 @@ bool ElementReader::init(const DType* d) {
       {"U32", Kind::U32}, {"I64", Kind::I64}, {"U64", Kind::U64}, {"BOOL", Kind::Bool}};
   kind_ = Kind::None;
   dtype_ = d;
+  if (!d) return false;
   for (auto [n, k] : kinds)
     if (d->name == n) kind_ = k;
   return kind_ != Kind::None;

@@ -115,6 +115,36 @@ WS_HD int hdIq4nl(uint32_t code) {
 #endif
 }
 
+// bitsandbytes' NF4 code map (functional.get_4bit_type("nf4"), bitsandbytes 0.50.1): the Python
+// floats torch.tensor turns into float32, so each entry is its double literal rounded once.
+#define WS_BNB_NF4                                                                                                       \
+  {float(-1.0), float(-0.6961928009986877), float(-0.5250730514526367), float(-0.39491748809814453),                     \
+   float(-0.28444138169288635), float(-0.18477343022823334), float(-0.09105003625154495), float(0.0),                     \
+   float(0.07958029955625534), float(0.16093020141124725), float(0.24611230194568634), float(0.33791524171829224),        \
+   float(0.44070982933044434), float(0.5626170039176941), float(0.7229568362236023), float(1.0)}
+#if defined(__CUDACC__)
+static __constant__ float kBnbNf4Device[16] = WS_BNB_NF4;
+#endif
+inline constexpr float kBnbNf4Host[16] = WS_BNB_NF4;
+#undef WS_BNB_NF4
+
+WS_HD float hdBnbNf4(uint32_t code) {
+#if defined(__CUDA_ARCH__)
+  return kBnbNf4Device[code & 15];
+#else
+  return kBnbNf4Host[code & 15];
+#endif
+}
+
+// bitsandbytes' FP4 code map (get_4bit_type("fp4")): [0, 0.0625, 8, 12, 4, 6, 2, 3], bit 3 the
+// sign, divided by 12 in float32 - built from the code, like hdE2m1. Code 8 is the list's integer
+// -0, which is 0: positive zero, not -0.0.
+WS_HD float hdBnbFp4(uint32_t code) {
+  const uint32_t m = code & 7;
+  const float raw = m == 0 ? 0.0f : m == 1 ? 0.0625f : float((m & 1 ? 3u : 2u) << (3u - (m >> 1)));
+  return ((code & 8) && m ? -raw : raw) / 12.0f;
+}
+
 }  // namespace ws::num
 
 namespace ws::num {
@@ -209,5 +239,25 @@ WS_HD uint16_t hdToBf16Rne(float f) {
   if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;
   return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
+
+// binary32 -> binary16, round to nearest even, as PyTorch's float -> half cast does (the GPTQ and
+// AWQ writers multiply in half precision); overflow gives infinity, NaN the quiet NaN 0x7E00.
+WS_HD uint16_t hdToF16Rne(float f) {
+  const uint32_t u = hdFloatToBits(f);
+  const uint16_t sign = uint16_t((u >> 16) & 0x8000u);
+  const uint32_t mag = u & 0x7FFFFFFFu;
+  if (mag > 0x7F800000u) return 0x7E00;
+  if (mag >= 0x477FF000u) return sign | 0x7C00u;  // 65520 and above: past the largest half, 65504
+  if (mag < 0x38800000u) {                         // below 2^-14: a subnormal half (units of 2^-24), or zero
+    if (mag < 0x33000000u) return sign;            // below 2^-25: rounds to zero
+    const uint32_t shift = 126u - (mag >> 23), m = (mag & 0x7FFFFFu) | 0x800000u;
+    const uint32_t q = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    return uint16_t(sign | (q + uint32_t(rem > half || (rem == half && (q & 1u)))));
+  }
+  const uint32_t q = (mag - 0x38000000u) >> 13, rem = mag & 0x1FFFu;  // exponent rebiased 127 -> 15
+  return uint16_t(sign | (q + uint32_t(rem > 0x1000u || (rem == 0x1000u && (q & 1u)))));
+}
+WS_HD float hdRoundToHalf(float f) { return hdHalfToFloat(hdToF16Rne(f)); }
+WS_HD float hdRoundToBf16(float f) { return hdBf16ToFloat(hdToBf16Rne(f)); }
 
 }  // namespace ws::num

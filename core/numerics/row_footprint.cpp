@@ -69,6 +69,13 @@ std::vector<Piece> piecesOf(const DecodeDesc& d, uint64_t first, uint64_t n) {
       break;
     case DescKind::Kt:
       break;  // each NUMA part holds a slice of the rows with its own layout: named whole below
+    case DescKind::GptqAwq:
+    case DescKind::Bnb4:
+      break;  // codes packed across the logical rows, scales by column or by flat block: whole
+    case DescKind::Int8Rows:
+      rowsOf(d.w, d.rows, first, n, out);
+      rowsOf(d.s, d.rows, first, n, out);  // one SCB per row
+      break;
   }
   return out;
 }
