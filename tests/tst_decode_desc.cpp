@@ -277,6 +277,15 @@ class TstDecodeDesc : public QObject {
     if (scheme.startsWith("w4a16")) QVERIFY2(bodiesChecked[num::Body::IntRuns] > 0, "int4 takes the 16-a-thread body");
   }
 
+  // ik_llama.cpp's own types as its own quantizer wrote them (tests/data/ik_llama; the CPU decoders
+  // are held to its to_float by reference_ik_llama): IQ2_K, IQ4_K, and IQ4_KS whose rows each begin
+  // with a float scale - the device formula finds each block's row meta.
+  void ikLlamaTypes() {
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/ik_llama/ik-types.gguf");
+    QCOMPARE(compareAll(*c), uint64_t(16 * 512 + 16 * 512 + 2 * 8 * 512));
+    QVERIFY(compareGrids(*c) > 0);
+  }
+
   // What GPTQModel, AutoAWQ and bitsandbytes packed (tests/data/library_quant, one folder a scheme;
   // the CPU decoders are held to each library's own dequantization there by
   // reference_library_quant): the device formulas and bodies over their grids equal the CPU

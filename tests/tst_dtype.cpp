@@ -1,7 +1,11 @@
 // The dtype registry: exact byte sizes for every safetensors dtype and ggml type id.
 #include <QtTest>
+#include <QFile>
+#include <QJsonObject>
+#include <QJsonDocument>
 
 #include "core/model/dtype.h"
+#include "test_paths.h"
 
 using namespace ws;
 
@@ -54,7 +58,56 @@ class TstDtype : public QObject {
     QVERIFY(!dtypeFromGgml(43));  // past GGML_TYPE_COUNT of the fixtures' writer
     QVERIFY(!dtypeFromGgml(-1));
     QVERIFY(QString::fromStdString(ggmlIdProblem(4)).contains("removed"));
-    QVERIFY(QString::fromStdString(ggmlIdProblem(99)).contains("out of range"));
+    QVERIFY(QString::fromStdString(ggmlIdProblem(99)).contains("not a type ggml or ik_llama.cpp"));  // ik's in-memory Q8_2_X4
+    QVERIFY(QString::fromStdString(ggmlIdProblem(400)).contains("out of range"));
+  }
+
+  // ik_llama.cpp's own types, held to the type table its built library reports
+  // (tests/data/ik_llama/types.json, made by make_ik_llama_reference.py from
+  // ggml_internal_get_type_traits at 8337e4c): every id it has that files can hold is ours with the
+  // same block size, bytes and row meta; every ik row of ours is one of its. Its q8_K* / q8_KV /
+  // q8_*_x4 types quantize activations in memory and are left unknown. Ids below 43 are ggml's,
+  // with ggml's sizes - except 36, which ik_llama.cpp reuses for BitNet's I2_S (a size ggml.c
+  // special-cases), where ggml files hold the removed IQ4_NL_4_4, and 15, Q8_K, whose ik block is
+  // 296 bytes against ggml's 292 (an activation type, not written to model files by either).
+  // An ik_llama.cpp file holding either is read with ggml's sizes (no such file has been seen).
+  void ikLlamaTypesAreIkLlamasOwn() {
+    QFile f(QString::fromStdString(wstest::sourceDir() + "/tests/data/ik_llama/types.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject types = QJsonDocument::fromJson(f.readAll()).object();
+    QVERIFY(types.size() > 60);
+    int ours = 0;
+    for (auto it = types.begin(); it != types.end(); ++it) {
+      const int id = it.key().toInt();
+      const QJsonObject t = it.value().toObject();
+      const std::string name = t["name"].toString().toUpper().toStdString();
+      const DType* d = dtypeFromGgml(id);
+      if (id == 36 || id == 15) continue;  // ik's own meanings of a ggml id: see above
+      if (id >= 43 && (name.rfind("Q8_K", 0) == 0 || name.rfind("Q8_0_X4", 0) == 0 || name.rfind("Q8_1_X4", 0) == 0 || name.rfind("Q8_2_X4", 0) == 0) &&
+          name != "Q8_K_R8" && name != "Q8_K_R16" && name != "Q8_KV_R8") {
+        QVERIFY2(!d, name.c_str());
+        continue;
+      }
+      QVERIFY2(d, (std::to_string(id) + " " + name).c_str());
+      QCOMPARE(d->blockElems, uint32_t(t["blck_size"].toInteger()));
+      QCOMPARE(d->blockBytes, uint32_t(t["type_size"].toInteger()));
+      QCOMPARE(d->rowMetaBytes, uint32_t(t["row_meta_size"].toInteger()));
+      if (id >= 43) {
+        QCOMPARE(std::string(d->name), name);
+        QVERIFY(d->ikLlama);
+        ++ours;
+      }
+    }
+    int ikRows = 0;
+    for (int id = 43; id < 400; ++id)
+      if (const DType* d = dtypeFromGgml(id)) {
+        QVERIFY2(d->ikLlama && types.contains(QString::number(id)), d->name.data());
+        ++ikRows;
+      }
+    QCOMPARE(ours, ikRows);
+    // A row's meta bytes count once a row: IQ4_KS [8 rows x 512] is 8 x (4 + 2 x 136) bytes.
+    QCOMPARE(*dtypeByName("IQ4_KS")->bytesForRows(8 * 512, 512), uint64_t(8 * (4 + 2 * 136)));
+    QVERIFY(!dtypeByName("IQ4_KS")->bytesForRows(8 * 512 + 256, 512));  // not whole rows
   }
 
   void overflowIsCaught() {

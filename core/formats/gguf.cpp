@@ -275,7 +275,7 @@ GgufFile parseGguf(std::span<const uint8_t> file, const std::string& path, DataE
            "row length ne[0]=" + std::to_string(ti.ne[0]) + " is not a multiple of the " + std::string(ti.dtype->name) +
                " block size " + std::to_string(ti.dtype->blockElems),
            path, dimsAt, ti.name);
-    auto bytes = ti.dtype->bytesFor(elements);
+    auto bytes = ti.dtype->bytesForRows(elements, ti.ne.empty() ? 1 : uint64_t(ti.ne[0]));
     if (!bytes) fail(ErrorCode::ValidationOverflow, "byte size overflows", path, typeAt, ti.name);
     ti.bytes = *bytes;
     ti.relOffset = r.read<uint64_t>("tensor offset");

@@ -72,10 +72,64 @@ constexpr std::array kTypes = {
     DType{"NVFP4", 64, 36, F::Block, 40},
     DType{"Q1_0", 128, 18, F::Block, 41},
     DType{"Q2_0", 64, 18, F::Block, 42},
+    // ik_llama.cpp's own types (ggml/include/ggml.h enum ggml_type and ggml.c type_traits at
+    // ik_llama.cpp 8337e4c: blck_size, type_size, row_meta_size; the sizes read back from its built
+    // library by tests/scripts/ik_llama_types.py). Its ids 0-30, 39 and 41 are ggml's; these are its
+    // own. The _R4 / _R8 / _R16 forms interleave 4, 8 or 16 rows ("repacked"; ik_llama-quantize
+    // writes them to files), a group's row scales first.
+    DType{"Q6_0", 32, 26, F::Block, 133, false, 0, true},
+    DType{"IQ1_BN", 64, 13, F::Block, 134, false, 2, true},
+    DType{"IQ2_BN", 64, 16, F::Block, 135, false, 4, true},
+    DType{"IQ2_K", 256, 76, F::Block, 137, false, 0, true},
+    DType{"IQ3_K", 256, 110, F::Block, 138, false, 0, true},
+    DType{"IQ4_K", 256, 144, F::Block, 139, false, 0, true},
+    DType{"IQ5_K", 256, 176, F::Block, 140, false, 0, true},
+    DType{"IQ6_K", 256, 212, F::Block, 141, false, 0, true},
+    DType{"IQ4_KS", 256, 136, F::Block, 144, false, 4, true},
+    DType{"IQ2_KS", 256, 70, F::Block, 145, false, 2, true},
+    DType{"IQ4_KSS", 256, 128, F::Block, 146, false, 4, true},
+    DType{"IQ5_KS", 256, 168, F::Block, 152, false, 4, true},
+    DType{"IQ2_KT", 256, 68, F::Block, 153, false, 4, true},
+    DType{"IQ3_KT", 256, 100, F::Block, 154, false, 4, true},
+    DType{"IQ4_KT", 256, 128, F::Block, 155, false, 4, true},
+    DType{"IQ3_KS", 256, 102, F::Block, 156, false, 2, true},
+    DType{"IQ2_KL", 256, 86, F::Block, 157, false, 2, true},
+    DType{"IQ1_KT", 256, 56, F::Block, 158, false, 4, true},
+    DType{"Q4_0_R8", 32, 18, F::Block, 202, false, 0, true},
+    DType{"Q5_0_R4", 32, 22, F::Block, 206, false, 0, true},
+    DType{"Q8_0_R8", 32, 34, F::Block, 208, false, 0, true},
+    DType{"Q2_K_R4", 256, 84, F::Block, 210, false, 0, true},
+    DType{"Q3_K_R4", 256, 110, F::Block, 211, false, 0, true},
+    DType{"Q4_K_R4", 256, 144, F::Block, 212, false, 0, true},
+    DType{"Q5_K_R4", 256, 176, F::Block, 213, false, 0, true},
+    DType{"Q6_K_R4", 256, 210, F::Block, 214, false, 0, true},
+    DType{"IQ2_XXS_R4", 256, 66, F::Block, 216, false, 0, true},
+    DType{"IQ2_XS_R4", 256, 74, F::Block, 217, false, 0, true},
+    DType{"IQ3_XXS_R4", 256, 98, F::Block, 218, false, 0, true},
+    DType{"IQ1_S_R4", 32, 6, F::Block, 219, false, 2, true},
+    DType{"IQ4_NL_R4", 32, 18, F::Block, 220, false, 0, true},
+    DType{"IQ3_S_R4", 256, 110, F::Block, 221, false, 0, true},
+    DType{"IQ2_S_R4", 256, 82, F::Block, 222, false, 0, true},
+    DType{"IQ4_XS_R8", 256, 136, F::Block, 223, false, 0, true},
+    DType{"IQ1_M_R4", 32, 7, F::Block, 229, false, 2, true},
+    DType{"BF16_R16", 1, 2, F::Block, 230, false, 0, true},
+    DType{"Q6_0_R4", 32, 26, F::Block, 233, false, 0, true},
+    DType{"IQ2_BN_R4", 64, 16, F::Block, 335, false, 4, true},
+    DType{"IQ2_K_R4", 256, 76, F::Block, 337, false, 0, true},
+    DType{"IQ3_K_R4", 256, 110, F::Block, 338, false, 0, true},
+    DType{"IQ4_K_R4", 256, 144, F::Block, 339, false, 0, true},
+    DType{"IQ5_K_R4", 256, 176, F::Block, 340, false, 0, true},
+    DType{"IQ4_KS_R4", 256, 136, F::Block, 344, false, 4, true},
+    DType{"IQ5_KS_R4", 256, 168, F::Block, 352, false, 4, true},
+    DType{"MXFP4_R8", 32, 17, F::Block, 353, false, 0, true},
+    DType{"Q8_K_R16", 256, 258, F::Block, 397, false, 0, true},
+    DType{"Q8_KV_R8", 32, 32, F::Block, 398, false, 4, true},
+    DType{"Q8_K_R8", 256, 258, F::Block, 399, false, 0, true},
 };
 
-// ggml ids whose name in GGUF differs from the safetensors spelling of the same storage.
+// ggml's type count (ids 0..42), and ik_llama.cpp's (GGML_TYPE_COUNT 400 at 8337e4c).
 constexpr int kGgmlTypeCount = 43;
+constexpr int kIkLlamaTypeCount = 400;
 
 }  // namespace
 
@@ -97,9 +151,20 @@ const DType* dtypeFromGgml(int64_t id) {
   return nullptr;
 }
 
+std::optional<uint64_t> DType::bytesForRows(uint64_t elements, uint64_t rowLength) const {
+  if (!rowMetaBytes) return bytesFor(elements);
+  if (!rowLength || elements % rowLength || rowLength % blockElems) return std::nullopt;
+  const auto blocks = checkedMul(rowLength / blockElems, blockBytes);
+  const auto row = blocks ? checkedAdd(uint64_t(rowMetaBytes), *blocks) : std::nullopt;
+  return row ? checkedMul(elements / rowLength, *row) : std::nullopt;
+}
+
 std::string ggmlIdProblem(int64_t id) {
-  if (id < 0 || id >= kGgmlTypeCount)
-    return "ggml type id " + std::to_string(id) + " is out of range [0, " + std::to_string(kGgmlTypeCount) + ")";
+  if (id < 0 || id >= kIkLlamaTypeCount)
+    return "ggml type id " + std::to_string(id) + " is out of range: neither ggml's [0, " + std::to_string(kGgmlTypeCount) + ") nor ik_llama.cpp's [0, " +
+           std::to_string(kIkLlamaTypeCount) + ")";
+  if (id >= kGgmlTypeCount)
+    return "ggml type id " + std::to_string(id) + " is not a type ggml or ik_llama.cpp (8337e4c) stores in files (an in-memory type, or one this build does not know)";
   return "ggml type id " + std::to_string(id) + " was removed from the format and has no defined size";
 }
 

@@ -18,11 +18,19 @@ struct DType {
   DTypeFamily family;
   int ggmlId = -1;            // ggml type id when the type exists in GGUF, else -1
   bool inSafetensors = false; // a valid safetensors dtype string
+  // Bytes each row carries before its blocks (ik_llama.cpp's row_meta_size: IQ4_KS keeps one float
+  // scale a row); a GGUF tensor's size is rows x (this + its blocks).
+  uint32_t rowMetaBytes = 0;
+  // The id is ik_llama.cpp's (its fork of ggml numbers its own types from 133), not ggml's.
+  bool ikLlama = false;
 
   bool isBlockQuant() const { return family == DTypeFamily::Block; }
   // Byte size of `elements` elements; nullopt when the count is not a whole number of blocks
   // or the size overflows.
   std::optional<uint64_t> bytesFor(uint64_t elements) const;
+  // Byte size of `elements` elements in rows of `rowLength` (GGUF's ne[0]): bytesFor plus each
+  // row's meta bytes; nullopt as bytesFor, or when the rows are not whole.
+  std::optional<uint64_t> bytesForRows(uint64_t elements, uint64_t rowLength) const;
 };
 
 // safetensors dtype string -> type; nullptr when unknown.

@@ -25,9 +25,9 @@ struct DecodeDesc {
   DescKind kind = DescKind::Plain;
   uint64_t rows = 0, cols = 0;
   Region w;
-  // GgufBlocks
+  // GgufBlocks; rowMeta: bytes each row carries before its blocks (ik_llama.cpp's row scales)
   int ggmlId = -1;
-  uint32_t blockElems = 1, blockBytes = 1;
+  uint32_t blockElems = 1, blockBytes = 1, rowMeta = 0;
   // Fp8Scaled (mode 0 tensor, 1 channel, 2 block) / Nvfp4 (mode 0 global multiplies, 1 divides)
   // / MxfpBlocks / PackedInt: scales
   int mode = 0;

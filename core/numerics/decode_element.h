@@ -166,6 +166,16 @@ WS_HD_FN float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
 
 // GGUF block `index` of the tensor into y (blockElems floats).
 WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
+  if (d.rowMeta) {  // the row's meta bytes first, then its blocks
+    const uint64_t perRow = d.cols / d.blockElems, row = index / perRow;
+    const uint8_t* meta = d.w.data + row * (d.rowMeta + perRow * d.blockBytes);
+    const uint8_t* b = meta + d.rowMeta + (index % perRow) * d.blockBytes;
+    switch (d.ggmlId) {
+      case 144: blocks::iq4_ks(meta, b, y); break;
+      default: break;
+    }
+    return;
+  }
   const uint8_t* b = d.w.data + index * d.blockBytes;
   switch (d.ggmlId) {
     case 2: blocks::q4_0(b, y); break;
@@ -195,6 +205,8 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
     case 40: blocks::nvfp4(b, y); break;
     case 41: blocks::q1_0(b, y); break;
     case 42: blocks::q2_0(b, y); break;
+    case 137: blocks::iq2_k(b, y); break;
+    case 139: blocks::iq4_k(b, y); break;
     default: break;
   }
 }

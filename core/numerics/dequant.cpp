@@ -74,12 +74,15 @@ class PlainDecoder : public RowDecoder {
 class GgufBlockDecoder : public RowDecoder {
  public:
   GgufBlockDecoder(const Checkpoint& c, const TensorRecord& t) : p_(dataOf(c, t)), type_(*t.dtype) {
-    if (!ggufBlockTypeSupported(type_)) fail(ErrorCode::UnknownDtype, "dequantization of " + std::string(type_.name) + " is not implemented", c.files[t.file].path, t.offset, t.name);
+    if (!ggufBlockTypeSupported(type_))
+      fail(ErrorCode::UnknownDtype,
+           "dequantization of " + std::string(type_.name) + (type_.ikLlama ? " (ik_llama.cpp's type " + std::to_string(type_.ggmlId) + ")" : std::string{}) + " is not implemented",
+           c.files[t.file].path, t.offset, t.name);
     setShape(t.shape);
-    rowBytes_ = cols_ / type_.blockElems * type_.blockBytes;
+    rowBytes_ = type_.rowMetaBytes + cols_ / type_.blockElems * type_.blockBytes;
   }
   void decode(uint64_t row, uint64_t n, float* out) const override {
-    dequantizeGgufBlocks(type_, p_ + row * rowBytes_, n * cols_ / type_.blockElems, out);
+    dequantizeGgufRows(type_, p_ + row * rowBytes_, n, cols_, out);
     count(n * rowBytes_);
   }
   DecodeDesc describe() const override {
@@ -90,6 +93,7 @@ class GgufBlockDecoder : public RowDecoder {
     d.ggmlId = type_.ggmlId;
     d.blockElems = type_.blockElems;
     d.blockBytes = type_.blockBytes;
+    d.rowMeta = type_.rowMetaBytes;
     return d;
   }
 

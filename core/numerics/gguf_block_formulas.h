@@ -245,6 +245,71 @@ WS_HD void iq4_xs(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
+// ik_llama.cpp's types (iqk/iqk_quantize.cpp dequantize_row_* at 8337e4c), operation for operation.
+// IQ2_K: d (f16), `extra` (one bit per 16 values: the shifted half of iq2nl_values), 8 scale bytes of
+// two 4-bit scales (minus 8), then 2-bit codes, each 128 values taking 32 bytes in four bit planes.
+WS_HD void iq2_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  uint32_t extra = u16(b + 2);
+  const uint8_t* scales = b + 4;
+  const uint8_t* qs = b + 12;
+  int shift = 0;
+  for (int ib32 = 0; ib32 < QK / 32; ++ib32) {
+    const float dl1 = d * float(int(scales[ib32] & 0xF) - 8);
+    const float dl2 = d * float(int(scales[ib32] >> 4) - 8);
+    const uint32_t v1 = (extra & 1) ? 4 : 0, v2 = (extra & 2) ? 4 : 0;
+    extra >>= 2;
+    for (int j = 0; j < 16; ++j) {
+      y[j + 0] = dl1 * float(hdIq2nl(v1 + ((qs[j + 0] >> shift) & 3)));
+      y[j + 16] = dl2 * float(hdIq2nl(v2 + ((qs[j + 16] >> shift) & 3)));
+    }
+    y += 32;
+    shift += 2;
+    if (shift == 8) qs += 32, shift = 0;
+  }
+}
+
+// IQ4_K: d (f16), `extra` (the shifted half of iq4k_values per 16 values), 6-bit scales (4 low bits
+// in scales_l, 2 high in scales_h) minus 32, then 4-bit codes.
+WS_HD void iq4_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  uint32_t extra = u16(b + 2);
+  const uint8_t* scalesH = b + 4;
+  const uint8_t* scalesL = b + 8;
+  const uint8_t* qs = b + 16;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const uint8_t sh = uint8_t(scalesH[ib / 2] >> 4 * (ib % 2));
+    const float dl1 = d * float(int((scalesL[ib] & 0xF) | ((sh << 4) & 0x30)) - 32);
+    const float dl2 = d * float(int((scalesL[ib] >> 4) | ((sh << 2) & 0x30)) - 32);
+    const uint32_t v1 = (extra & 1) ? 16 : 0, v2 = (extra & 2) ? 16 : 0;
+    extra >>= 2;
+    for (int j = 0; j < 16; ++j) {
+      y[j + 0] = dl1 * float(hdIq4k(v1 + (qs[j] & 0xF)));
+      y[j + 16] = dl2 * float(hdIq4k(v2 + (qs[j] >> 4)));
+    }
+    y += 32;
+    qs += 16;
+  }
+}
+
+// IQ4_KS: the row's float scale d sits before its blocks (`meta`); each of 8 scale bytes gives
+// (bits 1-7) - 127 times d, and bit 0 the shifted half of iq4k_values; then 4-bit codes.
+WS_HD void iq4_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdLoad<float>(meta, 0);
+  const uint8_t* scales = b;
+  const uint8_t* qs = b + QK / 32;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const float dl = d * float(int(scales[ib] & 254) - 127);
+    const uint32_t v = uint32_t(scales[ib] & 1) << 4;
+    for (int j = 0; j < 16; ++j) {
+      y[j] = dl * float(hdIq4k(v + (qs[j] & 0xF)));
+      y[j + 16] = dl * float(hdIq4k(v + (qs[j] >> 4)));
+    }
+    y += 32;
+    qs += 16;
+  }
+}
+
 WS_HD void tq1_0(const uint8_t* __restrict b, float* __restrict y) {
   // block_tq1_0: qs[48] (5 trits a byte), qh[4] (4 trits a byte), d
   static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};

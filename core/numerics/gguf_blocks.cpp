@@ -42,6 +42,23 @@ WS_RUNNER(mxfp4, 32, 17)
 WS_RUNNER(nvfp4, 64, 36)
 WS_RUNNER(q1_0, 128, 18)
 WS_RUNNER(q2_0, 64, 18)
+WS_RUNNER(iq2_k, 256, 76)
+WS_RUNNER(iq4_k, 256, 144)
+
+// Types whose rows carry meta bytes before their blocks (ik_llama.cpp's row scales): one row at a time.
+using RowFn = void (*)(const uint8_t*, const uint8_t*, uint64_t, float*);
+#define WS_ROW_RUNNER(fn, elems, bytes, meta)                                                                       \
+  __attribute__((target_clones("avx2", "default"))) void row_##fn(const uint8_t* row, const uint8_t*, uint64_t n, float* dst) { \
+    for (uint64_t i = 0; i < n; ++i) fn(row, row + (meta) + i * (bytes), dst + i * (elems));                       \
+  }
+WS_ROW_RUNNER(iq4_ks, 256, 136, 4)
+
+RowFn rowFn(int id) {
+  switch (id) {
+    case 144: return row_iq4_ks;
+    default: return nullptr;
+  }
+}
 
 RunFn runFn(int id) {
   switch (id) {
@@ -72,14 +89,25 @@ RunFn runFn(int id) {
     case 40: return run_nvfp4;
     case 41: return run_q1_0;
     case 42: return run_q2_0;
+    case 137: return run_iq2_k;
+    case 139: return run_iq4_k;
     default: return nullptr;
   }
 }
 
 }  // namespace
 
-bool ggufBlockTypeSupported(const DType& t) { return t.isBlockQuant() && runFn(t.ggmlId) != nullptr; }
+bool ggufBlockTypeSupported(const DType& t) {
+  return t.isBlockQuant() && (t.rowMetaBytes ? rowFn(t.ggmlId) != nullptr : runFn(t.ggmlId) != nullptr);
+}
 
 void dequantizeGgufBlocks(const DType& t, const uint8_t* src, uint64_t nblocks, float* dst) { runFn(t.ggmlId)(src, nblocks, dst); }
+
+void dequantizeGgufRows(const DType& t, const uint8_t* src, uint64_t rows, uint64_t cols, float* dst) {
+  const uint64_t blocks = cols / t.blockElems, rowBytes = t.rowMetaBytes + blocks * t.blockBytes;
+  if (!t.rowMetaBytes) return dequantizeGgufBlocks(t, src, rows * blocks, dst);
+  const RowFn fn = rowFn(t.ggmlId);
+  for (uint64_t r = 0; r < rows; ++r) fn(src + r * rowBytes, nullptr, blocks, dst + r * cols);
+}
 
 }  // namespace ws::num

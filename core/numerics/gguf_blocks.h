@@ -12,6 +12,9 @@ namespace ws::num {
 bool ggufBlockTypeSupported(const DType& t);
 
 // Decodes `nblocks` consecutive blocks of type t from src into dst (nblocks * t.blockElems floats).
+// Not for types whose rows carry meta bytes (DType::rowMetaBytes): dequantizeGgufRows.
 void dequantizeGgufBlocks(const DType& t, const uint8_t* src, uint64_t nblocks, float* dst);
+// Decodes `rows` whole rows of `cols` values, each row's meta bytes (if any) then its blocks.
+void dequantizeGgufRows(const DType& t, const uint8_t* src, uint64_t rows, uint64_t cols, float* dst);
 
 }  // namespace ws::num

@@ -115,6 +115,32 @@ WS_HD int hdIq4nl(uint32_t code) {
 #endif
 }
 
+// ik_llama.cpp's iq4k_values (IQ4_K, IQ4_KS: the second half is the first shifted) and
+// iq2nl_values (IQ2_K), ggml-common.h at 8337e4c: tables, so in constant memory on the device.
+#if defined(__CUDACC__)
+static __constant__ int8_t kIq4kDevice[32] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+                                              -123, -100, -79, -61, -45, -31, -18, -6,  5, 17, 29, 42, 57, 73, 93, 117};
+static __constant__ int8_t kIq2nlDevice[8] = {-31, -13, 1, 17, -26, -8, 6, 22};
+#endif
+inline constexpr int8_t kIq4kHost[32] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+                                         -123, -100, -79, -61, -45, -31, -18, -6,  5, 17, 29, 42, 57, 73, 93, 117};
+inline constexpr int8_t kIq2nlHost[8] = {-31, -13, 1, 17, -26, -8, 6, 22};
+
+WS_HD int hdIq4k(uint32_t i) {
+#if defined(__CUDA_ARCH__)
+  return kIq4kDevice[i & 31];
+#else
+  return kIq4kHost[i & 31];
+#endif
+}
+WS_HD int hdIq2nl(uint32_t i) {
+#if defined(__CUDA_ARCH__)
+  return kIq2nlDevice[i & 7];
+#else
+  return kIq2nlHost[i & 7];
+#endif
+}
+
 // bitsandbytes' NF4 code map (functional.get_4bit_type("nf4"), bitsandbytes 0.50.1): the Python
 // floats torch.tensor turns into float32, so each entry is its double literal rounded once.
 #define WS_BNB_NF4                                                                                                       \

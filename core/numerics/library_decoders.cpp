@@ -81,6 +81,8 @@ class GptqAwqDecoder : public RowDecoder {
     group_ = q.groupSize > 0 ? uint64_t(q.groupSize) : ceilDiv(in, groups);
     if (ceilDiv(in, group_) != groups && !gidx)
       mismatch(c, *s, "scales hold " + std::to_string(groups) + " groups, but " + std::to_string(in) + " inputs in groups of " + std::to_string(group_) + " make " + std::to_string(ceilDiv(in, group_)));
+    // 3-bit codes straddle words: a zero row that is not whole words would end mid-code.
+    if (bits_ == 3 && out % 32) mismatch(c, w, "3-bit GPTQ needs output columns in 32s (the zeros pack 32 to 3 words), not " + std::to_string(out));
     zpRowWords_ = ceilDiv(out * bits_, 32);
     if (zp) {
       if (zp->shape.size() != 2 || zp->shape[0] != groups || zp->shape[1] != zpRowWords_ || zp->dtype->blockBytes != 4)

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Makes tests/data/ik_llama/: ik_llama.cpp's own type table, and a GGUF of its own types quantized
+by its own code, with its own dequantization as the truth.
+
+Not run by the suite (it needs ik_llama.cpp built, minutes on two cores); run by hand when the
+corpus changes:
+
+  git clone https://github.com/ikawrakow/ik_llama.cpp /tmp/ik/src   # 8337e4c was used
+  cmake -S /tmp/ik/src -B /tmp/ik/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF \\
+      -DGGML_AVX2=ON -DGGML_OPENMP=OFF -DGGML_IQK_FA_ALL_QUANTS=OFF -DBUILD_SHARED_LIBS=ON
+  cmake --build /tmp/ik/build -j2 --target ggml
+  PYTHONPATH=/tmp/ik/src/gguf-py python3 tests/scripts/make_ik_llama_reference.py \\
+      /tmp/ik/build/ggml/src/libggml.so tests/data/ik_llama
+
+types.json: every type id ik_llama.cpp's library names (ggml_internal_get_type_traits): name, block
+size, type size, row meta size - what core/model/dtype.cpp's ik rows must equal (tst_dtype).
+ik-types.gguf (written by ik_llama.cpp's own gguf writer, gguf_write_to_file; its gguf-py cannot
+write types with row meta): one tensor per decoded ik type, random
+weights (a spread of magnitudes per row, some rows all zero) quantized by ggml_quantize_chunk
+with a random importance matrix, a stacked [2, 8, 512] expert tensor among them so the row meta
+of every expert row is exercised.
+truth.json: each tensor's PyTorch shape and the SHA-256 of the float32 values ik_llama.cpp's own
+to_float gives, row by row (a row's meta is at its start), which `weightscope dequant` must equal
+bit for bit (tests/scripts/reference_ik_llama.py).
+"""
+import ctypes
+import hashlib
+import json
+import os
+import sys
+
+import numpy as np
+
+# The ik types decoded (core/numerics/gguf_block_formulas.h), and the tensor each is stored as.
+DECODED = {"iq2_k": ("blk.0.attn_q.weight", (16, 512)), "iq4_k": ("blk.0.attn_k.weight", (16, 512)),
+           "iq4_ks": ("blk.0.ffn_down_exps.weight", (2, 8, 512))}
+
+
+class InitParams(ctypes.Structure):
+    _fields_ = [("mem_size", ctypes.c_size_t), ("mem_buffer", ctypes.c_void_p), ("no_alloc", ctypes.c_bool)]
+
+
+class Traits(ctypes.Structure):
+    _fields_ = [("type_name", ctypes.c_char_p), ("blck_size", ctypes.c_int64), ("blck_size_interleave", ctypes.c_int64),
+                ("type_size", ctypes.c_size_t), ("is_quantized", ctypes.c_bool), ("to_float", ctypes.c_void_p),
+                ("from_float", ctypes.c_void_p), ("from_float_ref", ctypes.c_void_p), ("from_float_to_mat", ctypes.c_void_p),
+                ("vec_dot", ctypes.c_void_p), ("vec_dot_type", ctypes.c_int), ("nrows", ctypes.c_int64), ("ncols", ctypes.c_int64),
+                ("gemv", ctypes.c_void_p), ("gemm", ctypes.c_void_p), ("row_meta_size", ctypes.c_int64)]
+
+
+def main(lib_path, out):
+    lib = ctypes.CDLL(lib_path)
+    lib.ggml_internal_get_type_traits.restype = Traits
+    lib.ggml_internal_get_type_traits.argtypes = [ctypes.c_int]
+    lib.ggml_quantize_chunk.restype = ctypes.c_size_t
+    lib.ggml_quantize_chunk.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                                        ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+    lib.ggml_row_size.restype = ctypes.c_size_t
+    lib.ggml_row_size.argtypes = [ctypes.c_int, ctypes.c_int64]
+    lib.ggml_init.restype = ctypes.c_void_p
+    lib.ggml_init.argtypes = [InitParams]
+    lib.ggml_new_tensor.restype = ctypes.c_void_p
+    lib.ggml_new_tensor.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
+    lib.ggml_set_name.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    lib.ggml_get_data.restype = ctypes.c_void_p
+    lib.ggml_get_data.argtypes = [ctypes.c_void_p]
+    lib.ggml_nbytes.restype = ctypes.c_size_t
+    lib.ggml_nbytes.argtypes = [ctypes.c_void_p]
+    lib.gguf_init_empty.restype = ctypes.c_void_p
+    lib.gguf_set_val_str.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
+    lib.gguf_add_tensor.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.gguf_write_to_file.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_bool]
+    os.makedirs(out, exist_ok=True)
+
+    types, ids = {}, {}
+    for t in range(400):
+        tr = lib.ggml_internal_get_type_traits(t)
+        if not tr.type_name or tr.blck_size <= 0:
+            continue
+        name = tr.type_name.decode()
+        types[str(t)] = {"name": name, "blck_size": tr.blck_size, "type_size": tr.type_size, "row_meta_size": tr.row_meta_size}
+        ids[name] = t
+    json.dump(types, open(os.path.join(out, "types.json"), "w"), indent=1)
+
+    rng = np.random.default_rng(0)
+    ctx = lib.ggml_init(InitParams(64 << 20, None, False))
+    g = lib.gguf_init_empty()
+    lib.gguf_set_val_str(g, b"general.architecture", b"llama")
+    truth = {}
+    for tname, (tensor, shape) in DECODED.items():
+        t = ids[tname]
+        to_float = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(lib.ggml_internal_get_type_traits(t).to_float)
+        n_per_row = shape[-1]
+        rows = int(np.prod(shape[:-1]))
+        x = (rng.standard_normal((rows, n_per_row)) * np.exp(rng.uniform(-6, 2, (rows, 1)))).astype(np.float32)
+        x[1] = 0  # an all-zero row
+        imatrix = rng.uniform(0.1, 2.0, n_per_row).astype(np.float32)
+        row_size = lib.ggml_row_size(t, n_per_row)
+        q = np.zeros(rows * row_size, np.uint8)
+        done = lib.ggml_quantize_chunk(t, x.ctypes.data, q.ctypes.data, 0, rows, n_per_row, imatrix.ctypes.data, None)
+        assert done == q.size, (tname, done, q.size)
+        y = np.empty((rows, n_per_row), np.float32)
+        for r in range(rows):
+            to_float(q.ctypes.data + r * row_size, y[r].ctypes.data, n_per_row)
+        ne = (ctypes.c_int64 * 4)(*reversed(shape))
+        gt = lib.ggml_new_tensor(ctx, t, len(shape), ne)
+        lib.ggml_set_name(gt, tensor.encode())
+        assert lib.ggml_nbytes(gt) == q.size, (tname, lib.ggml_nbytes(gt), q.size)
+        ctypes.memmove(lib.ggml_get_data(gt), q.ctypes.data, q.size)
+        lib.gguf_add_tensor(g, gt)
+        truth[tensor] = {"type": tname, "shape": list(shape), "sha256": hashlib.sha256(y.astype("<f4").tobytes()).hexdigest()}
+    lib.gguf_write_to_file(g, os.path.join(out, "ik-types.gguf").encode(), False)
+    json.dump(truth, open(os.path.join(out, "truth.json"), "w"), indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
