@@ -129,7 +129,8 @@ class TstGguf : public QObject {
         "power of two");
     add("n_dims 5", G().header(1, 0).str("w").put<uint32_t>(5).tail(), ErrorCode::GgufBadTensorInfo, "'w'");
     add("negative ne", G().header(1, 0).str("w").put<uint32_t>(1).put<int64_t>(-4).tail(), ErrorCode::GgufBadTensorInfo, "'w'");
-    add("type out of range", oneTensor(77, 4, 0, 32), ErrorCode::UnknownDtype, "out of range");
+    add("type out of range", oneTensor(4000, 4, 0, 32), ErrorCode::UnknownDtype, "out of range");
+    add("type of no file", oneTensor(77, 4, 0, 32), ErrorCode::UnknownDtype, "ggml type id 77 is not a type ggml or ik_llama.cpp");
     add("removed type", oneTensor(4, 32, 0, 32), ErrorCode::UnknownDtype, "removed");
     add("row not whole blocks", oneTensor(12, 100, 0, 256), ErrorCode::GgufBadTensorInfo, "block size");
     add("misaligned offset", oneTensor(0, 4, 4, 64), ErrorCode::GgufBadTensorInfo, "alignment");
