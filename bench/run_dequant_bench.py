@@ -155,4 +155,5 @@ def main():
         replace_block(a.write, "dequant-bench", table)
 
 
-main()
+if __name__ == "__main__":  # run_ik_bench.py imports its helpers
+    main()

@@ -48,7 +48,8 @@ class Traits(ctypes.Structure):
                 ("gemv", ctypes.c_void_p), ("gemm", ctypes.c_void_p), ("row_meta_size", ctypes.c_int64)]
 
 
-def main(lib_path, out):
+def load(lib_path):
+    """ik_llama.cpp's built ggml library, its functions typed for ctypes."""
     lib = ctypes.CDLL(lib_path)
     lib.ggml_internal_get_type_traits.restype = Traits
     lib.ggml_internal_get_type_traits.argtypes = [ctypes.c_int]
@@ -70,8 +71,14 @@ def main(lib_path, out):
     lib.gguf_set_val_str.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
     lib.gguf_add_tensor.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.gguf_write_to_file.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_bool]
-    os.makedirs(out, exist_ok=True)
+    # ggml_init fills the fp16 -> fp32 table GGML_FP16_TO_FP32 reads on this build: to_float of a
+    # type with fp16 scales (IQ2_K, IQ4_K) returns zeros before it.
+    lib.ggml_init(InitParams(1 << 20, None, False))
+    return lib
 
+
+def type_ids(lib):
+    """name -> id and id -> traits summary, for every type the library names."""
     types, ids = {}, {}
     for t in range(400):
         tr = lib.ggml_internal_get_type_traits(t)
@@ -80,36 +87,60 @@ def main(lib_path, out):
         name = tr.type_name.decode()
         types[str(t)] = {"name": name, "blck_size": tr.blck_size, "type_size": tr.type_size, "row_meta_size": tr.row_meta_size}
         ids[name] = t
+    return types, ids
+
+
+def quantize(lib, t, x, imatrix):
+    """x [rows, n_per_row] float32 quantized by ggml_quantize_chunk: the rows' bytes, and each row's size."""
+    rows, n_per_row = x.shape
+    row_size = lib.ggml_row_size(t, n_per_row)
+    q = np.zeros(rows * row_size, np.uint8)
+    done = lib.ggml_quantize_chunk(t, x.ctypes.data, q.ctypes.data, 0, rows, n_per_row, imatrix.ctypes.data, None)
+    assert done == q.size, (t, done, q.size)
+    return q, row_size
+
+
+def to_float(lib, t):
+    """ik_llama.cpp's own to_float of type t: (row bytes pointer, output pointer, n)."""
+    return ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(lib.ggml_internal_get_type_traits(t).to_float)
+
+
+def write_gguf(lib, path, tensors):
+    """tensors: (name, type id, PyTorch shape, bytes as ggml_nbytes counts them), through ik's gguf writer."""
+    ctx = lib.ggml_init(InitParams(sum(q.size for *_, q in tensors) + (16 << 20), None, False))
+    g = lib.gguf_init_empty()
+    lib.gguf_set_val_str(g, b"general.architecture", b"llama")
+    for name, t, shape, q in tensors:
+        ne = (ctypes.c_int64 * 4)(*reversed(shape))
+        gt = lib.ggml_new_tensor(ctx, t, len(shape), ne)
+        lib.ggml_set_name(gt, name.encode())
+        assert lib.ggml_nbytes(gt) == q.size, (name, lib.ggml_nbytes(gt), q.size)
+        ctypes.memmove(lib.ggml_get_data(gt), q.ctypes.data, q.size)
+        lib.gguf_add_tensor(g, gt)
+    lib.gguf_write_to_file(g, path.encode(), False)
+
+
+def main(lib_path, out):
+    lib = load(lib_path)
+    os.makedirs(out, exist_ok=True)
+    types, ids = type_ids(lib)
     json.dump(types, open(os.path.join(out, "types.json"), "w"), indent=1)
 
     rng = np.random.default_rng(0)
-    ctx = lib.ggml_init(InitParams(64 << 20, None, False))
-    g = lib.gguf_init_empty()
-    lib.gguf_set_val_str(g, b"general.architecture", b"llama")
-    truth = {}
+    tensors, truth = [], {}
     for tname, (tensor, shape) in DECODED.items():
         t = ids[tname]
-        to_float = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(lib.ggml_internal_get_type_traits(t).to_float)
-        n_per_row = shape[-1]
-        rows = int(np.prod(shape[:-1]))
+        rows, n_per_row = int(np.prod(shape[:-1])), shape[-1]
         x = (rng.standard_normal((rows, n_per_row)) * np.exp(rng.uniform(-6, 2, (rows, 1)))).astype(np.float32)
         x[1] = 0  # an all-zero row
-        imatrix = rng.uniform(0.1, 2.0, n_per_row).astype(np.float32)
-        row_size = lib.ggml_row_size(t, n_per_row)
-        q = np.zeros(rows * row_size, np.uint8)
-        done = lib.ggml_quantize_chunk(t, x.ctypes.data, q.ctypes.data, 0, rows, n_per_row, imatrix.ctypes.data, None)
-        assert done == q.size, (tname, done, q.size)
+        q, row_size = quantize(lib, t, x, rng.uniform(0.1, 2.0, n_per_row).astype(np.float32))
         y = np.empty((rows, n_per_row), np.float32)
+        f = to_float(lib, t)
         for r in range(rows):
-            to_float(q.ctypes.data + r * row_size, y[r].ctypes.data, n_per_row)
-        ne = (ctypes.c_int64 * 4)(*reversed(shape))
-        gt = lib.ggml_new_tensor(ctx, t, len(shape), ne)
-        lib.ggml_set_name(gt, tensor.encode())
-        assert lib.ggml_nbytes(gt) == q.size, (tname, lib.ggml_nbytes(gt), q.size)
-        ctypes.memmove(lib.ggml_get_data(gt), q.ctypes.data, q.size)
-        lib.gguf_add_tensor(g, gt)
+            f(q.ctypes.data + r * row_size, y[r].ctypes.data, n_per_row)
+        tensors.append((tensor, t, shape, q))
         truth[tensor] = {"type": tname, "shape": list(shape), "sha256": hashlib.sha256(y.astype("<f4").tobytes()).hexdigest()}
-    lib.gguf_write_to_file(g, os.path.join(out, "ik-types.gguf").encode(), False)
+    write_gguf(lib, os.path.join(out, "ik-types.gguf"), tensors)
     json.dump(truth, open(os.path.join(out, "truth.json"), "w"), indent=1, sort_keys=True)
 
 

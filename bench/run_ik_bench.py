@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Single-core dequantization of ik_llama.cpp's types: our CPU decoders (bench/dequant_bench) against
+ik_llama.cpp's own to_float (its scalar dequantize_row_*, which ours follow) on the same bytes,
+quantized by its own ggml_quantize_chunk, in the same run. to_float is called a row at a time, as
+ggml does for types whose rows carry a scale (2,048 ctypes calls a type, well under 1% of its time).
+With --write, replaces the ik_llama.cpp block of docs/benchmarks.md.
+
+Usage: run_ik_bench.py BUILD_DIR IK_LIBGGML [--rows N] [--repeat N] [--write docs/benchmarks.md]
+(IK_LIBGGML: ik_llama.cpp's libggml.so, built as tests/scripts/make_ik_llama_reference.py says)"""
+import argparse
+import os
+import platform
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "scripts"))
+import make_ik_llama_reference as ik  # noqa: E402
+from doc_block import replace_block  # noqa: E402
+from run_dequant_bench import best_of, run_ours  # noqa: E402
+
+TYPES = ["iq2_k", "iq4_k", "iq4_ks"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("lib")
+    ap.add_argument("--rows", type=int, default=2048)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--write")
+    a = ap.parse_args()
+    lib = ik.load(a.lib)
+    _, ids = ik.type_ids(lib)
+    rng = np.random.default_rng(0)
+    rows, cols = a.rows, 4096
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tensors, blobs = [], {}
+        for name in TYPES:
+            x = (rng.standard_normal((rows, cols)) * np.exp(rng.uniform(-6, 2, (rows, 1)))).astype(np.float32)
+            q, row_size = ik.quantize(lib, ids[name], x, rng.uniform(0.1, 2.0, cols).astype(np.float32))
+            blobs[name] = (q, row_size)
+            tensors.append((f"t.{name}", ids[name], (rows, cols), q))
+        path = os.path.join(tmp, "bench.gguf")
+        ik.write_gguf(lib, path, tensors)
+        ours = run_ours(os.path.join(a.build, "bench", "dequant_bench"), path, [f"t.{n}" for n in TYPES], a.repeat)
+        out_bytes = rows * cols * 4
+        for name in TYPES:
+            q, row_size = blobs[name]
+            f = ik.to_float(lib, ids[name])
+            y = np.empty((rows, cols), np.float32)
+
+            def theirs():
+                for r in range(rows):
+                    f(q.ctypes.data + r * row_size, y[r].ctypes.data, cols)
+            peer = out_bytes / best_of(theirs, a.repeat) / 1e9
+            o = out_bytes / ours[f"t.{name}"]["seconds"] / 1e9
+            results.append((name.upper(), o, peer))
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(l.split(":", 1)[1].strip() for l in fh if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    lines = [f"{rows} x {cols} values a type, best of {a.repeat}, one core of {cpu}; output F32 GB/s.", "",
+             "| type | weightscope GB/s | ik_llama.cpp to_float GB/s | ratio |", "|---|---:|---:|---:|"]
+    lines += [f"| {n} | {o:.2f} | {p:.2f} | {o / p:.2f}x |" for n, o, p in results]
+    text = "\n".join(lines)
+    print(text)
+    if a.write:
+        replace_block(a.write, "ik-llama-bench", text)
+
+
+if __name__ == "__main__":
+    main()
