@@ -134,6 +134,38 @@ void readQuantConfig(const json& q, QuantConfig& out, const std::string& source)
   if (auto ig = q.find("ignore"); ig != q.end() && ig->is_array())
     for (const auto& e : *ig)
       if (e.is_string()) out.ignore.push_back(e.get<std::string>());
+  // The other writers' lists of what they left unquantized (ignore_list_rules.h matches them).
+  auto strings = [&](const json& v, std::vector<std::string>& into) {
+    if (v.is_string()) into.push_back(v.get<std::string>());
+    if (v.is_array())
+      for (const auto& e : v) {
+        if (e.is_string()) into.push_back(e.get<std::string>());
+        else if (e.is_array())  // GPTQ's modules_in_block_to_quantize: a list of lists
+          for (const auto& ee : e)
+            if (ee.is_string()) into.push_back(ee.get<std::string>());
+      }
+  };
+  auto list = [&](const char* key, std::vector<std::string>& into) {
+    if (auto it = q.find(key); it != q.end() && !it->is_null()) {
+      strings(*it, into);
+      if (!into.empty()) out.listKey = source + ": " + key;
+    }
+  };
+  if (out.method == "fp8") {
+    list("ignored_layers", out.excluded);
+    if (out.excluded.empty()) list("modules_to_not_convert", out.excluded);  // vLLM fp8.py Fp8Config.from_config
+  } else if (out.method == "awq") {
+    list("modules_to_not_convert", out.excluded);
+  } else if (out.method == "bitsandbytes") {
+    list("llm_int8_skip_modules", out.excluded);
+  } else if (out.method == "modelopt") {
+    list("exclude_modules", out.excluded);
+  } else if (out.method == "gptq") {
+    list("modules_in_block_to_quantize", out.gptqIncluded);
+    if (auto d = q.find("dynamic"); d != q.end() && d->is_object())
+      for (const auto& [pattern, v] : d->items())
+        if (pattern.rfind("-:", 0) == 0) out.gptqDynamicSkips.push_back(pattern.substr(2));
+  }
   // MLX keeps {"group_size": 64, "bits": 4} under "quantization"
   if (out.method.empty() && out.bits > 0 && q.contains("group_size")) out.method = "mlx";
 }
@@ -243,6 +275,12 @@ void applyHfQuantConfigText(const std::string& text, const std::string& path, Mo
     out.quant.algo = strKey(qq, "quant_algo");
     out.quant.groupSize = intKey(qq, {"group_size"}, out.quant.groupSize);
     readModelOptScales(qq, out.quant, path);
+    if (auto ex = qq.find("exclude_modules"); ex != qq.end() && ex->is_array()) {
+      out.quant.excluded.clear();
+      for (const auto& e : *ex)
+        if (e.is_string()) out.quant.excluded.push_back(e.get<std::string>());
+      out.quant.listKey = path + ": quantization.exclude_modules";
+    }
   }
 }
 

@@ -45,6 +45,13 @@ struct QuantConfig {
   std::string awqVersion;
   // bitsandbytes: bnb_4bit_quant_type ("nf4" or "fp4") when load_in_4bit; load_in_8bit sets bits 8.
   std::string bnbQuantType;
+  // Another writer's list of the modules it left unquantized - FP8 ignored_layers (else
+  // modules_to_not_convert), AWQ modules_to_not_convert, bitsandbytes llm_int8_skip_modules, ModelOpt
+  // exclude_modules - or GPTQ's of those it quantized (modules_in_block_to_quantize, flattened) and
+  // its dynamic "-:" patterns (skipped). listKey names the file and key. compressed-tensors' ignore
+  // is `ignore` above.
+  std::vector<std::string> excluded, gptqIncluded, gptqDynamicSkips;
+  std::string listKey;
 
   // The first group that quantizes weights to `bits`-bit `type` ("int"/"float"); null if none.
   const QuantGroup* groupFor(const std::string& type, int64_t bits) const {

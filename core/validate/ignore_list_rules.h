@@ -12,10 +12,12 @@
 namespace ws::val {
 
 // WS-S009: a linear weight stored quantized where the config leaves it out (ignored, or targeted by
-// no group), or stored unquantized where the config quantizes it; WS-S010: an ignore entry that
-// matches no module of the checkpoint. compressed-tensors configs only: other writers' lists
-// (ModelOpt exclude_modules, FP8 ignored_layers, modules_to_not_convert) are matched by each
-// engine its own way, which is not settled here.
+// no group), or stored unquantized where the config quantizes it, or (FP8, ModelOpt, GPTQ) the
+// shards vLLM fuses into qkv_proj / gate_up_proj left out unevenly; WS-S010: a list entry that
+// matches no module of the checkpoint. compressed-tensors' targets and ignore as compressed-tensors
+// matches them; the other writers' lists (FP8 ignored_layers / modules_to_not_convert, AWQ
+// modules_to_not_convert, bitsandbytes llm_int8_skip_modules, ModelOpt exclude_modules, GPTQ
+// modules_in_block_to_quantize and dynamic "-:") as vLLM 0.11.0 matches each (the .cpp says how).
 void ignoreListRules(const Checkpoint& c, Sink& sink);
 
 }  // namespace ws::val
