@@ -21,7 +21,7 @@ import make_ik_llama_reference as ik  # noqa: E402
 from doc_block import replace_block  # noqa: E402
 from run_dequant_bench import best_of, run_ours  # noqa: E402
 
-TYPES = ["iq2_k", "iq4_k", "iq4_ks"]
+TYPES = ["q6_0", "iq2_k", "iq3_k", "iq4_k", "iq5_k", "iq4_ks", "iq5_ks"]
 
 
 def main():

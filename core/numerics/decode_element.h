@@ -172,6 +172,7 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
     const uint8_t* b = meta + d.rowMeta + (index % perRow) * d.blockBytes;
     switch (d.ggmlId) {
       case 144: blocks::iq4_ks(meta, b, y); break;
+      case 152: blocks::iq5_ks(meta, b, y); break;
       default: break;
     }
     return;
@@ -205,8 +206,11 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
     case 40: blocks::nvfp4(b, y); break;
     case 41: blocks::q1_0(b, y); break;
     case 42: blocks::q2_0(b, y); break;
+    case 133: blocks::q6_0(b, y); break;
     case 137: blocks::iq2_k(b, y); break;
+    case 138: blocks::iq3_k(b, y); break;
     case 139: blocks::iq4_k(b, y); break;
+    case 140: blocks::iq5_k(b, y); break;
     default: break;
   }
 }

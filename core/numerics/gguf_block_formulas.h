@@ -310,6 +310,95 @@ WS_HD void iq4_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
   }
 }
 
+// Q6_0 (ggml-quants.c dequantize_row_q6_0): d (f16), qh[8] holding the 5th and 6th bits of two
+// values each, qs[16]; codes minus 32.
+WS_HD void q6_0(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  const uint8_t* qh = b + 2;
+  const uint8_t* qs = b + 10;
+  for (int j = 0; j < 16; ++j) {
+    const uint8_t h = uint8_t(qh[j % 8] >> 4 * (j / 8));
+    const int x0 = ((qs[j] & 0x0F) | ((h << 4) & 0x30)) - 32;
+    const int x1 = ((qs[j] >> 4) | ((h << 2) & 0x30)) - 32;
+    y[j] = float(x0) * d;
+    y[j + 16] = float(x1) * d;
+  }
+}
+
+// IQ3_K: d (f16), `extra` (shifted iq3nl_values half per 16), scales_h (a sign per 16), 4-bit
+// scales (2s + 1), 2 low bits of each code in four planes of qs, the third bit in qh.
+WS_HD void iq3_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  uint32_t extra = u16(b + 2), sh = u16(b + 4);
+  const uint8_t* scalesL = b + 6;
+  const uint8_t* qs = b + 14;
+  const uint8_t* qh = b + 78;
+  for (int ib32 = 0; ib32 < QK / 32; ++ib32) {
+    const float dl1 = d * float((2 * (scalesL[ib32] & 0xF) + 1) * ((sh & 1) ? -1 : 1));
+    const float dl2 = d * float((2 * (scalesL[ib32] >> 4) + 1) * ((sh & 2) ? -1 : 1));
+    sh >>= 2;
+    const uint32_t v1 = (extra & 1) ? 8 : 0, v2 = (extra & 2) ? 8 : 0;
+    extra >>= 2;
+    const int shiftL = 2 * (ib32 % 4), shiftH = ib32 % 8;
+    for (int j = 0; j < 16; ++j) {
+      y[j + 0] = dl1 * float(hdIq3nl(v1 + (((qs[j + 0] >> shiftL) & 3) | (((qh[j + 0] >> shiftH) & 1) << 2))));
+      y[j + 16] = dl2 * float(hdIq3nl(v2 + (((qs[j + 16] >> shiftL) & 3) | (((qh[j + 16] >> shiftH) & 1) << 2))));
+    }
+    y += 32;
+    if (shiftL == 6) qs += 32;
+  }
+}
+
+// IQ5_K: d (f16), `extra` (shifted iq5nl_values half per 16), 6-bit scales minus 32, 4 low bits of
+// each code in qs, the fifth in qh.
+WS_HD void iq5_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  uint32_t extra = u16(b + 2);
+  const uint8_t* sh = b + 4;
+  const uint8_t* sl = b + 8;
+  const uint8_t* qs = b + 16;
+  const uint8_t* qh = b + 144;
+  int shift = 0;
+  for (int ib64 = 0; ib64 < QK / 64; ++ib64) {
+    const float dl1 = d * float(((sl[2 * ib64 + 0] & 0xF) | ((sh[ib64] << 4) & 0x30)) - 32);
+    const float dl2 = d * float(((sl[2 * ib64 + 0] >> 4) | ((sh[ib64] << 2) & 0x30)) - 32);
+    const float dl3 = d * float(((sl[2 * ib64 + 1] & 0xF) | ((sh[ib64] >> 0) & 0x30)) - 32);
+    const float dl4 = d * float(((sl[2 * ib64 + 1] >> 4) | ((sh[ib64] >> 2) & 0x30)) - 32);
+    const uint32_t v1 = (extra & 1) << 5, v2 = (extra & 2) << 4, v3 = (extra & 4) << 3, v4 = (extra & 8) << 2;
+    for (int j = 0; j < 16; ++j) {
+      y[j + 0] = dl1 * float(hdIq5nl(v1 + ((qs[j + 0] & 0xF) | (((qh[j + 0] >> shift) & 1) << 4))));
+      y[j + 16] = dl2 * float(hdIq5nl(v2 + ((qs[j + 16] & 0xF) | (((qh[j + 16] >> shift) & 1) << 4))));
+      y[j + 32] = dl3 * float(hdIq5nl(v3 + ((qs[j + 0] >> 4) | (((qh[j + 0] >> shift) & 2) << 3))));
+      y[j + 48] = dl4 * float(hdIq5nl(v4 + ((qs[j + 16] >> 4) | (((qh[j + 16] >> shift) & 2) << 3))));
+    }
+    y += 64;
+    qs += 32;
+    extra >>= 4;
+    shift += 2;
+    if (shift == 8) qh += 32, shift = 0;
+  }
+}
+
+// IQ5_KS: the row's float scale d first (`meta`); scale bytes as IQ4_KS's, iq5nl_values, the fifth
+// bit of each code in qh.
+WS_HD void iq5_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdLoad<float>(meta, 0);
+  const uint8_t* scales = b;
+  const uint8_t* qs = b + 8;
+  const uint8_t* qh = b + 136;
+  for (int ib64 = 0; ib64 < QK / 64; ++ib64) {
+    const float dl1 = d * float(int(scales[2 * ib64 + 0] & 254) - 127);
+    const float dl2 = d * float(int(scales[2 * ib64 + 1] & 254) - 127);
+    const uint32_t v1 = uint32_t(scales[2 * ib64 + 0] & 1) << 5, v2 = uint32_t(scales[2 * ib64 + 1] & 1) << 5;
+    for (int j = 0; j < 32; ++j) {
+      y[j] = dl1 * float(hdIq5nl(v1 + ((qs[j] & 0xF) | (((qh[j] >> (2 * ib64 + 0)) & 1) << 4))));
+      y[j + 32] = dl2 * float(hdIq5nl(v2 + ((qs[j] >> 4) | (((qh[j] >> (2 * ib64 + 1)) & 1) << 4))));
+    }
+    y += 64;
+    qs += 32;
+  }
+}
+
 WS_HD void tq1_0(const uint8_t* __restrict b, float* __restrict y) {
   // block_tq1_0: qs[48] (5 trits a byte), qh[4] (4 trits a byte), d
   static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};

@@ -42,8 +42,11 @@ WS_RUNNER(mxfp4, 32, 17)
 WS_RUNNER(nvfp4, 64, 36)
 WS_RUNNER(q1_0, 128, 18)
 WS_RUNNER(q2_0, 64, 18)
+WS_RUNNER(q6_0, 32, 26)
 WS_RUNNER(iq2_k, 256, 76)
+WS_RUNNER(iq3_k, 256, 110)
 WS_RUNNER(iq4_k, 256, 144)
+WS_RUNNER(iq5_k, 256, 176)
 
 // Types whose rows carry meta bytes before their blocks (ik_llama.cpp's row scales): one row at a time.
 using RowFn = void (*)(const uint8_t*, const uint8_t*, uint64_t, float*);
@@ -52,10 +55,12 @@ using RowFn = void (*)(const uint8_t*, const uint8_t*, uint64_t, float*);
     for (uint64_t i = 0; i < n; ++i) fn(row, row + (meta) + i * (bytes), dst + i * (elems));                       \
   }
 WS_ROW_RUNNER(iq4_ks, 256, 136, 4)
+WS_ROW_RUNNER(iq5_ks, 256, 168, 4)
 
 RowFn rowFn(int id) {
   switch (id) {
     case 144: return row_iq4_ks;
+    case 152: return row_iq5_ks;
     default: return nullptr;
   }
 }
@@ -89,8 +94,11 @@ RunFn runFn(int id) {
     case 40: return run_nvfp4;
     case 41: return run_q1_0;
     case 42: return run_q2_0;
+    case 133: return run_q6_0;
     case 137: return run_iq2_k;
+    case 138: return run_iq3_k;
     case 139: return run_iq4_k;
+    case 140: return run_iq5_k;
     default: return nullptr;
   }
 }

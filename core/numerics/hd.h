@@ -126,6 +126,34 @@ inline constexpr int8_t kIq4kHost[32] = {-127, -104, -83, -65, -49, -35, -22, -1
                                          -123, -100, -79, -61, -45, -31, -18, -6,  5, 17, 29, 42, 57, 73, 93, 117};
 inline constexpr int8_t kIq2nlHost[8] = {-31, -13, 1, 17, -26, -8, 6, 22};
 
+// iq3nl_values (IQ3_K) and iq5nl_values (IQ5_K, IQ5_KS), the same file.
+#define WS_IQ5NL                                                                                                        \
+  {-126, -114, -103, -92, -83, -74, -65, -57, -50, -43, -36, -30, -24, -18, -12, -6, -1, 5, 11, 17, 23, 29, 36, 43, 51, 59, \
+   68,   77,   87,   97,  109, 121, -124, -112, -101, -90, -81, -72, -63, -55, -48, -41, -34, -28, -22, -16, -10, -4, 1, 7,  \
+   13,   19,   25,   31,  38,  45,  53,   61,   70,   79,  89,  99,  111, 123}
+#if defined(__CUDACC__)
+static __constant__ int8_t kIq3nlDevice[16] = {-63, -40, -23, -10, 1, 13, 28, 47, -59, -36, -19, -6, 5, 17, 32, 51};
+static __constant__ int8_t kIq5nlDevice[64] = WS_IQ5NL;
+#endif
+inline constexpr int8_t kIq3nlHost[16] = {-63, -40, -23, -10, 1, 13, 28, 47, -59, -36, -19, -6, 5, 17, 32, 51};
+inline constexpr int8_t kIq5nlHost[64] = WS_IQ5NL;
+#undef WS_IQ5NL
+
+WS_HD int hdIq3nl(uint32_t i) {
+#if defined(__CUDA_ARCH__)
+  return kIq3nlDevice[i & 15];
+#else
+  return kIq3nlHost[i & 15];
+#endif
+}
+WS_HD int hdIq5nl(uint32_t i) {
+#if defined(__CUDA_ARCH__)
+  return kIq5nlDevice[i & 63];
+#else
+  return kIq5nlHost[i & 63];
+#endif
+}
+
 WS_HD int hdIq4k(uint32_t i) {
 #if defined(__CUDA_ARCH__)
   return kIq4kDevice[i & 31];

@@ -14,7 +14,7 @@ corpus changes:
 
 types.json: every type id ik_llama.cpp's library names (ggml_internal_get_type_traits): name, block
 size, type size, row meta size - what core/model/dtype.cpp's ik rows must equal (tst_dtype).
-ik-types.gguf (written by ik_llama.cpp's own gguf writer, gguf_write_to_file; its gguf-py cannot
+ik-types.gguf (Q6_0, IQ2_K, IQ3_K, IQ4_K, IQ5_K, IQ4_KS, IQ5_KS; written by ik_llama.cpp's own gguf writer, gguf_write_to_file; its gguf-py cannot
 write types with row meta): one tensor per decoded ik type, random
 weights (a spread of magnitudes per row, some rows all zero) quantized by ggml_quantize_chunk
 with a random importance matrix, a stacked [2, 8, 512] expert tensor among them so the row meta
@@ -33,7 +33,9 @@ import numpy as np
 
 # The ik types decoded (core/numerics/gguf_block_formulas.h), and the tensor each is stored as.
 DECODED = {"iq2_k": ("blk.0.attn_q.weight", (16, 512)), "iq4_k": ("blk.0.attn_k.weight", (16, 512)),
-           "iq4_ks": ("blk.0.ffn_down_exps.weight", (2, 8, 512))}
+           "iq4_ks": ("blk.0.ffn_down_exps.weight", (2, 8, 512)), "q6_0": ("blk.0.attn_v.weight", (16, 512)),
+           "iq3_k": ("blk.0.attn_output.weight", (16, 512)), "iq5_k": ("blk.0.ffn_gate_exps.weight", (2, 8, 512)),
+           "iq5_ks": ("blk.0.ffn_up_exps.weight", (2, 8, 512))}
 
 
 class InitParams(ctypes.Structure):

@@ -2,8 +2,8 @@
 """ik_llama.cpp's own types, against its own code (tests/data/ik_llama, made by
 make_ik_llama_reference.py; its docstring has the recipe and commit).
 
-- `dequant` of each tensor of ik-types.gguf (IQ2_K, IQ4_K, and IQ4_KS stacked over two experts,
-  whose rows each begin with a float scale) equals ik_llama.cpp's own to_float bit for bit
+- `dequant` of each tensor of ik-types.gguf (Q6_0, IQ2_K, IQ3_K, IQ4_K, IQ5_K, and IQ4_KS and
+  IQ5_KS stacked over two experts, whose rows each begin with a float scale) equals ik_llama.cpp's own to_float bit for bit
   (truth.json: SHA-256 of the float32 values), and one expert's rows equal the whole's;
 - `inspect` sizes every tensor as ik_llama.cpp's ggml_nbytes does (the file's own layout: each
   tensor ends where the next begins, after alignment);
@@ -66,7 +66,7 @@ with tempfile.TemporaryDirectory() as tmp:
         j = json.loads(r.stdout)
         by_name = {x["name"]: x for x in j["tensors"]}
         for tensor, t in truth.items():
-            want = {"iq2_k": "IQ2_K", "iq4_k": "IQ4_K", "iq4_ks": "IQ4_KS"}[t["type"]]
+            want = t["type"].upper()
             check(by_name.get(tensor, {}).get("dtype") == want, f"inspect: {tensor} is {by_name.get(tensor, {}).get('dtype')}, expected {want}")
         # IQ4_KS [2, 8, 512]: 16 rows of a 4-byte row scale and two 136-byte blocks.
         check(by_name["blk.0.ffn_down_exps.weight"]["bytes"] == 16 * (4 + 2 * 136), f"IQ4_KS bytes {by_name['blk.0.ffn_down_exps.weight']['bytes']}")
