@@ -2,6 +2,7 @@
 `<!-- NAME begin -->` and `<!-- NAME end -->` is replaced, everything else kept; the block is
 appended when the document (or the file) does not have it yet."""
 import os
+import platform
 
 
 def replace_block(path, name, content):
@@ -19,3 +20,12 @@ def replace_block(path, name, content):
         doc = doc.rstrip("\n") + ("\n\n" if doc else "") + block + "\n"
     with open(path, "w") as f:
         f.write(doc)
+
+
+def cpu_name():
+    """The machine's CPU model as /proc/cpuinfo names it, for a table's heading."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()

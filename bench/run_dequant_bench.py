@@ -10,7 +10,6 @@ Usage: run_dequant_bench.py BUILD_DIR [--elements N] [--repeat N] [--ggml LIB] [
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "scripts"))
 from refpack import bf16_bytes, f32_bytes, iq1_m_scales, pack_int32_lsb, pack_nibbles_even_low, random_blocks, write_gguf, write_st  # noqa: E402
 from llama_cpp_build import ggml_to_float  # noqa: E402
-from doc_block import replace_block  # noqa: E402
+from doc_block import cpu_name, replace_block  # noqa: E402
 
 GGUF_TYPES = [  # name, id, block elements, block bytes, f16 fields, f32 fields
     ("Q4_0", 2, 32, 18, (0,), ()), ("Q4_1", 3, 32, 20, (0, 2), ()), ("Q5_0", 6, 32, 22, (0,), ()), ("Q5_1", 7, 32, 24, (0, 2), ()),
@@ -129,12 +128,7 @@ def main():
             peer = out_bytes / best_of(fn, a.repeat) / 1e9 if fn else None
             results.append((ours[n]["scheme"], o, pname, peer, None))
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    cpu = cpu_name()
     lines = [f"Machine: {cpu}, {os.cpu_count()} cores; one core used by both sides. "
              f"{rows * cols:,} elements per tensor ({rows * cols * 4 / 2**20:.0f} MiB of F32 output), best of {a.repeat} runs.",
              "", "| scheme | weightscope GB/s | peer | peer GB/s | ratio | ggml to_float GB/s | vs ggml | goals |",

@@ -9,7 +9,6 @@ Usage: run_ik_bench.py BUILD_DIR IK_LIBGGML [--rows N] [--repeat N] [--write doc
 (IK_LIBGGML: ik_llama.cpp's libggml.so, built as tests/scripts/make_ik_llama_reference.py says)"""
 import argparse
 import os
-import platform
 import sys
 import tempfile
 
@@ -18,7 +17,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "scripts"))
 import make_ik_llama_reference as ik  # noqa: E402
-from doc_block import replace_block  # noqa: E402
+from doc_block import cpu_name, replace_block  # noqa: E402
 from run_dequant_bench import best_of, run_ours  # noqa: E402
 
 TYPES = ["q6_0", "iq2_k", "iq3_k", "iq4_k", "iq5_k", "iq4_ks", "iq5_ks"]
@@ -60,12 +59,7 @@ def main():
             o = out_bytes / ours[f"t.{name}"]["seconds"] / 1e9
             results.append((name.upper(), o, peer))
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next(l.split(":", 1)[1].strip() for l in fh if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    cpu = cpu_name()
     lines = [f"{rows} x {cols} values a type, best of {a.repeat}, one core of {cpu}; output F32 GB/s.", "",
              "| type | weightscope GB/s | ik_llama.cpp to_float GB/s | ratio |", "|---|---:|---:|---:|"]
     lines += [f"| {n} | {o:.2f} | {p:.2f} | {o / p:.2f}x |" for n, o, p in results]

@@ -36,3 +36,11 @@ def finish(limit=50):
         print(f)
     print(f"{passed} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
+
+
+def schemes_by_logical(inspect_json):
+    """logical tensor -> the set of schemes its stored tensors carry, from `inspect --json`."""
+    out = {}
+    for t in inspect_json["tensors"]:
+        out.setdefault(t["logical"], set()).add(t["scheme"])
+    return out

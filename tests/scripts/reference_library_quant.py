@@ -27,7 +27,7 @@ import struct
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, fail, finish  # noqa: E402
+from checks import check, fail, finish, schemes_by_logical  # noqa: E402
 
 WS, CORPUS = sys.argv[1], sys.argv[2]
 EXPECT = {
@@ -68,9 +68,7 @@ with tempfile.TemporaryDirectory() as tmp:
             continue
         j = json.loads(r.stdout)
         check(j["model"]["quantization"]["schemes"] == "declared", f"{folder}: schemes {j['model']['quantization']['schemes']}")
-        by_logical = {}
-        for t in j["tensors"]:
-            by_logical.setdefault(t["logical"], set()).add(t["scheme"])
+        by_logical = schemes_by_logical(j)
         for logical, schemes in sorted(by_logical.items()):
             want = EXPECT[folder] if logical in truth else "bf16"
             check(schemes == {want}, f"{folder}: {logical} is {sorted(schemes)}, expected {want}")
