@@ -148,6 +148,13 @@ bool deviceAvailable(int index, std::string* why) {
   return true;
 }
 
+Result<int> computeCapability(int index) {
+  int major = 0, minor = 0;
+  if (cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index); e != cudaSuccess) return cudaError(e, "cudaDeviceGetAttribute");
+  if (cudaError_t e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, index); e != cudaSuccess) return cudaError(e, "cudaDeviceGetAttribute");
+  return major * 10 + minor;
+}
+
 Result<std::unique_ptr<load::DeviceBackend>> makeCudaBackend(int index) {
   std::string why;
   if (!deviceAvailable(index, &why)) return Error{ErrorCode::Usage, why, {}, std::nullopt, {}};

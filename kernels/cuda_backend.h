@@ -17,6 +17,9 @@ namespace ws::kernels {
 
 // True when device `index` exists and can be used; `why` says why not.
 bool deviceAvailable(int index, std::string* why = nullptr);
+// The device's compute capability as major x 10 + minor (cudaDevAttrComputeCapabilityMajor/Minor):
+// what tst_gpu holds core/plan/devices' capability column to.
+Result<int> computeCapability(int index);
 
 Result<std::unique_ptr<load::DeviceBackend>> makeCudaBackend(int index);
 

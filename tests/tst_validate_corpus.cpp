@@ -948,7 +948,7 @@ class TstValidateCorpus : public QObject {
     auto r = val::validatePath(wstest::fixture(Q), {});
     QVERIFY(r.ok());
     const std::string plain = "`validate` runs " + std::to_string(r.value().rulesRun.size()) + " rules";
-    const std::string all = std::to_string(val::rules().size()) + " with `--against`, `--base` and `--full-load`";
+    const std::string all = std::to_string(val::rules().size()) + " with `--against`, `--base`, `--full-load` and the serving-engine rules";
     QVERIFY2(readme.find(plain) != std::string::npos, plain.c_str());
     QVERIFY2(readme.find(all) != std::string::npos, all.c_str());
   }

@@ -10,13 +10,17 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
 
 
 #include "core/io/atomic_file.h"
+#include "core/plan/devices.h"
 #include "core/report/validate_report.h"
+#include "core/validate/engines/engine_rules.h"
+#include "core/validate/runtimes.h"
 #include "ui/findings_model.h"
 #include "ui/remembered.h"
 
@@ -55,6 +59,12 @@ FindingsView::FindingsView(QWidget* parent)
       export_(new QPushButton(tr("E&xport Report..."))),
       progress_(new QProgressBar),
       summary_(new QLabel),
+      runtime_(new QComboBox),
+      gpu_(new QComboBox),
+      tp_(new QSpinBox),
+      dp_(new QSpinBox),
+      ep_(new QSpinBox),
+      verdict_(new QLabel),
       poll_(new QTimer(this)),
       jobs_(this),
       job_(std::make_shared<JobState>()) {
@@ -89,11 +99,44 @@ FindingsView::FindingsView(QWidget* parent)
   top->addWidget(sevLabel);
   top->addWidget(severity_);
   top->addWidget(export_);
+  // The deployment: which runtime's refusals are errors, and for a serving engine its layout and
+  // GPU (validate --runtime --tp --dp --ep --gpu).
+  runtime_->addItem(tr("any runtime"), QString());
+  for (const auto& r : val::runtimes())
+    runtime_->addItem(QString::fromLatin1(r.title.data(), qsizetype(r.title.size())) + (r.version.empty() ? QString() : " " + QString::fromLatin1(r.version.data(), qsizetype(r.version.size()))),
+                      QString::fromLatin1(r.name.data(), qsizetype(r.name.size())));
+  for (QSpinBox* b : {tp_, dp_, ep_}) b->setRange(1, 1024);
+  gpu_->addItem(tr("no GPU named"), QString());
+  for (const auto& d : plan::deviceTable())
+    gpu_->addItem(QString::fromLatin1(d.name.data(), qsizetype(d.name.size())) + " (" + QString::fromStdString(plan::capabilityName(d.computeCapability)) + ")",
+                  QString::fromLatin1(d.name.data(), qsizetype(d.name.size())));
+  remember(runtime_, "findings/runtime");
+  remember(gpu_, "findings/gpu");
+  auto* deploy = new QHBoxLayout;
+  auto label = [&](const QString& text, QWidget* buddy) {
+    auto* l = new QLabel(text);
+    l->setBuddy(buddy);
+    deploy->addWidget(l);
+    deploy->addWidget(buddy);
+  };
+  label(tr("Deplo&y on:"), runtime_);
+  label(tr("T&P"), tp_);
+  label(tr("&DP"), dp_);
+  label(tr("EP"), ep_);
+  label(tr("&GPU"), gpu_);
+  deploy->addStretch();
+  verdict_->setWordWrap(true);
+  verdict_->setVisible(false);
+  verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
+  layout->addLayout(deploy);
+  layout->addWidget(verdict_);
   layout->addWidget(summary_);
   layout->addWidget(table_, 1);
 
+  connect(runtime_, &QComboBox::currentIndexChanged, this, &FindingsView::updateDeploymentControls);
+  updateDeploymentControls();
   connect(run_, &QPushButton::clicked, this, &FindingsView::run);
   connect(cancel_, &QPushButton::clicked, this, &FindingsView::cancel);
   connect(severity_, &QComboBox::currentIndexChanged, this, [this] { static_cast<SeverityProxy*>(proxy_)->setMinimum(severity_->currentData().toInt()); });
@@ -131,8 +174,32 @@ void FindingsView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
 
 void FindingsView::setMinimumSeverity(val::Severity s) { severity_->setCurrentIndex(severity_->findData(int(s))); }
 
+void FindingsView::updateDeploymentControls() {
+  const bool engine = val::engines::isServingEngine(runtime_->currentData().toString().toStdString());
+  for (QWidget* w : std::initializer_list<QWidget*>{tp_, dp_, ep_, gpu_}) w->setEnabled(engine);
+}
+
+val::ValidateOptions FindingsView::options() const {
+  val::ValidateOptions opt;
+  opt.runtime = runtime_->currentData().toString().toStdString();
+  if (val::engines::isServingEngine(opt.runtime)) {
+    opt.layout.tp = tp_->value(), opt.layout.dp = dp_->value(), opt.layout.ep = ep_->value();
+    opt.layout.gpu = gpu_->currentData().toString().toStdString();
+  }
+  return opt;
+}
+
 void FindingsView::run() {
   if (!ckpt_ || jobs_.running(0)) return;
+  val::ValidateOptions opt = options();
+  // A layout the engine cannot be started with is said here, as the command line's usage error.
+  std::optional<std::string> bad = val::engines::resolveGpu(opt.layout);
+  if (!bad && val::engines::isServingEngine(opt.runtime)) bad = val::engines::layoutProblem(opt.runtime, opt.layout, ckpt_->model);
+  if (bad) {
+    verdict_->setVisible(true);
+    verdict_->setText("<b style='color:#c00'>" + tr("Not a layout %1 starts with: %2").arg(runtime_->currentText(), QString::fromStdString(*bad).toHtmlEscaped()) + "</b>");
+    return;
+  }
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   progress_->setVisible(true);
@@ -142,8 +209,7 @@ void FindingsView::run() {
   auto ckpt = ckpt_;
   job_ = jobs_.start(
       0,
-      [ckpt](JobState& job) -> std::shared_ptr<val::ValidationReport> {
-        val::ValidateOptions opt;
+      [ckpt, opt](JobState& job) mutable -> std::shared_ptr<val::ValidationReport> {
         opt.progress = [&](const char* stage, uint64_t d, uint64_t t) {
           job.phase = stage;
           job.done = d;
@@ -170,6 +236,9 @@ void FindingsView::onFinished(std::shared_ptr<val::ValidationReport> rep) {
   if (rep && rep->checkpoint != ckpt_) return;  // the validation of the checkpoint open before this one
   model_->setReport(rep);
   export_->setEnabled(bool(rep));
+  verdict_->setVisible(rep && !rep->verdict.empty());
+  if (rep && !rep->verdict.empty())
+    verdict_->setText(QString("<b style='color:%1'>%2</b>").arg(rep->verdict.find(": refuses") != std::string::npos ? "#c00" : "#080", QString::fromStdString(rep->verdict).toHtmlEscaped()));
   if (!rep) {
     summary_->setText(job_->cancel ? tr("Validation cancelled.") : tr("Validation failed."));
   } else {

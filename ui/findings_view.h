@@ -16,6 +16,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
+class QSpinBox;
 class QTableView;
 class QTimer;
 
@@ -41,6 +42,16 @@ class FindingsView : public QWidget, public CheckpointView {
   QComboBox* severityBox() const { return severity_; }
   QPushButton* runButton() const { return run_; }
   QLabel* summary() const { return summary_; }
+  // The deployment the run is held to: the runtime (empty: none), and for vLLM / SGLang the
+  // layout and GPU; the verdict line of the last run with an engine.
+  QComboBox* runtimeBox() const { return runtime_; }
+  QSpinBox* tpBox() const { return tp_; }
+  QSpinBox* dpBox() const { return dp_; }
+  QSpinBox* epBox() const { return ep_; }
+  QComboBox* gpuBox() const { return gpu_; }
+  QLabel* verdict() const { return verdict_; }
+  // The options the Validate button runs with (the deployment row's choices).
+  val::ValidateOptions options() const;
   const val::ValidationReport* report() const;
 
  signals:
@@ -50,6 +61,7 @@ class FindingsView : public QWidget, public CheckpointView {
  private:
   void onFinished(std::shared_ptr<val::ValidationReport> rep);
   void showIdle();
+  void updateDeploymentControls();
 
   FindingsModel* model_;
   QSortFilterProxyModel* proxy_;
@@ -58,6 +70,9 @@ class FindingsView : public QWidget, public CheckpointView {
   QPushButton *run_, *cancel_, *export_;
   QProgressBar* progress_;
   QLabel* summary_;
+  QComboBox *runtime_, *gpu_;
+  QSpinBox *tp_, *dp_, *ep_;
+  QLabel* verdict_;
   QTimer* poll_;
   JobRunner jobs_;
   std::shared_ptr<JobState> job_;

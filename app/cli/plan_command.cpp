@@ -1,4 +1,5 @@
 // weightscope plan PATH --ep N [...]: expert-parallel placement and per-rank memory budgets.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -12,7 +13,9 @@
 #include "core/plan/ep_plan.h"
 #include "core/plan/deployment_fit.h"
 #include "core/plan/kv_cache.h"
+#include "core/report/validate_report.h"
 #include "core/util/format_bytes.h"
+#include "core/validate/engines/engine_rules.h"
 
 namespace ws::cli {
 
@@ -194,6 +197,48 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
   for (const auto& n : res.notes) std::printf("note: %s\n", n.c_str());
 }
 
+// --runtime vllm|sglang: what the engine refuses at the plan's layout - validate's engine rules
+// (core/validate/engines), run here on the same checkpoint. The plan's EP N is vLLM's TP x DP with
+// expert parallelism (DP = N / TP) and SGLang's --ep-size N inside a TP group of N (its attention
+// split by --attn-dp-size N / TP); the GPU is --gpu, else the --gpu-mem device.
+struct EngineCheck {
+  std::string verdict;
+  std::vector<val::Finding> findings;
+};
+std::optional<EngineCheck> engineCheckOf(const Args& a, const Checkpoint& c, int ep, int tp) {
+  const std::string engine = a.get("runtime");
+  if (!val::engines::isServingEngine(engine)) return std::nullopt;
+  val::engines::EngineLayout l;
+  if (engine == "vllm") {
+    if (ep > 1 && ep % tp) throw std::invalid_argument("--ep " + std::to_string(ep) + " is not TP x DP for --tp " + std::to_string(tp) + ": vLLM cannot form it");
+    l.tp = tp, l.ep = ep, l.dp = ep > 1 ? ep / tp : 1;
+  } else {
+    l.tp = std::max(ep, tp), l.ep = ep, l.dp = std::max(ep, tp) / tp;
+  }
+  l.gpu = a.has("gpu") ? a.get("gpu") : plan::findDevice(a.get("gpu-mem")) ? a.get("gpu-mem") : "";
+  if (auto bad = val::engines::resolveGpu(l)) throw std::invalid_argument("--gpu: " + *bad);
+  if (auto bad = val::engines::layoutProblem(engine, l, c.model)) throw std::invalid_argument(*bad);
+  EngineCheck out;
+  val::ValidateOptions opt;
+  val::Sink sink{opt, out.findings};
+  val::engines::engineRules(c, engine, l, sink);
+  std::stable_sort(out.findings.begin(), out.findings.end(), [](const val::Finding& x, const val::Finding& y) { return x.severity > y.severity; });
+  out.verdict = val::engines::verdictLine(engine, l, out.findings);
+  return out;
+}
+
+void printEngineCheck(const EngineCheck& e) {
+  std::printf("engine: %s\n", e.verdict.c_str());
+  for (const auto& f : e.findings) std::printf("  %-7s %s  %s\n", val::severityName(f.severity), f.code.c_str(), f.message.c_str());
+}
+
+bool engineRefuses(const std::optional<EngineCheck>& e) {
+  if (e)
+    for (const auto& f : e->findings)
+      if (f.severity == val::Severity::Error) return true;
+  return false;
+}
+
 class PlanCommand : public Command {
  public:
   std::string name() const override { return "plan"; }
@@ -208,7 +253,10 @@ class PlanCommand : public Command {
            "                                  rank (older vLLM, the seed runtime), or refuse (SGLang)\n"
            "  --runtime vllm|sglang|seed      whose residency rules (default vllm): the seed holds fused\n"
            "                          expert tensors whole on every rank, shards MTP experts under\n"
-           "                          layers.N, gives the remainder to the last rank and loads F16 as BF16\n"
+           "                          layers.N, gives the remainder to the last rank and loads F16 as BF16.\n"
+           "                          Named vllm or sglang: also what that engine refuses at this layout\n"
+           "                          on this GPU (validate's engine rules; exit 1 on a refusal)\n"
+           "  --gpu DEVICE|sm_XY      the GPU for those rules (default: the --gpu-mem device)\n"
            "  --gpu-mem SIZE|DEVICE|cuda:N|auto   memory per rank: a size (141GiB, 80GB), a device as its\n"
            "                          driver reports it (" + devices + " ),\n"
            "                          or the GPU present\n"
@@ -240,7 +288,7 @@ class PlanCommand : public Command {
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
-                   "fit"},
+                   "fit", "gpu"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
       std::cerr << usage();
@@ -266,13 +314,23 @@ class PlanCommand : public Command {
       }
       kv = std::move(k);
     }
+    const auto engine = engineCheckOf(a, c, int(a.getInt("ep", 1)), opt.tp);
     if (a.has("json")) {
-      std::cout << planJson(c, opt, res, a.has("list-tensors"), budget, kv).dump(1) << "\n";
+      auto doc = planJson(c, opt, res, a.has("list-tensors"), budget, kv);
+      if (engine) {
+        nlohmann::json findings = nlohmann::json::array();
+        for (const auto& f : engine->findings) findings.push_back(findingJson(f));
+        doc["engine"] = {{"verdict", engine->verdict}, {"findings", std::move(findings)}};
+      }
+      std::cout << doc.dump(1) << "\n";
     } else {
+      if (engine) printEngineCheck(*engine);
       printTable(c, opt, res, budget);
       printKv(opt, res, kv);
     }
-    // Exit 1 when a budget was given and some rank does not fit: usable as a CI gate.
+    // Exit 1 when a budget was given and some rank does not fit, or the engine refuses the
+    // layout: usable as a CI gate.
+    if (engineRefuses(engine)) return kExitFindings;
     for (const auto& rp : res.ranks)
       if (rp.fits && !*rp.fits) return kExitFindings;
     return kExitOk;

@@ -8,6 +8,7 @@
 #include "app/cli/progress.h"
 #include "core/io/atomic_file.h"
 #include "core/report/validate_report.h"
+#include "core/validate/engines/engine_rules.h"
 #include "core/validate/rules.h"
 
 namespace ws::cli {
@@ -39,7 +40,7 @@ class ValidateCommand : public Command {
   std::string usage() const override {
     return "usage: weightscope validate PATH [--report FILE] [--format json|md|html|junit] [--rules LIST]\n"
            "                            [--skip-rules LIST] [--min-severity error|warning|info]\n"
-           "                            [--runtime kt|seed|llama.cpp]\n"
+           "                            [--runtime kt|seed|llama.cpp|vllm|sglang [--tp N] [--dp N] [--ep N] [--gpu DEVICE]]\n"
            "  --report FILE      write the report there (atomically); the format follows the extension\n"
            "                     (.json, .md, .html, .xml = JUnit) unless --format says otherwise.\n"
            "                     Without it the Markdown report goes to stdout.\n"
@@ -48,7 +49,12 @@ class ValidateCommand : public Command {
            "  --min-severity S   leave out findings below S (the exit code still counts errors)\n"
            "  --runtime R        the runtime the checkpoint is meant for: what its loader refuses is\n"
            "                     an error (kt: KTransformers SFT, seed: the seed GPU runtime,\n"
-           "                     llama.cpp); without it each such finding is an info naming the runtime\n"
+           "                     llama.cpp); without it each such finding is an info naming the runtime.\n"
+           "                     vllm (0.11.0), sglang (0.5.23): what that engine refuses at this layout\n"
+           "                     on this GPU, the report opening with its verdict (docs/rules.md, engine)\n"
+           "  --tp N --dp N --ep N   the engine's layout: tensor parallel, data parallel (SGLang: its\n"
+           "                     attention DP size) and the ranks experts split over (vLLM: 1 or TP x DP)\n"
+           "  --gpu DEVICE       a device of plan's table (H200-141GB ...) or a compute capability (sm_89)\n"
            "  --full-load        also load it (--device host|cuda:N, --ep-size N --ep-rank R,\n"
            "                     --placement, --remainder as in plan) and report load failures and\n"
            "                     residency against the planner\n"
@@ -65,7 +71,9 @@ class ValidateCommand : public Command {
            "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime", "base"}, {"full-load", "values", "distributed"});
+    Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime", "base",
+                   "tp", "dp", "ep", "gpu"},
+           {"full-load", "values", "distributed"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -88,6 +96,12 @@ class ValidateCommand : public Command {
     opt.epSize = int(a.getInt("ep-size", 1));
     opt.epRank = int(a.getInt("ep-rank", 0));
     opt.runtime = a.get("runtime");
+    opt.layout.tp = int(a.getInt("tp", 1));
+    opt.layout.dp = int(a.getInt("dp", 1));
+    opt.layout.ep = int(a.getInt("ep", 1));
+    opt.layout.gpu = a.get("gpu");
+    if ((a.has("tp") || a.has("dp") || a.has("ep") || a.has("gpu")) && !val::engines::isServingEngine(opt.runtime))
+      throw std::invalid_argument("--tp, --dp, --ep and --gpu describe a serving engine's layout: give --runtime vllm or --runtime sglang");
     // A runtime with residency rules of its own (the seed) loads by them under --full-load.
     if (const plan::ResidencyRules* r = plan::findResidencyRules(opt.runtime)) opt.residency = r;
     opt.placement = placementSpecOf(a, *opt.residency);

@@ -75,6 +75,9 @@ void readQuantConfig(const json& q, QuantConfig& out, const std::string& source)
   if (auto s = q.find("sym"); s != q.end() && s->is_boolean()) out.symmetric = s->get<bool>();  // GPTQ
   out.checkpointFormat = strKey(q, "checkpoint_format");
   if (out.method == "awq") out.awqVersion = strKey(q, "version");
+  // AWQ: zero points unless zero_point is false (AutoAWQ's default is true).
+  if (auto z = q.find("zero_point"); out.method == "awq" && z != q.end() && z->is_boolean()) out.symmetric = !z->get<bool>();
+  for (const auto& [key, value] : q.items()) out.declaredKeys.push_back(key);
   // transformers' BitsAndBytesConfig (to_dict writes load_in_4bit / load_in_8bit and the type).
   if (out.method == "bitsandbytes") {
     auto flag = [&](const char* k) { auto it = q.find(k); return it != q.end() && it->is_boolean() && it->get<bool>(); };
@@ -195,6 +198,9 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   m.source = "config.json";
   m.architecture = strKey(root, "model_type");
   m.transformersVersion = strKey(root, "transformers_version");
+  if (root.contains("architectures") && root["architectures"].is_array())
+    for (const auto& a : root["architectures"])
+      if (a.is_string()) m.architectures.push_back(a.get<std::string>());
   // Multimodal configs keep the language model under text_config (Qwen3-VL-MoE, Llama 4, Kimi-VL).
   const json& t = root.contains("text_config") && root["text_config"].is_object() ? root["text_config"] : root;
   if (m.architecture.empty()) m.architecture = strKey(t, "model_type");

@@ -52,6 +52,14 @@ struct QuantConfig {
   // is `ignore` above.
   std::vector<std::string> excluded, gptqIncluded, gptqDynamicSkips;
   std::string listKey;
+  // Every key quantization_config declares: engines take some paths only when a key is present
+  // at all (vLLM's is_gptq_marlin_compatible needs bits, group_size, sym and desc_act).
+  std::vector<std::string> declaredKeys;
+  bool declares(const std::string& key) const {
+    for (const auto& k : declaredKeys)
+      if (k == key) return true;
+    return false;
+  }
 
   // The first group that quantizes weights to `bits`-bit `type` ("int"/"float"); null if none.
   const QuantGroup* groupFor(const std::string& type, int64_t bits) const {
@@ -86,6 +94,9 @@ struct ModelDescription {
   std::string architecture;         // model_type, or general.architecture in GGUF
   std::string source;               // "config.json", "gguf", or "tensors" when inferred
   std::string transformersVersion;
+  // config.json's architectures: the model classes an engine's registry resolves (vLLM's
+  // ModelRegistry, SGLang's); empty for GGUF and when the config gives none.
+  std::vector<std::string> architectures;
   int64_t numLayers = -1;
   int64_t hiddenSize = -1;
   int64_t intermediateSize = -1;    // dense MLP

@@ -17,10 +17,19 @@ struct DeviceSpec {
   uint64_t totalMiB;        // nvidia-smi's memory.total (cudaMemGetInfo's total, in MiB)
   bool unified;             // memory shared with the CPU (no device total of its own)
   std::string_view source;  // where totalMiB comes from
+  // The compute capability as major x 10 + minor (90: SM 9.0), what engines choose kernels by
+  // (vLLM's current_platform.get_device_capability); all from NVIDIA's CUDA GPUs table
+  // (developer.nvidia.com/cuda-gpus, kCapabilitySource).
+  int computeCapability;
 };
+
+inline constexpr std::string_view kCapabilitySource = "NVIDIA's CUDA GPUs table, developer.nvidia.com/cuda-gpus";
 
 const std::vector<DeviceSpec>& deviceTable();
 const DeviceSpec* findDevice(std::string_view name);
+
+// "SM 9.0" for 90.
+std::string capabilityName(int computeCapability);
 
 // The CUDA context and driver reserve taken before any allocation: cudaMemGetInfo's free right
 // after context creation is about this much below its total. An estimate until the GPU session

@@ -68,6 +68,7 @@ nlohmann::json validateJson(const val::ValidationReport& r, Severity min) {
       {"rules_run", r.rulesRun},
       {"findings", std::move(findings)},
   };
+  if (!r.verdict.empty()) doc["verdict"] = r.verdict;  // --runtime vllm|sglang
   if (!r.bytesReadByRank.empty()) doc["bytes_read_by_rank"] = r.bytesReadByRank;  // --distributed
   if (c)
     doc["model"] = {{"architecture", c->model.architecture}, {"format", c->format}, {"num_layers", c->model.numLayers}, {"num_experts", c->model.numExperts},
@@ -80,6 +81,7 @@ std::string validateMarkdown(const val::ValidationReport& r, Severity min) {
   const Checkpoint* c = r.checkpoint.get();
   const char* badge = r.count(Severity::Error) ? "FAILED" : "passed";
   o << "### Weightscope validation " << badge << ": `" << r.path << "`\n\n";
+  if (!r.verdict.empty()) o << "**" << r.verdict << "**\n\n";
   o << "**" << summaryLine(r) << "**";
   if (c)
     o << " - " << (c->model.architecture.empty() ? "unknown model" : c->model.architecture) << ", " << c->model.numLayers << " layers, " << c->model.numExperts
@@ -142,6 +144,8 @@ std::string validateJunit(const val::ValidationReport& r, Severity min) {
           break;
         }
     o << "  <testsuite name=\"" << escape(fam) << "\" tests=\"" << rs.size() << "\" failures=\"" << famFail << "\">\n";
+    // The engine's verdict where JUnit keeps a suite's facts (properties come first).
+    if (fam == "engine" && !r.verdict.empty()) o << "    <properties><property name=\"verdict\" value=\"" << escape(r.verdict) << "\"/></properties>\n";
     for (const auto* ri : rs) {
       const auto& fs = byCode[ri->code];
       o << "    <testcase classname=\"weightscope." << escape(fam) << "\" name=\"" << ri->code << " " << escape(ri->name) << "\"";
@@ -182,7 +186,9 @@ table{border-collapse:collapse;background:#fff}td,th{border:1px solid #e1e4e8;pa
 .legend{font-size:12px;color:#5b6470}.hist{display:inline-block;margin:0 18px 12px 0;vertical-align:top;font-size:12px}
 tr.sev-error td:first-child{color:#a4161a;font-weight:600}tr.sev-warning td:first-child{color:#8a5a00;font-weight:600}
 code{font-size:12px}#filter{width:320px;padding:4px}</style></head><body>)";
-  o << "<h1>Weightscope validation</h1><div class=\"sub\">" << escape(r.path);
+  o << "<h1>Weightscope validation</h1>";
+  if (!r.verdict.empty()) o << "<div class=\"verdict\"><b>" << escape(r.verdict) << "</b></div>";
+  o << "<div class=\"sub\">" << escape(r.path);
   if (c) o << " &middot; " << escape(c->model.architecture) << " &middot; " << escape(c->format) << " &middot; " << c->files.size() << " files";
   o << "</div><div class=\"badges\">";
   if (!r.count(Severity::Error)) o << "<span class=\"ok\">passed</span>";

@@ -79,6 +79,15 @@ const std::vector<RuleInfo>& rules() {
       {"WS-R003", "gguf-noncanonical-offsets", "compatibility", S::Warning, "GGUF tensor offsets are aligned and in bounds but not canonical", "ggml's current reader (llama.cpp) refuses such files; rewrite them with gguf-py or llama.cpp's tools", "llama.cpp"},
       {"WS-R004", "native-fp8-layout", "compatibility", S::Info, "KTransformers' native FP8 path needs per-expert E4M3 weights with BF16 or F32 scales of exactly [rows/128, cols/128] (128x128 blocks)", "other FP8 paths are not affected; transformers also reads squeezed and fused layouts", "kt"},
       {"WS-R005", "runtime-dtypes", "compatibility", S::Info, "a dtype outside the seed runtime's set (BF16, F32, U8, I8, F8_E4M3, F8_E8M0, I64)", "the seed runtime refuses the file at load", "seed"},
+      // serving engines at a layout and on a GPU (validate --runtime vllm|sglang, core/validate/engines)
+      {"WS-E001", "engine-architecture", "engine", S::Error, "config.json names no architecture, or one the engine has dropped", "serve it with the engine release that still has it, or fix config.json"},
+      {"WS-E002", "engine-architecture-fallback", "engine", S::Warning, "an architecture the engine does not register: it tries its Transformers backend, which may or may not load it", "check that the installed transformers has a backend-compatible class, or use an engine release that registers the model"},
+      {"WS-E003", "tp-heads", "engine", S::Error, "the attention heads or KV heads do not split over the attention TP", "choose a TP that divides the heads (and that the KV heads divide, or that divides them)"},
+      {"WS-E004", "expert-split", "engine", S::Error, "the routed experts or their intermediate size do not split over the layout", "use expert parallelism (--ep), or a TP / EP the experts divide by"},
+      {"WS-E005", "block-split", "engine", S::Error, "a TP shard of an FP8 block-quantized weight is not a whole number of blocks", "lower the TP, or use expert parallelism so experts stay whole"},
+      {"WS-E006", "group-split", "engine", S::Error, "a TP shard of a GPTQ / AWQ weight does not hold whole groups or packed words", "lower the TP"},
+      {"WS-E007", "gpu-capability", "engine", S::Error, "the engine does not run the checkpoint's quantization on this GPU (or on any), or not for MoE layers", "a newer GPU, another quantization of the model, or another engine"},
+      {"WS-E008", "engine-fallback", "engine", S::Warning, "the engine takes a slower path (a weight-only or unoptimized kernel) at this layout on this GPU, or its source does not settle whether it loads", "expect lower throughput; the message names the path"},
       // full load (validate --full-load)
       {"WS-L001", "load-failed", "load", S::Error, "the checkpoint (or EP rank) could not be loaded onto the device", "the message names the tensor and the cause; nothing stays allocated"},
       {"WS-L002", "residency-mismatch", "load", S::Error, "the device's free memory, or the bytes the readers uploaded, differ from the prediction", "an allocator that pads; a tensor loaded twice, partly, or not at all"},

@@ -7,6 +7,9 @@ const std::vector<RuntimeInfo>& runtimes() {
       {"kt", "KTransformers SFT", "the KTransformers fine-tuning weight loader (native FP8 and RAWINT4 experts)"},
       {"seed", "the seed runtime", "the Rust GPU runtime's weight store (its safetensors dtype set)"},
       {"llama.cpp", "llama.cpp", "ggml's GGUF reader (canonical tensor offsets)"},
+      // The serving engines (core/validate/engines): their registries, kernels and layout checks.
+      {"vllm", "vLLM", "vLLM's model registry, quantization kernels and parallel layers", "0.11.0"},
+      {"sglang", "SGLang", "SGLang's model registry, quantization kernels and parallel layers", "0.5.23"},
   };
   return r;
 }

@@ -11,6 +11,7 @@ struct RuntimeInfo {
   std::string_view name;   // what --runtime takes
   std::string_view title;  // what findings call it
   std::string_view source; // whose loader the rules follow
+  std::string_view version; // the release whose code the rules were read from ("" where the loader is ours or unversioned)
 };
 
 const std::vector<RuntimeInfo>& runtimes();

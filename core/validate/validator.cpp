@@ -23,6 +23,7 @@
 #include "core/validate/attention_rules.h"
 #include "core/validate/ignore_list_rules.h"
 #include "core/validate/metadata_rules.h"
+#include "core/validate/engines/engine_rules.h"
 #include "core/validate/runtime_rules.h"
 #include "core/validate/runtimes.h"
 #include "core/validate/sink.h"
@@ -489,7 +490,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   rep.checkpoint = c;
   for (const auto& r : rules())
     if (ruleEnabled(opt, r.code) && (opt.fullLoad || std::string(r.family) != "load") && (!opt.against.empty() || std::string(r.family) != "diff") &&
-        (!opt.base.empty() || std::string(r.code) != "WS-A003"))
+        (!opt.base.empty() || std::string(r.code) != "WS-A003") && (engines::isServingEngine(opt.runtime) || std::string(r.family) != "engine"))
       rep.rulesRun.push_back(r.code);
   std::mutex mu;
   Sink sink{opt, rep.findings, &mu};
@@ -507,6 +508,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
     metadataRules(*c, sink);
   }
   runtimeRules(*c, sink);
+  if (engines::isServingEngine(opt.runtime)) engines::engineRules(*c, opt.runtime, opt.layout, sink);
   std::shared_ptr<const Checkpoint> base;  // --base: the model a LoRA adapter is meant for
   if (!opt.base.empty()) {
     auto opened = openCheckpoint(opt.base);
@@ -533,6 +535,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
     if (a.code != b.code) return a.code < b.code;
     return naturalLess(a.tensor, b.tensor);
   });
+  if (engines::isServingEngine(opt.runtime)) rep.verdict = engines::verdictLine(opt.runtime, opt.layout, rep.findings);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rep;
 }
@@ -549,9 +552,13 @@ Result<ValidationReport> validatePath(const std::string& path, const ValidateOpt
     for (const auto& r : runtimes()) known += (known.empty() ? "" : ", ") + std::string(r.name);
     return Error{ErrorCode::Usage, "unknown runtime '" + opt.runtime + "' (known: " + known + ")", {}, std::nullopt, {}};
   }
+  ValidateOptions o = opt;
+  if (auto bad = engines::resolveGpu(o.layout)) return Error{ErrorCode::Usage, "--gpu: " + *bad, {}, std::nullopt, {}};
   auto opened = openCheckpointTolerant(path);
   if (!opened) return opened.error();
-  return capture([&] { return validateCheckpoint(opened.value(), opt); });
+  if (engines::isServingEngine(o.runtime))
+    if (auto bad = engines::layoutProblem(o.runtime, o.layout, opened.value()->model)) return Error{ErrorCode::Usage, *bad, {}, std::nullopt, {}};
+  return capture([&] { return validateCheckpoint(opened.value(), o); });
 }
 
 }  // namespace ws::val

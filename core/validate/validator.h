@@ -16,6 +16,7 @@
 #include "core/numerics/scale_stats.h"
 #include "core/plan/placement.h"
 #include "core/plan/residency_rules.h"
+#include "core/validate/engines/engine_layout.h"
 #include "core/validate/finding.h"
 
 namespace ws::val {
@@ -40,6 +41,9 @@ struct ValidateOptions {
   // --runtime NAME (core/validate/runtimes.h): the runtime the checkpoint is meant for; its
   // refusals are errors. Empty: each runtime rule says which runtime would refuse what.
   std::string runtime;
+  // --tp / --dp / --ep / --gpu: the layout and GPU a serving engine (--runtime vllm|sglang) is
+  // held to (core/validate/engines); gpu resolved to its compute capability by validatePath.
+  engines::EngineLayout layout;
   std::string against;
   double maxRelError = -1;
   // --base PATH: a LoRA adapter's factors checked against the base model's modules (WS-A003).
@@ -59,6 +63,9 @@ struct ValidationReport {
   // (weights)"), in rank order: how evenly the work was shared.
   std::map<std::string, std::vector<uint64_t>> bytesReadByRank;
   num::ScaleReport scalesByLayer;                // for the HTML report's histograms
+  // --runtime vllm|sglang: "vLLM 0.11.0, TP 8 on H200-141GB (SM 9.0): loads" - the report's
+  // first line (engines::verdictLine); empty for other runs.
+  std::string verdict;
   double seconds = 0;
 
   size_t count(Severity s) const;

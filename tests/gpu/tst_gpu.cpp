@@ -218,6 +218,10 @@ static void deviceTableMatchesTheDriver() {
     if (sameModel > 1 && name.find(std::string(d.name.substr(d.name.find('-') + 1))) == std::string::npos) continue;
     CHECK(d.totalMiB == (m.total >> 20), "device table %s: %llu MiB, the driver reports %llu MiB", std::string(d.name).c_str(),
           (unsigned long long)d.totalMiB, (unsigned long long)(m.total >> 20));
+    // The engine rules' capability column (WS-E007, WS-E008) against the driver's own attribute.
+    const auto cc = kernels::computeCapability(0);
+    CHECK(cc.ok() && cc.value() == d.computeCapability, "device table %s: compute capability %d, the driver reports %d", std::string(d.name).c_str(),
+          d.computeCapability, cc.ok() ? cc.value() : -1);
   }
 }
 

@@ -46,8 +46,21 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run(fp8, "--runtime", "kt", "--report", os.path.join(tmp, "kt.json"))
     kt = json.load(open(os.path.join(tmp, "kt.json")))
     check(r.returncode == 1 and [f["code"] for f in kt["findings"] if f["severity"] == "error"] == ["WS-R004"], f"--runtime kt: exit {r.returncode}, {kt['summary']}")
-    r = run(fp8, "--runtime", "vllm")
-    check(r.returncode == 2 and "unknown runtime 'vllm'" in r.stderr, f"--runtime vllm: exit {r.returncode}, {r.stderr}")
+    r = run(fp8, "--runtime", "trtllm")
+    check(r.returncode == 2 and "unknown runtime 'trtllm'" in r.stderr and "vllm, sglang" in r.stderr, f"--runtime trtllm: exit {r.returncode}, {r.stderr}")
+    # Meant for vLLM at TP 2 x EP 2 on an H200: k_proj's 64-row shards are half a 128-row block
+    # (WS-E005); the report opens with the verdict, in every format.
+    r = run(fp8, "--runtime", "vllm", "--tp", "2", "--ep", "2", "--gpu", "H200-141GB", "--report", os.path.join(tmp, "vllm.json"))
+    v = json.load(open(os.path.join(tmp, "vllm.json")))
+    check(r.returncode == 1 and v["verdict"].startswith("vLLM 0.11.0, TP 2, EP 2 on H200-141GB (SM 9.0): refuses: 1 reason (WS-E005)"), f"--runtime vllm: exit {r.returncode}, {v.get('verdict')}")
+    md = run(fp8, "--runtime", "vllm", "--tp", "2", "--ep", "2", "--gpu", "H200-141GB").stdout
+    check(md.split("\n")[2].startswith("**vLLM 0.11.0, TP 2, EP 2"), f"Markdown verdict line: {md[:300]}")
+    r = run(fp8, "--runtime", "vllm", "--tp", "1", "--gpu", "H200-141GB", "--report", os.path.join(tmp, "vllm1.json"))
+    check(r.returncode == 0 and json.load(open(os.path.join(tmp, "vllm1.json")))["verdict"].endswith(": loads"), f"--runtime vllm --tp 1: exit {r.returncode}")
+    for bad, why in ((["--tp", "2"], "give --runtime vllm"), (["--runtime", "vllm", "--tp", "0"], "at least 1"), (["--runtime", "sglang", "--tp", "4", "--ep", "3"], "must divide"),
+                     (["--runtime", "vllm", "--gpu", "V100"], "unknown GPU 'V100'")):
+        r = run(fp8, *bad)
+        check(r.returncode == 2 and why in r.stderr, f"{bad}: exit {r.returncode}, {r.stderr}")
     for f in j["findings"]:
         check(set(f) >= {"severity", "code", "rule", "tensor", "file", "message", "hint"}, "finding fields")
         break
@@ -89,7 +102,7 @@ with tempfile.TemporaryDirectory() as tmp:
             check({ts.get("name") for ts in root.iter("testsuite")} >= {"integrity", "completeness", "shapes", "values"}, "junit suite per family")
         if fmt == "md":
             check("| severity | code |" in text, "markdown table")
-    check(sorted(os.listdir(tmp)) == sorted(["ok.json", "kt.json", "bad", "report.json", "report.md", "report.html", "report.xml"]), f"leftover files: {os.listdir(tmp)}")
+    check(sorted(os.listdir(tmp)) == sorted(["ok.json", "kt.json", "vllm.json", "vllm1.json", "bad", "report.json", "report.md", "report.html", "report.xml"]), f"leftover files: {os.listdir(tmp)}")
     r = run(bad, "--min-severity", "error", "--format", "json")
     j = json.loads(r.stdout)
     check(all(f["severity"] == "error" for f in j["findings"]) and r.returncode == 1, "min-severity filters, exit still counts errors")

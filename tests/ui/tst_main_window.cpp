@@ -940,6 +940,38 @@ class TstMainWindow : public QObject {
     QCOMPARE(n, w.checkpoint()->find(scale)->elements());
   }
 
+  // The Findings tab's deployment row: vLLM at TP 2 x EP 2 on an H200 refuses the FP8 fixture
+  // (its k_proj shards are half a block), and the verdict heads the tab as it heads the report; a
+  // TP past the heads is said there and nothing runs; the layout boxes are for serving engines only.
+  void findingsDeploymentRow() {
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe_fp8")));
+    w.showTab(ui::MainWindow::FindingsTab);
+    ui::FindingsView* f = w.findings();
+    QVERIFY(!f->tpBox()->isEnabled());
+    f->runtimeBox()->setCurrentIndex(f->runtimeBox()->findData("vllm"));
+    QVERIFY(f->tpBox()->isEnabled() && f->gpuBox()->isEnabled());
+    f->tpBox()->setValue(2);
+    f->epBox()->setValue(2);
+    f->gpuBox()->setCurrentIndex(f->gpuBox()->findData("H200-141GB"));
+    QSignalSpy finished(f, &ui::FindingsView::finished);
+    QTest::mouseClick(f->runButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(wstest::kPatienceMs));
+    QVERIFY(f->report());
+    QCOMPARE(f->report()->verdict, std::string("vLLM 0.11.0, TP 2, EP 2 on H200-141GB (SM 9.0): refuses: 1 reason (WS-E005)"));
+    QVERIFY(f->verdict()->isVisible());
+    QVERIFY(f->verdict()->text().contains("refuses: 1 reason (WS-E005)"));
+    bool listed = false;
+    for (int r = 0; r < f->model()->rowCount(); ++r) listed |= f->model()->index(r, ui::FindingsModel::Code).data() == "WS-E005";
+    QVERIFY(listed);
+    f->tpBox()->setValue(8);
+    f->epBox()->setValue(1);
+    QTest::mouseClick(f->runButton(), Qt::LeftButton);
+    QVERIFY(!finished.wait(300));  // refused before any run starts
+    QVERIFY(f->verdict()->text().contains("larger than the model's 4 attention heads"));
+  }
+
   // A remote open waits on a server that took the connection and says nothing. The status bar
   // shows the open with Cancel; Cancel (also File > Stop Opening, Esc) gives the window back at
   // once - the checkpoint shown stays, nothing is reported later - and aborts the request in

@@ -1,0 +1,56 @@
+// The serving engines' load-time rules as data (validate --runtime vllm|sglang, plan --runtime):
+// one table per concept, each row naming the engine release and the source function it mirrors.
+//   - architecture registries (what config.json's `architectures` must name);
+//   - quantization kernels by GPU compute capability (refused below a minimum, a named fallback
+//     between it and the native kernel's);
+//   - what a TP / EP split requires (core/validate/engines/layout_rules.cpp).
+// Where an engine's source does not settle a case the row says "unknown", never a guess.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ws::val::engines {
+
+// An engine's model registry at one release. `previously`: architectures it dropped, with the last
+// release that had them (vLLM's _PREVIOUSLY_SUPPORTED_MODELS).
+struct ArchitectureRegistry {
+  std::vector<std::string_view> supported;
+  std::vector<std::pair<std::string_view, std::string_view>> previously;
+};
+const ArchitectureRegistry& vllmArchitectures();    // vllm_architectures.cpp (generated)
+const ArchitectureRegistry& sglangArchitectures();  // sglang_architectures.cpp (generated)
+
+// One quantization path of one engine: what it needs of the GPU. `method` is the key
+// quantMethodOf() gives a checkpoint (the engine's resolved method, e.g. "awq" that vLLM turns
+// into awq_marlin where Marlin can run it).
+struct QuantKernelRow {
+  std::string_view engine;        // "vllm", "sglang"
+  std::string_view method;        // quantMethodOf()'s key
+  int minCapability;              // below it the engine refuses the checkpoint (0: no minimum known)
+  int nativeCapability;           // at or above it the native kernel; between: `fallback` (0: none)
+  std::string_view fallback;      // what the engine runs between the two, in its words
+  std::string_view refusal;       // the engine's message below the minimum
+  std::string_view source;        // file and function at the engine's release
+};
+// A minimumCapability no GPU reaches: the engine refuses the method on every GPU.
+inline constexpr int kRefusedOnEveryGpu = 10000;
+const std::vector<QuantKernelRow>& quantKernelTable();
+const QuantKernelRow* findQuantKernel(std::string_view engine, std::string_view method);
+
+// The table docs/rules.md shows - which engine runs which path on which GPU generation (refused,
+// a fallback, native) - generated from quantKernelTable(); a test keeps the document equal to it.
+std::string quantKernelMarkdown();
+
+// A quantization path an engine does not run for MoE (FusedMoE) layers at all.
+struct MoeRefusalRow {
+  std::string_view engine;
+  std::string_view method;
+  std::string_view refusal;       // what the engine raises
+  std::string_view source;
+};
+const std::vector<MoeRefusalRow>& moeRefusalTable();
+
+}  // namespace ws::val::engines

@@ -1,0 +1,240 @@
+// The serving engines' load-time refusals (validate --runtime vllm|sglang, core/validate/engines):
+// real checkpoints - the transformers fixtures, the library-quantized corpus and full-dimension
+// synth checkpoints of the families - at the layouts their engines take and at the ones they refuse,
+// each refusal in the engine's own words.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/plan/devices.h"
+#include "core/synth/synth.h"
+#include "core/validate/engines/engine_rules.h"
+#include "core/validate/engines/engine_tables.h"
+#include "core/validate/engines/quant_method.h"
+#include "core/validate/validator.h"
+#include "test_paths.h"
+#include "corpus_support.h"
+#include "test_support.h"
+
+using namespace ws;
+
+namespace {
+
+struct Run {
+  std::string error;                      // a usage error, when the layout cannot be started
+  std::vector<val::Finding> findings;     // the engine family's
+  std::string verdict;
+  std::vector<std::string> codes(val::Severity s) const {
+    std::vector<std::string> out;
+    for (const auto& f : findings)
+      if (f.severity == s) out.push_back(f.code);
+    return out;
+  }
+  bool says(const std::string& code, const std::string& text) const {
+    for (const auto& f : findings)
+      if (f.code == code && f.message.find(text) != std::string::npos) return true;
+    return false;
+  }
+  std::string dump() const {
+    std::string s = error.empty() ? verdict : "usage: " + error;
+    for (const auto& f : findings) s += "\n  " + f.code + " " + f.message;
+    return s;
+  }
+};
+
+Run validateFor(const std::string& path, const std::string& engine, int tp, int ep = 1, int dp = 1, const std::string& gpu = "H200-141GB") {
+  val::ValidateOptions opt;
+  opt.only = {"engine"};
+  opt.runtime = engine;
+  opt.layout.tp = tp, opt.layout.ep = ep, opt.layout.dp = dp, opt.layout.gpu = gpu;
+  auto r = val::validatePath(path, opt);
+  Run out;
+  if (!r) {
+    out.error = r.error().message;
+    return out;
+  }
+  out.findings = r.value().findings;
+  out.verdict = r.value().verdict;
+  return out;
+}
+
+// A copy of a fixture whose config.json `edit` changes.
+std::string editedCopy(const wstest::TempDir& d, const std::string& src, const std::function<void(nlohmann::json&)>& edit) {
+  const std::string dst = d.file("ckpt");
+  wstest::copyCheckpoint(src, dst);
+  nlohmann::json cfg;
+  std::ifstream(dst + "/config.json") >> cfg;
+  edit(cfg);
+  std::filesystem::remove(dst + "/config.json");  // the copy may be read-only
+  std::ofstream(dst + "/config.json") << cfg.dump(2);
+  return dst;
+}
+
+// A family's published dimensions (synth --size full) over sparse data; four layers, since the
+// engines' rules read only the config's widths, never the layer count.
+std::string fullDims(const wstest::TempDir& d, const std::string& like, const std::string& scheme) {
+  synth::Options o;
+  o.like = like, o.scheme = scheme, o.size = "full", o.sparse = true, o.layers = 4, o.shards = 2, o.out = d.file(like + "-" + scheme);
+  if (like == "deepseek-v3" || like == "glm-4.5") o.denseLayers = 1;
+  auto w = synth::write(o);
+  if (!w) qFatal("synth %s %s: %s", like.c_str(), scheme.c_str(), w.error().describe().c_str());
+  return o.out;
+}
+
+}  // namespace
+
+class TstEngineRules : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // Qwen3-235B-A22B-FP8's classic (vllm#17569): at TP 8 each rank holds 1536 / 8 = 192 of every
+  // expert's intermediate rows, not a whole number of 128-row blocks; vLLM refuses in
+  // Fp8MoEMethod, SGLang in check_quantized_moe_compatibility. TP 4, or TP 8 with the experts kept
+  // whole by EP, load.
+  void qwen3FullFp8AtTp8() {
+    wstest::TempDir d;
+    const std::string q = fullDims(d, "qwen3-moe", "fp8-block");
+    const Run tp8 = validateFor(q, "vllm", 8);
+    QVERIFY2(tp8.says("WS-E005", "The output_size of gate's and up's weight = 192 is not divisible by weight quantization block_n = 128."), tp8.dump().c_str());
+    QCOMPARE(tp8.codes(val::Severity::Error), std::vector<std::string>{"WS-E005"});
+    QVERIFY2(tp8.verdict.find("vLLM 0.11.0, TP 8 on H200-141GB (SM 9.0): refuses: 1 reason (WS-E005)") == 0, tp8.verdict.c_str());
+    for (const Run& ok : {validateFor(q, "vllm", 4), validateFor(q, "vllm", 8, 8), validateFor(q, "sglang", 8, 2)}) {
+      QVERIFY2(ok.findings.empty(), ok.dump().c_str());
+      QVERIFY2(ok.verdict.find(": loads") != std::string::npos, ok.verdict.c_str());
+    }
+    const Run sgl = validateFor(q, "sglang", 8);
+    QVERIFY2(sgl.says("WS-E005", "(moe_intermediate_size=1536 / moe_tp_size=8) % weight_block_size_n=128 == 0"), sgl.dump().c_str());
+  }
+
+  // DeepSeek-V3's FP8 release at TP 8 (its model card's vLLM and SGLang layout) loads on an H200;
+  // on an A100 vLLM runs it weight-only through Marlin (a warning), on a T4 it refuses it.
+  void deepseekFullFp8ByGpu() {
+    wstest::TempDir d;
+    const std::string ds = fullDims(d, "deepseek-v3", "fp8-block");
+    const Run h200 = validateFor(ds, "vllm", 8);
+    QVERIFY2(h200.findings.empty(), h200.dump().c_str());
+    // sglang#3345: DeepSeek-R1 at TP 32 - the dense MLP's 18432 / 32 = 576 rows a rank.
+    const Run tp32 = validateFor(ds, "sglang", 32);
+    QVERIFY2(tp32.says("WS-E005", "Weight output_partition_size = 576 is not divisible by weight quantization block_n = 128. (the dense MLP's gate_up_proj at TP 32)"), tp32.dump().c_str());
+    const Run a100 = validateFor(ds, "vllm", 8, 1, 1, "A100-80GB");
+    QCOMPARE(a100.codes(val::Severity::Error), std::vector<std::string>{});
+    QVERIFY2(a100.says("WS-E008", "Marlin weight-only FP8"), a100.dump().c_str());
+    QVERIFY2(a100.verdict.find("loads; fallbacks or unknowns: WS-E008") != std::string::npos, a100.verdict.c_str());
+    const Run t4 = validateFor(ds, "vllm", 8, 1, 1, "sm_75");
+    QVERIFY2(t4.says("WS-E007", "Minimum capability: 80"), t4.dump().c_str());
+    // Without a GPU the capability rules cannot run, and the verdict says so.
+    const Run none = validateFor(ds, "vllm", 8, 1, 1, "");
+    QVERIFY2(none.findings.empty() && none.verdict.find("no --gpu") != std::string::npos, none.dump().c_str());
+  }
+
+  // Heads (vLLM's verify_with_parallel_config, SGLang's attention asserts): 4 heads do not split 3 ways; GLM-4.5's 8 KV heads are neither a multiple of TP 12 nor
+  // divide it; TP 16 replicates them (16 is a multiple of 8) and loads.
+  void headsAndKvHeads() {
+    const Run three = validateFor(wstest::fixture("hf/qwen3_moe"), "vllm", 3);
+    QVERIFY2(three.says("WS-E003", "Total number of attention heads (4) must be divisible by tensor parallel size (3)"), three.dump().c_str());
+    wstest::TempDir d;
+    const std::string glm = fullDims(d, "glm-4.5", "bf16");
+    const Run twelve = validateFor(glm, "vllm", 12);
+    QVERIFY2(twelve.says("WS-E003", "8 KV heads and TP 12: 12 is not divisible by 8"), twelve.dump().c_str());
+    const Run sixteen = validateFor(glm, "vllm", 16);
+    QVERIFY2(sixteen.codes(val::Severity::Error).empty(), sixteen.dump().c_str());
+  }
+
+  // The transformers FP8 fixture at TP 2: k_proj and v_proj hold one 64-row head a rank, half a
+  // 128-row block; at TP 1 vLLM leaves v (the last of the merged shards) unchecked and loads.
+  void fp8FixtureKvShard() {
+    const Run tp2 = validateFor(wstest::fixture("hf/qwen3_moe_fp8"), "vllm", 2, 2);
+    QVERIFY2(tp2.says("WS-E005", "Weight output_partition_size = 64 is not divisible by weight quantization block_n = 128. (k_proj / v_proj at TP 2)"), tp2.dump().c_str());
+    const Run tp1 = validateFor(wstest::fixture("hf/qwen3_moe_fp8"), "vllm", 1);
+    QVERIFY2(tp1.findings.empty(), tp1.dump().c_str());
+  }
+
+  // SGLang splits experts whole over EP and asserts they divide.
+  void sglangExpertsOverEp() {
+    wstest::TempDir d;
+    const std::string six = editedCopy(d, wstest::fixture("hf/qwen3_moe"), [](nlohmann::json& c) { c["num_experts"] = 6; });
+    const Run r = validateFor(six, "sglang", 4, 4);
+    QVERIFY2(r.says("WS-E004", "6 routed experts do not divide over EP 4"), r.dump().c_str());
+    // vLLM gives the remainder to the first ranks (determine_expert_map) and loads.
+    const Run v = validateFor(six, "vllm", 4, 4);
+    QVERIFY2(!v.says("WS-E004", "routed experts"), v.dump().c_str());
+  }
+
+  // The architecture registries: a class no registry holds goes to the Transformers backend (a
+  // warning: unknown whether it loads); one vLLM dropped, or none named, is a refusal.
+  void architectures() {
+    wstest::TempDir a, b, c;
+    const std::string foo = editedCopy(a, wstest::fixture("hf/qwen3_moe"), [](nlohmann::json& j) { j["architectures"] = {"FooBarForCausalLM"}; });
+    const Run unknown = validateFor(foo, "sglang", 1);
+    QVERIFY2(unknown.says("WS-E002", "SGLang registers no FooBarForCausalLM"), unknown.dump().c_str());
+    QVERIFY(unknown.codes(val::Severity::Error).empty());
+    const std::string bart = editedCopy(b, wstest::fixture("hf/qwen3_moe"), [](nlohmann::json& j) { j["architectures"] = {"BartForConditionalGeneration"}; });
+    QVERIFY(validateFor(bart, "vllm", 1).says("WS-E001", "was supported in vLLM until v0.10.2"));
+    const std::string none = editedCopy(c, wstest::fixture("hf/qwen3_moe"), [](nlohmann::json& j) { j.erase("architectures"); });
+    QVERIFY(validateFor(none, "vllm", 1).says("WS-E001", "names no architectures"));
+    for (const auto& fx : {"hf/qwen3_moe", "hf/deepseek_v3", "hf/mixtral", "hf/qwen3_vl_moe"})
+      for (const auto& engine : {"vllm", "sglang"}) {
+        const Run r = validateFor(wstest::fixture(fx), engine, 1);
+        QVERIFY2(!r.says("WS-E001", "") && !r.says("WS-E002", ""), (std::string(fx) + " " + engine + ": " + r.dump()).c_str());
+      }
+  }
+
+  // The library-quantized corpus as the engines resolve it: SGLang has no plain GPTQ on CUDA (an
+  // asymmetric GPTQ checkpoint cannot become gptq_marlin), vLLM does not load 8-bit
+  // bitsandbytes experts, AWQ experts need Marlin's SM 8.0 in vLLM.
+  void libraryQuantPaths() {
+    const std::string lib = wstest::sourceDir() + "/tests/data/library_quant/";
+    QVERIFY2(validateFor(lib + "gptq-4bit", "sglang", 1).says("WS-E007", "Unknown quantization method: gptq"), validateFor(lib + "gptq-4bit", "sglang", 1).dump().c_str());
+    QVERIFY(validateFor(lib + "gptq-4bit", "vllm", 1).findings.empty());
+    QVERIFY(validateFor(lib + "bnb-int8", "vllm", 1).says("WS-E007", "Prequant BitsAndBytes 8bit models with FusedMoE is not supported yet."));
+    QVERIFY(validateFor(lib + "bnb-nf4", "vllm", 1).findings.empty());
+    const Run t4 = validateFor(lib + "awq-gemm", "vllm", 1, 1, 1, "sm_75");
+    QVERIFY2(t4.says("WS-E007", "awq-moe needs SM 8.0"), t4.dump().c_str());
+    QCOMPARE(val::engines::quantPathsOf(openCheckpoint(lib + "awq-gemm").value()->model), (std::vector<std::string>{"awq-marlin", "awq-moe"}));
+  }
+
+  // GPTQ under TP: o_proj's shard holds 32 input features a rank, half a group of 64.
+  void gptqGroupShard() {
+    wstest::TempDir d;
+    const std::string g64 = editedCopy(d, wstest::sourceDir() + "/tests/data/library_quant/gptq-4bit", [](nlohmann::json& c) { c["quantization_config"]["group_size"] = 64; });
+    const Run r = validateFor(g64, "vllm", 2);
+    QVERIFY2(r.says("WS-E006", "The input size is not aligned with the quantized weight shape. This can be caused by too large tensor parallel size. (o_proj: 32"), r.dump().c_str());
+    QVERIFY(validateFor(g64, "vllm", 1).findings.empty());
+  }
+
+  // A layout the engine cannot be started with is a usage error naming why; so is an unknown GPU.
+  void usageErrors() {
+    const std::string q = wstest::fixture("hf/qwen3_moe");
+    QVERIFY(validateFor(q, "vllm", 8).error.find("larger than the model's 4 attention heads") != std::string::npos);
+    QVERIFY(validateFor(q, "vllm", 0).error.find("at least 1") != std::string::npos);
+    QVERIFY(validateFor(q, "vllm", 2, 4).error.find("vLLM splits experts over all TP x DP = 2 ranks") != std::string::npos);
+    QVERIFY(validateFor(q, "sglang", 4, 3).error.find("must divide --tp-size") != std::string::npos);
+    QVERIFY(validateFor(q, "vllm", 1, 1, 1, "Z80").error.find("unknown GPU 'Z80' (known: H100-80GB") != std::string::npos);
+    QVERIFY(validateFor(q, "vllm", 2, 1, 1, "8.9").error.empty());
+    val::engines::EngineLayout l;
+    for (const auto& [name, cc] : std::vector<std::pair<std::string, int>>{{"sm_89", 89}, {"8.9", 89}, {"sm_121", 121}, {"GB10", 121}, {"L40S-48GB", 89}}) {
+      l.gpu = name;
+      QVERIFY(!val::engines::resolveGpu(l));
+      QCOMPARE(l.capability, cc);
+    }
+  }
+
+  // docs/rules.md's table of which engine runs which quantization on which GPU generation is the
+  // rule table's own rendering.
+  void capabilityTableInDocs() {
+    std::ifstream in(wstest::sourceDir() + "/docs/rules.md");
+    const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string table = val::engines::quantKernelMarkdown();
+    QVERIFY2(doc.find(table) != std::string::npos, ("docs/rules.md lacks the generated table:\n" + table).c_str());
+    std::set<std::pair<std::string, std::string>> rows;
+    for (const auto& r : val::engines::quantKernelTable()) QVERIFY2(rows.insert({std::string(r.engine), std::string(r.method)}).second, "one row per engine and path");
+  }
+};
+
+QTEST_GUILESS_MAIN(TstEngineRules)
+#include "tst_engine_rules.moc"
