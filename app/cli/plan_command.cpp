@@ -13,6 +13,7 @@
 #include "core/plan/ep_plan.h"
 #include "core/plan/deployment_fit.h"
 #include "core/plan/kv_cache.h"
+#include "core/plan/launch_flags.h"
 #include "core/report/validate_report.h"
 #include "core/util/format_bytes.h"
 #include "core/validate/engines/engine_rules.h"
@@ -239,6 +240,24 @@ bool engineRefuses(const std::optional<EngineCheck>& e) {
   return false;
 }
 
+// --emit ENGINE: the engine's launch command for this layout (core/plan/launch_flags.h).
+std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, int ep, int tp) {
+  if (!a.has("emit")) return std::nullopt;
+  plan::LaunchRequest r;
+  r.engine = a.get("emit");
+  r.modelPath = a.positional()[0];
+  r.gguf = c.format == "gguf";
+  r.ep = ep, r.tp = tp;
+  r.placement = placementSpecOf(a, residencyRulesOf(a)).kind;
+  r.maxModelLen = a.getInt("max-model-len", -1);
+  r.kvCacheDtype = a.get("kv-cache-dtype");
+  if (a.has("gpu-memory-utilization")) r.gpuMemoryUtilization = std::stod(a.get("gpu-memory-utilization"));
+  r.maxNumSeqs = a.getInt("max-num-seqs", -1);
+  auto cmd = plan::launchCommand(r);
+  if (!cmd) throw std::invalid_argument(cmd.error().message);
+  return cmd.value();
+}
+
 class PlanCommand : public Command {
  public:
   std::string name() const override { return "plan"; }
@@ -257,6 +276,8 @@ class PlanCommand : public Command {
            "                          Named vllm or sglang: also what that engine refuses at this layout\n"
            "                          on this GPU (validate's engine rules; exit 1 on a refusal)\n"
            "  --gpu DEVICE|sm_XY      the GPU for those rules (default: the --gpu-mem device)\n"
+           "  --emit vllm|sglang|llama.cpp   the engine's launch command for this layout (vLLM 0.11.0's\n"
+           "                          and SGLang 0.5.23's flags), with what it cannot say as notes\n"
            "  --gpu-mem SIZE|DEVICE|cuda:N|auto   memory per rank: a size (141GiB, 80GB), a device as its\n"
            "                          driver reports it (" + devices + " ),\n"
            "                          or the GPU present\n"
@@ -288,7 +309,7 @@ class PlanCommand : public Command {
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
-                   "fit", "gpu"},
+                   "fit", "gpu", "emit"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
       std::cerr << usage();
@@ -315,6 +336,7 @@ class PlanCommand : public Command {
       kv = std::move(k);
     }
     const auto engine = engineCheckOf(a, c, int(a.getInt("ep", 1)), opt.tp);
+    const auto launch = launchOf(a, c, int(a.getInt("ep", 1)), opt.tp);
     if (a.has("json")) {
       auto doc = planJson(c, opt, res, a.has("list-tensors"), budget, kv);
       if (engine) {
@@ -322,11 +344,16 @@ class PlanCommand : public Command {
         for (const auto& f : engine->findings) findings.push_back(findingJson(f));
         doc["engine"] = {{"verdict", engine->verdict}, {"findings", std::move(findings)}};
       }
+      if (launch) doc["launch"] = {{"engine", a.get("emit")}, {"argv", launch->argv}, {"command", launch->shell()}, {"notes", launch->notes}};
       std::cout << doc.dump(1) << "\n";
     } else {
       if (engine) printEngineCheck(*engine);
       printTable(c, opt, res, budget);
       printKv(opt, res, kv);
+      if (launch) {
+        std::printf("launch: %s\n", launch->shell().c_str());
+        for (const auto& n : launch->notes) std::printf("  note: %s\n", n.c_str());
+      }
     }
     // Exit 1 when a budget was given and some rank does not fit, or the engine refuses the
     // layout: usable as a CI gate.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """`validate --runtime vllm|sglang` and `plan --runtime vllm|sglang` at the same layout give the same
 engine findings (one rule, one place), and both exit 1 on a refusal; plan's EP N is vLLM's TP x DP.
+`plan --emit` prints the engines' launch flags for the layout.
 
 usage: cli_engine.py WEIGHTSCOPE FIXTURES
 """
@@ -45,6 +46,32 @@ props = [p.get("value") for ts in junit.iter("testsuite") if ts.get("name") == "
 check(props == [want], f"JUnit verdict {props} against {want!r}")
 html = subprocess.run([WS, "validate", *args, "--format", "html"], capture_output=True, text=True).stdout
 check(f'<div class="verdict"><b>{want}</b></div>' in html, "HTML verdict")
+
+# --emit: the plan's layout as each engine's launch flags, worked out here from the plan's EP 4 x TP 2:
+# vLLM TP 2 x DP 2 with expert parallelism, SGLang a TP group of 4 with EP 4 and attention DP 2.
+GGUF = os.path.join(FX, "gguf/tiny-qwen3moe-kquants.gguf")
+
+
+def launch(path, *args):
+    r = subprocess.run([WS, "plan", path, *args, "--json"], capture_output=True, text=True)
+    return r.returncode, (json.loads(r.stdout).get("launch") if r.returncode == 0 else r.stderr)
+
+
+code, got = launch(FP8, "--ep", "4", "--tp", "2", "--emit", "vllm", "--max-model-len", "4096", "--kv-cache-dtype", "fp8", "--gpu-memory-utilization", "0.9",
+                   "--placement", "round-robin")
+check(code == 0 and got["argv"] == ["vllm", "serve", FP8, "--tensor-parallel-size", "2", "--data-parallel-size", "2", "--enable-expert-parallel",
+                                    "--expert-placement-strategy", "round_robin", "--max-model-len", "4096", "--kv-cache-dtype", "fp8",
+                                    "--gpu-memory-utilization", "0.9"], f"--emit vllm: {got}")
+code, got = launch(FP8, "--ep", "4", "--tp", "2", "--emit", "sglang", "--max-model-len", "4096", "--gpu-memory-utilization", "0.9")
+check(code == 0 and got["argv"] == ["python", "-m", "sglang.launch_server", "--model-path", FP8, "--tp-size", "4", "--ep-size", "4", "--attn-dp-size", "2",
+                                    "--context-length", "4096"], f"--emit sglang: {got}")
+check(code == 0 and any("--mem-fraction-static" in n for n in got["notes"]), f"--emit sglang says why no --mem-fraction-static: {got}")
+code, got = launch(GGUF, "--ep", "1", "--emit", "llama.cpp", "--max-model-len", "2048", "--kv-cache-dtype", "q8_0")
+check(code == 0 and got["argv"] == ["llama-server", "-m", GGUF, "-ngl", "999", "-c", "2048", "-ctk", "q8_0", "-ctv", "q8_0"], f"--emit llama.cpp: {got}")
+code, got = launch(FP8, "--ep", "1", "--emit", "llama.cpp")
+check(code == 2 and "llama.cpp reads GGUF" in got, f"--emit llama.cpp on safetensors: {code} {got}")
+code, got = launch(FP8, "--ep", "1", "--emit", "trtllm")
+check(code == 2 and "--emit takes vllm, sglang or llama.cpp" in got, f"--emit trtllm: {code} {got}")
 
 # Text: the verdict heads the plan; an EP vLLM cannot form from the TP is a usage error.
 t = subprocess.run([WS, "plan", FP8, "--runtime", "vllm", "--ep", "2", "--tp", "2", "--gpu-mem", "H200-141GB"], capture_output=True, text=True)
