@@ -132,11 +132,14 @@ class TstEngineRules : public QObject {
     QVERIFY2(none.findings.empty() && none.verdict.find("no --gpu") != std::string::npos, none.dump().c_str());
   }
 
-  // Heads (vLLM's verify_with_parallel_config, SGLang's attention asserts): 4 heads do not split 3 ways; GLM-4.5's 8 KV heads are neither a multiple of TP 12 nor
-  // divide it; TP 16 replicates them (16 is a multiple of 8) and loads.
+  // Heads (vLLM's verify_with_parallel_config, SGLang's attention asserts): 4 heads do not split 3
+  // ways; GLM-4.5's 8 KV heads are neither a multiple of TP 12 nor divide it; TP 16 replicates
+  // them (16 is a multiple of 8) and loads.
   void headsAndKvHeads() {
     const Run three = validateFor(wstest::fixture("hf/qwen3_moe"), "vllm", 3);
     QVERIFY2(three.says("WS-E003", "Total number of attention heads (4) must be divisible by tensor parallel size (3)"), three.dump().c_str());
+    // Its dense layer's MLP (mlp_only_layers) of 512 does not split 3 ways either.
+    QVERIFY2(three.says("WS-E003", "512 is not divisible by 3 - the dense MLP's intermediate over TP 3"), three.dump().c_str());
     wstest::TempDir d;
     const std::string glm = fullDims(d, "glm-4.5", "bf16");
     const Run twelve = validateFor(glm, "vllm", 12);

@@ -16,6 +16,7 @@
 #include <qcustomplot.h>
 
 #include "core/plan/devices.h"
+#include "core/validate/runtimes.h"
 #include "core/util/format_bytes.h"
 #include "ui/byte_axis.h"
 #include "ui/placement_controls.h"
@@ -48,6 +49,7 @@ RankMapView::RankMapView(QWidget* parent)
       context_(new QSpinBox),
       requests_(new QSpinBox),
       kvDtype_(new QComboBox),
+      engine_(new QComboBox),
       plot_(new QCustomPlot),
       details_(new QTreeWidget),
       caption_(new QLabel),
@@ -73,6 +75,14 @@ RankMapView::RankMapView(QWidget* parent)
   requests_->setToolTip(tr("Concurrent requests of that length the deployment should serve: the KV-cache bars show each rank's share, and with a budget the fewest GPUs that fit them are worked out (plan --fit)"));
   remember(requests_, "ranks/requests");
 
+  engine_->addItem(tr("no engine"), QString());
+  for (const char* e : {"vllm", "sglang"})
+    if (const val::RuntimeInfo* r = val::findRuntime(e))
+      engine_->addItem(QString::fromLatin1(r->title.data(), qsizetype(r->title.size())) + " " + QString::fromLatin1(r->version.data(), qsizetype(r->version.size())),
+                       QString::fromLatin1(e));
+  engine_->setToolTip(tr("What this engine refuses at this EP layout on the budget's GPU (plan --runtime; docs/rules.md, engine)"));
+  remember(engine_, "ranks/engine");
+
   auto* controls = new QFormLayout;
   controls->addRow(tr("EP &size"), epSize_);
   controls->addRow(tr("&Placement"), placement_->placementBox());
@@ -81,6 +91,7 @@ RankMapView::RankMapView(QWidget* parent)
   controls->addRow(tr("&Context length"), context_);
   controls->addRow(tr("&KV cache dtype"), kvDtype_);
   controls->addRow(tr("Re&quests"), requests_);
+  controls->addRow(tr("E&ngine"), engine_);
   details_->setHeaderLabels({tr("rank contents"), tr("bytes")});
   details_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
   details_->setRootIsDecorated(true);
@@ -119,6 +130,7 @@ RankMapView::RankMapView(QWidget* parent)
   connect(context_, &QSpinBox::valueChanged, this, &RankMapView::replan);
   connect(kvDtype_, &QComboBox::currentTextChanged, this, &RankMapView::replan);
   connect(requests_, &QSpinBox::valueChanged, this, &RankMapView::replan);
+  connect(engine_, &QComboBox::currentIndexChanged, this, &RankMapView::replan);
   connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
     if (!result_ || !plot_->axisRect()->rect().contains(e->pos())) return QToolTip::hideText();
     const int r = int(std::lround(plot_->xAxis->pixelToCoord(e->pos().x())));
@@ -181,8 +193,9 @@ void RankMapView::replan() {
   kvOpt.dtype = kvDtype_->currentText().toStdString();
   kvOpt.llamaCpp = ckpt_->format == "gguf";
   const double requests = requests_->value();
+  const std::string engine = engine_->currentData().toString().toStdString();
   auto ckpt = ckpt_;
-  jobs_.start(0, [ckpt, spec, ep, budget, kvOpt, requests](JobState&) -> Outcome {
+  jobs_.start(0, [ckpt, spec, ep, budget, kvOpt, requests, engine](JobState&) -> Outcome {
     plan::PlanOptions opt;
     if (!budget.isEmpty()) {
       try {
@@ -205,6 +218,15 @@ void RankMapView::replan() {
       if (fit) o.fit = std::make_shared<plan::FitResult>(std::move(fit.value()));
       else o.fitError = QString::fromStdString(fit.error().message);
     }
+    if (!engine.empty()) {  // the engine at this layout (TP 1 within the EP group), on the budget's GPU
+      val::engines::EngineLayout l;
+      std::optional<std::string> bad = val::engines::layoutForPlan(engine, ep, 1, l);
+      if (!bad && plan::findDevice(budget.toStdString())) l.gpu = budget.toStdString();
+      if (!bad) bad = val::engines::resolveGpu(l);
+      if (!bad) bad = val::engines::layoutProblem(engine, l, ckpt->model);
+      if (bad) o.engineError = QString::fromStdString(*bad);
+      else o.engine = std::make_shared<val::engines::EngineCheck>(val::engines::checkEngine(*ckpt, engine, l));
+    }
     return o;
   }, [this](Outcome o) { onPlanned(std::move(o)); });
 }
@@ -215,6 +237,8 @@ void RankMapView::onPlanned(Outcome o) {
   kv_ = o.kv;
   fit_ = o.fit;
   fitError_ = o.fitError;
+  engineCheck_ = o.engine;
+  engineError_ = o.engineError;
   if (!result_) {
     caption_->setText(tr("<b>Cannot plan:</b> %1").arg(o.error.toHtmlEscaped()));
     plot_->clearPlottables();
@@ -355,6 +379,13 @@ void RankMapView::draw() {
     text += tr("<br>Fit not worked out: %1").arg(fitError_.toHtmlEscaped());
   }
   for (const auto& n : result_->notes) text += "<br>" + QString::fromStdString(n).toHtmlEscaped();
+  if (engineCheck_) {
+    text += QString("<br><b style='color:%1'>%2</b>").arg(engineCheck_->refuses() ? "#c00" : "#080", QString::fromStdString(engineCheck_->verdict).toHtmlEscaped());
+    for (const auto& f : engineCheck_->findings)
+      text += QString("<br>%1 %2: %3").arg(val::severityName(f.severity), QString::fromStdString(f.code), QString::fromStdString(f.message).toHtmlEscaped());
+  } else if (!engineError_.isEmpty()) {
+    text += tr("<br><b style='color:#c00'>Not a layout %1 forms:</b> %2").arg(engine_->currentText(), engineError_.toHtmlEscaped());
+  }
   caption_->setText(text);
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/plan/deployment_fit.h"
 #include "core/plan/ep_plan.h"
+#include "core/validate/engines/engine_rules.h"
 #include "ui/checkpoint_view.h"
 #include "ui/job_runner.h"
 
@@ -40,6 +41,10 @@ class RankMapView : public QWidget, public CheckpointView {
   QSpinBox* contextBox() const { return context_; }      // 0: the model's max_position_embeddings
   QComboBox* kvDtypeBox() const { return kvDtype_; }
   QSpinBox* requestsBox() const { return requests_; }
+  // The serving engine whose refusals at this EP layout (on the budget's GPU) the caption shows:
+  // plan --runtime vllm|sglang's engine rules. Its check of the latest plan, or null.
+  QComboBox* engineBox() const { return engine_; }
+  const val::engines::EngineCheck* engineCheck() const { return engineCheck_.get(); }
   // The KV cache and reserves of the latest plan, and (with a budget) the fewest-GPUs answer.
   const plan::KvBudget* kvBudget() const { return kv_.get(); }
   const plan::FitResult* fit() const { return fit_.get(); }
@@ -69,6 +74,8 @@ class RankMapView : public QWidget, public CheckpointView {
     std::shared_ptr<plan::KvBudget> kv;
     std::shared_ptr<plan::FitResult> fit;
     QString fitError;
+    std::shared_ptr<val::engines::EngineCheck> engine;
+    QString engineError;  // the layout is not one the engine forms
   };
 
  private:
@@ -81,7 +88,7 @@ class RankMapView : public QWidget, public CheckpointView {
   PlacementControls* placement_;
   QComboBox* budget_;
   QSpinBox *context_, *requests_;
-  QComboBox* kvDtype_;
+  QComboBox *kvDtype_, *engine_;
   QCustomPlot* plot_;
   QTreeWidget* details_;
   QLabel* caption_;
@@ -92,6 +99,8 @@ class RankMapView : public QWidget, public CheckpointView {
   std::shared_ptr<plan::KvBudget> kv_;
   std::shared_ptr<plan::FitResult> fit_;
   QString fitError_;
+  std::shared_ptr<val::engines::EngineCheck> engineCheck_;
+  QString engineError_;
   int selected_ = -1;
 };
 

@@ -199,45 +199,21 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
 }
 
 // --runtime vllm|sglang: what the engine refuses at the plan's layout - validate's engine rules
-// (core/validate/engines), run here on the same checkpoint. The plan's EP N is vLLM's TP x DP with
-// expert parallelism (DP = N / TP) and SGLang's --ep-size N inside a TP group of N (its attention
-// split by --attn-dp-size N / TP); the GPU is --gpu, else the --gpu-mem device.
-struct EngineCheck {
-  std::string verdict;
-  std::vector<val::Finding> findings;
-};
-std::optional<EngineCheck> engineCheckOf(const Args& a, const Checkpoint& c, int ep, int tp) {
+// (core/validate/engines) at layoutForPlan's layout; the GPU is --gpu, else the --gpu-mem device.
+std::optional<val::engines::EngineCheck> engineCheckOf(const Args& a, const Checkpoint& c, int ep, int tp) {
   const std::string engine = a.get("runtime");
   if (!val::engines::isServingEngine(engine)) return std::nullopt;
   val::engines::EngineLayout l;
-  if (engine == "vllm") {
-    if (ep > 1 && ep % tp) throw std::invalid_argument("--ep " + std::to_string(ep) + " is not TP x DP for --tp " + std::to_string(tp) + ": vLLM cannot form it");
-    l.tp = tp, l.ep = ep, l.dp = ep > 1 ? ep / tp : 1;
-  } else {
-    l.tp = std::max(ep, tp), l.ep = ep, l.dp = std::max(ep, tp) / tp;
-  }
+  if (auto bad = val::engines::layoutForPlan(engine, ep, tp, l)) throw std::invalid_argument(*bad);
   l.gpu = a.has("gpu") ? a.get("gpu") : plan::findDevice(a.get("gpu-mem")) ? a.get("gpu-mem") : "";
   if (auto bad = val::engines::resolveGpu(l)) throw std::invalid_argument("--gpu: " + *bad);
   if (auto bad = val::engines::layoutProblem(engine, l, c.model)) throw std::invalid_argument(*bad);
-  EngineCheck out;
-  val::ValidateOptions opt;
-  val::Sink sink{opt, out.findings};
-  val::engines::engineRules(c, engine, l, sink);
-  std::stable_sort(out.findings.begin(), out.findings.end(), [](const val::Finding& x, const val::Finding& y) { return x.severity > y.severity; });
-  out.verdict = val::engines::verdictLine(engine, l, out.findings);
-  return out;
+  return val::engines::checkEngine(c, engine, l);
 }
 
-void printEngineCheck(const EngineCheck& e) {
+void printEngineCheck(const val::engines::EngineCheck& e) {
   std::printf("engine: %s\n", e.verdict.c_str());
   for (const auto& f : e.findings) std::printf("  %-7s %s  %s\n", val::severityName(f.severity), f.code.c_str(), f.message.c_str());
-}
-
-bool engineRefuses(const std::optional<EngineCheck>& e) {
-  if (e)
-    for (const auto& f : e->findings)
-      if (f.severity == val::Severity::Error) return true;
-  return false;
 }
 
 // --emit ENGINE: the engine's launch command for this layout (core/plan/launch_flags.h).
@@ -357,7 +333,7 @@ class PlanCommand : public Command {
     }
     // Exit 1 when a budget was given and some rank does not fit, or the engine refuses the
     // layout: usable as a CI gate.
-    if (engineRefuses(engine)) return kExitFindings;
+    if (engine && engine->refuses()) return kExitFindings;
     for (const auto& rp : res.ranks)
       if (rp.fits && !*rp.fits) return kExitFindings;
     return kExitOk;

@@ -82,7 +82,7 @@ const std::vector<RuleInfo>& rules() {
       // serving engines at a layout and on a GPU (validate --runtime vllm|sglang, core/validate/engines)
       {"WS-E001", "engine-architecture", "engine", S::Error, "config.json names no architecture, or one the engine has dropped", "serve it with the engine release that still has it, or fix config.json"},
       {"WS-E002", "engine-architecture-fallback", "engine", S::Warning, "an architecture the engine does not register: it tries its Transformers backend, which may or may not load it", "check that the installed transformers has a backend-compatible class, or use an engine release that registers the model"},
-      {"WS-E003", "tp-heads", "engine", S::Error, "the attention heads or KV heads do not split over the attention TP", "choose a TP that divides the heads (and that the KV heads divide, or that divides them)"},
+      {"WS-E003", "tp-split", "engine", S::Error, "the attention heads, the KV heads or a dense layer's width do not split over TP", "choose a TP that divides the heads and widths (and that the KV heads divide, or that divides them)"},
       {"WS-E004", "expert-split", "engine", S::Error, "the routed experts or their intermediate size do not split over the layout", "use expert parallelism (--ep), or a TP / EP the experts divide by"},
       {"WS-E005", "block-split", "engine", S::Error, "a TP shard of an FP8 block-quantized weight is not a whole number of blocks", "lower the TP, or use expert parallelism so experts stay whole"},
       {"WS-E006", "group-split", "engine", S::Error, "a TP shard of a GPTQ / AWQ weight does not hold whole groups or packed words", "lower the TP"},

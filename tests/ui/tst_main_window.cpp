@@ -33,6 +33,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -365,6 +366,34 @@ class TstMainWindow : public QObject {
 
   // EP ranks: the map follows the EP size, a click lists the rank's experts, a budget is applied,
   // and a strict remainder that does not divide is refused with the reason.
+  // The EP Ranks tab's engine: SGLang splits the 8 experts over EP 3 unevenly and refuses (its
+  // FusedMoE asserts they divide); vLLM gives the remainder to the first ranks and loads. The
+  // caption says which, as plan --runtime does.
+  void rankMapEngineRefusals() {
+    ui::MainWindow w;
+    w.show();
+    QSignalSpy planned(w.rankMap(), &ui::RankMapView::planned);
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe_fp8")));
+    QVERIFY(planned.count() || planned.wait(wstest::kPatienceMs));
+    w.showTab(ui::MainWindow::RanksTab);
+    ui::RankMapView* v = w.rankMap();
+    QVERIFY(!v->engineCheck());
+    auto settle = [&](const std::function<void()>& change) {
+      planned.clear();
+      change();
+      return planned.count() || planned.wait(wstest::kPatienceMs);
+    };
+    QVERIFY(settle([&] { v->epSizeBox()->setValue(3); }));
+    QVERIFY(settle([&] { v->budgetBox()->setCurrentText("H200-141GB"); }));
+    QVERIFY(settle([&] { v->engineBox()->setCurrentIndex(v->engineBox()->findData("sglang")); }));
+    QVERIFY(v->engineCheck() && v->engineCheck()->refuses());
+    QCOMPARE(v->engineCheck()->verdict, std::string("SGLang 0.5.23, TP 3 x DP 3, EP 3 on H200-141GB (SM 9.0): refuses: 1 reason (WS-E004)"));
+    QVERIFY(v->caption()->text().contains("8 routed experts do not divide over EP 3"));
+    QVERIFY(settle([&] { v->engineBox()->setCurrentIndex(v->engineBox()->findData("vllm")); }));
+    QVERIFY(v->engineCheck() && !v->engineCheck()->refuses());
+    QVERIFY(v->caption()->text().contains("vLLM 0.11.0, TP 1 x DP 3, EP 3 on H200-141GB (SM 9.0): loads"));
+  }
+
   void rankMapFollowsEpSize() {
     ui::MainWindow w;
     w.show();

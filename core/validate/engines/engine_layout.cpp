@@ -1,5 +1,6 @@
 #include "core/validate/engines/engine_layout.h"
 
+#include <algorithm>
 #include <regex>
 
 #include "core/plan/devices.h"
@@ -12,6 +13,19 @@ std::string EngineLayout::describe() const {
   if (ep > 1) s += ", EP " + std::to_string(ep);
   s += gpu.empty() ? " on an unnamed GPU" : " on " + gpu + " (" + plan::capabilityName(capability) + ")";
   return s;
+}
+
+std::optional<std::string> layoutForPlan(const std::string& engine, int ep, int tp, EngineLayout& l) {
+  if (ep < 1 || tp < 1) return "--ep and --tp must be at least 1";
+  if (engine == "vllm") {
+    if (ep > 1 && ep % tp) return "--ep " + std::to_string(ep) + " is not TP x DP for --tp " + std::to_string(tp) + ": vLLM cannot form it";
+    l.tp = tp, l.ep = ep, l.dp = ep > 1 ? ep / tp : 1;
+  } else {
+    const int world = std::max(ep, tp);
+    if (world % tp) return "SGLang's attention DP would be " + std::to_string(world) + " / " + std::to_string(tp) + ": not whole";
+    l.tp = world, l.ep = ep, l.dp = world / tp;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> resolveGpu(EngineLayout& l) {

@@ -27,6 +27,11 @@ struct EngineLayout {
 // 0.11.0; SGLang: EP divides TP, srt/runtime_context.py derive_parallel_widths at 0.5.23).
 std::optional<std::string> layoutProblem(const std::string& engine, const EngineLayout& l, const ModelDescription& m);
 
+// The engine layout of a plan of EP `ep` ranks with attention TP `tp` (plan --ep --tp, the EP
+// Ranks tab): vLLM's TP tp x DP ep/tp with expert parallelism, SGLang's TP group of max(ep, tp)
+// with --ep-size ep and attention DP max(ep, tp)/tp. The reason when the engine cannot form it.
+std::optional<std::string> layoutForPlan(const std::string& engine, int ep, int tp, EngineLayout& out);
+
 // --gpu NAME: a device of the table or "sm_XY" / "X.Y"; the reason when neither.
 std::optional<std::string> resolveGpu(EngineLayout& l);
 

@@ -81,6 +81,20 @@ void engineRules(const Checkpoint& c, const std::string& engine, const EngineLay
   layoutRules(engine, m, l, quantPathsOf(m), sink);
 }
 
+bool EngineCheck::refuses() const {
+  return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::Error; });
+}
+
+EngineCheck checkEngine(const Checkpoint& c, const std::string& engine, const EngineLayout& l) {
+  EngineCheck out;
+  const ValidateOptions all;
+  Sink sink{all, out.findings};
+  engineRules(c, engine, l, sink);
+  std::stable_sort(out.findings.begin(), out.findings.end(), [](const Finding& x, const Finding& y) { return x.severity > y.severity; });
+  out.verdict = verdictLine(engine, l, out.findings);
+  return out;
+}
+
 std::string verdictLine(const std::string& engine, const EngineLayout& l, const std::vector<Finding>& findings) {
   const RuntimeInfo* rt = findRuntime(engine);
   std::set<std::string> refusals, fallbacks;

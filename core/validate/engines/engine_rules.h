@@ -17,6 +17,16 @@ bool isServingEngine(const std::string& runtime);
 
 void engineRules(const Checkpoint& c, const std::string& engine, const EngineLayout& l, Sink& sink);
 
+// The engine rules alone on a checkpoint, outside a validate run (plan --runtime, the EP Ranks
+// tab): the findings, errors first, and their verdict. The layout must be one the engine can form
+// (layoutProblem) and its GPU resolved (resolveGpu).
+struct EngineCheck {
+  std::vector<Finding> findings;
+  std::string verdict;
+  bool refuses() const;
+};
+EngineCheck checkEngine(const Checkpoint& c, const std::string& engine, const EngineLayout& l);
+
 // "vLLM 0.11.0, TP 8, EP 8 on H200-141GB (SM 9.0): refuses: 2 reasons (WS-E005, WS-E007); ..."
 // from the findings of a run with engineRules.
 std::string verdictLine(const std::string& engine, const EngineLayout& l, const std::vector<Finding>& findings);

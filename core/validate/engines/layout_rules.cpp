@@ -25,7 +25,7 @@ std::string num(int64_t v) { return std::to_string(v); }
 // The widths each engine derives from the layout.
 struct Widths {
   int64_t attnTp;   // attention heads are split over this many ranks
-  int64_t denseTp;  // dense MLP (and replicated-nothing linear layers) over this many
+  int64_t denseTp;  // the dense MLP layers over this many (0: unknown)
   int64_t moeTp;    // each expert's intermediate dimension over this many
   int64_t moeEp;    // the routed experts over this many
 };
@@ -33,7 +33,8 @@ struct Widths {
 Widths widthsOf(const std::string& engine, const EngineLayout& l) {
   if (engine == "sglang") {
     // derive_attn_tp_size / derive_parallel_widths: attention TP = tp / attn_dp, MoE TP = tp / ep.
-    return {l.tp / l.dp, l.tp, l.tp / l.ep, l.ep};
+    // How the dense MLP splits under DP attention was not traced: 0, unknown, not checked.
+    return {l.tp / l.dp, l.dp > 1 ? 0 : l.tp, l.tp / l.ep, l.ep};
   }
   // vLLM: the attention and dense layers split over TP; the experts over DP x TP, by EP (whole
   // experts, intermediate unsplit) or by TP (each expert's intermediate split DP x TP ways).
@@ -43,7 +44,11 @@ Widths widthsOf(const std::string& engine, const EngineLayout& l) {
 
 bool isMla(const ModelDescription& m) { return m.attention.kvLoraRank > 0; }
 
-void headRules(const std::string& engine, const ModelDescription& m, const Widths& w, Sink& sink) {
+void tpSplitRules(const std::string& engine, const ModelDescription& m, const Widths& w, Sink& sink) {
+  // The dense MLP's column and row shards: divide() asserts the intermediate splits evenly.
+  if (!m.denseLayers.empty() && m.intermediateSize > 0 && w.denseTp > 1 && m.intermediateSize % w.denseTp)
+    sink.add("WS-E003", num(m.intermediateSize) + " is not divisible by " + num(w.denseTp) + " - the dense MLP's intermediate over TP " + num(w.denseTp) +
+                            " (the parallel linear layers' divide() asserts it)");
   const int64_t heads = m.attention.numHeads, kv = m.attention.numKvHeads, tp = w.attnTp;
   if (heads <= 0 || tp <= 1) return;
   if (heads % tp) {
@@ -115,7 +120,7 @@ void blockRules(const std::string& engine, const ModelDescription& m, const Widt
     }
     inShard("o_proj", a.numHeads * a.vHeadDim, w.attnTp);
   }
-  if (!m.denseLayers.empty() && m.intermediateSize > 0) {
+  if (!m.denseLayers.empty() && m.intermediateSize > 0 && w.denseTp > 1 && m.intermediateSize % w.denseTp == 0) {
     outShard("the dense MLP's gate_up_proj", m.intermediateSize, w.denseTp);
     inShard("the dense MLP's down_proj", m.intermediateSize, w.denseTp);
   }
@@ -149,7 +154,7 @@ void groupRules(const std::string& engine, const ModelDescription& m, const Widt
   std::vector<Shard> shards;
   const auto& a = m.attention;
   if (w.attnTp > 1 && a.numHeads > 0 && a.vHeadDim > 0 && !isMla(m)) shards.push_back({"o_proj", a.numHeads * a.vHeadDim / w.attnTp, m.hiddenSize});
-  if (w.denseTp > 1 && !m.denseLayers.empty() && m.intermediateSize > 0) {
+  if (w.denseTp > 1 && !m.denseLayers.empty() && m.intermediateSize > 0 && m.intermediateSize % w.denseTp == 0) {
     shards.push_back({"the dense MLP's down_proj", m.intermediateSize / w.denseTp, m.hiddenSize});
     shards.push_back({"the dense MLP's gate_proj / up_proj", m.hiddenSize, m.intermediateSize / w.denseTp});
   }
@@ -188,7 +193,7 @@ void groupRules(const std::string& engine, const ModelDescription& m, const Widt
 
 void layoutRules(const std::string& engine, const ModelDescription& m, const EngineLayout& l, const std::vector<std::string>& quantPaths, Sink& sink) {
   const Widths w = widthsOf(engine, l);
-  headRules(engine, m, w, sink);
+  tpSplitRules(engine, m, w, sink);
   moeSplitRules(engine, m, l, w, sink);
   blockRules(engine, m, w, sink);
   groupRules(engine, m, w, quantPaths, sink);

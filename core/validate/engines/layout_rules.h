@@ -1,5 +1,5 @@
 // What a TP / DP / EP split requires of the model in vLLM and SGLang (layout_rules.cpp names the
-// source of each check): heads (WS-E003), the experts' split (WS-E004), FP8 blocks (WS-E005),
+// source of each check): heads and linear shards (WS-E003), the experts' split (WS-E004), FP8 blocks (WS-E005),
 // GPTQ / AWQ groups (WS-E006) and the slower kernels a shard falls back to (WS-E008).
 #pragma once
 
