@@ -7,6 +7,7 @@
 
 #include "core/formats/hf_config.h"
 #include "core/plan/kv_cache.h"
+#include "core/plan/llama_cpp_cache.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -166,6 +167,61 @@ class TstKvCache : public QObject {
     QCOMPARE(kvOf(c->model, o).bytesPerToken, uint64_t(2 * (64 + 64) * 2 * 2));
     o.dtype = "q8_0";  // 34 bytes per 32 values
     QCOMPARE(kvOf(c->model, o).bytesPerToken, uint64_t(2 * (64 + 64) * 34 / 32 * 2));
+  }
+
+  // llama.cpp's own layout for the real gpt-oss conversion (tests/data/llama_cpp, written by the
+  // converter of llama.cpp 0c1e57098): its architecture's pattern 2 slides layer 0 and keeps layer 1
+  // full (openai-moe.cpp load_swa_pattern(ml, 2); set_swa_pattern: il % 2 < 1), not every layer as
+  // vLLM's reading of the bare sliding_window key would. Worked by hand from the GGUF keys:
+  // head_count_kv 2 x key_length 64 (K) and value_length 64 (V), f16: 512 B a cell a layer.
+  void ggufGptOssLlamaCppLayers() {
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/gpt-oss-bf16.gguf");
+    QCOMPARE(plan::llamaCppSlidingLayers(c->model), (std::vector<bool>{true, false}));
+    plan::KvOptions o;
+    o.llamaCpp = true;
+    o.maxModelLen = 4096;
+    const plan::KvCache kv = kvOf(c->model, o);
+    QCOMPARE(kv.layers.full, 1);
+    QCOMPARE(kv.layers.sliding, 1);
+    QCOMPARE(kv.bytesPerToken, uint64_t(512));
+    // One sequence: PAD(min(4096, 128 + 512), 256) = 768 sliding cells.
+    QCOMPARE(kv.slidingBytesPerSeq, uint64_t(768 * 512));
+    plan::LlamaCppCacheOptions lo;
+    lo.nCtx = 4096;
+    auto one = plan::llamaCppCache(c->model, lo);
+    QVERIFY(one.ok());
+    QCOMPARE(one.value().size(), size_t(2));
+    QCOMPARE(one.value()[0].logLine(lo), std::string("llama_kv_cache: size =    2.00 MiB (  4096 cells,   1 layers,  1/1 seqs), K (f16):    1.00 MiB, V (f16):    1.00 MiB"));
+    QCOMPARE(one.value()[1].logLine(lo), std::string("llama_kv_cache: size =    0.38 MiB (   768 cells,   1 layers,  1/1 seqs), K (f16):    0.19 MiB, V (f16):    0.19 MiB"));
+    // llama-server's default: 4 slots, one unified stream; the sliding part PAD(min(4096, 128 x 4 +
+    // 512), 256) = 1024 cells. With --swa-full it is the whole context.
+    lo.nSeq = 4, lo.unified = true;
+    auto server = plan::llamaCppCache(c->model, lo);
+    QCOMPARE(server.value()[1].cells, uint64_t(1024));
+    QCOMPARE(server.value()[1].logLine(lo), std::string("llama_kv_cache: size =    0.50 MiB (  1024 cells,   1 layers,  4/1 seqs), K (f16):    0.25 MiB, V (f16):    0.25 MiB"));
+    lo.swaFull = true;
+    QCOMPARE(plan::llamaCppCache(c->model, lo).value()[1].cells, uint64_t(4096));
+    // Four streams of their own: PAD(4096 / 4, 256) = 1024 cells each, the sliding part
+    // PAD(min(1024, 128 + 512), 256) = 768 a stream.
+    lo.swaFull = false, lo.unified = false;
+    auto streams = plan::llamaCppCache(c->model, lo).value();
+    QCOMPARE(streams[0].cells, uint64_t(1024));
+    QCOMPARE(streams[1].cells, uint64_t(768));
+    QCOMPARE(streams[1].kBytes, uint64_t(768 * 4 * 256));
+  }
+
+  // llama.cpp's MLA cache (DeepSeek2 with key_length_mla): K only, key_length 96 = kv_lora_rank
+  // 64 + rope 32 a cell, V none (llama-kv-cache.cpp: has_v = !is_mla).
+  void ggufDeepSeekLlamaCppMla() {
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/deepseek-v3-bf16.gguf");
+    plan::LlamaCppCacheOptions lo;
+    lo.nCtx = 1000;  // padded to 1024 cells
+    auto parts = plan::llamaCppCache(c->model, lo).value();
+    QCOMPARE(parts.size(), size_t(1));
+    QCOMPARE(parts[0].kBytes, uint64_t(96 * 2 * 1024 * 2));
+    QCOMPARE(parts[0].vBytes, uint64_t(0));
+    lo.typeK = "q8_0";
+    QCOMPARE(plan::llamaCppCache(c->model, lo).value()[0].kBytes, uint64_t(96 / 32 * 34 * 1024 * 2));
   }
 
   // What fits: free bytes over bytes per token in whole blocks; concurrency per request of L.

@@ -126,6 +126,7 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
       {"notes", res.notes},
   };
   if (!kv.cache && !kv.why.empty()) doc["kv_cache_not_estimated"] = kv.why;
+  if (!kv.llamaCppLog.empty()) doc["llama_cpp_kv_log"] = kv.llamaCppLog;  // a GGUF: llama.cpp's own size lines
   if (!res.numaBytes.empty()) doc["numa_bytes"] = res.numaBytes;
   if (!c.model.baseModelEpPlan.empty()) doc["base_model_ep_plan"] = nlohmann::json::parse(c.model.baseModelEpPlan, nullptr, false);
   return doc;
@@ -156,6 +157,10 @@ void printKv(const plan::PlanOptions& opt, const plan::PlanResult& res, const Kv
   std::printf("\n");
   for (const auto& f : c.formulas) std::printf("  %s\n", f.c_str());
   for (const auto& r : kv.reserves) std::printf("reserve %-16s %11s  %s\n", r.name.c_str(), formatBytes(r.bytes).c_str(), r.formula.c_str());
+  if (!kv.llamaCppLog.empty()) {
+    std::printf("llama.cpp at -c %lld -np %lld would print:\n", (long long)c.maxModelLen, (long long)std::max<int64_t>(1, kv.options.maxNumSeqs));
+    for (const auto& l : kv.llamaCppLog) std::printf("  %s\n", l.c_str());
+  }
   if (!opt.capacity) return;
   const bool capped = kv.options.maxNumSeqs > 0;
   std::printf("%-5s %14s %14s %16s%s\n", "rank", "free for KV", "tokens fit", "max concurrency", capped ? "   served (--max-num-seqs)" : "");

@@ -53,6 +53,13 @@ ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path) {
   a.kvLoraRank = num("attention.kv_lora_rank");
   a.qkRopeHeadDim = num("rope.dimension_count");
   a.slidingWindow = num("attention.sliding_window");
+  // llama.cpp's own override of the architecture's sliding pattern (llama-model.cpp
+  // load_swa_pattern): a per-layer bool array, or every n-th layer dense.
+  if (const GgufKv* p = g.find(m.architecture + ".attention.sliding_window_pattern")) {
+    if (auto n = p->asInt()) a.slidingWindowPattern = *n;
+    else if (m.numLayers > 0 && p->arrayNumbers.size() == uint64_t(m.numLayers))
+      for (double v : p->arrayNumbers) a.layerTypes.push_back(v != 0 ? "sliding_attention" : "full_attention");
+  }
   a.maxPositions = num("context_length");
   m.quant.method = "gguf";
   m.quant.source = "general.file_type";

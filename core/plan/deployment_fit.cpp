@@ -1,5 +1,7 @@
 #include "core/plan/deployment_fit.h"
 
+#include "core/plan/llama_cpp_cache.h"
+
 #include <algorithm>
 
 namespace ws::plan {
@@ -22,6 +24,14 @@ KvBudget kvBudgetFor(const ModelDescription& m, const KvOptions& o, uint64_t cud
   if (cache) kv.cache = cache.value();
   else kv.why = cache.error().message;
   kv.reserves = runtimeReserves(m, o, cudaGraphs);
+  if (o.llamaCpp && kv.cache) {
+    LlamaCppCacheOptions lo;
+    lo.nCtx = kv.cache->maxModelLen;
+    lo.nSeq = o.maxNumSeqs > 0 ? int(o.maxNumSeqs) : 1;
+    lo.typeK = lo.typeV = kv.cache->dtype;
+    if (auto parts = llamaCppCache(m, lo))
+      for (const auto& p : parts.value()) kv.llamaCppLog.push_back(p.logLine(lo));
+  }
   return kv;
 }
 

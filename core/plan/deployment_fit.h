@@ -19,6 +19,9 @@ struct KvBudget {
   std::optional<KvCache> cache;
   std::string why;  // when not estimated: the missing key, in words
   std::vector<Reserve> reserves;
+  // A GGUF: the `llama_kv_cache: size = ...` lines llama.cpp prints for -c max-model-len and -np
+  // max-num-seqs (1 when not given), one per cache part (core/plan/llama_cpp_cache.h).
+  std::vector<std::string> llamaCppLog;
   uint64_t reserveBytes() const;
   // Free bytes of a rank once its weights, derived buffers, --reserve and the runtime reserves are in.
   KvFit fit(const PlanOptions& opt, const RankPlan& rp) const;

@@ -1,5 +1,7 @@
 #include "core/plan/kv_cache.h"
 
+#include "core/plan/llama_cpp_cache.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -81,6 +83,11 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     if (kv.maxModelLen <= 0) fail(ErrorCode::Usage, "give --max-model-len: the config has no max_position_embeddings");
     const int tp = o.llamaCpp || o.attentionDp ? 1 : std::max(1, o.tp);
     std::vector<Kind> kinds = layerKinds(m);
+    if (o.llamaCpp && !kinds.empty() && kinds.front() != Kind::Mla) {
+      // llama.cpp slides only the layers its architecture's pattern names (llama_cpp_cache.h).
+      const std::vector<bool> sliding = llamaCppSlidingLayers(m);
+      for (size_t i = 0; i < kinds.size() && i < sliding.size(); ++i) kinds[i] = sliding[i] ? Kind::Sliding : Kind::Full;
+    }
     // Speculative decoding with MTP: each draft layer keeps a cache like the model's layers.
     for (int i = 0; i < o.speculative; ++i) kinds.push_back(a.kvLoraRank > 0 ? Kind::Mla : Kind::Full);
 
@@ -116,7 +123,18 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
       fail(ErrorCode::Usage, "--kv-cache-dtype fp8_ds_mla is for MLA models (kv_lora_rank), and this one has none");
     }
     kv.bytesPerToken = full * uint64_t(kv.layers.full) + mla * uint64_t(kv.layers.mla);
-    if (kv.layers.sliding) {
+    if (kv.layers.sliding && o.llamaCpp) {
+      // llama.cpp's sliding cache for one sequence (its own stream): PAD(min(n_ctx_seq, n_swa +
+      // n_ubatch), 256) cells, n_ctx_seq = PAD(n_ctx, 256) (llama-kv-cache-iswa.cpp at 0c1e57098).
+      kv.window = a.slidingWindow > 0 ? a.slidingWindow : m.architecture == "gemma2" ? 4096 : need(a.slidingWindow, "sliding_window", "sliding-window layers");
+      kv.slidingBytesPerToken = sliding * uint64_t(kv.layers.sliding);
+      const uint64_t ctx = ceilDiv(uint64_t(kv.maxModelLen), 256) * 256, ubatch = 512;
+      const uint64_t cells = ceilDiv(std::min(ctx, uint64_t(kv.window) + ubatch), 256) * 256;
+      kv.slidingBytesPerSeq = cells * kv.slidingBytesPerToken;
+      kv.formulas.push_back("llama.cpp sliding window " + std::to_string(kv.window) + ": PAD(min(PAD(" + std::to_string(kv.maxModelLen) + ", 256), " +
+                            std::to_string(kv.window) + " + n_ubatch 512), 256) = " + std::to_string(cells) + " cells x " + std::to_string(kv.layers.sliding) +
+                            " layers per sequence");
+    } else if (kv.layers.sliding) {
       kv.window = need(a.slidingWindow, "sliding_window", "sliding-window layers");
       kv.slidingBytesPerToken = sliding * uint64_t(kv.layers.sliding);
       // vLLM v1 (SlidingWindowSpec): the last window - 1 tokens plus one batch of new ones, at most
@@ -141,7 +159,9 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
                             ") + " + std::to_string(vh) + " x " + std::to_string(kd) + " x " + std::to_string(vd) + ") / TP x " + std::to_string(elem) + " B x " +
                             std::to_string(kv.layers.linear) + " layers per sequence");
     }
-    if (o.llamaCpp) kv.formulas.push_back("llama.cpp: n_ctx x n_layer x (n_embd_k_gqa + n_embd_v_gqa) x " + ct.name + ", one copy (no tensor parallelism)");
+    if (o.llamaCpp)
+      kv.formulas.push_back("llama.cpp: n_ctx x n_layer x (n_embd_k_gqa + n_embd_v_gqa) x " + ct.name + ", one copy (no tensor parallelism); layers slide as " +
+                            (m.architecture.empty() ? std::string("its architecture") : m.architecture) + "'s pattern says (llama_cpp_cache.h)");
     return kv;
   });
 }

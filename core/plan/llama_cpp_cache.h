@@ -1,0 +1,63 @@
+// llama.cpp's own KV cache for a GGUF model, as ggml-org/llama.cpp 0c1e57098 (the tree
+// llama-cpp-python 0.3.36 vendors, which also wrote tests/data/llama_cpp) allocates it - not vLLM's
+// formulas:
+//   - which layers slide: the architecture's pattern (src/models/<arch>.cpp load_arch_hparams ->
+//     load_swa_pattern), overridden by the GGUF's attention.sliding_window_pattern; layer il slides
+//     when il % n < n - 1 (dense first: il % n != 0), src/llama-hparams.cpp set_swa_pattern;
+//   - cells: n_ctx padded to 256 (src/llama-context.cpp), one stream per sequence unless unified
+//     (n_ctx_seq = PAD(n_ctx / n_seq, 256)); the sliding layers' cache PAD(min(n_ctx_seq,
+//     n_swa x (unified ? n_seq : 1) + n_ubatch), 256) cells, or all of them with --swa-full
+//     (src/llama-kv-cache-iswa.cpp);
+//   - bytes: each layer K [key_length x head_count_kv] and V [value_length x head_count_kv] a cell
+//     per stream, in -ctk / -ctv's type; MLA (key_length_mla present) keeps K only
+//     (src/llama-kv-cache.cpp: has_v = !is_mla).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model/model_description.h"
+#include "core/util/error.h"
+
+namespace ws::plan {
+
+// One architecture's built-in sliding-window pattern (general.architecture's name).
+struct LlamaCppSwaPattern {
+  std::string_view arch;
+  int n;               // every n-th layer is dense (0: every layer slides)
+  bool denseFirst;     // the first of each n is the dense one, not the last
+  bool needsWindow;    // sliding only when attention.sliding_window is present and > 0
+  std::string_view source;
+};
+const std::vector<LlamaCppSwaPattern>& llamaCppSwaPatterns();
+
+// Per layer (0 .. numLayers-1, MTP / NextN layers excluded): does llama.cpp give it the sliding
+// cache? All false for an architecture without sliding layers.
+std::vector<bool> llamaCppSlidingLayers(const ModelDescription& m);
+
+struct LlamaCppCacheOptions {
+  int64_t nCtx = 4096;          // -c
+  int nSeq = 1;                 // -np (n_seq_max)
+  bool unified = false;         // --kv-unified (llama-server's default with -np auto: 4 slots, unified)
+  int64_t nUbatch = 512;        // -ub
+  bool swaFull = false;         // --swa-full
+  std::string typeK = "f16", typeV = "f16";  // -ctk / -ctv
+};
+
+// One cache object, as its `llama_kv_cache: size = ...` line reports it.
+struct LlamaCppCachePart {
+  std::string name;             // "" (one cache), "non-SWA", "SWA"
+  uint64_t cells = 0;           // per stream
+  int layers = 0;
+  uint32_t streams = 1;
+  uint64_t kBytes = 0, vBytes = 0;
+  // "llama_kv_cache: size =  192.00 MiB (  4096 cells,  24 layers,  1/1 seqs), K (f16):   96.00 MiB, V (f16):   96.00 MiB"
+  std::string logLine(const LlamaCppCacheOptions& o) const;
+};
+
+// The parts llama.cpp allocates; a usage error naming the key a layer needs when the GGUF lacks it.
+Result<std::vector<LlamaCppCachePart>> llamaCppCache(const ModelDescription& m, const LlamaCppCacheOptions& o);
+
+}  // namespace ws::plan
