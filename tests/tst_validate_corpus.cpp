@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/formats/gguf.h"
+#include "core/numerics/hd.h"
 #include "core/synth/synth.h"
 #include "core/validate/rules.h"
 #include "core/validate/sink.h"
@@ -709,6 +710,40 @@ std::vector<Case> cases() {
                    f.remove("model.layers.1.mlp.experts.3.gate_proj.weight_scale_inv");
                  });
                }, "kt", std::nullopt, "WS-S009"});  // vLLM's FP8 MoE quantizes every expert of the layer too
+  // The other refusal branches of the KT loaders (issue 50 item 7), each on one expert of a synth
+  // checkpoint, its values kept: KTransformers' loaders check names and dtypes
+  // (load_block_fp8_experts_from_checkpoint_files, load_rawint4_experts_from_checkpoint_files).
+  auto toF16 = [](wstest::StEntry* t, bool fromBf16) {
+    const size_t n = t->data.size() / (fromBf16 ? 2 : 4);
+    std::vector<uint8_t> out(n * 2);
+    for (size_t i = 0; i < n; ++i) {
+      float f;
+      if (fromBf16) {
+        uint16_t b;
+        std::memcpy(&b, t->data.data() + 2 * i, 2);
+        const uint32_t u = uint32_t(b) << 16;
+        std::memcpy(&f, &u, 4);
+      } else {
+        std::memcpy(&f, t->data.data() + 4 * i, 4);
+      }
+      const uint16_t h = num::hdToF16Rne(f);
+      std::memcpy(out.data() + 2 * i, &h, 2);
+    }
+    t->dtype = "F16";
+    t->data = std::move(out);
+  };
+  v.push_back({"an F16 block scale for KTransformers native FP8", "WS-R004", L1 + "2.up_proj.weight_scale_inv", [toF16](auto& d) {
+                 return editFile(written(synthOptions(d, "qwen3-moe", "fp8-block")), L1 + "2.up_proj.weight_scale_inv",
+                                 [toF16](wstest::StFile& f) { toF16(f.find(L1 + "2.up_proj.weight_scale_inv"), false); });
+               }, "kt"});
+  v.push_back({"an FP8 expert without its weight_scale_inv for KTransformers", "WS-R004", L1 + "2.up_proj.weight", [](auto& d) {
+                 return editFile(written(synthOptions(d, "qwen3-moe", "fp8-block")), L1 + "2.up_proj.weight",
+                                 [](wstest::StFile& f) { f.remove(L1 + "2.up_proj.weight_scale_inv"); });
+               }, "kt", std::nullopt, "WS-C003"});  // the weight cannot be dequantized either
+  v.push_back({"an F16 group scale for KTransformers RAWINT4", "WS-R002", L1 + "2.up_proj.weight_scale", [toF16](auto& d) {
+                 return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), L1 + "2.up_proj.weight_scale",
+                                 [toF16](wstest::StFile& f) { toF16(f.find(L1 + "2.up_proj.weight_scale"), true); });
+               }, "kt"});
   v.push_back({"an I16 tensor for the seed runtime", "WS-R005", "model.layers.0.self_attn.o_proj.weight", [](auto& d) {
                  return editTensor(d, "hf/mixtral", "model.layers.0.self_attn.o_proj.weight", [](auto&, auto& t) { t.dtype = "I16"; });
                }, "seed"});
