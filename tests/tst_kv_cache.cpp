@@ -3,7 +3,10 @@
 // Qwen3-235B-A22B, gpt-oss-120b, Qwen3-Next-80B-A3B) and on the fixtures.
 #include <QtTest>
 
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/formats/hf_config.h"
 #include "core/plan/kv_cache.h"
@@ -222,6 +225,34 @@ class TstKvCache : public QObject {
     QCOMPARE(parts[0].vBytes, uint64_t(0));
     lo.typeK = "q8_0";
     QCOMPARE(plan::llamaCppCache(c->model, lo).value()[0].kBytes, uint64_t(96 / 32 * 34 * 1024 * 2));
+  }
+
+  // Measured: the KV-cache lines llama.cpp 0c1e57098 itself logged creating a context for each
+  // real conversion (tests/data/llama_cpp/kv_logs.json, made by make_llama_cpp_kv_logs.py with its
+  // library) - one, four unified, four separate streams, --swa-full, q8_0 - line for line.
+  void llamaCppLogsItsOwnCache() {
+    std::ifstream in(wstest::sourceDir() + "/tests/data/llama_cpp/kv_logs.json");
+    const auto doc = nlohmann::json::parse(in);
+    int compared = 0;
+    for (const auto& c : doc["cases"]) {
+      auto ckpt = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/" + c["file"].get<std::string>());
+      plan::LlamaCppCacheOptions lo;
+      lo.nCtx = c["n_ctx"].get<int64_t>();
+      lo.nSeq = c["n_seq"].get<int>();
+      lo.unified = c["unified"].get<bool>();
+      lo.swaFull = c["swa_full"].get<bool>();
+      lo.typeK = lo.typeV = c["type"].get<std::string>();
+      std::vector<std::string> logged, predicted;
+      for (const auto& l : c["lines"])
+        if (l.get<std::string>().rfind("llama_kv_cache: size =", 0) == 0) logged.push_back(l.get<std::string>());
+      auto parts = plan::llamaCppCache(ckpt->model, lo);
+      QVERIFY2(parts.ok(), parts.ok() ? "" : parts.error().message.c_str());
+      for (const auto& p : parts.value()) predicted.push_back(p.logLine(lo));
+      QVERIFY2(!logged.empty(), c.dump().c_str());
+      QCOMPARE(predicted, logged);
+      ++compared;
+    }
+    QVERIFY(compared >= 18);
   }
 
   // What fits: free bytes over bytes per token in whole blocks; concurrency per request of L.

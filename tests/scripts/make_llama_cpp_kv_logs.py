@@ -39,16 +39,17 @@ def main():
         subprocess.run(["g++", "-std=c++17", "-O1", os.path.join(HERE, "llama_cpp_kv_probe.cpp"), "-I", os.path.join(llama, "include"),
                         "-I", os.path.join(llama, "ggml", "include"), *[f"-L{d}" for d in libs], *[f"-Wl,-rpath,{d}" for d in libs],
                         "-lllama", "-lggml", "-lggml-base", "-o", probe], check=True)
-        out = []
+        out, refused = [], {}
         for gguf in sorted(glob.glob(os.path.join(DATA, "*-bf16.gguf"))):
             for n_ctx, n_seq, unified, swa_full, typ in CASES:
                 r = subprocess.run([probe, gguf, str(n_ctx), str(n_seq), str(unified), str(swa_full), typ], capture_output=True, text=True)
-                if r.returncode != 0:
-                    sys.exit(f"{gguf} {n_ctx} {n_seq}: llama.cpp failed: {r.stderr[-2000:]}")
+                if r.returncode != 0:  # llama.cpp refuses the file (the tiny DeepSeek: its expert groups): none kept
+                    refused[os.path.basename(gguf)] = next((l for l in r.stderr.splitlines() if "GGML_ASSERT" in l or "error" in l), r.stderr[-300:]).strip()
+                    break
                 out.append({"file": os.path.basename(gguf), "n_ctx": n_ctx, "n_seq": n_seq, "unified": bool(unified), "swa_full": bool(swa_full),
                             "type": typ, "lines": [l.rstrip("\n") for l in r.stdout.splitlines() if l.strip()]})
     doc = {"made_by": "tests/scripts/make_llama_cpp_kv_logs.py with llama.cpp 0c1e57098 (llama-cpp-python 0.3.36's vendored tree)",
-           "cases": out}
+           "refused": refused, "cases": out}
     with open(os.path.join(DATA, "kv_logs.json"), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
