@@ -7,11 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "core/formats/hf_config.h"
 #include "core/formats/open_checkpoint.h"
 #include "core/load/backend_registry.h"
 #include "core/plan/devices.h"
 #include "core/plan/ep_plan.h"
 #include "core/plan/deployment_fit.h"
+#include "core/plan/engine_log_check.h"
 #include "core/plan/kv_cache.h"
 #include "core/plan/launch_flags.h"
 #include "core/report/validate_report.h"
@@ -285,13 +287,17 @@ class PlanCommand : public Command {
            "  --reserve-cuda-graphs SIZE   what the engine's CUDA graphs take (default 0)\n"
            "  --fit N                 instead of --ep: the fewest GPUs (EP, then TP within it) on which N\n"
            "                          requests of --max-model-len fit with --gpu-mem each (exit 1: none)\n"
+           "  --engine-log FILE       instead of the table: a vLLM or SGLang start-up log held to the\n"
+           "                          prediction at its own settings, figure by figure (exit 1: a KV\n"
+           "                          figure differs). PATH may be a folder with config.json alone\n"
            "  --json [--list-tensors] the weightscope.plan/2 document (docs/plan.md, JSON)\n";
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
-                   "fit", "gpu", "emit"},
+                   "fit", "gpu", "emit", "engine-log"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
+    if (a.positional().size() == 1 && a.has("engine-log")) return runEngineLog(a);
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
       std::cerr << usage();
       return kExitCannotRun;
@@ -389,6 +395,12 @@ class PlanCommand : public Command {
   // cannot say.
   static KvPlan kvPlanOf(const Args& a, const Checkpoint& c, int tp) {
     KvPlan kv;
+    kv.options = kvOptionsOf(a, c.format, tp);
+    return plan::kvBudgetFor(c.model, kv.options, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
+  }
+
+  static plan::KvOptions kvOptionsOf(const Args& a, const std::string& format, int tp) {
+    KvPlan kv;
     kv.options.maxModelLen = a.getInt("max-model-len", -1);
     kv.options.dtype = a.get("kv-cache-dtype", "auto");
     kv.options.blockSize = a.getInt("block-size", 16);
@@ -400,10 +412,76 @@ class PlanCommand : public Command {
     if (attention != "tp" && attention != "dp") throw std::invalid_argument("--attention must be tp or dp");
     kv.options.attentionDp = attention == "dp";
     kv.options.speculative = int(a.getInt("speculative", 0));
-    kv.options.llamaCpp = c.format == "gguf";
+    kv.options.llamaCpp = format == "gguf";
     if (kv.options.blockSize < 1 || kv.options.maxNumBatchedTokens < 1 || kv.options.speculative < 0)
       throw std::invalid_argument("--block-size and --max-num-batched-tokens must be positive, --speculative not negative");
-    return plan::kvBudgetFor(c.model, kv.options, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
+    return kv.options;
+  }
+
+  // --engine-log FILE: the log's figures against the prediction at the log's settings (its
+  // TP, max model len, block size, KV dtype; the command line's where it states none). PATH may
+  // be a folder holding config.json alone: then the KV figures only, no weights.
+  static int runEngineLog(const Args& a) {
+    auto log = plan::readEngineLog(a.get("engine-log"));
+    if (!log) {
+      std::cerr << "weightscope plan: --engine-log: " << log.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    const plan::EngineLog& L = log.value();
+    const std::string path = a.positional()[0];
+    std::shared_ptr<const Checkpoint> opened;
+    ModelDescription model;
+    if (auto c = openCheckpoint(path)) {
+      opened = c.value();
+      model = opened->model;
+    } else if (c.error().code != ErrorCode::NotACheckpoint || !readHfConfig(path, model)) {
+      std::cerr << "weightscope plan: " << c.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    plan::LogCheckInputs in;
+    in.kv = plan::kvOptionsOfLog(L, kvOptionsOf(a, opened ? opened->format : "config", int(a.getInt("tp", 1))));
+    if (opened) {
+      auto planned = planFor(a, *opened, int(a.getInt("ep", 1)), in.kv.tp, std::nullopt);
+      if (!planned) return kExitCannotRun;
+      in.weightsPerRank = planned->second.ranks.front().resident;
+    }
+    // vLLM's requested memory is the device's total x gpu_memory_utilization (0.9 unless given:
+    // vLLM 0.11.0 config/cache.py), with no CUDA-context deduction (gpu_worker.py).
+    if (const auto b = budgetOf(a)) {
+      const double u = a.has("gpu-memory-utilization") ? b->utilization : L.gpuMemoryUtilization > 0 ? L.gpuMemoryUtilization : 0.9;
+      in.requested = uint64_t(double(b->total) * u);
+    }
+    in.reserves = plan::runtimeReserves(model, in.kv, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
+    auto rows = plan::checkEngineLog(model, L, in);
+    if (!rows) {
+      std::cerr << "weightscope plan: " << rows.error().describe() << "\n";
+      return kExitCannotRun;
+    }
+    bool differs = false;
+    for (const auto& r : rows.value()) differs |= r.verdict == plan::LogVerdict::Differs;
+    const std::string engine = L.engine == "vllm" ? "vLLM" : "SGLang";
+    const std::string settings = "TP " + std::to_string(in.kv.tp) + ", max model len " +
+                                 (in.kv.maxModelLen > 0 ? std::to_string(in.kv.maxModelLen) : std::string("the config's")) + ", block " +
+                                 std::to_string(in.kv.blockSize) + ", KV " + in.kv.dtype;
+    if (a.has("json")) {
+      nlohmann::json jr = nlohmann::json::array();
+      for (const auto& r : rows.value())
+        jr.push_back({{"quantity", r.quantity}, {"worker", r.worker}, {"predicted", r.predicted}, {"logged", r.logged}, {"difference", r.difference},
+                      {"verdict", plan::logVerdictName(r.verdict)}, {"explanation", r.explanation}});
+      std::cout << nlohmann::json{{"schema", "weightscope.plan-log/1"}, {"path", path}, {"log", L.path}, {"engine", L.engine}, {"version", L.version},
+                                  {"settings", settings}, {"rows", jr}, {"differs", differs}}
+                       .dump(1)
+                << "\n";
+    } else {
+      std::printf("%s log %s%s at %s\n", engine.c_str(), L.path.c_str(), L.version.empty() ? "" : (" (" + L.version + ")").c_str(), settings.c_str());
+      std::printf("%-36s %-18s %16s %16s %12s  %s\n", "figure", "worker", "predicted", "logged", "difference", "verdict");
+      for (const auto& r : rows.value()) {
+        std::printf("%-36s %-18s %16s %16s %12s  %s\n", r.quantity.c_str(), r.worker.empty() ? "-" : r.worker.c_str(), r.predicted.empty() ? "-" : r.predicted.c_str(),
+                    r.logged.c_str(), r.difference.empty() ? "-" : r.difference.c_str(), plan::logVerdictName(r.verdict));
+        std::printf("    %s\n", r.explanation.c_str());
+      }
+    }
+    return differs ? kExitFindings : kExitOk;
   }
 
   // --fit N: the fewest GPUs (EP size, then attention TP within it, as vLLM's EP = TP x DP) whose

@@ -1,0 +1,49 @@
+// A serving engine's start-up log, read for the figures `plan --engine-log` holds its prediction
+// to (docs/plan.md, "Predicted against an engine's log"): what vLLM and SGLang print about the
+// weights they loaded and the KV cache they allocated, and the settings they ran with.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/util/error.h"
+
+namespace ws::plan {
+
+// One printed figure: its value, how many decimals the engine printed (what it rounds to), the
+// worker that printed it ("Worker_TP3_EP3", "TP0"; empty for the engine core) and its line.
+struct LoggedFigure {
+  double value = 0;
+  int decimals = 0;
+  std::string worker;
+  int line = 0;  // 1-based, in the file as written (before hard-wrapped lines are joined)
+};
+
+struct EngineLog {
+  std::string path;
+  std::string engine;   // "vllm" | "sglang" | "" (not recognised)
+  std::string version;  // as printed, when printed
+  // Settings as the log states them; -1 or empty where it does not.
+  int64_t maxModelLen = -1;
+  int tp = -1, pp = -1;
+  int64_t blockSize = -1;  // vLLM --block-size; SGLang page_size
+  int64_t maxNumBatchedTokens = -1;  // vLLM's scheduler budget ("Chunked prefill is enabled with ...")
+  std::string kvCacheDtype;
+  double gpuMemoryUtilization = -1;  // vLLM gpu_memory_utilization; SGLang mem_fraction_static
+  // vLLM: "Model loading took X GiB"; SGLang: "Load weight end. ... mem usage=X GB" (GiB).
+  std::vector<LoggedFigure> weightsGib;
+  std::vector<LoggedFigure> availableKvGib;  // vLLM "Available KV cache memory: X GiB", one per worker
+  std::vector<LoggedFigure> kvTokens;        // vLLM "GPU KV cache size: N tokens"; SGLang "#tokens: N"
+  std::vector<LoggedFigure> maxConcurrency;  // vLLM "Maximum concurrency for L tokens per request: Xx"
+  int64_t concurrencyLen = -1;               // its L
+  std::vector<LoggedFigure> kSizeGib, vSizeGib;  // SGLang "K size: X GB, V size: X GB" (GB = 2^30 there)
+};
+
+// Reads and parses FILE; fails naming it when it cannot be read or no engine's lines are in it.
+Result<EngineLog> readEngineLog(const std::string& path);
+// Parses log text. Lines a terminal hard-wrapped (a long line, the next opening no record) are
+// joined first; lines starting with "#" are comments.
+EngineLog parseEngineLog(const std::string& text, const std::string& path);
+
+}  // namespace ws::plan

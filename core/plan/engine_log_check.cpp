@@ -1,0 +1,219 @@
+#include "core/plan/engine_log_check.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/util/format_bytes.h"
+
+namespace ws::plan {
+
+namespace {
+
+constexpr double kGiB = double(1ull << 30);
+
+std::string fixed(double v, int decimals) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+std::string signedCount(int64_t d) { return (d > 0 ? "+" : d < 0 ? "-" : "") + formatCount(uint64_t(std::llabs(d))); }
+
+// The figure as the engine would print it from `exact`: rounded to its decimals.
+double printed(double exact, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(exact * scale) / scale;
+}
+
+// vLLM 0.11.0 v1/core/kv_cache_utils.py get_num_blocks: available // page_size // num_layers
+// blocks, each `block` tokens; for one KV group of full or MLA layers that is
+// floor(available / (block x bytes a token over all layers)) blocks.
+uint64_t vllmTokens(double availableBytes, uint64_t bytesPerToken, uint64_t block) {
+  if (availableBytes <= 0 || !bytesPerToken) return 0;
+  return uint64_t(availableBytes) / (bytesPerToken * block) * block;
+}
+
+// The available-memory line of `worker` (the same worker, else the only one), for its tokens line.
+// vLLM's engine core prints the tokens lines without the worker's name: each is then held to
+// the worker whose printed memory explains it best.
+const LoggedFigure* availableFor(const EngineLog& log, const LoggedFigure& tokens, uint64_t bpt, uint64_t block) {
+  const LoggedFigure* best = nullptr;
+  uint64_t bestGap = UINT64_MAX;
+  for (const auto& a : log.availableKvGib) {
+    if (!tokens.worker.empty() && a.worker == tokens.worker) return &a;
+    const uint64_t p = vllmTokens(a.value * kGiB, bpt, block);
+    const uint64_t gap = p > tokens.value ? p - uint64_t(tokens.value) : uint64_t(tokens.value) - p;
+    if (gap < bestGap) bestGap = gap, best = &a;
+  }
+  return best;
+}
+
+void vllmRows(const EngineLog& log, const KvCache& kv, const LogCheckInputs& in, std::vector<LogRow>& rows) {
+  const uint64_t block = uint64_t(std::max<int64_t>(1, in.kv.blockSize)), bpt = kv.bytesPerToken;
+  const bool hybrid = kv.layers.sliding || kv.layers.linear;
+  for (const auto& t : log.kvTokens) {
+    LogRow r{"GPU KV cache size (tokens)", t.worker, "", formatCount(uint64_t(t.value)), "", LogVerdict::NotPredicted, ""};
+    const LoggedFigure* a = availableFor(log, t, bpt, block);
+    if (hybrid) {
+      r.explanation = "sliding-window or linear-attention layers: vLLM splits its blocks over KV groups, not modeled here";
+    } else if (!a) {
+      r.explanation = "the log prints no available KV cache memory to size it from";
+    } else {
+      // The engine prints its available memory to a.decimals: the bytes it really had lie within
+      // half a unit of that, and so do the tokens the prediction allows.
+      const double half = 0.5 * std::pow(10.0, -a->decimals) * kGiB;
+      const uint64_t p = vllmTokens(a->value * kGiB, bpt, block), lo = vllmTokens(a->value * kGiB - half, bpt, block),
+                     hi = vllmTokens(a->value * kGiB + half, bpt, block);
+      const uint64_t logged = uint64_t(t.value);
+      r.predicted = formatCount(p);
+      r.difference = signedCount(int64_t(logged) - int64_t(p));
+      r.verdict = logged == p ? LogVerdict::Agrees : logged >= lo && logged <= hi ? LogVerdict::WithinRounding : LogVerdict::Differs;
+      r.explanation = "from " + fixed(a->value, a->decimals) + " GiB available" + (a->worker.empty() ? "" : " (" + a->worker + ")") + " / " +
+                      formatCount(bpt) + " B a token (" + kv.dtype + ") in " + std::to_string(block) + "-token blocks";
+      if (r.verdict == LogVerdict::WithinRounding)
+        r.explanation += "; the log rounds that memory to " + fixed(std::pow(10.0, -a->decimals), a->decimals) + " GiB: " + formatCount(lo) + " to " +
+                         formatCount(hi) + " tokens";
+      if (r.verdict == LogVerdict::Differs)
+        r.explanation += "; its rounding allows only " + formatCount(lo) + " to " + formatCount(hi) + " tokens: the log implies " +
+                         fixed(double(logged) ? a->value * kGiB / double(logged) : 0, 0) + " B a token";
+    }
+    rows.push_back(std::move(r));
+  }
+  // vLLM get_max_concurrency_for_kv_cache_config: num_blocks / cdiv(max_model_len, block). The
+  // plan's max_concurrency (fitKvCache) is held to it on the engine's own token count.
+  for (size_t i = 0; i < log.maxConcurrency.size() && i < log.kvTokens.size(); ++i) {
+    const auto& c = log.maxConcurrency[i];
+    LogRow r{"Maximum concurrency for " + formatCount(uint64_t(std::max<int64_t>(0, log.concurrencyLen))) + " tokens", c.worker, "", fixed(c.value, c.decimals) + "x",
+             "", LogVerdict::NotPredicted, ""};
+    if (hybrid || log.concurrencyLen <= 0) {
+      r.explanation = hybrid ? "sliding-window or linear-attention layers: not modeled here" : "the log does not say for how many tokens";
+    } else {
+      KvCache at = kv;
+      at.maxModelLen = log.concurrencyLen;
+      const KvFit f = fitKvCache(at, int64_t(uint64_t(log.kvTokens[i].value) * bpt), int64_t(block));
+      const double p = printed(f.maxConcurrency, c.decimals);
+      r.predicted = fixed(p, c.decimals) + "x";
+      r.difference = fixed(c.value - p, c.decimals);
+      r.verdict = std::fabs(c.value - p) < 0.5 * std::pow(10.0, -c.decimals) ? LogVerdict::Agrees : LogVerdict::Differs;
+      r.explanation = "the engine's " + formatCount(uint64_t(log.kvTokens[i].value)) + " tokens over " + formatCount(uint64_t(log.concurrencyLen)) + " a request";
+      if (r.verdict == LogVerdict::Differs) r.explanation += "; vLLM counts whole blocks a request: cdiv(L, " + std::to_string(block) + ")";
+    }
+    rows.push_back(std::move(r));
+  }
+  // Available memory: vLLM 0.11.0 gpu_worker.py determine_available_memory, requested memory
+  // (total x gpu_memory_utilization) less what the profile run saw in use: the weights, the
+  // activation peak and non-torch memory. Only the weights are printed; the rest is a residual.
+  if (in.requested && !log.weightsGib.empty()) {
+    uint64_t reserves = 0;
+    std::string names;
+    for (const auto& x : in.reserves) reserves += x.bytes, names += (names.empty() ? "" : ", ") + x.name + " " + formatBytes(x.bytes);
+    for (const auto& a : log.availableKvGib) {
+      const double w = log.weightsGib.front().value * kGiB;
+      const double p = double(*in.requested) - w - double(reserves);
+      rows.push_back({"Available KV cache memory", a.worker, fixed(p / kGiB, a.decimals) + " GiB", fixed(a.value, a.decimals) + " GiB",
+                      fixed(a.value - p / kGiB, a.decimals) + " GiB", LogVerdict::Residual,
+                      "requested " + fixed(double(*in.requested) / kGiB, 2) + " GiB - logged weights " + fixed(w / kGiB, 2) + " GiB - weightscope's reserves (" +
+                          (names.empty() ? "none" : names) +
+                          "); the difference is the profile run's activation peak and non-torch memory (CUDA context, NCCL) as vLLM measured them, "
+                          "less those reserves: not itemized by the log"});
+    }
+  } else if (!log.availableKvGib.empty()) {
+    rows.push_back({"Available KV cache memory", "", "", fixed(log.availableKvGib.front().value, log.availableKvGib.front().decimals) + " GiB", "",
+                    LogVerdict::NotPredicted, "give --gpu-mem (and --gpu-memory-utilization when the log does not state it) to predict it"});
+  }
+}
+
+void sglangRows(const EngineLog& log, const ModelDescription& m, const KvCache& kv, const LogCheckInputs& in, std::vector<LogRow>& rows) {
+  // SGLang 0.5.23 srt/mem_cache/memory_pool.py MHATokenToKVPool._create_buffers: per layer a K and
+  // a V buffer of (size + page_size) slots x heads x head_dim; logged as bytes / 1024**3.
+  const int64_t page = std::max<int64_t>(1, in.kv.blockSize);
+  const int64_t hd = m.attention.headDim, vhd = m.attention.vHeadDim;
+  const double kShare = hd > 0 && vhd > 0 && hd != vhd ? double(hd) / double(hd + vhd) : 0.5;
+  for (size_t i = 0; i < log.kvTokens.size() && i < log.kSizeGib.size(); ++i) {
+    const auto& t = log.kvTokens[i];
+    struct Part {
+      const char* what;
+      LoggedFigure logged;
+      double share;
+    };
+    for (const auto& [what, logged, share] : {Part{"K", log.kSizeGib[i], kShare}, Part{"V", log.vSizeGib[i], 1 - kShare}}) {
+      LogRow r{std::string("KV cache ") + what + " size at " + formatCount(uint64_t(t.value)) + " tokens", t.worker, "", fixed(logged.value, logged.decimals) + " GB", "",
+               LogVerdict::NotPredicted, ""};
+      if (kv.layers.mla || kv.layers.sliding || kv.layers.linear) {
+        r.explanation = "MLA, sliding or linear-attention layers: SGLang's other pools, not modeled here";
+      } else {
+        const double bytes = double(t.value + double(page)) * double(kv.bytesPerToken) * share;
+        const double p = printed(bytes / kGiB, logged.decimals);
+        r.predicted = fixed(p, logged.decimals) + " GB";
+        r.difference = fixed(logged.value - p, logged.decimals);
+        r.verdict = std::fabs(logged.value - p) < 0.5 * std::pow(10.0, -logged.decimals) ? LogVerdict::Agrees : LogVerdict::Differs;
+        r.explanation = "(" + formatCount(uint64_t(t.value)) + " + page " + std::to_string(page) + ") slots x " + formatCount(uint64_t(double(kv.bytesPerToken) * share)) +
+                        " B a token (" + kv.dtype + "), GB = 2^30 as SGLang prints it";
+      }
+      rows.push_back(std::move(r));
+    }
+  }
+}
+
+}  // namespace
+
+const char* logVerdictName(LogVerdict v) {
+  switch (v) {
+    case LogVerdict::Agrees: return "agrees";
+    case LogVerdict::WithinRounding: return "within rounding";
+    case LogVerdict::Differs: return "differs";
+    case LogVerdict::Residual: return "residual";
+    case LogVerdict::NotPredicted: return "not predicted";
+  }
+  return "?";
+}
+
+KvOptions kvOptionsOfLog(const EngineLog& log, KvOptions o) {
+  if (log.maxModelLen > 0) o.maxModelLen = log.maxModelLen;
+  if (log.tp > 0) o.tp = log.tp;
+  if (log.maxNumBatchedTokens > 0) o.maxNumBatchedTokens = log.maxNumBatchedTokens;
+  if (log.blockSize > 0) o.blockSize = log.blockSize;
+  else if (log.engine == "sglang") o.blockSize = 1;  // SGLang's page_size default
+  if (!log.kvCacheDtype.empty()) o.dtype = log.kvCacheDtype;
+  return o;
+}
+
+Result<std::vector<LogRow>> checkEngineLog(const ModelDescription& m, const EngineLog& log, const LogCheckInputs& in) {
+  auto kv = kvCachePerRank(m, in.kv);
+  if (!kv) return kv.error();
+  std::vector<LogRow> rows;
+  if (log.pp > 1) {
+    rows.push_back({"pipeline parallel " + std::to_string(log.pp), "", "", "", "", LogVerdict::NotPredicted,
+                    "each stage holds only its layers' cache: pipeline stages are not modeled, so no KV figure is predicted"});
+    return rows;
+  }
+  // The weights: the plan's rank 0 against the engine's measurement of its load.
+  for (const auto& w : log.weightsGib) {
+    LogRow r{"weights loaded", w.worker, "", fixed(w.value, w.decimals) + " GiB", "", LogVerdict::NotPredicted, "PATH holds no weights (a config.json alone)"};
+    if (in.weightsPerRank) {
+      const double p = double(*in.weightsPerRank) / kGiB;
+      r.predicted = fixed(p, w.decimals) + " GiB";
+      r.difference = fixed(w.value - p, w.decimals) + " GiB";
+      r.verdict = LogVerdict::Residual;
+      r.explanation = "the checkpoint's tensors on rank 0 as planned; the engine measures its allocator's growth over the load, which also holds "
+                      "buffers it makes (rotary tables, workspaces) and rounds tensors to its allocator's blocks";
+    }
+    rows.push_back(std::move(r));
+  }
+  if (log.engine == "vllm") vllmRows(log, kv.value(), in, rows);
+  if (log.engine == "sglang") sglangRows(log, m, kv.value(), in, rows);
+  // Workers that printed the same figure once each: one row says it for all of them.
+  std::vector<LogRow> unique;
+  for (auto& r : rows) {
+    bool seen = false;
+    for (auto& u : unique)
+      if (u.quantity == r.quantity && u.logged == r.logged && u.predicted == r.predicted) {
+        if (!r.worker.empty() && u.worker.find(r.worker) == std::string::npos) u.worker += (u.worker.empty() ? "" : ",") + r.worker;
+        seen = true;
+      }
+    if (!seen) unique.push_back(std::move(r));
+  }
+  return unique;
+}
+
+}  // namespace ws::plan
