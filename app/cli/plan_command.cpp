@@ -287,7 +287,7 @@ class PlanCommand : public Command {
            "  --reserve-cuda-graphs SIZE   what the engine's CUDA graphs take (default 0)\n"
            "  --fit N                 instead of --ep: the fewest GPUs (EP, then TP within it) on which N\n"
            "                          requests of --max-model-len fit with --gpu-mem each (exit 1: none)\n"
-           "  --engine-log FILE       instead of the table: a vLLM or SGLang start-up log held to the\n"
+           "  --engine-log FILE       instead of the table: a vLLM, SGLang or llama.cpp start-up log held to the\n"
            "                          prediction at its own settings, figure by figure (exit 1: a KV\n"
            "                          figure differs). PATH may be a folder with config.json alone\n"
            "  --json [--list-tensors] the weightscope.plan/2 document (docs/plan.md, JSON)\n";
@@ -451,6 +451,7 @@ class PlanCommand : public Command {
       const double u = a.has("gpu-memory-utilization") ? b->utilization : L.gpuMemoryUtilization > 0 ? L.gpuMemoryUtilization : 0.9;
       in.requested = uint64_t(double(b->total) * u);
     }
+    in.gguf = opened && opened->format == "gguf";
     in.reserves = plan::runtimeReserves(model, in.kv, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
     auto rows = plan::checkEngineLog(model, L, in);
     if (!rows) {
@@ -459,8 +460,10 @@ class PlanCommand : public Command {
     }
     bool differs = false;
     for (const auto& r : rows.value()) differs |= r.verdict == plan::LogVerdict::Differs;
-    const std::string engine = L.engine == "vllm" ? "vLLM" : "SGLang";
-    const std::string settings = "TP " + std::to_string(in.kv.tp) + ", max model len " +
+    const std::string engine = L.engine == "vllm" ? "vLLM" : L.engine == "sglang" ? "SGLang" : "llama.cpp";
+    const std::string settings = L.engine == "llama.cpp" ? "n_ctx " + std::to_string(L.maxModelLen) + ", n_seq_max " + std::to_string(L.nSeqMax) +
+                                                               (L.kvUnified == 1 ? ", unified" : "") + (L.swaFull ? ", full-size SWA" : "") + ", K " + L.typeK
+                                                         : "TP " + std::to_string(in.kv.tp) + ", max model len " +
                                  (in.kv.maxModelLen > 0 ? std::to_string(in.kv.maxModelLen) : std::string("the config's")) + ", block " +
                                  std::to_string(in.kv.blockSize) + ", KV " + in.kv.dtype;
     if (a.has("json")) {
@@ -476,8 +479,11 @@ class PlanCommand : public Command {
       std::printf("%s log %s%s at %s\n", engine.c_str(), L.path.c_str(), L.version.empty() ? "" : (" (" + L.version + ")").c_str(), settings.c_str());
       std::printf("%-36s %-18s %16s %16s %12s  %s\n", "figure", "worker", "predicted", "logged", "difference", "verdict");
       for (const auto& r : rows.value()) {
-        std::printf("%-36s %-18s %16s %16s %12s  %s\n", r.quantity.c_str(), r.worker.empty() ? "-" : r.worker.c_str(), r.predicted.empty() ? "-" : r.predicted.c_str(),
-                    r.logged.c_str(), r.difference.empty() ? "-" : r.difference.c_str(), plan::logVerdictName(r.verdict));
+        const bool lines = r.predicted.size() > 16 || r.logged.size() > 16;  // llama.cpp's whole lines: one below the other
+        std::printf("%-36s %-18s %16s %16s %12s  %s\n", r.quantity.c_str(), r.worker.empty() ? "-" : r.worker.c_str(),
+                    lines ? "(below)" : r.predicted.empty() ? "-" : r.predicted.c_str(), lines ? "(below)" : r.logged.c_str(),
+                    r.difference.empty() ? "-" : r.difference.c_str(), plan::logVerdictName(r.verdict));
+        if (lines) std::printf("    predicted: %s\n    logged:    %s\n", r.predicted.c_str(), r.logged.c_str());
         std::printf("    %s\n", r.explanation.c_str());
       }
     }

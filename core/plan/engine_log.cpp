@@ -29,9 +29,9 @@ std::vector<std::string> physicalLines(const std::string& text) {
 }
 
 // A line that opens a log record: a vLLM process prefix "(EngineCore_0 pid=..)", a level, an
-// SGLang timestamp "[2025-..", or a comment.
+// SGLang timestamp "[2025-..", llama.cpp's "function: " prefix, or a comment.
 bool opensRecord(const std::string& l) {
-  static const std::regex record(R"(^(\(|\[|INFO|WARNING|ERROR|DEBUG|#))");
+  static const std::regex record(R"(^(\(|\[|INFO|WARNING|ERROR|DEBUG|#|~?[A-Za-z_][A-Za-z0-9_]*: ))");
   return std::regex_search(l, record);
 }
 
@@ -115,7 +115,14 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
       maxLen(R"(Using max model len (\d+))"), sglangKv(R"(KV Cache is allocated\..*#tokens: (\d+), K size: ([0-9.]+) GB, V size: ([0-9.]+) GB)"),
       sglangWeights(R"(Load weight end\..*mem usage=([0-9.]+) GB)"), sglangArgs(R"(server_args=ServerArgs\()"),
       sglangLen(R"(max_total_num_tokens=\d+.*context_len=(\d+))");
-  bool vllm = false, sglang = false;
+  // llama.cpp 0c1e57098: src/llama-context.cpp (the "llama_context: n_ctx = %u" block, the output
+  // and compute buffer sizes), src/llama-kv-cache.cpp ("llama_kv_cache: size = ..."),
+  // src/llama-kv-cache-iswa.cpp ("using full-size SWA cache"), src/llama-model.cpp
+  // load_tensors ("%s model buffer size = %8.2f MiB").
+  static const std::regex llamaSetting(R"(llama_context: (n_ctx|n_seq_max|n_ubatch|kv_unified) += (\w+))"),
+      llamaKv(R"(llama_kv_cache: size = .*K \((\w+)\):.*V \((\w+)\):.*MiB)"),
+      llamaBuffer(R"((model|compute|output) buffer size = +([0-9.]+) MiB)");
+  bool vllm = false, sglang = false, llama = false;
   for (const auto& [l, line] : logicalLines(text)) {
     if (!l.empty() && l[0] == '#') continue;
     const std::string worker = workerOf(l);
@@ -143,9 +150,25 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
     }
     if (std::regex_search(l, m, sglangWeights)) sglang = true, log.weightsGib.push_back(figureOf(m[1], worker, line));
     if (std::regex_search(l, m, sglangLen) && log.maxModelLen < 0) log.maxModelLen = std::stoll(m[1].str());
+    if (std::regex_search(l, m, llamaSetting)) {
+      llama = true;
+      const std::string key = m[1].str(), v = m[2].str();
+      if (key == "kv_unified") log.kvUnified = v == "true";
+      else if (std::all_of(v.begin(), v.end(), ::isdigit)) (key == "n_ctx" ? log.maxModelLen : key == "n_ubatch" ? log.nUbatch : log.nSeqMax) = std::stoll(v);
+    }
+    if (l.find("using full-size SWA cache") != std::string::npos) log.swaFull = true;
+    if (std::regex_search(l, m, llamaKv)) {
+      llama = true;
+      log.typeK = m[1].str(), log.typeV = m[2].str();
+      log.llamaKvLines.push_back(l.substr(l.find("llama_kv_cache: size")));
+    }
+    if (std::regex_search(l, m, llamaBuffer) && l.find("~llama_context") == std::string::npos) {
+      auto& into = m[1].str() == "model" ? log.modelBufferMib : m[1].str() == "compute" ? log.computeBufferMib : log.outputBufferMib;
+      into.push_back(figureOf(m[2], worker, line));
+    }
   }
   if (log.maxModelLen < 0 && log.concurrencyLen > 0) log.maxModelLen = log.concurrencyLen;
-  log.engine = sglang && !vllm ? "sglang" : vllm && !sglang ? "vllm" : "";
+  log.engine = int(vllm) + int(sglang) + int(llama) != 1 ? "" : vllm ? "vllm" : sglang ? "sglang" : "llama.cpp";
   return log;
 }
 
@@ -153,7 +176,7 @@ Result<EngineLog> readEngineLog(const std::string& path) {
   try {
     EngineLog log = parseEngineLog(readTextFile(path, 64ull << 20), path);
     if (log.engine.empty())
-      return Error{ErrorCode::Usage, "no vLLM or SGLang start-up lines (weights loaded, KV cache size) in this log", path, std::nullopt, {}};
+      return Error{ErrorCode::Usage, "no vLLM, SGLang or llama.cpp start-up lines (weights loaded, KV cache size) in this log, or more than one engine's", path, std::nullopt, {}};
     return log;
   } catch (const CoreError& e) {
     return e.error();

@@ -1,6 +1,6 @@
 // A serving engine's start-up log, read for the figures `plan --engine-log` holds its prediction
-// to (docs/plan.md, "Predicted against an engine's log"): what vLLM and SGLang print about the
-// weights they loaded and the KV cache they allocated, and the settings they ran with.
+// to (docs/plan.md, "Predicted against an engine's log"): what vLLM, SGLang and llama.cpp print
+// about the weights they loaded and the KV cache they allocated, and the settings they ran with.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,7 @@ struct LoggedFigure {
 
 struct EngineLog {
   std::string path;
-  std::string engine;   // "vllm" | "sglang" | "" (not recognised)
+  std::string engine;   // "vllm" | "sglang" | "llama.cpp" | "" (not recognised)
   std::string version;  // as printed, when printed
   // Settings as the log states them; -1 or empty where it does not.
   int64_t maxModelLen = -1;
@@ -38,9 +38,19 @@ struct EngineLog {
   std::vector<LoggedFigure> maxConcurrency;  // vLLM "Maximum concurrency for L tokens per request: Xx"
   int64_t concurrencyLen = -1;               // its L
   std::vector<LoggedFigure> kSizeGib, vSizeGib;  // SGLang "K size: X GB, V size: X GB" (GB = 2^30 there)
+  // llama.cpp: llama_context's settings (n_ctx is maxModelLen), its cache lines as printed
+  // ("llama_kv_cache: size = ..."), and the buffers it reports in MiB.
+  int64_t nSeqMax = -1;
+  int64_t nUbatch = -1;
+  int kvUnified = -1;  // -1: not printed
+  bool swaFull = false;
+  std::string typeK, typeV;
+  std::vector<std::string> llamaKvLines;
+  std::vector<LoggedFigure> modelBufferMib, computeBufferMib, outputBufferMib;
 };
 
-// Reads and parses FILE; fails naming it when it cannot be read or no engine's lines are in it.
+// Reads and parses FILE; fails naming it when it cannot be read or no engine's lines are in it (or
+// two engines' are).
 Result<EngineLog> readEngineLog(const std::string& path);
 // Parses log text. Lines a terminal hard-wrapped (a long line, the next opening no record) are
 // joined first; lines starting with "#" are comments.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/plan/llama_cpp_cache.h"
 #include "core/util/format_bytes.h"
 
 namespace ws::plan {
@@ -12,6 +13,7 @@ namespace {
 constexpr double kGiB = double(1ull << 30);
 
 std::string fixed(double v, int decimals) {
+  if (std::fabs(v) < 0.5 * std::pow(10.0, -decimals)) v = 0;  // no "-0.00"
   char b[64];
   std::snprintf(b, sizeof b, "%.*f", decimals, v);
   return b;
@@ -155,6 +157,48 @@ void sglangRows(const EngineLog& log, const ModelDescription& m, const KvCache& 
   }
 }
 
+// llama.cpp: each cache it printed held line for line to llamaCppCache at the log's own
+// llama_context settings (n_ctx, n_seq_max, n_ubatch, kv_unified, --swa-full, -ctk/-ctv).
+void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogCheckInputs& in, std::vector<LogRow>& rows) {
+  if (!in.gguf) {
+    rows.push_back({"llama_kv_cache", "", "", std::to_string(log.llamaKvLines.size()) + " caches", "", LogVerdict::NotPredicted,
+                    "a llama.cpp log is held to the cache of the GGUF it loaded: PATH is not a GGUF"});
+    return;
+  }
+  LlamaCppCacheOptions o;
+  if (log.maxModelLen > 0) o.nCtx = log.maxModelLen;
+  if (log.nSeqMax > 0) o.nSeq = int(log.nSeqMax);
+  if (log.nUbatch > 0) o.nUbatch = log.nUbatch;
+  o.unified = log.kvUnified == 1;
+  o.swaFull = log.swaFull;
+  if (!log.typeK.empty()) o.typeK = log.typeK, o.typeV = log.typeV;
+  auto parts = llamaCppCache(m, o);
+  if (!parts) {
+    rows.push_back({"llama_kv_cache", "", "", "", "", LogVerdict::NotPredicted, parts.error().message});
+    return;
+  }
+  const size_t n = std::max(parts.value().size(), log.llamaKvLines.size());
+  for (size_t i = 0; i < n; ++i) {
+    const std::string predicted = i < parts.value().size() ? parts.value()[i].logLine(o) : "(no such cache)";
+    const std::string logged = i < log.llamaKvLines.size() ? log.llamaKvLines[i] : "(not printed)";
+    const std::string name = i < parts.value().size() && !parts.value()[i].name.empty() ? " (" + parts.value()[i].name + ")" : "";
+    rows.push_back({"llama_kv_cache" + name, "", predicted, logged, "", predicted == logged ? LogVerdict::Agrees : LogVerdict::Differs,
+                    "the line llama.cpp prints, at -c " + std::to_string(o.nCtx) + " -np " + std::to_string(o.nSeq) + " -ub " + std::to_string(o.nUbatch) +
+                        (o.unified ? " --kv-unified" : "") + (o.swaFull ? " --swa-full" : "") + " -ctk " + o.typeK + " -ctv " + o.typeV});
+  }
+  auto sum = [](const std::vector<LoggedFigure>& v) {
+    double t = 0;
+    for (const auto& f : v) t += f.value;
+    return t;
+  };
+  if (!log.computeBufferMib.empty())
+    rows.push_back({"compute buffers", "", "", fixed(sum(log.computeBufferMib), 2) + " MiB", "", LogVerdict::NotPredicted,
+                    "llama.cpp sizes them by reserving its worst-case graph (sched_reserve): not modeled"});
+  if (!log.outputBufferMib.empty())
+    rows.push_back({"output buffers", "", "", fixed(sum(log.outputBufferMib), 2) + " MiB", "", LogVerdict::NotPredicted,
+                    "llama.cpp's logits and embeddings output buffer (llama_context::output_reserve): not modeled"});
+}
+
 }  // namespace
 
 const char* logVerdictName(LogVerdict v) {
@@ -187,21 +231,37 @@ Result<std::vector<LogRow>> checkEngineLog(const ModelDescription& m, const Engi
                     "each stage holds only its layers' cache: pipeline stages are not modeled, so no KV figure is predicted"});
     return rows;
   }
-  // The weights: the plan's rank 0 against the engine's measurement of its load.
-  for (const auto& w : log.weightsGib) {
-    LogRow r{"weights loaded", w.worker, "", fixed(w.value, w.decimals) + " GiB", "", LogVerdict::NotPredicted, "PATH holds no weights (a config.json alone)"};
+  // The weights: the plan's rank 0 against the engine's measurement of its load (llama.cpp: the
+  // model buffers it reports, in MiB, summed over devices).
+  struct Weights {
+    LoggedFigure figure;
+    double unit;
+    const char* unitName;
+  };
+  std::vector<Weights> weights;
+  for (const auto& w : log.weightsGib) weights.push_back({w, kGiB, "GiB"});
+  if (!log.modelBufferMib.empty()) {
+    LoggedFigure total{0, 2, "", log.modelBufferMib.front().line};
+    for (const auto& f : log.modelBufferMib) total.value += f.value;
+    weights.push_back({total, double(1 << 20), "MiB"});
+  }
+  for (const auto& [w, unit, unitName] : weights) {
+    LogRow r{"weights loaded", w.worker, "", fixed(w.value, w.decimals) + " " + unitName, "", LogVerdict::NotPredicted, "PATH holds no weights (a config.json alone)"};
     if (in.weightsPerRank) {
-      const double p = double(*in.weightsPerRank) / kGiB;
-      r.predicted = fixed(p, w.decimals) + " GiB";
-      r.difference = fixed(w.value - p, w.decimals) + " GiB";
+      const double p = double(*in.weightsPerRank) / unit;
+      r.predicted = fixed(p, w.decimals) + " " + unitName;
+      r.difference = fixed(w.value - p, w.decimals) + " " + unitName;
       r.verdict = LogVerdict::Residual;
-      r.explanation = "the checkpoint's tensors on rank 0 as planned; the engine measures its allocator's growth over the load, which also holds "
-                      "buffers it makes (rotary tables, workspaces) and rounds tensors to its allocator's blocks";
+      r.explanation = log.engine == "llama.cpp"
+                          ? "the GGUF's tensors as planned; llama.cpp reports the model buffers it maps or copies them into, per device"
+                          : "the checkpoint's tensors on rank 0 as planned; the engine measures its allocator's growth over the load, which also holds "
+                            "buffers it makes (rotary tables, workspaces) and rounds tensors to its allocator's blocks";
     }
     rows.push_back(std::move(r));
   }
   if (log.engine == "vllm") vllmRows(log, kv.value(), in, rows);
   if (log.engine == "sglang") sglangRows(log, m, kv.value(), in, rows);
+  if (log.engine == "llama.cpp") llamaCppRows(log, m, in, rows);
   // Workers that printed the same figure once each: one row says it for all of them.
   std::vector<LogRow> unique;
   for (auto& r : rows) {

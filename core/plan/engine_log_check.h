@@ -35,6 +35,7 @@ struct LogCheckInputs {
   std::optional<uint64_t> weightsPerRank;  // rank 0's resident bytes as planned; none: PATH holds no weights
   std::optional<uint64_t> requested;       // vLLM's requested memory: device total x utilization (--gpu-mem)
   std::vector<Reserve> reserves;           // weightscope's runtime reserves at these settings
+  bool gguf = false;                       // PATH is a GGUF: a llama.cpp log is held to its cache
 };
 
 // Fails naming the config key the KV cache needs when the model cannot say.

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """plan --engine-log: the KV-cache prediction held to what vLLM and SGLang printed in public
 start-up logs (tests/data/engine_logs, each headed by its source), on folders holding only the
-model's published config.json (the attention keys below, from huggingface.co/<repo>/config.json).
+model's published config.json (the attention keys below, from huggingface.co/<repo>/config.json);
+and to llama.cpp's whole logs of loading the real conversions in tests/data/llama_cpp
+(tests/data/llama_cpp/logs, written by make_llama_cpp_kv_logs.py with llama.cpp 0c1e57098).
 
 Every KV figure of every log is either exactly the engine's or inside the rounding of the memory
 the engine printed it from - except one, named below, which plan must flag (exit 1). A config with
@@ -9,10 +11,12 @@ one wrong key must be flagged too, and the available-memory residual is worked o
 
 The table "Predicted against an engine's log" in docs/plan.md is what this run computes.
 
-usage: cli_engine_log.py WEIGHTSCOPE LOG_DIR PLAN_MD
+usage: cli_engine_log.py WEIGHTSCOPE LOG_DIR LLAMA_CPP_DIR PLAN_MD
 """
+import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -20,7 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, finish  # noqa: E402
 
-WS, LOGS, PLAN_MD = sys.argv[1], sys.argv[2], sys.argv[3]
+WS, LOGS, LLAMA, PLAN_MD = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3]), sys.argv[4]
 GIB = 1 << 30
 
 # The published config.json's keys that size the KV cache and the reserves (repository named).
@@ -83,9 +87,11 @@ table = []  # docs/plan.md's rows: log, config, settings, each KV figure predict
 
 
 def table_rows(log, repo, doc):
+    size = re.compile(r"size = +([0-9.]+ MiB) \( *(\d+) cells")  # a llama.cpp line, shortened for the table
+    short = lambda line: "{} ({} cells)".format(*size.search(line).groups()) if size.search(line) else line
     for r in doc["rows"]:
-        if r["quantity"].startswith(KV_ROWS):
-            table.append(f"| `{log}` | `{repo}` | {doc['settings']} | {r['quantity']} | {r['predicted']} | {r['logged']} | {r['difference']} | {r['verdict']} |")
+        if r["quantity"].startswith(KV_ROWS + ("llama_kv_cache",)):
+            table.append(f"| `{log}` | `{repo}` | {doc['settings']} | {r['quantity']} | {short(r['predicted'])} | {short(r['logged'])} | {r['difference'] or '-'} | {r['verdict']} |")
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -130,6 +136,35 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 0 and len(avail) == 1 and avail[0]["verdict"] == "residual" and avail[0]["predicted"] == f"{want:.2f} GiB",
           f"available memory: {avail}, by hand {want:.2f} GiB")
 
+    # llama.cpp's own logs of the real conversions: every cache line it printed, predicted to the
+    # character at the log's settings, and as many caches (kv_logs.json holds the same lines).
+    cases = {(c["file"], c["n_ctx"], c["n_seq"], c["unified"], c["swa_full"], c["type"]): c["lines"]
+             for c in json.load(open(os.path.join(LLAMA, "kv_logs.json")))["cases"]}
+    logs = sorted(glob.glob(os.path.join(LLAMA, "logs", "*.log")))
+    check(len(logs) == 12, f"{len(logs)} llama.cpp logs, expected 12")
+    name = re.compile(r"(.+\.?)-c(\d+)-np(\d+)(-kvu)?(-swafull)?-(\w+)\.log$")
+    for path in logs:
+        stem, n_ctx, n_seq, kvu, swa, typ = name.match(os.path.basename(path)).groups()
+        gguf = stem + ".gguf"
+        rc, doc, err = plan(os.path.join(LLAMA, gguf), path)
+        check(rc == 0 and doc is not None and doc["engine"] == "llama.cpp", f"{path}: exit {rc}, {err.strip()[:300]}")
+        if doc is None:
+            continue
+        table_rows(os.path.basename(path), gguf, doc)
+        kv = [r for r in doc["rows"] if r["quantity"].startswith("llama_kv_cache")]
+        want = [l for l in cases[(gguf, int(n_ctx), int(n_seq), bool(kvu), bool(swa), typ)] if l.startswith("llama_kv_cache: size")]
+        check([r["logged"] for r in kv] == want, f"{path}: logged lines read {[r['logged'] for r in kv]}, kv_logs.json has {want}")
+        check(kv and all(r["verdict"] == "agrees" for r in kv), f"{path}: {[(r['predicted'], r['verdict']) for r in kv]}")
+        weights = [r for r in doc["rows"] if r["quantity"] == "weights loaded"]
+        check(len(weights) == 1 and weights[0]["verdict"] == "residual" and weights[0]["logged"].endswith(" MiB"), f"{path}: weights {weights}")
+    # A log held to another model's GGUF: its caches differ, and plan says so.
+    rc, doc, err = plan(os.path.join(LLAMA, "glm-4.5-bf16.gguf"), os.path.join(LLAMA, "logs", "gpt-oss-bf16-c4096-np1-f16.log"))
+    check(rc == 1 and doc and any(r["verdict"] == "differs" for r in doc["rows"]), f"gpt-oss's log on GLM's GGUF: exit {rc}")
+    # A llama.cpp log against a config alone: nothing to hold it to, said so.
+    rc, doc, err = plan(write_config(tmp, "Qwen/Qwen2-7B-Instruct"), os.path.join(LLAMA, "logs", "gpt-oss-bf16-c4096-np1-f16.log"))
+    check(rc == 0 and doc and [r["verdict"] for r in doc["rows"] if r["quantity"] == "llama_kv_cache"] == ["not predicted"],
+          f"a llama.cpp log on a config.json: exit {rc}, {doc and doc['rows']}")
+
     # Text output and the refusals.
     r = subprocess.run([WS, "plan", write_config(tmp, "Qwen/Qwen2-7B-Instruct"), "--engine-log", os.path.join(LOGS, "vllm-Qwen2-7B-Instruct-3.log")],
                        capture_output=True, text=True)
@@ -137,7 +172,7 @@ with tempfile.TemporaryDirectory() as tmp:
     bogus = os.path.join(tmp, "not-a-log.txt")
     open(bogus, "w").write("hello\n")
     r = subprocess.run([WS, "plan", write_config(tmp, "Qwen/Qwen2-7B-Instruct"), "--engine-log", bogus], capture_output=True, text=True)
-    check(r.returncode == 2 and bogus in r.stderr and "no vLLM or SGLang" in r.stderr, f"a file that is no log: exit {r.returncode}, {r.stderr.strip()}")
+    check(r.returncode == 2 and bogus in r.stderr and "no vLLM, SGLang or llama.cpp" in r.stderr, f"a file that is no log: exit {r.returncode}, {r.stderr.strip()}")
     r = subprocess.run([WS, "plan", tmp, "--engine-log", os.path.join(LOGS, "vllm-Qwen2-7B-Instruct-1.log")], capture_output=True, text=True)
     check(r.returncode == 2 and "NOT_A_CHECKPOINT" in r.stderr, f"a folder with no config.json: exit {r.returncode}, {r.stderr.strip()}")
 

@@ -1,7 +1,9 @@
 // Hand-run probe (tests/scripts/make_llama_cpp_kv_logs.py builds and runs it): loads a GGUF with
 // llama.cpp's own library and creates a context, printing the lines llama.cpp logs about its KV
 // cache - the engine's own figures that tst_kv_cache holds core/plan/llama_cpp_cache to.
-// usage: llama_cpp_kv_probe MODEL.gguf N_CTX N_SEQ UNIFIED(0|1) SWA_FULL(0|1) TYPE(f16|q8_0|q4_0)
+// usage: llama_cpp_kv_probe MODEL.gguf N_CTX N_SEQ UNIFIED(0|1) SWA_FULL(0|1) TYPE(f16|q8_0|q4_0) [FULL_LOG]
+// FULL_LOG: also every line llama.cpp logs, as its own log callback receives them (plan
+// --engine-log reads such a log: tests/scripts/cli_engine_log.py).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,12 +11,16 @@
 
 #include "llama.h"
 
+static FILE* fullLog = nullptr;
+
 static void keepKvLines(ggml_log_level, const char* text, void*) {
+  if (fullLog) std::fputs(text, fullLog);
   if (std::strstr(text, "llama_kv_cache: size =") || std::strstr(text, "KV cache, size =")) std::fputs(text, stdout);
 }
 
 int main(int argc, char** argv) {
-  if (argc != 7) return 2;
+  if (argc != 7 && argc != 8) return 2;
+  if (argc == 8 && !(fullLog = std::fopen(argv[7], "w"))) return 2;
   llama_log_set(keepKvLines, nullptr);
   llama_backend_init();
   llama_model_params mp = llama_model_default_params();
@@ -35,5 +41,6 @@ int main(int argc, char** argv) {
   llama_free(ctx);
   llama_model_free(model);
   llama_backend_free();
+  if (fullLog) std::fclose(fullLog);
   return 0;
 }

@@ -2,6 +2,8 @@
 """Writes tests/data/llama_cpp/kv_logs.json: the KV-cache lines llama.cpp itself logs when it creates
 a context for each real conversion in tests/data/llama_cpp, at several -c / -np / --kv-unified /
 --swa-full / -ctk settings. tst_kv_cache holds core/plan/llama_cpp_cache's predicted lines to them.
+For the conversions in FULL_LOGS it also writes llama.cpp's whole log of each setting to
+tests/data/llama_cpp/logs/ (plan --engine-log reads them: tests/scripts/cli_engine_log.py).
 
 Run by hand (the suite never builds llama.cpp): LLAMA_DIR is the llama.cpp tree that llama-cpp-python
 0.3.36's sdist vendors (ggml-org/llama.cpp 0c1e57098, the converter that wrote the GGUFs), built with
@@ -28,6 +30,11 @@ CASES = [  # n_ctx, n_seq, unified, swa_full, cache type
     (4096, 4, 1, 1, "f16"),
     (4096, 1, 0, 0, "q8_0"),
 ]
+FULL_LOGS = ("gpt-oss-bf16.gguf", "glm-4.5-bf16.gguf")
+
+
+def full_log_name(gguf, n_ctx, n_seq, unified, swa_full, typ):
+    return (f"{gguf[:-len('.gguf')]}-c{n_ctx}-np{n_seq}{'-kvu' if unified else ''}{'-swafull' if swa_full else ''}-{typ}.log")
 
 
 def main():
@@ -42,7 +49,11 @@ def main():
         out, refused = [], {}
         for gguf in sorted(glob.glob(os.path.join(DATA, "*-bf16.gguf"))):
             for n_ctx, n_seq, unified, swa_full, typ in CASES:
-                r = subprocess.run([probe, gguf, str(n_ctx), str(n_seq), str(unified), str(swa_full), typ], capture_output=True, text=True)
+                full = []
+                if os.path.basename(gguf) in FULL_LOGS:
+                    os.makedirs(os.path.join(DATA, "logs"), exist_ok=True)
+                    full = [os.path.join(DATA, "logs", full_log_name(os.path.basename(gguf), n_ctx, n_seq, unified, swa_full, typ))]
+                r = subprocess.run([probe, gguf, str(n_ctx), str(n_seq), str(unified), str(swa_full), typ, *full], capture_output=True, text=True)
                 if r.returncode != 0:  # llama.cpp refuses the file (the tiny DeepSeek: its expert groups): none kept
                     refused[os.path.basename(gguf)] = next((l for l in r.stderr.splitlines() if "GGML_ASSERT" in l or "error" in l), r.stderr[-300:]).strip()
                     break
