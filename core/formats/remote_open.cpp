@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <regex>
 #include <thread>
@@ -30,7 +32,11 @@ using Json = nlohmann::json;
 
 namespace {
 
-constexpr uint64_t kFirstRead = 32 << 10;        // one request holds most headers
+constexpr uint64_t kFirstRead = 32 << 10;        // a weight file's first read when nothing says how long its header is
+constexpr size_t kConcurrentRequests = 64;       // requests in flight at once (hf-mem's most, too: MAX_WORKERS <= 32)
+// A safetensors header entry is its name and about 90 bytes of dtype, shape and offsets; this
+// bound, summed over the tensors the index gives a shard, holds its whole header in one read.
+constexpr uint64_t kHeaderBytesPerTensor = 160, kHeaderSlack = 4 << 10;
 constexpr uint64_t kSideFileLimit = 256ull << 20;  // as readTextFile: tokenizer.json can be tens of MB
 constexpr uint64_t kHeaderLimit = 512ull << 20;  // a GGUF header (vocabulary included) grown up to this
 const char* const kSideFiles[] = {"config.json", "generation_config.json", "tokenizer_config.json", "tokenizer.json", "special_tokens_map.json",
@@ -220,8 +226,8 @@ fs::path cacheRoot(const RemoteOptions& o) {
 
 // Bytes [0, end) of a weight file with its header whole: safetensors' length prefix says how far;
 // a GGUF is read further until its key-value pairs and tensor infos parse.
-std::vector<uint8_t> fetchHeader(HttpClient& http, const RemoteFile& f, uint64_t& total, std::string& etag) {
-  RangeReply r = http.getRange(f.url, 0, kFirstRead);
+std::vector<uint8_t> fetchHeader(HttpClient& http, const RemoteFile& f, uint64_t firstRead, uint64_t& total, std::string& etag) {
+  RangeReply r = http.getRange(f.url, 0, firstRead);
   total = r.totalSize, etag = r.etag;
   std::vector<uint8_t> bytes = std::move(r.bytes);
   auto grow = [&](uint64_t to) {
@@ -253,6 +259,73 @@ std::vector<uint8_t> fetchHeader(HttpClient& http, const RemoteFile& f, uint64_t
       grow(bytes.size() * 4);
     }
   }
+}
+
+// Runs task(i) for i in [0, n) on up to kConcurrentRequests threads, each request blocking on its
+// own pooled connection: the round trips overlap. The first error stops the rest and is thrown.
+void forEachConcurrently(size_t n, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::optional<Error> firstError;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        task(i);
+      } catch (const CoreError& e) {
+        std::lock_guard lock(mu);
+        if (!firstError) firstError = e.error();
+        next = n;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(kConcurrentRequests, n); ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  if (firstError) throw CoreError(*firstError);
+}
+
+// An hf:// listing, with the index and config.json asked for at the same time, where a Hub
+// checkpoint keeps them (its folder, at the revision asked for): one round trip for the three, a
+// 404 costing a request and no wait. What the listing does not name is dropped; what it names and
+// was not fetched (an error, say) is fetched with the headers.
+Listing listHubOverlapped(HttpClient& http, const std::string& location) {
+  const auto hub = parseHub(location);
+  if (!hub || isWeightFile(hub->sub)) return listHub(http, location);
+  const std::string base = hubEndpoint() + "/" + hub->repo + "/resolve/" + hub->revision + "/" + (hub->sub.empty() ? "" : hub->sub + "/");
+  const std::string names[] = {"model.safetensors.index.json", "config.json"};
+  std::string bodies[2];
+  bool present[2] = {false, false};
+  Listing list;
+  forEachConcurrently(3, [&](size_t i) {
+    if (i == 2) {
+      list = listHub(http, location);
+      return;
+    }
+    try {
+      present[i] = http.getIfPresent(base + names[i], 64ull << 20, bodies[i]);
+    } catch (const CoreError&) {  // the listing's own request says what is wrong
+    }
+  });
+  for (int i = 0; i < 2; ++i)
+    if (present[i] && std::any_of(list.side.begin(), list.side.end(), [&](const auto& f) { return f.first == names[i]; })) list.fetched[names[i]] = bodies[i];
+  return list;
+}
+
+// The first read of each weight file: its header whole in one request where the index says which
+// tensors it holds, else kFirstRead.
+std::map<std::string, uint64_t> firstReads(const Listing& list, const std::string& location) {
+  std::map<std::string, uint64_t> reads;
+  const auto index = list.fetched.find("model.safetensors.index.json");
+  if (index == list.fetched.end()) return reads;
+  try {
+    const SafetensorsIndex ix = parseSafetensorsIndex(index->second, location);
+    std::vector<uint64_t> bytes(ix.shards.size(), kHeaderSlack);
+    ix.weightMap.forEach([&](std::string_view name, uint32_t shard) { bytes[shard] += name.size() + kHeaderBytesPerTensor; });
+    for (size_t k = 0; k < ix.shards.size(); ++k) reads[ix.shards[k]] = std::max(kFirstRead, bytes[k]);
+  } catch (const CoreError&) {  // the open names what is wrong with the index
+  }
+  return reads;
 }
 
 void writeFile(const fs::path& p, const void* data, uint64_t n, uint64_t size) {
@@ -372,7 +445,7 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
     if (options.cancel && *options.cancel) remoteFail(location, "cancelled");
   };
   stopIfCancelled();
-  const Listing list = location.rfind("hf://", 0) == 0 ? listHub(*http, location) : listUrl(*http, location);
+  const Listing list = location.rfind("hf://", 0) == 0 ? listHubOverlapped(*http, location) : listUrl(*http, location);
   std::error_code ec;
   fs::path work;
   if (useCache) {
@@ -393,50 +466,42 @@ std::shared_ptr<RemoteSource> openRemote(const std::string& location, const Remo
   } cleanup{work};
 
   Json manifest = {{"location", location}, {"revision", list.revision}, {"files", Json::array()}, {"side", Json::array()}};
-  std::vector<std::string> side;
-  for (const auto& [name, url] : list.side) {
-    stopIfCancelled();
-    std::string text;
-    if (auto known = list.fetched.find(name); known != list.fetched.end()) text = known->second;
-    else if (!http->getIfPresent(url, kSideFileLimit, text)) continue;
-    writeFile(work / name, text.data(), text.size(), text.size());
-    side.push_back(name);
-    manifest["side"].push_back(name);
-  }
-  // Headers of every weight file, several at once (163 shards of DeepSeek-V3 are 163 requests).
+  // Every side file not fetched yet and every weight file's header, overlapped (163 shards of
+  // DeepSeek-V3: 163 requests, 32 in flight).
   std::vector<RemoteFile> files(list.weights.size());
   std::vector<uint64_t> headerBytes(files.size());
-  std::atomic<size_t> next{0};
+  std::vector<char> sidePresent(list.side.size(), 0);
+  const std::map<std::string, uint64_t> reads = firstReads(list, location);
   std::mutex mu;
-  std::optional<Error> firstError;
   uint64_t headersDone = 0;
-  auto work1 = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-      try {
-        stopIfCancelled();
-        RemoteFile& f = files[i];
-        f.name = list.weights[i].first;
-        f.url = list.weights[i].second;
-        checkName(f.name, f.url);
-        const std::vector<uint8_t> head = fetchHeader(*http, f, f.size, f.etag);
-        writeFile(work / f.name, head.data(), head.size(), f.size);
-        headerBytes[i] = head.size();
-        if (options.progress) {
-          std::lock_guard lock(mu);
-          options.progress("fetching headers", ++headersDone, files.size());
-        }
-      } catch (const CoreError& e) {
-        std::lock_guard lock(mu);
-        if (!firstError) firstError = e.error();
-        next = files.size();
-      }
+  forEachConcurrently(list.side.size() + files.size(), [&](size_t i) {
+    stopIfCancelled();
+    if (i < list.side.size()) {
+      const auto& [name, url] = list.side[i];
+      std::string text;
+      if (auto known = list.fetched.find(name); known != list.fetched.end()) text = known->second;
+      else if (!http->getIfPresent(url, kSideFileLimit, text)) return;
+      writeFile(work / name, text.data(), text.size(), text.size());
+      sidePresent[i] = 1;
+      return;
     }
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < std::min<size_t>(8, files.size()); ++t) threads.emplace_back(work1);
-  work1();
-  for (auto& t : threads) t.join();
-  if (firstError) throw CoreError(*firstError);
+    i -= list.side.size();
+    RemoteFile& f = files[i];
+    f.name = list.weights[i].first;
+    f.url = list.weights[i].second;
+    checkName(f.name, f.url);
+    const auto planned = reads.find(f.name);
+    const std::vector<uint8_t> head = fetchHeader(*http, f, planned == reads.end() ? kFirstRead : planned->second, f.size, f.etag);
+    writeFile(work / f.name, head.data(), head.size(), f.size);
+    headerBytes[i] = head.size();
+    if (options.progress) {
+      std::lock_guard lock(mu);
+      options.progress("fetching headers", ++headersDone, files.size());
+    }
+  });
+  std::vector<std::string> side;
+  for (size_t i = 0; i < list.side.size(); ++i)
+    if (sidePresent[i]) side.push_back(list.side[i].first), manifest["side"].push_back(list.side[i].first);
   for (size_t i = 0; i < files.size(); ++i)
     manifest["files"].push_back({{"name", files[i].name}, {"url", files[i].url}, {"size", files[i].size}, {"etag", files[i].etag}, {"header", headerBytes[i]}});
   {

@@ -42,6 +42,9 @@ from checks import check, fail, finish, said  # noqa: E402
 import mpi_launch  # noqa: E402
 
 WS, FX = sys.argv[1], sys.argv[2]
+# The side files an open reads beside the weights (core/formats/remote_open.cpp kSideFiles).
+SIDE_FILES = ("config.json", "generation_config.json", "tokenizer_config.json", "tokenizer.json", "special_tokens_map.json", "hf_quant_config.json",
+              "model.safetensors.index.json")
 MPI = sys.argv[3:4] == ["mpi"]
 SHA = "0123456789abcdef0123456789abcdef01234567"
 FIXTURES = {"qwen3_moe": "hf/qwen3_moe", "qwen3_moe_fp8": "hf/qwen3_moe_fp8", "deepseek_v3": "hf/deepseek_v3", "mixtral": "hf/mixtral",
@@ -82,6 +85,11 @@ def publish(www, repo, src_dir, names, sha=SHA):
     os.makedirs(res, exist_ok=True)
     for n in names:
         os.symlink(os.path.join(src_dir, n), os.path.join(res, n))
+    # The Hub resolves a branch name too: resolve/main is the commit main names now.
+    branch = os.path.join(www, repo, "resolve", "main")
+    if os.path.lexists(branch):
+        os.remove(branch)
+    os.symlink(sha, branch)
 
 
 def tensors_of(j):
@@ -200,7 +208,18 @@ def part_nginx(tmp):
         for repo, rel in FIXTURES.items():
             local = os.path.join(FX, rel)
             loc = f"hf://fixtures/{repo}"
+            before = access_count(log, port)
             rl, rr = run("inspect", local, "--json"), run("inspect", loc, "--json", env=env)
+            # One request a file (its header whole: the index says how long), the listing, and the
+            # index and config.json asked for beside it (a 404 where the repository has none), the
+            # other side files the listing names: nothing more, whatever the header lengths.
+            names = files_of(rel)[1]
+            weights = [n for n in names if n.endswith((".safetensors", ".gguf"))]
+            side = [n for n in names if n in SIDE_FILES]
+            want = len(weights) + 1 + len(side) + sum(n not in names for n in ("model.safetensors.index.json", "config.json"))
+            want += repo == "ct_w4a16"  # and its weight_shape values, read at open: one range for them all
+            made = access_count(log, port) - before
+            check(made == want, f"{repo}: the first open made {made} requests, not {len(weights)} files + list + {len(side)} side files + index/config asked for")
             if rr.returncode != rl.returncode or rr.returncode not in (0, 1):
                 fail(f"{repo}: inspect exit {rr.returncode} (local {rl.returncode}): {rr.stderr.strip()[:300]}")
                 continue
@@ -338,7 +357,11 @@ def part_nginx(tmp):
 
         # the full-size sparse DeepSeek-V3
         t0 = time.time()
+        before = access_count(log, port)
         r = run("inspect", "hf://fixtures/deepseek-full", "--json", env=env)
+        made = access_count(log, port) - before
+        shards = len([n for n in os.listdir(big) if n.endswith(".safetensors")])
+        check(made == shards + 3, f"deepseek-full: {made} requests, not {shards} shards + list + index + config")
         if r.returncode != 0:
             fail(f"deepseek-full: exit {r.returncode}: {r.stderr.strip()[:300]}")
         else:
