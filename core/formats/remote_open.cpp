@@ -34,9 +34,10 @@ namespace {
 
 constexpr uint64_t kFirstRead = 32 << 10;        // a weight file's first read when nothing says how long its header is
 constexpr size_t kConcurrentRequests = 64;       // requests in flight at once (hf-mem's most, too: MAX_WORKERS <= 32)
-// A safetensors header entry is its name and about 90 bytes of dtype, shape and offsets; this
-// bound, summed over the tensors the index gives a shard, holds its whole header in one read.
-constexpr uint64_t kHeaderBytesPerTensor = 160, kHeaderSlack = 4 << 10;
+// A safetensors header entry is its quoted name and at most about 115 bytes of dtype (F8_E4M3),
+// a 4-D shape and two 15-digit offsets with their keys; this bound, summed over the tensors the
+// index gives a shard, holds its whole header in one read (a longer one costs a second request).
+constexpr uint64_t kHeaderBytesPerTensor = 128, kHeaderSlack = 4 << 10;
 constexpr uint64_t kSideFileLimit = 256ull << 20;  // as readTextFile: tokenizer.json can be tens of MB
 constexpr uint64_t kHeaderLimit = 512ull << 20;  // a GGUF header (vocabulary included) grown up to this
 const char* const kSideFiles[] = {"config.json", "generation_config.json", "tokenizer_config.json", "tokenizer.json", "special_tokens_map.json",

@@ -186,6 +186,7 @@ static Outcome perform(CURL* h, CURLSH* share, const HttpOptions& o, HttpStats& 
     curl().easy_reset(h);
     out = Outcome{};
     out.t.limit = limit;
+    if (!range.empty()) out.t.body.reserve(std::min<uint64_t>(limit, 64ull << 20));  // a range's bytes land once, not regrown
     out.t.stats = &stats;
     out.t.progress = &progress;
     char err[CURL_ERROR_SIZE] = {0};
