@@ -20,6 +20,7 @@
 #include "core/formats/prepartitioned.h"
 #include "core/formats/remote_open.h"
 #include "core/formats/hf_config.h"
+#include "core/formats/hub_cache.h"
 #include "core/formats/safetensors.h"
 #include "core/formats/safetensors_index.h"
 #include "core/io/text_file.h"
@@ -484,6 +485,13 @@ std::shared_ptr<Checkpoint> openLocal(const std::string& location, bool tolerant
 // about a file names the file's URL, not the mirror's path.
 std::shared_ptr<const Checkpoint> openImpl(const std::string& location, bool tolerant, const RemoteOptions& options = remoteOptions()) {
   if (!isRemoteLocation(location)) return openLocal(location, tolerant, nullptr);
+  // hf:// whose files are all in the local Hub cache: read there, as huggingface_hub would, with
+  // no request (hub_cache.h).
+  if (const auto local = localHubPath(location)) {
+    auto c = openLocal(*local, tolerant, nullptr);
+    c->notes.push_back("read from the local Hugging Face cache (" + *local + "), no network: " + location + " as the cache holds it");
+    return c;
+  }
   auto remote = openRemote(location, options);
   auto named = [&](Error e) {
     if (const RemoteFile* f = remote->fileFor(e.file)) e.file = f->url;

@@ -348,6 +348,44 @@ def part_nginx(tmp):
             check(n > 0, f"{loc}: exit {r.returncode}, {n} tensors: {r.stderr.strip()[:200]}")
         check(not os.listdir(scratch), f"--no-cache left a mirror behind: {os.listdir(scratch)}")
 
+        # The local Hugging Face cache (huggingface_hub's layout: refs/main names the commit,
+        # snapshots/COMMIT/FILE links into blobs/): hf:// is read there with no request, pinned or
+        # by branch, offline too; a snapshot missing a shard is read from the Hub instead.
+        def hub_cache(home, repo, rel, drop=None):
+            root = os.path.join(home, "hub", "models--" + repo.replace("/", "--"))
+            shutil.rmtree(root, ignore_errors=True)
+            src, names = files_of(rel)
+            os.makedirs(os.path.join(root, "refs"))
+            open(os.path.join(root, "refs", "main"), "w").write(SHA)
+            for n in names:
+                os.makedirs(os.path.join(root, "blobs"), exist_ok=True)
+                blob = os.path.join(root, "blobs", "blob-" + n)
+                if n != drop:  # a download cut short: the link is there, its blob is not
+                    os.symlink(os.path.join(src, n), blob)
+                snap = os.path.join(root, "snapshots", SHA)
+                os.makedirs(snap, exist_ok=True)
+                os.symlink(os.path.join("..", "..", "blobs", "blob-" + n), os.path.join(snap, n))
+            return os.path.join(root, "snapshots", SHA)
+        home = os.path.join(tmp, "hf-home")
+        henv = dict(env, HF_HOME=home, XDG_CACHE_HOME=os.path.join(tmp, "cache-hub-test"))
+        snap = hub_cache(home, "fixtures/qwen3_moe", FIXTURES["qwen3_moe"])
+        local = json.loads(run("inspect", os.path.join(FX, FIXTURES["qwen3_moe"]), "--json").stdout)
+        for where, extra in (("hf://fixtures/qwen3_moe", {}), (f"hf://fixtures/qwen3_moe@{SHA}", {}),
+                             ("hf://fixtures/qwen3_moe", {"HF_HUB_OFFLINE": "1", "HF_ENDPOINT": "http://127.0.0.1:9"})):
+            before = access_count(log, port)
+            r = run("inspect", where, "--json", env=dict(henv, **extra))
+            made = access_count(log, port) - before
+            doc = json.loads(r.stdout) if r.returncode in (0, 1) else None
+            check(doc is not None and made == 0 and tensors_of(doc) == tensors_of(local) and any(snap in n for n in doc["notes"]),
+                  f"{where} {extra}: from the local Hub cache: exit {r.returncode}, {made} requests, notes {doc and doc['notes']}, {r.stderr.strip()[:200]}")
+        shards = [n for n in files_of(FIXTURES["qwen3_moe"])[1] if n.endswith(".safetensors")]
+        hub_cache(home, "fixtures/qwen3_moe", FIXTURES["qwen3_moe"], drop=shards[-1])
+        before = access_count(log, port)
+        r = run("inspect", "hf://fixtures/qwen3_moe", "--json", "--no-cache", env=henv)
+        made = access_count(log, port) - before
+        check(r.returncode in (0, 1) and made > 0 and tensors_of(json.loads(r.stdout)) == tensors_of(local),
+              f"a snapshot missing {shards[-1]}: exit {r.returncode}, {made} requests (the Hub should have been asked)")
+
         # a token-protected endpoint
         genv = dict(env, HF_ENDPOINT=f"http://127.0.0.1:{gated}")
         r = run("inspect", "hf://fixtures/qwen3_moe", "--no-cache", env=genv)
