@@ -68,11 +68,21 @@ class ValidateCommand : public Command {
            "  --distributed      under mpirun or srun: the value rules' tensors shared out by bytes over the MPI\n"
            "                     ranks, each reading (of a remote checkpoint, fetching) only its share; rank 0\n"
            "                     writes the report, the same as one process's (docs/distributed.md)\n"
+           "  --hub [hf://ORG/REPO[@REV]]   every local file against the Hub's record: size, the LFS\n"
+           "                     sha256 of weights, the git blob sha1 of small files (hashed on all cores);\n"
+           "                     a file differing, missing or extra is an error naming it. Without a location:\n"
+           "                     the Hugging Face cache snapshot PATH is in (models--ORG--REPO/snapshots/COMMIT)\n"
            "exit codes: 0 no errors, 1 errors found, 2 could not run. Rules: docs/rules.md\n";
   }
-  int run(const std::vector<std::string>& argv) override {
+  int run(const std::vector<std::string>& given) override {
+    // A bare --hub (not followed by an hf:// location): the cache snapshot PATH is in.
+    std::vector<std::string> argv;
+    for (size_t i = 0; i < given.size(); ++i) {
+      argv.push_back(given[i]);
+      if (given[i] == "--hub" && (i + 1 >= given.size() || given[i + 1].rfind("hf://", 0) != 0)) argv.push_back("auto");
+    }
     Args a(argv, {"report", "format", "rules", "skip-rules", "min-severity", "device", "ep-size", "ep-rank", "placement", "remainder", "against", "max-rel-error", "runtime", "base",
-                   "tp", "dp", "ep", "gpu"},
+                   "tp", "dp", "ep", "gpu", "hub"},
            {"full-load", "values", "distributed"});
     if (a.positional().size() != 1) {
       std::cerr << usage();
@@ -106,6 +116,7 @@ class ValidateCommand : public Command {
     if (const plan::ResidencyRules* r = plan::findResidencyRules(opt.runtime)) opt.residency = r;
     opt.placement = placementSpecOf(a, *opt.residency);
     opt.against = a.get("against");
+    opt.hub = a.get("hub");
     opt.base = a.get("base");
     if (a.has("max-rel-error")) opt.maxRelError = std::stod(a.get("max-rel-error"));
     if (opt.maxRelError >= 0 && opt.against.empty()) throw std::invalid_argument("--max-rel-error needs --against REF");

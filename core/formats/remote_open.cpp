@@ -400,6 +400,41 @@ std::shared_ptr<RemoteSource> fromManifest(const fs::path& dir, const std::strin
 
 }  // namespace
 
+HubRecord hubRecord(const std::string& location) {
+  const auto hub = parseHub(location);
+  if (!hub) remoteFail(location, "not hf://ORG/REPO[@REVISION][/FOLDER]");
+  if (!httpAvailable()) remoteFail(location, httpUnavailableReason());
+  HttpOptions ho;
+  ho.bearerToken = hubToken();
+  HttpClient http(ho);
+  const std::string api = hub->api() + "?blobs=true";
+  Json j;
+  try {
+    j = Json::parse(http.getWhole(api, 256ull << 20));
+  } catch (const Json::exception& e) {
+    remoteFail(api, std::string("the Hub's answer is not JSON: ") + e.what());
+  }
+  if (!j.contains("siblings") || !j["siblings"].is_array()) remoteFail(api, "the Hub's answer lists no files (no \"siblings\")");
+  HubRecord r{location, hub->repo, j.contains("sha") && j["sha"].is_string() ? j["sha"].get<std::string>() : hub->revision, {}};
+  const std::string prefix = hub->sub.empty() || isWeightFile(hub->sub) ? "" : hub->sub + "/";
+  for (const auto& s : j["siblings"]) {
+    if (!s.is_object() || !s.contains("rfilename") || !s["rfilename"].is_string()) continue;
+    const std::string path = s["rfilename"].get<std::string>();
+    if (path.compare(0, prefix.size(), prefix) != 0 || path.find('/', prefix.size()) != std::string::npos) continue;
+    HubFileRecord f;
+    f.name = path.substr(prefix.size());
+    if (s.contains("size") && s["size"].is_number_unsigned()) f.size = s["size"].get<uint64_t>(), f.sized = true;
+    if (s.contains("blobId") && s["blobId"].is_string()) f.blobSha1 = s["blobId"].get<std::string>();
+    if (s.contains("lfs") && s["lfs"].is_object()) {
+      const Json& lfs = s["lfs"];
+      if (lfs.contains("sha256") && lfs["sha256"].is_string()) f.sha256 = lfs["sha256"].get<std::string>();
+      if (lfs.contains("size") && lfs["size"].is_number_unsigned()) f.size = lfs["size"].get<uint64_t>(), f.sized = true;  // the file's, not its pointer's
+    }
+    r.files.push_back(std::move(f));
+  }
+  return r;
+}
+
 bool isRemoteLocation(const std::string& p) { return p.rfind("hf://", 0) == 0 || p.rfind("http://", 0) == 0 || p.rfind("https://", 0) == 0; }
 
 RemoteOptions& remoteOptions() {

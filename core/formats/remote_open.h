@@ -43,4 +43,20 @@ RemoteOptions& remoteOptions();
 // URL: a missing repository or file, a refusal without a token, a server that ignores Range.
 std::shared_ptr<RemoteSource> openRemote(const std::string& location, const RemoteOptions& options);
 
+// The Hub's own record of the files of an hf://ORG/REPO[@REV][/FOLDER] location (that folder's
+// files, not deeper ones): each file's size, the sha256 of an LFS file and the git blob SHA-1 of
+// every file (the model API with ?blobs=true, as huggingface_hub's files_metadata asks for it).
+// Throws CoreError(Remote) naming the API URL.
+struct HubFileRecord {
+  std::string name;
+  uint64_t size = 0;
+  bool sized = false;  // the Hub gave a size
+  std::string sha256, blobSha1;
+};
+struct HubRecord {
+  std::string location, repo, commit;
+  std::vector<HubFileRecord> files;
+};
+HubRecord hubRecord(const std::string& location);
+
 }  // namespace ws

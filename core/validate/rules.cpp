@@ -80,6 +80,12 @@ const std::vector<RuleInfo>& rules() {
       {"WS-R004", "native-fp8-layout", "compatibility", S::Info, "KTransformers' native FP8 path needs per-expert E4M3 weights with BF16 or F32 scales of exactly [rows/128, cols/128] (128x128 blocks)", "other FP8 paths are not affected; transformers also reads squeezed and fused layouts", "kt"},
       {"WS-R005", "runtime-dtypes", "compatibility", S::Info, "a dtype outside the seed runtime's set (BF16, F32, U8, I8, F8_E4M3, F8_E8M0, I64)", "the seed runtime refuses the file at load", "seed"},
       // serving engines at a layout and on a GPU (validate --runtime vllm|sglang, core/validate/engines)
+      // Against the Hub's record (validate --hub; core/validate/hub_rules)
+      {"WS-H001", "hub-file-differs", "hub", S::Error, "a local file whose size or digest is not the Hub's record of it (LFS sha256, git blob sha1)", "download the file again: it was cut short or corrupted on the way (hf download; hf cache verify)"},
+      {"WS-H002", "hub-file-missing", "hub", S::Error, "a model file the Hub lists (weights, JSON, tokenizer) that the local folder lacks", "download it: the checkpoint is incomplete"},
+      {"WS-H003", "hub-file-extra", "hub", S::Error, "a local file the Hub's repository does not list at that commit", "a file from another revision or another model, or one written locally: remove it or check the revision"},
+      {"WS-H004", "hub-no-record", "hub", S::Error, "a weight file the Hub gives no sha256 for (or a file with neither sha256 nor blob id)", "its bytes cannot be verified; ask the repository's owner, or compare with another copy"},
+      {"WS-H005", "hub-not-downloaded", "hub", S::Info, "files of the repository that are not model files (README, images) and were not downloaded", "nothing to do: the model does not need them"},
       {"WS-E001", "engine-architecture", "engine", S::Error, "config.json names no architecture, or one the engine has dropped", "serve it with the engine release that still has it, or fix config.json"},
       {"WS-E002", "engine-architecture-fallback", "engine", S::Warning, "an architecture the engine does not register: it tries its Transformers backend, which may or may not load it", "check that the installed transformers has a backend-compatible class, or use an engine release that registers the model"},
       {"WS-E003", "tp-split", "engine", S::Error, "the attention heads, the KV heads or a dense layer's width do not split over TP", "choose a TP that divides the heads and widths (and that the KV heads divide, or that divides them)"},

@@ -24,6 +24,8 @@
 #include "core/validate/ignore_list_rules.h"
 #include "core/validate/metadata_rules.h"
 #include "core/validate/engines/engine_rules.h"
+#include "core/validate/hub_rules.h"
+#include "core/io/file_hash.h"
 #include "core/validate/runtime_rules.h"
 #include "core/validate/runtimes.h"
 #include "core/validate/sink.h"
@@ -490,7 +492,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   rep.checkpoint = c;
   for (const auto& r : rules())
     if (ruleEnabled(opt, r.code) && (opt.fullLoad || std::string(r.family) != "load") && (!opt.against.empty() || std::string(r.family) != "diff") &&
-        (!opt.base.empty() || std::string(r.code) != "WS-A003") && (engines::isServingEngine(opt.runtime) || std::string(r.family) != "engine"))
+        (!opt.base.empty() || std::string(r.code) != "WS-A003") && (engines::isServingEngine(opt.runtime) || std::string(r.family) != "engine") && (opt.hubRecord || std::string(r.family) != "hub"))
       rep.rulesRun.push_back(r.code);
   std::mutex mu;
   Sink sink{opt, rep.findings, &mu};
@@ -516,6 +518,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
     base = opened.value();
   }
   adapterRules(*c, sink, base.get());
+  if (opt.hubRecord && familyEnabled(opt, "hub")) hubRules(*c, *opt.hubRecord, sink, opt);
   rep.bytesReadByFamily["integrity"] = 0;
   rep.bytesReadByFamily["shapes"] = 0;  // weight_shape tensors aside, nothing but headers
   if (familyEnabled(opt, "values")) {
@@ -554,6 +557,15 @@ Result<ValidationReport> validatePath(const std::string& path, const ValidateOpt
   }
   ValidateOptions o = opt;
   if (auto bad = engines::resolveGpu(o.layout)) return Error{ErrorCode::Usage, "--gpu: " + *bad, {}, std::nullopt, {}};
+  if (!o.hub.empty()) {
+    if (o.hub == "auto") o.hub = hubLocationOf(path);
+    if (o.hub.empty())
+      return Error{ErrorCode::Usage, "--hub needs hf://ORG/REPO[@REVISION]: " + path + " is not in a Hugging Face cache snapshot (models--ORG--REPO/snapshots/COMMIT)", path, std::nullopt, {}};
+    if (!fileHashAvailable()) return Error{ErrorCode::Usage, "--hub: this build has no OpenSSL to hash files with", {}, std::nullopt, {}};
+    auto record = capture([&] { return hubRecord(o.hub); });
+    if (!record) return record.error();
+    o.hubRecord = std::make_shared<const HubRecord>(std::move(record.value()));
+  }
   auto opened = openCheckpointTolerant(path);
   if (!opened) return opened.error();
   if (engines::isServingEngine(o.runtime))

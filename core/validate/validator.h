@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/dist/communicator.h"
+#include "core/formats/remote_open.h"
 #include "core/load/device_backend.h"
 #include "core/model/checkpoint.h"
 #include "core/numerics/scale_stats.h"
@@ -48,6 +49,11 @@ struct ValidateOptions {
   double maxRelError = -1;
   // --base PATH: a LoRA adapter's factors checked against the base model's modules (WS-A003).
   std::string base;
+  // --hub LOCATION (hf://ORG/REPO[@REV]; "auto": the Hub cache snapshot the path is in): every
+  // local file held to the Hub's record (core/validate/hub_rules.h), which validatePath fetches
+  // into hubRecord.
+  std::string hub;
+  std::shared_ptr<const HubRecord> hubRecord;
   // --distributed: the value rules' tensors are shared out by bytes over this job's ranks, and
   // every rank ends with the whole report (core/validate/value_shares.h). Null: one process.
   dist::Communicator* comm = nullptr;

@@ -20,6 +20,7 @@
    the results equal one process's; a rank whose fetch fails ends the whole job promptly.
 
 usage: remote_http.py WEIGHTSCOPE FIXTURES [mpi]"""
+import hashlib
 import http.server
 import json
 import os
@@ -73,11 +74,30 @@ def files_of(rel):
     return os.path.dirname(src), [os.path.basename(src)]
 
 
-def publish(www, repo, src_dir, names, sha=SHA):
-    """Lays a repository out as the Hub's API and resolve endpoints."""
+def git_blob_sha1(path):
+    data = open(path, "rb").read()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def sibling(src_dir, n, record):
+    """A file of the Hub's listing; with `record`, as ?blobs=true gives it: size, git blob id, and
+    for weights (stored in LFS on the Hub) the LFS record with the file's sha256."""
+    s = {"rfilename": n}
+    if record:
+        path = os.path.join(src_dir, n)
+        s["size"] = os.path.getsize(path)
+        s["blobId"] = git_blob_sha1(path)
+        if n.endswith((".safetensors", ".gguf")):
+            s["lfs"] = {"size": s["size"], "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest(), "pointerSize": 134}
+    return s
+
+
+def publish(www, repo, src_dir, names, sha=SHA, record=True):
+    """Lays a repository out as the Hub's API and resolve endpoints (the API answer holding each
+    file's size and digests unless `record` is False: the 688 GB sparse one is not hashed)."""
     api = os.path.join(www, "api/models", repo, "revision")
     os.makedirs(api, exist_ok=True)
-    listing = {"id": repo, "sha": sha, "siblings": [{"rfilename": n} for n in names]}
+    listing = {"id": repo, "sha": sha, "siblings": [sibling(src_dir, n, record) for n in names]}
     for rev in ("main", sha):
         with open(os.path.join(api, rev), "w") as f:
             json.dump(listing, f)
@@ -187,7 +207,7 @@ def part_nginx(tmp):
     big = os.path.join(tmp, "deepseek-full")
     r = run("synth", "--like", "deepseek-v3", "--scheme", "fp8-block", "--size", "full", "--sparse", big)
     check(r.returncode == 0, f"synth full DeepSeek-V3: {r.stderr.strip()}")
-    publish(www, "fixtures/deepseek-full", big, sorted(os.listdir(big)))
+    publish(www, "fixtures/deepseek-full", big, sorted(os.listdir(big)), record=False)
     nginx, port, gated, slow = start_nginx(tmp, www)
     try:
         env = dict(os.environ, HF_ENDPOINT=f"http://127.0.0.1:{port}", XDG_CACHE_HOME=os.path.join(tmp, "cache"))
@@ -385,6 +405,54 @@ def part_nginx(tmp):
         made = access_count(log, port) - before
         check(r.returncode in (0, 1) and made > 0 and tensors_of(json.loads(r.stdout)) == tensors_of(local),
               f"a snapshot missing {shards[-1]}: exit {r.returncode}, {made} requests (the Hub should have been asked)")
+
+        # validate --hub: a local copy held to the Hub's record (sizes, LFS sha256, git blob sha1).
+        def verify(path, *args, environ=env):
+            r = run("validate", path, "--rules", "hub", "--format", "json", "--report", os.path.join(tmp, "hub.json"), *args, env=environ)
+            doc = json.load(open(os.path.join(tmp, "hub.json"))) if os.path.exists(os.path.join(tmp, "hub.json")) and r.returncode in (0, 1) else {"findings": []}
+            if os.path.exists(os.path.join(tmp, "hub.json")):
+                os.remove(os.path.join(tmp, "hub.json"))
+            return r, [(f["code"], os.path.basename(f.get("file", "")), f["message"]) for f in doc["findings"]]
+        src, names = files_of(FIXTURES["qwen3_moe"])
+        copy = os.path.join(tmp, "verify-copy")
+        def fresh_copy():
+            shutil.rmtree(copy, ignore_errors=True)
+            os.makedirs(copy)
+            for n in names:
+                shutil.copyfile(os.path.join(src, n), os.path.join(copy, n))
+        fresh_copy()
+        r, found = verify(copy, "--hub", "hf://fixtures/qwen3_moe")
+        check(r.returncode == 0 and not [f for f in found if f[0] != "WS-H005"], f"a clean copy against the Hub: exit {r.returncode}, {found}, {r.stderr.strip()[:300]}")
+        shard = sorted(n for n in names if n.endswith(".safetensors"))[1]
+        with open(os.path.join(copy, shard), "r+b") as f:  # one byte inside a tensor, the header intact
+            f.seek(os.path.getsize(os.path.join(copy, shard)) - 100)
+            b = f.read(1)
+            f.seek(-1, 1)
+            f.write(bytes([b[0] ^ 0x40]))
+        r, found = verify(copy, "--hub", "hf://fixtures/qwen3_moe")
+        check(r.returncode == 1 and [(c, f) for c, f, m in found] == [("WS-H001", shard)] and "sha256" in found[0][2],
+              f"one flipped byte in {shard}: exit {r.returncode}, {found}")
+        fresh_copy()
+        os.truncate(os.path.join(copy, shard), os.path.getsize(os.path.join(copy, shard)) - 1000)
+        r, found = verify(copy, "--hub", "hf://fixtures/qwen3_moe")
+        check(r.returncode == 1 and [(c, f) for c, f, m in found] == [("WS-H001", shard)] and "1,000 missing" in found[0][2], f"{shard} cut short: {found}")
+        fresh_copy()
+        os.remove(os.path.join(copy, shard))
+        open(os.path.join(copy, "model-extra.safetensors"), "wb").write(b"\0" * 16)
+        r, found = verify(copy, "--hub", "hf://fixtures/qwen3_moe")
+        codes = sorted((c, f) for c, f, m in found)
+        check(r.returncode == 1 and codes == [("WS-H002", shard), ("WS-H003", "model-extra.safetensors")], f"a shard missing and one extra: {codes}")
+        # No integrity record: named, not passed; a bare --hub outside a cache snapshot is a usage error.
+        r, found = verify(big, "--hub", "hf://fixtures/deepseek-full")
+        check(r.returncode == 1 and found and all(c == "WS-H004" and "gave no sha256" in m for c, f, m in found)
+              and sum(f.endswith(".safetensors") for c, f, m in found) == 163 and len(found) == len(os.listdir(big)),
+              f"a Hub answer without sha256: exit {r.returncode}, {len(found)} findings, {found[:2]}")
+        r = run("validate", copy, "--hub", env=env)
+        check(r.returncode == 2 and "not in a Hugging Face cache snapshot" in r.stderr, f"bare --hub outside a snapshot: exit {r.returncode}, {r.stderr.strip()[:200]}")
+        # A cache snapshot knows its repository and commit: --hub needs no argument there.
+        snap = hub_cache(home, "fixtures/qwen3_moe", FIXTURES["qwen3_moe"])
+        r, found = verify(snap, "--hub", environ=henv)
+        check(r.returncode == 0 and not [f for f in found if f[0] != "WS-H005"], f"bare --hub in a snapshot: exit {r.returncode}, {found}, {r.stderr.strip()[:300]}")
 
         # a token-protected endpoint
         genv = dict(env, HF_ENDPOINT=f"http://127.0.0.1:{gated}")
