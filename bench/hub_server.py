@@ -3,6 +3,7 @@
 (/api/models/ORG/REPO/tree/REV?recursive=true) and the files (/ORG/REPO/resolve/REV/PATH, ranges
 answered 206), every answer held back by a fixed delay that stands for a network round trip.
 HTTP/1.1 with keep-alive, one thread a connection; it counts the requests it answers."""
+import hashlib
 import http.server
 import json
 import os
@@ -17,7 +18,7 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
 class HubServer:
     def __init__(self, repos, delay_s=0.0):
         """repos: {"ORG/REPO": folder}; every regular file in the folder is a file of the repository."""
-        self.repos, self.delay, self.requests, self.lock = repos, delay_s, 0, threading.Lock()
+        self.repos, self.delay, self.requests, self.lock, self.records = repos, delay_s, 0, threading.Lock(), {}
         hub = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -50,7 +51,7 @@ class HubServer:
                     folder = hub.repos[m.group(1)]
                     names = sorted(n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
                     if m.group(2) == "revision":
-                        doc = {"sha": SHA, "siblings": [{"rfilename": n} for n in names]}
+                        doc = {"sha": SHA, "siblings": [hub.sibling(folder, n, "blobs=true" in self.path) for n in names]}
                     else:
                         doc = [{"type": "file", "path": n, "size": os.path.getsize(os.path.join(folder, n))} for n in names]
                     return self.answer(200, json.dumps(doc).encode(), [("Content-Type", "application/json")])
@@ -76,6 +77,28 @@ class HubServer:
         self.httpd = Server(("127.0.0.1", 0), Handler)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def sibling(self, folder, name, record):
+        """A file as the model API lists it; with ?blobs=true its size, git blob id (small files)
+        and LFS sha256 (weights), computed once."""
+        s = {"rfilename": name}
+        if not record:
+            return s
+        with self.lock:
+            if name not in self.records:
+                path = os.path.join(folder, name)
+                r = {"size": os.path.getsize(path)}
+                if name.endswith((".safetensors", ".gguf")):
+                    h = hashlib.sha256()
+                    with open(path, "rb") as f:
+                        for chunk in iter(lambda: f.read(8 << 20), b""):
+                            h.update(chunk)
+                    r["lfs"] = {"size": r["size"], "sha256": h.hexdigest(), "pointerSize": 134}
+                else:
+                    data = open(path, "rb").read()
+                    r["blobId"] = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+                self.records[name] = r
+            return {**s, **self.records[name]}
 
     def __enter__(self):
         self.thread.start()
