@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checking a download against the Hub: `weightscope validate DIR --hub hf://... --rules hub` (the
-Hub's record fetched from bench/hub_server.py, every file's sha256 on all cores) against
+Hub's record fetched from tests/scripts/hub_server.py, every file's sha256 on all cores) against
 `sha256sum` of the same files, one process, in the same run, page cache warm for both (each run
 once before timing). The files are random bytes written here (FILES x SIZE MiB of .safetensors
 named shards; their content is not parsed by the hub rules). Best of N.
@@ -49,7 +49,7 @@ def main():
                 f.write((2).to_bytes(8, "little") + b"{}")
                 for _ in range(a.mib):
                     f.write(os.urandom(1 << 20))
-        srv = subprocess.Popen([sys.executable, os.path.join(HERE, "hub_server.py"), "0", f"bench/hash={folder}"], stdout=subprocess.PIPE, text=True)
+        srv = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "tests", "scripts", "hub_server.py"), "0", f"bench/hash={folder}"], stdout=subprocess.PIPE, text=True)
         try:
             port = int(srv.stdout.readline())
             env = dict(os.environ, HF_ENDPOINT=f"http://127.0.0.1:{port}")

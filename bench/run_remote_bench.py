@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Remote open at real round-trip times: `weightscope inspect hf://... --json --no-cache` of the
 full-size sparse DeepSeek-V3 (163 shards, every real name and shape) against hf-mem 0.5.6 (PyPI,
-the test venv) on the same Hub-shaped server (bench/hub_server.py, a separate process) that holds
+the test venv) on the same Hub-shaped server (tests/scripts/hub_server.py, a separate process) that holds
 every answer back by 0, 10, 30 and 100 ms, in the same run. weightscope is timed as a whole process
 (start-up included); hf-mem as its own `arun` coroutine inside an already started interpreter (its
 imports and start-up excluded: the stricter comparison for weightscope), its https://huggingface.co
@@ -45,7 +45,7 @@ for _ in range(runs):
 
 
 def server(delay_ms, folder):
-    p = subprocess.Popen([sys.executable, os.path.join(HERE, "hub_server.py"), str(delay_ms / 1000), f"{REPO}={folder}"], stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "tests", "scripts", "hub_server.py"), str(delay_ms / 1000), f"{REPO}={folder}"], stdout=subprocess.PIPE, text=True)
     return p, int(p.stdout.readline())
 
 

@@ -200,26 +200,49 @@ void FindingsView::run() {
     verdict_->setText("<b style='color:#c00'>" + tr("Not a layout %1 starts with: %2").arg(runtime_->currentText(), QString::fromStdString(*bad).toHtmlEscaped()) + "</b>");
     return;
   }
+  start(std::move(opt));
+}
+
+// Tools > Verify Against Hub: the hub rules alone, the Hub's record fetched in the job (a
+// request, then every file hashed: progress and Cancel as for any validation).
+void FindingsView::runAgainstHub(const QString& location) {
+  if (!ckpt_ || jobs_.running(0)) return;
+  val::ValidateOptions opt;
+  opt.only = {"hub"};
+  opt.hub = location.trimmed().toStdString();
+  start(std::move(opt));
+}
+
+void FindingsView::start(val::ValidateOptions opt) {
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   progress_->setVisible(true);
   progress_->setValue(0);
-  summary_->setText(tr("Validating ..."));
+  summary_->setText(opt.hub.empty() ? tr("Validating ...") : tr("Asking the Hub for %1 ...").arg(QString::fromStdString(opt.hub)));
   poll_->start(100);
   auto ckpt = ckpt_;
+  auto failure = std::make_shared<std::string>();  // why the run failed, said in the summary
   job_ = jobs_.start(
       0,
-      [ckpt, opt](JobState& job) mutable -> std::shared_ptr<val::ValidationReport> {
+      [ckpt, opt, failure](JobState& job) mutable -> std::shared_ptr<val::ValidationReport> {
         opt.progress = [&](const char* stage, uint64_t d, uint64_t t) {
           job.phase = stage;
           job.done = d;
           job.total = t;
           return !job.cancel;
         };
-        auto r = capture([&] { return val::validateCheckpoint(ckpt, opt); });
+        auto r = capture([&] {
+          if (!opt.hub.empty()) opt.hubRecord = std::make_shared<const HubRecord>(hubRecord(opt.hub));
+          return val::validateCheckpoint(ckpt, opt);
+        });
+        if (!r) *failure = r.error().describe();
         return r ? std::make_shared<val::ValidationReport>(std::move(r.value())) : nullptr;
       },
-      [this](std::shared_ptr<val::ValidationReport> rep) { onFinished(std::move(rep)); });
+      [this, failure](std::shared_ptr<val::ValidationReport> rep) {
+        const bool failed = !rep;
+        onFinished(std::move(rep));
+        if (failed && !job_->cancel && !failure->empty()) summary_->setText(tr("Validation failed: %1").arg(QString::fromStdString(*failure).toHtmlEscaped()));
+      });
 }
 
 void FindingsView::cancel() { job_->cancel = true; }

@@ -31,6 +31,8 @@ class FindingsView : public QWidget, public CheckpointView {
   ~FindingsView() override;
   void setCheckpoint(std::shared_ptr<const Checkpoint> c) override;
   void run();
+  // The open checkpoint's files against the Hub's record of hf://ORG/REPO[@REV] (validate --hub).
+  void runAgainstHub(const QString& location);
   void cancel();
   // Writes the report; the format follows the suffix (.json, .md, .html, .xml for JUnit).
   // Returns an empty string or the error.
@@ -59,6 +61,7 @@ class FindingsView : public QWidget, public CheckpointView {
   void tensorRequested(uint32_t tensorIndex);
 
  private:
+  void start(val::ValidateOptions opt);
   void onFinished(std::shared_ptr<val::ValidationReport> rep);
   void showIdle();
   void updateDeploymentControls();

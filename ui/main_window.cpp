@@ -28,6 +28,7 @@
 
 #include "core/formats/open_checkpoint.h"
 #include "core/util/format_bytes.h"
+#include "core/validate/hub_rules.h"
 #include "ui/diff_window.h"
 #include "ui/expert_map_view.h"
 #include "ui/findings_view.h"
@@ -245,6 +246,16 @@ void MainWindow::buildMenus() {
     findings_->run();
   });
   validate->setShortcut(QKeySequence(Qt::Key_F5));
+  tools->addAction(tr("Verify Against &Hub..."), this, [this] {
+    if (!checkpoint()) return;
+    // A Hugging Face cache snapshot names its repository and commit: offered as the default.
+    bool ok = false;
+    const QString location = QInputDialog::getText(this, tr("Verify Against Hub"), tr("Every file against the Hub's record of (hf://ORG/REPO[@REVISION]):"),
+                                                   QLineEdit::Normal, QString::fromStdString(val::hubLocationOf(checkpoint()->root)), &ok);
+    if (!ok || location.trimmed().isEmpty()) return;
+    showTab(FindingsTab);
+    findings_->runAgainstHub(location);
+  });
   tools->addAction(tr("Full &Load..."), this, [this] { showTab(LoadTab); })->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
 }
 

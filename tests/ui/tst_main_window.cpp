@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSemaphore>
@@ -999,6 +1000,48 @@ class TstMainWindow : public QObject {
     QTest::mouseClick(f->runButton(), Qt::LeftButton);
     QVERIFY(!finished.wait(300));  // refused before any run starts
     QVERIFY(f->verdict()->text().contains("larger than the model's 4 attention heads"));
+  }
+
+  // Tools > Verify Against Hub: the open folder's files against the Hub's record, served by
+  // tests/scripts/hub_server.py from the fixture itself (sizes, LFS sha256, git blob sha1); the
+  // copy has one byte flipped inside a tensor of one shard, which the findings name.
+  void verifiesAgainstTheHub() {
+    if (!httpAvailable()) QSKIP("built without libcurl: no Hub to ask");
+    const std::string fixture = wstest::fixture("hf/qwen3_moe");
+    wstest::TempDir d;
+    std::string shard;
+    for (const auto& e : std::filesystem::directory_iterator(fixture)) {
+      std::filesystem::copy_file(e.path(), d.file(e.path().filename().string()));
+      if (e.path().extension() == ".safetensors" && (shard.empty() || e.path().filename().string() > shard)) shard = e.path().filename().string();
+    }
+    {
+      std::fstream f(d.file(shard), std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(-100, std::ios::end);
+      const char b = char(f.get() ^ 0x40);
+      f.seekp(-100, std::ios::end);
+      f.put(b);
+    }
+    QProcess server;
+    server.start("python3", {QString::fromStdString(wstest::sourceDir() + "/tests/scripts/hub_server.py"), "0", QString::fromStdString("org/model=" + fixture)});
+    QVERIFY(server.waitForReadyRead(wstest::kPatienceMs));
+    const QByteArray port = server.readLine().trimmed();
+    qputenv("HF_ENDPOINT", "http://127.0.0.1:" + port);
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, d.path()));
+    ui::FindingsView* f = w.findings();
+    QSignalSpy finished(f, &ui::FindingsView::finished);
+    f->runAgainstHub("hf://org/model");
+    QVERIFY(finished.wait(wstest::kPatienceMs));
+    qunsetenv("HF_ENDPOINT");
+    server.kill();
+    server.waitForFinished();
+    QVERIFY2(f->report(), qPrintable(f->summary()->text()));
+    QVERIFY(std::all_of(f->report()->rulesRun.begin(), f->report()->rulesRun.end(), [](const std::string& c) { return c.rfind("WS-H", 0) == 0; }));
+    QCOMPARE(f->model()->rowCount(), 1);
+    QCOMPARE(f->model()->index(0, ui::FindingsModel::Code).data().toString(), QString("WS-H001"));
+    QCOMPARE(QString::fromStdString(f->report()->findings[0].file), QString::fromStdString(d.file(shard)));
+    QVERIFY(QString::fromStdString(f->report()->findings[0].message).contains("sha256"));
   }
 
   // A remote open waits on a server that took the connection and says nothing. The status bar

@@ -1,4 +1,4 @@
-"""A Hugging Face Hub-shaped HTTP server on 127.0.0.1 for benchmarks: the model API weightscope reads
+"""A Hugging Face Hub-shaped HTTP server on 127.0.0.1 for benchmarks and the GUI test of Verify Against Hub: the model API weightscope reads
 (/api/models/ORG/REPO/revision/REV: sha and siblings), the tree API hf-mem reads
 (/api/models/ORG/REPO/tree/REV?recursive=true) and the files (/ORG/REPO/resolve/REV/PATH, ranges
 answered 206), every answer held back by a fixed delay that stands for a network round trip.
