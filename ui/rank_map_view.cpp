@@ -1,6 +1,9 @@
 #include "ui/rank_map_view.h"
 
 #include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -19,6 +22,7 @@
 #include "core/validate/runtimes.h"
 #include "core/util/format_bytes.h"
 #include "ui/byte_axis.h"
+#include "ui/engine_log_view.h"
 #include "ui/placement_controls.h"
 #include "ui/remembered.h"
 
@@ -53,7 +57,9 @@ RankMapView::RankMapView(QWidget* parent)
       plot_(new QCustomPlot),
       details_(new QTreeWidget),
       caption_(new QLabel),
+      engineLog_(new EngineLogView),
       jobs_(this) {
+  setAcceptDrops(true);  // an engine's log dropped anywhere on the tab
   epSize_->setRange(1, 1);
   epSize_->setToolTip(tr("Expert-parallel size: how many ranks share the routed experts"));
   budget_->setEditable(true);
@@ -100,6 +106,7 @@ RankMapView::RankMapView(QWidget* parent)
   sideLayout->setContentsMargins(0, 0, 0, 0);
   sideLayout->addLayout(controls);
   sideLayout->addWidget(details_, 1);
+  sideLayout->addWidget(engineLog_, 1);
 
   plot_->yAxis->setLabel(tr("bytes per rank"));
   plot_->xAxis->setLabel(tr("EP rank (click one to list its experts)"));
@@ -250,7 +257,27 @@ void RankMapView::onPlanned(Outcome o) {
   }
   draw();
   selectRank(std::clamp(selected_, 0, int(result_->ranks.size()) - 1));
+  // The engine-log comparison at this plan: rank 0's weights, the budget's device, the tab's KV
+  // settings where a log states none.
+  plan::LogCheckRequest req;
+  if (kv_) req.fallback = kv_->options;
+  if (!result_->ranks.empty()) req.weightsPerRank = result_->ranks.front().resident;
+  const QString budget = budget_->currentText() == budget_->itemText(0) ? QString() : budget_->currentText().trimmed();
+  try {
+    if (!budget.isEmpty()) req.deviceTotal = plan::budgetFor(budget.toStdString(), 1.0).total;
+  } catch (const std::exception&) {  // the caption already says the budget is not one
+  }
+  engineLog_->setContext(ckpt_, req);
   emit planned();
+}
+
+void RankMapView::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls() && e->mimeData()->urls().size() == 1 && e->mimeData()->urls().front().isLocalFile()) e->acceptProposedAction();
+}
+
+void RankMapView::dropEvent(QDropEvent* e) {
+  engineLog_->load(e->mimeData()->urls().front().toLocalFile());
+  e->acceptProposedAction();
 }
 
 void RankMapView::draw() {

@@ -25,6 +25,7 @@ class QTreeWidgetItem;
 
 namespace ws::ui {
 
+class EngineLogView;
 class PlacementControls;
 
 class RankMapView : public QWidget, public CheckpointView {
@@ -61,6 +62,9 @@ class RankMapView : public QWidget, public CheckpointView {
   void selectRank(int rank);
   int selectedRank() const { return selected_; }
   QPoint barCentre(int rank) const;  // for tests that click a bar
+  // An engine's start-up log held to this tab's prediction (plan --engine-log): opened with its
+  // button, or dropped on the tab.
+  EngineLogView* engineLog() const { return engineLog_; }
 
  signals:
   void planned();                          // result() is current (or the options were refused)
@@ -79,6 +83,8 @@ class RankMapView : public QWidget, public CheckpointView {
   };
 
  private:
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
   void replan();
   void onPlanned(Outcome o);
   void draw();
@@ -92,6 +98,7 @@ class RankMapView : public QWidget, public CheckpointView {
   QCustomPlot* plot_;
   QTreeWidget* details_;
   QLabel* caption_;
+  EngineLogView* engineLog_;
   JobRunner jobs_;
   std::shared_ptr<const Checkpoint> ckpt_;
   std::shared_ptr<plan::PlanResult> result_;

@@ -438,21 +438,20 @@ class PlanCommand : public Command {
       std::cerr << "weightscope plan: " << c.error().describe() << "\n";
       return kExitCannotRun;
     }
-    plan::LogCheckInputs in;
-    in.kv = plan::kvOptionsOfLog(L, kvOptionsOf(a, opened ? opened->format : "config", int(a.getInt("tp", 1))));
+    plan::LogCheckRequest req;
+    req.fallback = kvOptionsOf(a, opened ? opened->format : "config", int(a.getInt("tp", 1)));
+    req.gguf = opened && opened->format == "gguf";
     if (opened) {
-      auto planned = planFor(a, *opened, int(a.getInt("ep", 1)), in.kv.tp, std::nullopt);
+      auto planned = planFor(a, *opened, int(a.getInt("ep", 1)), plan::kvOptionsOfLog(L, req.fallback).tp, std::nullopt);
       if (!planned) return kExitCannotRun;
-      in.weightsPerRank = planned->second.ranks.front().resident;
+      req.weightsPerRank = planned->second.ranks.front().resident;
     }
-    // vLLM's requested memory is the device's total x gpu_memory_utilization (0.9 unless given:
-    // vLLM 0.11.0 config/cache.py), with no CUDA-context deduction (gpu_worker.py).
     if (const auto b = budgetOf(a)) {
-      const double u = a.has("gpu-memory-utilization") ? b->utilization : L.gpuMemoryUtilization > 0 ? L.gpuMemoryUtilization : 0.9;
-      in.requested = uint64_t(double(b->total) * u);
+      req.deviceTotal = b->total;
+      if (a.has("gpu-memory-utilization")) req.utilization = b->utilization;
     }
-    in.gguf = opened && opened->format == "gguf";
-    in.reserves = plan::runtimeReserves(model, in.kv, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
+    req.cudaGraphs = a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0;
+    const plan::LogCheckInputs in = plan::logCheckInputs(model, L, req);
     auto rows = plan::checkEngineLog(model, L, in);
     if (!rows) {
       std::cerr << "weightscope plan: " << rows.error().describe() << "\n";

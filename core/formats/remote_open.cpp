@@ -33,7 +33,7 @@ using Json = nlohmann::json;
 namespace {
 
 constexpr uint64_t kFirstRead = 32 << 10;        // a weight file's first read when nothing says how long its header is
-constexpr size_t kConcurrentRequests = 64;       // requests in flight at once (hf-mem's most, too: MAX_WORKERS <= 32)
+constexpr size_t kConcurrentRequests = 64;       // requests in flight at once, each on a pooled keep-alive connection
 // A safetensors header entry is its quoted name and at most about 115 bytes of dtype (F8_E4M3),
 // a 4-D shape and two 15-digit offsets with their keys; this bound, summed over the tensors the
 // index gives a shard, holds its whole header in one read (a longer one costs a second request).
@@ -416,7 +416,10 @@ HubRecord hubRecord(const std::string& location) {
   }
   if (!j.contains("siblings") || !j["siblings"].is_array()) remoteFail(api, "the Hub's answer lists no files (no \"siblings\")");
   HubRecord r{location, hub->repo, j.contains("sha") && j["sha"].is_string() ? j["sha"].get<std::string>() : hub->revision, {}};
-  const std::string prefix = hub->sub.empty() || isWeightFile(hub->sub) ? "" : hub->sub + "/";
+  // The folder's files: of hf://ORG/REPO/DIR/FILE.gguf, DIR's.
+  std::string folder = hub->sub;
+  if (isWeightFile(folder)) folder = folder.find('/') == std::string::npos ? "" : folder.substr(0, folder.rfind('/'));
+  const std::string prefix = folder.empty() ? "" : folder + "/";
   for (const auto& s : j["siblings"]) {
     if (!s.is_object() || !s.contains("rfilename") || !s["rfilename"].is_string()) continue;
     const std::string path = s["rfilename"].get<std::string>();

@@ -222,6 +222,19 @@ KvOptions kvOptionsOfLog(const EngineLog& log, KvOptions o) {
   return o;
 }
 
+LogCheckInputs logCheckInputs(const ModelDescription& m, const EngineLog& log, const LogCheckRequest& r) {
+  LogCheckInputs in;
+  in.kv = kvOptionsOfLog(log, r.fallback);
+  in.weightsPerRank = r.weightsPerRank;
+  in.gguf = r.gguf;
+  if (r.deviceTotal) {
+    const double u = r.utilization > 0 ? r.utilization : log.gpuMemoryUtilization > 0 ? log.gpuMemoryUtilization : 0.9;
+    in.requested = uint64_t(double(*r.deviceTotal) * u);
+  }
+  in.reserves = runtimeReserves(m, in.kv, r.cudaGraphs);
+  return in;
+}
+
 Result<std::vector<LogRow>> checkEngineLog(const ModelDescription& m, const EngineLog& log, const LogCheckInputs& in) {
   auto kv = kvCachePerRank(m, in.kv);
   if (!kv) return kv.error();

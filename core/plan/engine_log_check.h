@@ -44,4 +44,18 @@ Result<std::vector<LogRow>> checkEngineLog(const ModelDescription& m, const Engi
 // The KV options a log ran with: its own settings over `fallback` (the command line's).
 KvOptions kvOptionsOfLog(const EngineLog& log, KvOptions fallback);
 
+// What the caller knows beside the log (plan --engine-log's flags, the EP Ranks tab's controls).
+struct LogCheckRequest {
+  KvOptions fallback;                      // settings where the log states none
+  std::optional<uint64_t> weightsPerRank;  // rank 0's resident bytes as planned
+  std::optional<uint64_t> deviceTotal;     // the GPU's total memory (a --gpu-mem device or size)
+  double utilization = -1;                 // given: over the log's; else the log's, else vLLM's 0.9
+  uint64_t cudaGraphs = 0;
+  bool gguf = false;
+};
+// The inputs for checkEngineLog: the log's settings over the request's, vLLM's requested memory
+// (total x gpu_memory_utilization, 0.9 unless said: vLLM 0.11.0 config/cache.py; no CUDA-context
+// deduction, gpu_worker.py) and weightscope's reserves at those settings.
+LogCheckInputs logCheckInputs(const ModelDescription& m, const EngineLog& log, const LogCheckRequest& r);
+
 }  // namespace ws::plan

@@ -69,9 +69,9 @@ void hubRules(const Checkpoint& c, const HubRecord& record, Sink& sink, const Va
     else if (!h.blobSha1.empty()) jobs.push_back({h.name, at->second, &h, FileDigest::GitBlobSha1, h.blobSha1, size});
     else sink.add("WS-H004", "the Hub gave no sha256 or blob id for " + h.name + " (" + record.location + "): its bytes cannot be checked", {}, at->second);
   }
-  for (const auto& [name, path] : local)
-    if (std::none_of(record.files.begin(), record.files.end(), [&](const HubFileRecord& h) { return h.name == name; }))
-      sink.add("WS-H003", name + " is not in " + record.location + " (commit " + record.commit + ")", {}, path);
+  for (const auto& file : local)  // (not a structured binding: clang 14 cannot capture one)
+    if (std::none_of(record.files.begin(), record.files.end(), [&](const HubFileRecord& h) { return h.name == file.first; }))
+      sink.add("WS-H003", file.first + " is not in " + record.location + " (commit " + record.commit + ")", {}, file.second);
   if (!notDownloaded.empty()) {
     std::string list;
     for (const auto& n : notDownloaded) list += (list.empty() ? "" : ", ") + n;

@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
@@ -48,6 +49,7 @@
 #include <unistd.h>
 
 #include "core/io/http_client.h"
+#include "ui/engine_log_view.h"
 #include "core/load/device_backend.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/device_dequant.h"
@@ -367,6 +369,42 @@ class TstMainWindow : public QObject {
 
   // EP ranks: the map follows the EP size, a click lists the rank's experts, a budget is applied,
   // and a strict remainder that does not divide is refused with the reason.
+  // An engine's log dropped on the EP Ranks tab (plan --engine-log): llama.cpp's own log of
+  // creating a context for the gpt-oss conversion agrees with the tab's prediction cache for
+  // cache; GLM's log, held to the gpt-oss file, differs and says so in red.
+  void rankMapTakesADroppedEngineLog() {
+    ui::MainWindow w;
+    w.show();
+    QSignalSpy planned(w.rankMap(), &ui::RankMapView::planned);
+    QVERIFY(openAndWait(w, wstest::sourceDir() + "/tests/data/llama_cpp/gpt-oss-bf16.gguf"));
+    QVERIFY(planned.count() || planned.wait(wstest::kPatienceMs));
+    w.showTab(ui::MainWindow::RanksTab);
+    ui::RankMapView* v = w.rankMap();
+    auto drop = [&](const std::string& log) {
+      QMimeData mime;
+      mime.setUrls({QUrl::fromLocalFile(QString::fromStdString(wstest::sourceDir() + "/tests/data/llama_cpp/logs/" + log))});
+      QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      QApplication::sendEvent(v, &enter);
+      QVERIFY(enter.isAccepted());
+      QDropEvent dropped(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      QApplication::sendEvent(v, &dropped);
+    };
+    auto verdicts = [&](const QString& figure) {
+      QStringList out;
+      QTreeWidget* t = v->engineLog()->table();
+      for (int i = 0; i < t->topLevelItemCount(); ++i)
+        if (t->topLevelItem(i)->text(0).startsWith(figure)) out << t->topLevelItem(i)->text(5);
+      return out;
+    };
+    drop("gpt-oss-bf16-c4096-np4-kvu-f16.log");
+    QCOMPARE(verdicts("llama_kv_cache"), QStringList({"agrees", "agrees"}));
+    QVERIFY2(v->engineLog()->status()->text().contains("no KV figure differs"), qPrintable(v->engineLog()->status()->text()));
+    drop("glm-4.5-bf16-c4096-np1-f16.log");
+    QVERIFY(verdicts("llama_kv_cache").contains("differs"));
+    QVERIFY(v->engineLog()->status()->text().contains("differ</b>"));
+    QCOMPARE(v->engineLog()->table()->topLevelItem(0)->text(0), QString("weights loaded"));
+  }
+
   // The EP Ranks tab's engine: SGLang splits the 8 experts over EP 3 unevenly and refuses (its
   // FusedMoE asserts they divide); vLLM gives the remainder to the first ranks and loads. The
   // caption says which, as plan --runtime does.
