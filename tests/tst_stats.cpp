@@ -4,9 +4,9 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <random>
