@@ -21,7 +21,8 @@ struct CacheType {
 CacheType cacheType(const ModelDescription& m, const KvOptions& o) {
   std::string d = o.dtype;
   if (d == "auto") {
-    // The engines' "auto": the model's own dtype (llama.cpp: f16).
+    // The engines' "auto": the model's own dtype, not an FP8 checkpoint's weight format (vLLM 0.11.0
+    // v1/worker/gpu_model_runner.py: cache_dtype "auto" -> model_config.dtype; llama.cpp: f16).
     const std::string& md = m.attention.dtype;
     if (o.llamaCpp) d = "f16";
     else if (md == "float16" || md == "half") d = "fp16";

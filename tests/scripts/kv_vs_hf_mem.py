@@ -19,7 +19,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, finish  # noqa: E402
 
-from hf_mem.safetensors.kv_cache import compute_safetensors_kv_cache_size  # noqa: E402
+from hf_mem.safetensors.kv_cache import compute_safetensors_kv_cache_size, resolve_kv_cache_dtype  # noqa: E402
 
 WS, PLAN_MD = sys.argv[1], sys.argv[2]
 LEN = 32768
@@ -118,6 +118,25 @@ with tempfile.TemporaryDirectory() as tmp:
         free = kv["free_bytes"]
         tokens_theirs = free // theirs // 16 * 16 if free > 0 and theirs else 0  # whole 16-token blocks, as weightscope counts them
         rows.append(f"| {label} | `{source}` | {fmt(ours)} | {fmt(theirs)} | {fmt(kv['tokens_fit'])} | {fmt(tokens_theirs)} | {why} |")
+
+# What `--kv-cache-dtype auto` means: on an FP8 checkpoint (Qwen3-235B-A22B-FP8's keys,
+# quantization_config fp8 / e4m3, torch_dtype bfloat16), vLLM 0.11.0 keeps the cache in the model's
+# dtype (v1/worker/gpu_model_runner.py: cache_dtype "auto" -> model_config.dtype), as weightscope
+# does; hf-mem 0.5.6 takes the weights' FP8 format (safetensors/kv_cache.py resolve_kv_cache_dtype),
+# half the bytes. docs/plan.md says so under the table.
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "qwen3-fp8")
+    r = subprocess.run([WS, "synth", "--like", "qwen3-moe", "--scheme", "fp8-block", out], capture_output=True, text=True)
+    check(r.returncode == 0, f"synth qwen3-moe fp8-block: {r.stderr.strip()}")
+    keys = MODELS[2][5]  # Qwen3-235B-A22B's attention keys
+    cfg = merged_config(out, keys)
+    r = subprocess.run([WS, "plan", out, "--ep", "1", "--max-model-len", str(LEN), "--kv-cache-dtype", "auto", "--json"], capture_output=True, text=True)
+    kv = json.loads(r.stdout)["ranks"][0]["kv_cache"] if r.returncode in (0, 1) else {}
+    their_dtype = resolve_kv_cache_dtype(cfg, "auto", None, "Qwen/Qwen3-235B-A22B-FP8")
+    theirs = compute_safetensors_kv_cache_size(cfg, their_dtype, LEN, 1) // LEN
+    check(cfg["quantization_config"]["quant_method"] == "fp8" and kv.get("dtype") == "bf16" and their_dtype == "F8_E4M3" and kv.get("bytes_per_token") == 2 * theirs,
+          f"auto on an FP8 checkpoint: weightscope {kv.get('dtype')} {kv.get('bytes_per_token')} B a token, hf-mem {their_dtype} {theirs} B")
+    print(f"auto on an FP8 checkpoint: weightscope {kv.get('dtype')} ({kv.get('bytes_per_token'):,} B a token), hf-mem {their_dtype} ({theirs:,} B)")
 
 table = "\n".join(["| model | config from | KV B/token/rank (weightscope) | hf-mem B/token | tokens fit, rank 0 (weightscope) | with hf-mem's B/token | the difference |",
                    "|---|---|---|---|---|---|---|", *rows])
