@@ -400,22 +400,22 @@ class PlanCommand : public Command {
   }
 
   static plan::KvOptions kvOptionsOf(const Args& a, const std::string& format, int tp) {
-    KvPlan kv;
-    kv.options.maxModelLen = a.getInt("max-model-len", -1);
-    kv.options.dtype = a.get("kv-cache-dtype", "auto");
-    kv.options.blockSize = a.getInt("block-size", 16);
-    kv.options.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", 8192);
-    kv.options.maxNumSeqs = a.getInt("max-num-seqs", -1);
-    if (a.has("max-num-seqs") && kv.options.maxNumSeqs < 1) throw std::invalid_argument("--max-num-seqs must be at least 1");
-    kv.options.tp = tp;
+    plan::KvOptions o;
+    o.maxModelLen = a.getInt("max-model-len", -1);
+    o.dtype = a.get("kv-cache-dtype", "auto");
+    o.blockSize = a.getInt("block-size", 16);
+    o.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", 8192);
+    o.maxNumSeqs = a.getInt("max-num-seqs", -1);
+    if (a.has("max-num-seqs") && o.maxNumSeqs < 1) throw std::invalid_argument("--max-num-seqs must be at least 1");
+    o.tp = tp;
     const std::string attention = a.get("attention", "tp");
     if (attention != "tp" && attention != "dp") throw std::invalid_argument("--attention must be tp or dp");
-    kv.options.attentionDp = attention == "dp";
-    kv.options.speculative = int(a.getInt("speculative", 0));
-    kv.options.llamaCpp = format == "gguf";
-    if (kv.options.blockSize < 1 || kv.options.maxNumBatchedTokens < 1 || kv.options.speculative < 0)
+    o.attentionDp = attention == "dp";
+    o.speculative = int(a.getInt("speculative", 0));
+    o.llamaCpp = format == "gguf";
+    if (o.blockSize < 1 || o.maxNumBatchedTokens < 1 || o.speculative < 0)
       throw std::invalid_argument("--block-size and --max-num-batched-tokens must be positive, --speculative not negative");
-    return kv.options;
+    return o;
   }
 
   // --engine-log FILE: the log's figures against the prediction at the log's settings (its

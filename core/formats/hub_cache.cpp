@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "core/formats/remote_open.h"
 #include "core/formats/safetensors_index.h"
 #include "core/io/text_file.h"
 #include "core/util/error.h"
@@ -19,10 +20,7 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-bool isWeightFile(const std::string& name) {
-  auto ends = [&](const std::string& s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
-  return ends(".safetensors") || ends(".gguf");
-}
+bool isWeightFile(const std::string& name) { return name.ends_with(".safetensors") || name.ends_with(".gguf"); }
 
 // A folder holds the checkpoint whole: weight files, and every shard its index names.
 bool holdsCheckpoint(const fs::path& dir) {
@@ -53,11 +51,13 @@ std::string hubCacheDir() {
 }
 
 std::optional<std::string> localHubPath(const std::string& location) {
-  static const std::regex re(R"(hf://([^/@]+)/([^/@]+)(@([^/]+))?(/(.*))?)"), commit("[0-9a-f]{40}");
-  std::smatch m;
-  if (!std::regex_match(location, m, re)) return std::nullopt;
-  const fs::path repo = fs::path(hubCacheDir()) / ("models--" + m[1].str() + "--" + m[2].str());
-  std::string rev = m[4].matched ? m[4].str() : "main";
+  static const std::regex commit("[0-9a-f]{40}");
+  const auto hub = parseHub(location);
+  if (!hub) return std::nullopt;
+  std::string folder = "models--" + hub->repo;  // ORG/REPO -> models--ORG--REPO, as huggingface_hub names it
+  folder.replace(folder.find('/'), 1, "--");
+  const fs::path repo = fs::path(hubCacheDir()) / folder;
+  std::string rev = hub->revision;
   std::error_code ec;
   if (!std::regex_match(rev, commit)) {  // a branch or tag: the commit the cache recorded for it
     const fs::path ref = repo / "refs" / rev;
@@ -71,7 +71,7 @@ std::optional<std::string> localHubPath(const std::string& location) {
     if (!std::regex_match(rev, commit)) return std::nullopt;
   }
   fs::path at = repo / "snapshots" / rev;
-  if (m[6].matched && !m[6].str().empty()) at /= m[6].str();
+  if (!hub->sub.empty()) at /= hub->sub;
   if (isWeightFile(at.filename().string())) return fs::is_regular_file(at, ec) ? std::optional(at.string()) : std::nullopt;
   if (!fs::is_directory(at, ec) || !holdsCheckpoint(at)) return std::nullopt;
   return at.string();

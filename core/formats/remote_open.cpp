@@ -90,24 +90,9 @@ struct Listing {
   std::map<std::string, std::string> fetched;  // side files the listing already read whole (an index)
 };
 
-// hf://ORG/REPO[@REV][/SUBDIR], split; none when it is not that.
-struct HubLocation {
-  std::string repo, revision, sub;
-  std::string api() const { return hubEndpoint() + "/api/models/" + repo + "/revision/" + revision; }
-};
-std::optional<HubLocation> parseHub(const std::string& location) {
-  static const std::regex re(R"(hf://([^/@]+)/([^/@]+)(@([^/]+))?(/(.*))?)");
-  std::smatch m;
-  if (!std::regex_match(location, m, re)) return std::nullopt;
-  HubLocation h{m[1].str() + "/" + m[2].str(), m[4].matched ? m[4].str() : "main", m[6].matched ? m[6].str() : ""};
-  while (!h.sub.empty() && h.sub.back() == '/') h.sub.pop_back();
-  return h;
-}
-
 Listing listHub(HttpClient& http, const std::string& location) {
   const auto hub = parseHub(location);
   if (!hub) remoteFail(location, "not hf://ORG/REPO[@REVISION][/FOLDER]");
-  const std::string& repo = hub->repo;
   const std::string& rev = hub->revision;
   std::string sub = hub->sub;
   const std::string api = hub->api();
@@ -136,7 +121,7 @@ Listing listHub(HttpClient& http, const std::string& location) {
     if (path.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string name = path.substr(prefix.size());
     if (name.find('/') != std::string::npos) continue;  // deeper folders are other checkpoints
-    const std::string url = hubEndpoint() + "/" + repo + "/resolve/" + out.revision + "/" + path;
+    const std::string url = hub->resolve(out.revision, path);
     const bool chosen = only.empty() || path == only || (only.back() == '-' && path.rfind(only, 0) == 0 && path.find("-of-") != std::string::npos);
     if (isWeightFile(name) && chosen) out.weights.push_back({name, url});
     else if (std::find(std::begin(kSideFiles), std::end(kSideFiles), name) != std::end(kSideFiles)) out.side.push_back({name, url});
@@ -293,7 +278,7 @@ void forEachConcurrently(size_t n, const std::function<void(size_t)>& task) {
 Listing listHubOverlapped(HttpClient& http, const std::string& location) {
   const auto hub = parseHub(location);
   if (!hub || isWeightFile(hub->sub)) return listHub(http, location);
-  const std::string base = hubEndpoint() + "/" + hub->repo + "/resolve/" + hub->revision + "/" + (hub->sub.empty() ? "" : hub->sub + "/");
+  const std::string folder = hub->sub.empty() ? "" : hub->sub + "/";
   const std::string names[] = {"model.safetensors.index.json", "config.json"};
   std::string bodies[2];
   bool present[2] = {false, false};
@@ -304,7 +289,7 @@ Listing listHubOverlapped(HttpClient& http, const std::string& location) {
       return;
     }
     try {
-      present[i] = http.getIfPresent(base + names[i], 64ull << 20, bodies[i]);
+      present[i] = http.getIfPresent(hub->resolve(hub->revision, folder + names[i]), 64ull << 20, bodies[i]);
     } catch (const CoreError&) {  // the listing's own request says what is wrong
     }
   });
@@ -436,6 +421,18 @@ HubRecord hubRecord(const std::string& location) {
     r.files.push_back(std::move(f));
   }
   return r;
+}
+
+std::string HubLocation::api() const { return hubEndpoint() + "/api/models/" + repo + "/revision/" + revision; }
+std::string HubLocation::resolve(const std::string& rev, const std::string& path) const { return hubEndpoint() + "/" + repo + "/resolve/" + rev + "/" + path; }
+
+std::optional<HubLocation> parseHub(const std::string& location) {
+  static const std::regex re(R"(hf://([^/@]+)/([^/@]+)(@([^/]+))?(/(.*))?)");
+  std::smatch m;
+  if (!std::regex_match(location, m, re)) return std::nullopt;
+  HubLocation h{m[1].str() + "/" + m[2].str(), m[4].matched ? m[4].str() : "main", m[6].matched ? m[6].str() : ""};
+  while (!h.sub.empty() && h.sub.back() == '/') h.sub.pop_back();
+  return h;
 }
 
 bool isRemoteLocation(const std::string& p) { return p.rfind("hf://", 0) == 0 || p.rfind("http://", 0) == 0 || p.rfind("https://", 0) == 0; }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/io/remote_source.h"
@@ -17,6 +18,14 @@
 namespace ws {
 
 bool isRemoteLocation(const std::string& path);
+
+// hf://ORG/REPO[@REV][/SUBDIR], split (revision "main" when none); none when it is not that.
+struct HubLocation {
+  std::string repo, revision, sub;
+  std::string api() const;  // the model API's answer for this revision ($HF_ENDPOINT)
+  std::string resolve(const std::string& rev, const std::string& path) const;  // a file's URL at rev
+};
+std::optional<HubLocation> parseHub(const std::string& location);
 
 struct RemoteOptions {
   bool useCache = true;      // false: a temporary mirror, fetched anew and removed afterwards

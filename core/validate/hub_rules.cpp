@@ -17,12 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool endsWith(const std::string& s, const std::string& suffix) { return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0; }
+bool isWeight(const std::string& name) { return name.ends_with(".safetensors") || name.ends_with(".gguf"); }
 
 // The files a model is: weights, its JSON (config, index, tokenizer), a sentencepiece model. A
 // README or an image the download left out is said once, not an error.
 bool modelFile(const std::string& name) {
-  return endsWith(name, ".safetensors") || endsWith(name, ".gguf") || endsWith(name, ".json") || endsWith(name, ".model") || endsWith(name, ".tiktoken");
+  return isWeight(name) || name.ends_with(".json") || name.ends_with(".model") || name.ends_with(".tiktoken");
 }
 
 struct Job {
@@ -64,7 +64,7 @@ void hubRules(const Checkpoint& c, const HubRecord& record, Sink& sink, const Va
       continue;
     }
     if (!h.sha256.empty()) jobs.push_back({h.name, at->second, &h, FileDigest::Sha256, h.sha256, size});
-    else if (modelFile(h.name) && (endsWith(h.name, ".safetensors") || endsWith(h.name, ".gguf")) && size > (10u << 20))
+    else if (isWeight(h.name) && size > (10u << 20))
       sink.add("WS-H004", "the Hub gave no sha256 for " + h.name + " (" + record.location + "): its bytes cannot be checked", {}, at->second);
     else if (!h.blobSha1.empty()) jobs.push_back({h.name, at->second, &h, FileDigest::GitBlobSha1, h.blobSha1, size});
     else sink.add("WS-H004", "the Hub gave no sha256 or blob id for " + h.name + " (" + record.location + "): its bytes cannot be checked", {}, at->second);

@@ -31,6 +31,18 @@ def fail(what):
     failed.append(what)
 
 
+def check_doc_block(path, name, text):
+    """The text between `<!-- NAME:start -->` and `<!-- NAME:end -->` in the document at `path` is
+    `text` (a table the calling test computes), as a check."""
+    doc = open(path).read()
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    if start not in doc or end not in doc:
+        fail(f"{path} has no {name} markers")
+    else:
+        check(doc[doc.index(start) + len(start):doc.index(end)].strip() == text.strip(),
+              f"{path}'s {name} block differs from what this run computes (paste the table printed above between the markers)")
+
+
 def finish(limit=50):
     for f in failed[:limit]:
         print(f)

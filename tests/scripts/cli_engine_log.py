@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, finish  # noqa: E402
+from checks import check, check_doc_block, finish  # noqa: E402
 
 WS, LOGS, LLAMA, PLAN_MD = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3]), sys.argv[4]
 GIB = 1 << 30
@@ -179,11 +179,5 @@ with tempfile.TemporaryDirectory() as tmp:
 text = "\n".join(["| log | config.json of | settings (from the log) | figure | predicted | logged | difference | verdict |",
                   "|---|---|---|---|---|---|---|---|", *table])
 print(text)
-plan_md = open(PLAN_MD).read()
-start, end = "<!-- engine-log:start -->", "<!-- engine-log:end -->"
-if start not in plan_md or end not in plan_md:
-    check(False, "docs/plan.md has no engine-log table markers")
-else:
-    check(plan_md[plan_md.index(start) + len(start):plan_md.index(end)].strip() == text,
-          "docs/plan.md's engine-log table differs from what this run computes (paste the table above between the markers)")
+check_doc_block(PLAN_MD, "engine-log", text)
 finish()

@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, fail, finish  # noqa: E402
+from checks import check, check_doc_block, fail, finish  # noqa: E402
 
 from hf_mem.safetensors.kv_cache import compute_safetensors_kv_cache_size, resolve_kv_cache_dtype  # noqa: E402
 
@@ -141,11 +141,5 @@ with tempfile.TemporaryDirectory() as tmp:
 table = "\n".join(["| model | config from | KV B/token/rank (weightscope) | hf-mem B/token | tokens fit, rank 0 (weightscope) | with hf-mem's B/token | the difference |",
                    "|---|---|---|---|---|---|---|", *rows])
 print(table)
-doc = open(PLAN_MD).read()
-start, end = "<!-- kv-vs-hf-mem:start -->", "<!-- kv-vs-hf-mem:end -->"
-if start not in doc or end not in doc:
-    fail("docs/plan.md has no kv-vs-hf-mem table markers")
-else:
-    shown = doc[doc.index(start) + len(start):doc.index(end)].strip()
-    check(shown == table, "docs/plan.md's table differs from what this run computes (paste the table above between the markers)")
+check_doc_block(PLAN_MD, "kv-vs-hf-mem", table)
 finish()
