@@ -102,6 +102,11 @@ class TstNaming : public QObject {
     row("thinker.model.embed_tokens.weight", R::Embedding, -1, -1, P::None, C::Weight, "thinker.model.embed_tokens");
     row("thinker.lm_head.weight", R::LmHead, -1, -1, P::None, C::Weight, "thinker.lm_head");
     row("thinker.model.norm.weight", R::Norm, -1, -1, P::None, C::Weight, "thinker.model.norm");
+    // A PEFT-wrapped model's state dict: the wrapped module's own weight and its factors under adapter "default"
+    row("base_model.model.model.layers.1.mlp.experts.0.down_proj.base_layer.weight", R::RoutedExpert, 1, 0, P::Down, C::Weight, "base_model.model.model.layers.1.mlp.experts.0.down_proj");
+    row("base_model.model.model.layers.1.mlp.experts.0.down_proj.lora_B.default.weight", R::RoutedExpert, 1, 0, P::Down, C::LoraB, "base_model.model.model.layers.1.mlp.experts.0.down_proj");
+    row("base_model.model.model.embed_tokens.lora_embedding_A.default", R::Embedding, -1, -1, P::None, C::LoraA, "base_model.model.model.embed_tokens");
+    row("base_model.model.lm_head.weight", R::LmHead, -1, -1, P::None, C::Weight, "base_model.model.lm_head");
     // KV-cache scales: on the attention module (compressed-tensors) or on k_proj / v_proj (vLLM's older exports)
     row("model.layers.0.self_attn.k_scale", R::Attention, 0, -1, P::None, C::KvScale, "model.layers.0.self_attn");
     row("model.layers.0.self_attn.v_proj.v_scale", R::Attention, 0, -1, P::None, C::KvScale, "model.layers.0.self_attn.v_proj");

@@ -114,7 +114,7 @@ size_t layerTokenOf(const std::vector<std::string_view>& t) {
 // The wrappers a model's own tensors sit under (transformers' model., a multimodal model's
 // language_model., Qwen-Omni's thinker.): what prefix detection strips before a top-level name.
 bool isContainerToken(std::string_view t) {
-  return t == "model" || t == "language_model" || t == "transformer" || t == "thinker" || t == "talker" || t == "text_model" || t == "backbone";
+  return t == "base_model" /* PEFT's PeftModel wrapper */ || t == "model" || t == "language_model" || t == "transformer" || t == "thinker" || t == "talker" || t == "text_model" || t == "backbone";
 }
 
 bool isNormToken(std::string_view t) {
@@ -333,7 +333,42 @@ std::string namePrefix(std::string_view name) {
   return p;
 }
 
+// A state dict saved from a PEFT-wrapped model (PeftModel.state_dict() before merging) names a
+// LoRA-wrapped module's own weight "X.base_layer.weight" and its factors "X.lora_A.<adapter>.weight":
+// the module is still X, as the seed's extract_moe_weights reads it (a LoraLayer's .weight is its
+// base layer's). Spelled here as an unwrapped model and a saved adapter name them; "" when the
+// name has no such wrapper (peft 0.21 tuners/lora/layer.py: base_layer, lora_A/lora_B ModuleDicts
+// keyed by adapter name, lora_embedding_A/B ParameterDicts).
+namespace {
+
+std::string withoutPeftWrapper(std::string_view name) {
+  std::string out;
+  for (std::string_view wrapped : {".base_layer.weight", ".base_layer.bias"})
+    if (endsWith(name, wrapped) && name.size() > wrapped.size()) {
+      out = std::string(name.substr(0, name.size() - wrapped.size())) + std::string(wrapped.substr(11));
+      return out;
+    }
+  // ".lora_A.<adapter>.weight" / ".lora_embedding_A.<adapter>": the adapter's key dropped.
+  const size_t lastDot = name.rfind('.');
+  if (lastDot == std::string_view::npos) return out;
+  const bool endsWeight = name.substr(lastDot) == ".weight";
+  const std::string_view head = endsWeight ? name.substr(0, lastDot) : name;  // ...lora_A.<adapter>
+  const size_t adapterDot = head.rfind('.');
+  if (adapterDot == std::string_view::npos) return out;
+  const std::string_view factor = head.substr(0, adapterDot), adapter = head.substr(adapterDot + 1);
+  if (adapter == "weight" || adapter.empty()) return out;
+  using std::string_view_literals::operator""sv;
+  const auto factors = endsWeight ? std::array{".lora_A"sv, ".lora_B"sv} : std::array{".lora_embedding_A"sv, ".lora_embedding_B"sv};
+  for (std::string_view f : factors)
+    if (endsWith(factor, f)) return std::string(factor) + (endsWeight ? ".weight" : "");
+  return out;
+}
+
+}  // namespace
+
 NameParts parseTensorName(std::string_view name, const ModelDescription& model) {
+  const std::string unwrapped = withoutPeftWrapper(name);
+  if (!unwrapped.empty()) name = unwrapped;
   NameParts p;
   std::string_view base = name;
   p.component = Component::Weight;

@@ -15,6 +15,10 @@ with safetensors and json:
    are WS-A002; another base model (hf/mixtral) is WS-A003, and so is a lora_B one output feature
    wider than the base's projection.
 4. dequant of a factor gives the file's values bit for bit.
+5. A state dict saved from a PEFT-wrapped model (issue 50 item 5): the fixture's linear weights as
+   `X.base_layer.weight` beside `X.lora_A.default.weight` / `X.lora_B.default.weight` (lora_B zero, as
+   PEFT initialises it) validate clean - the seed reads the base weight through the wrapper - each
+   base weight keeps the fixture's role, layer, expert and projection, and a cut expert is still named.
 
 usage: cli_adapters.py WEIGHTSCOPE FIXTURES ADAPTERS_DIR"""
 import json
@@ -25,11 +29,14 @@ import subprocess
 import sys
 import tempfile
 
+import struct
+
 import numpy as np
 from safetensors.numpy import load_file, save_file
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, finish  # noqa: E402
+from refpack import f32_bytes, write_st  # noqa: E402
 
 WS, FX, DATA = sys.argv[1], sys.argv[2], sys.argv[3]
 BASE = os.path.join(FX, "hf", "qwen3_moe")
@@ -159,5 +166,64 @@ for name, file in ADAPTERS.items():
     r = run("dequant", folder, victim_a, "--out", out)
     check(r.returncode == 0 and np.array_equal(np.load(out).view(np.uint32), tensors[victim_a].astype(np.float32).reshape(np.load(out).shape).view(np.uint32)),
           f"{name}: dequant {victim_a}: exit {r.returncode} {r.stderr.strip()[:200]}")
+
+
+# 5. A PEFT-wrapped state dict of the base (raw bytes copied, so BF16 stays BF16).
+def peft_wrapped(dst, rank=4, cut_rows_of=None):
+    """Writes the base's tensors under PEFT's names; returns {wrapped base weight name: fixture name}."""
+    os.makedirs(dst, exist_ok=True)
+    shutil.copy(os.path.join(BASE, "config.json"), dst)
+    rng = np.random.default_rng(5)
+    out, bases = [], {}
+    for f in sorted(x for x in os.listdir(BASE) if x.endswith(".safetensors")):
+        with open(os.path.join(BASE, f), "rb") as fh:
+            n = struct.unpack("<Q", fh.read(8))[0]
+            header = json.loads(fh.read(n))
+            header.pop("__metadata__", None)
+            data = fh.read()
+        for k, v in header.items():
+            blob, shape = data[v["data_offsets"][0]:v["data_offsets"][1]], v["shape"]
+            m = re.fullmatch(r"(.*\.(?:q|k|v|o|gate|up|down)_proj)\.weight", k)
+            if not m:
+                out.append(("base_model.model." + k, v["dtype"], shape, blob))
+                continue
+            module = "base_model.model." + m.group(1)
+            if k == cut_rows_of:
+                shape = [shape[0] // 2, shape[1]]
+                blob = blob[:len(blob) // 2]
+            bases[module + ".base_layer.weight"] = k
+            out.append((module + ".base_layer.weight", v["dtype"], shape, blob))
+            out.append((module + ".lora_A.default.weight", "F32", [rank, shape[1]], f32_bytes(rng.standard_normal((rank, shape[1])) * 0.01)))
+            out.append((module + ".lora_B.default.weight", "F32", [shape[0], rank], f32_bytes(np.zeros((shape[0], rank)))))
+    write_st(os.path.join(dst, "model.safetensors"), out)
+    return bases
+
+
+wrapped = os.path.join(tmp, "peft-wrapped")
+bases = peft_wrapped(wrapped)
+for extra in ((), ("--runtime", "seed"), ("--runtime", "kt")):
+    code, fs = findings(wrapped, *extra)
+    check(code == 0 and [f["code"] for f in fs] == ["WS-A004"], f"PEFT-wrapped state dict {extra}: exit {code}, {[(f['code'], f['tensor'], f['message'][:60]) for f in fs[:4]]}")
+fixture = {t["name"]: t for t in json.loads(run("inspect", BASE, "--json").stdout)["tensors"]}
+r = run("inspect", wrapped, "--json")
+listed = {t["name"]: t for t in json.loads(r.stdout)["tensors"]} if r.returncode == 0 else {}
+check(len(listed) == len(fixture) + 2 * len(bases), f"PEFT-wrapped: inspect lists {len(listed)} tensors, expected {len(fixture) + 2 * len(bases)}")
+for name, k in bases.items():
+    t, want = listed.get(name, {}), fixture[k]
+    module = name[:-len(".base_layer.weight")]
+    check(all(t.get(f) == want[f] for f in ("role", "layer", "expert", "projection", "component")) and t.get("logical") == module,
+          f"PEFT-wrapped: {name} is {[t.get(f) for f in ('role', 'layer', 'expert', 'projection', 'logical')]}, its base {k} {[want[f] for f in ('role', 'layer', 'expert', 'projection')]}")
+    for factor in ("lora_A", "lora_B"):
+        lt = listed.get(f"{module}.{factor}.default.weight", {})
+        check(lt.get("component") == factor and lt.get("logical") == module, f"PEFT-wrapped: {module}.{factor}.default.weight is {lt.get('component')} of {lt.get('logical')}")
+for top in ("lm_head.weight", "model.embed_tokens.weight", "model.norm.weight"):
+    check(listed.get("base_model.model." + top, {}).get("role") == fixture[top]["role"], f"PEFT-wrapped: base_model.model.{top} keeps the role {fixture[top]['role']}")
+# Unwrapping hides no damage: an expert's base weight cut to half its rows is still WS-S001 on it.
+victim = "model.layers.1.mlp.experts.2.gate_proj.weight"
+peft_wrapped(os.path.join(tmp, "peft-cut"), cut_rows_of=victim)
+code, fs = findings(os.path.join(tmp, "peft-cut"))
+check(code == 1 and [(f["code"], f["tensor"]) for f in fs if f["severity"] == "error"] == [("WS-S001", "base_model.model.model.layers.1.mlp.experts.2.gate_proj.base_layer.weight")],
+      f"PEFT-wrapped with a cut expert: exit {code}, {[(f['code'], f['tensor']) for f in fs]}")
+print(f"PEFT-wrapped state dict: {len(bases)} wrapped modules")
 
 finish()
