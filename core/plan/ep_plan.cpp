@@ -136,13 +136,15 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
       const TensorRecord& t = c.tensors[i];
       const Category cat = categoryOf(t);
       if (t.role == Role::Mtp && t.name.rfind("mtp.", 0) != 0) glmStyleMtp = true;
-      // Not uploaded at all: the same on every rank.
+      // Not uploaded at all: the same on every rank. The skips first, then the defer hook among what
+      // they keep (the seed consults is_deferred only for tensors should_skip_tensor kept).
       std::string skip;
-      if (opt.deferNgramTables && isNgramTable(t.name)) skip = "deferred";
+      const bool byName = opt.rules->skipsByName;
+      if (opt.skipActivationScales && (byName ? t.name.ends_with(".input_scale") : t.component == Component::InputScale)) skip = "activation scale";
+      if (skip.empty() && opt.skipMtp && (byName ? t.name.starts_with("mtp.") : t.role == Role::Mtp)) skip = "mtp";
+      if (skip.empty() && opt.deferNgramTables && isNgramTable(t.name)) skip = "deferred";
       for (const auto& g : opt.defer)
         if (skip.empty() && globMatch(g, t.name)) skip = "deferred";
-      if (skip.empty() && opt.skipActivationScales && t.component == Component::InputScale) skip = "activation scale";
-      if (skip.empty() && opt.skipMtp && t.role == Role::Mtp) skip = "mtp";
 
       const bool routed = t.role == Role::RoutedExpert && E > 0;
       // An MTP head under layers.N (GLM style) has experts of its own: the seed shards them like

@@ -17,6 +17,10 @@ struct ResidencyRules {
   bool fusedWholeOnEveryRank;   // fused/stacked expert tensors (no expert index in the name): whole on every rank, or each rank its slice
   bool shardMtpUnderLayers;     // MTP layers stored under layers.N (GLM style): their experts sharded like routed ones, or replicated
   bool f16ToBf16;               // F16 tensors converted to BF16 at load (same size, other bits)
+  // --skip-mtp / --skip-activation-scales as the runtime spells them: by name (the seed's
+  // should_skip_tensor: a leading "mtp.", a trailing ".input_scale" - so GLM's layer-index MTP and
+  // NVFP4's input_global_scale stay), or by what naming recognises (every MTP layer, every input scale).
+  bool skipsByName;
   std::string_view source;
 };
 

@@ -160,6 +160,26 @@ check(not plan(nv, "--ep", "1")["not_uploaded"], "plan without --skip-activation
 mtp = {n for n in h if n.startswith("model.layers.3.")}
 skipped = {t["name"] for t in plan(ds, "--ep", "1", "--skip-mtp")["not_uploaded"]}
 check(skipped == mtp and mtp, f"plan --skip-mtp: {len(skipped)} not uploaded, {len(mtp)} MTP tensors")
+# --runtime seed skips as its should_skip_tensor spells them (issue 50 item 6): a leading "mtp." only
+# (the layer-index MTP of DeepSeek / GLM stays) and a trailing ".input_scale" only (NVFP4's
+# input_global_scale stays), and the defer hook sees only what the skips kept.
+sk = os.path.join(TMP, "seed-skips")
+ws("synth", "--like", "deepseek-v3", "--scheme", "bf16", "--layers", "3", "--dense-layers", "1", "--dense-intermediate", "96",
+   "--experts", "4", "--shared", "1", "--intermediate", "32", "--hidden", "64", "--vocab", "300", "--mtp", "1", "--shards", "1", sk)
+add_tensor(sk, "mtp.0.eh_proj.weight", "BF16", [64, 128], 64 * 128 * 2)
+add_tensor(sk, "model.layers.1.mlp.experts.0.gate_proj.input_scale", "F32", [], 4)
+add_tensor(sk, "model.layers.1.mlp.experts.0.up_proj.input_global_scale", "F32", [], 4)
+def not_uploaded(*args):
+    return {t["name"]: t["reason"] for t in plan(sk, "--ep", "1", *args)["not_uploaded"]}
+layer_mtp = {n for n in header(sk) if n.startswith("model.layers.3.")}
+check(layer_mtp and set(not_uploaded("--skip-mtp")) == layer_mtp | {"mtp.0.eh_proj.weight"}, "plan --skip-mtp: every MTP layer")
+check(not_uploaded("--skip-mtp", "--runtime", "seed") == {"mtp.0.eh_proj.weight": "mtp"}, f"plan --runtime seed --skip-mtp: only mtp.*, got {sorted(not_uploaded('--skip-mtp', '--runtime', 'seed'))[:4]}")
+both = {"model.layers.1.mlp.experts.0.gate_proj.input_scale", "model.layers.1.mlp.experts.0.up_proj.input_global_scale"}
+check(set(not_uploaded("--skip-activation-scales")) == both, "plan --skip-activation-scales: input_scale and input_global_scale")
+check(not_uploaded("--skip-activation-scales", "--runtime", "seed") == {"model.layers.1.mlp.experts.0.gate_proj.input_scale": "activation scale"},
+      f"plan --runtime seed --skip-activation-scales: *.input_scale only, got {not_uploaded('--skip-activation-scales', '--runtime', 'seed')}")
+got = not_uploaded("--skip-mtp", "--defer", "mtp.*", "--runtime", "seed")
+check(got == {"mtp.0.eh_proj.weight": "mtp"}, f"plan --runtime seed: a skipped tensor is not deferred too: {got}")
 glob = "*.experts.0.*"
 r = plan(QWEN, "--ep", "2", "--defer", glob)
 check(r["ranks"][0]["bytes"]["deferred"] == sum(v[2] for n, v in header(QWEN).items() if fnmatch.fnmatchcase(n, glob)), "plan --defer: deferred bytes")
@@ -207,9 +227,12 @@ check(held == {1, 3, 5, 7}, f"load --placement round-robin, rank 1: experts {sor
 ws("load", ds, "--device", "host", "--ep-size", "3", "--ep-rank", "2", "--remainder", "last", "--report", rep)
 held = {int(m.group(1)) for t in json.load(open(rep))["tensors"] for m in [re.search(r"layers\.[12]\.mlp\.experts\.(\d+)\.", t["name"])] if m}
 check(held == {2, 3}, f"load --remainder last, rank 2 of 3 with 4 experts: {sorted(held)}")
+ws("load", ds, "--device", "host", "--skip-mtp", "--report", rep)
+check(not any(t["name"].startswith("model.layers.3.") for t in json.load(open(rep))["tensors"]), "load --skip-mtp: the layer-index MTP layer not loaded")
 ws("load", ds, "--device", "host", "--skip-mtp", "--runtime", "seed", "--report", rep)
 j = json.load(open(rep))
-check(j["runtime"] == "seed" and not any(t["name"].startswith("model.layers.3.") for t in j["tensors"]), "load --runtime seed --skip-mtp")
+check(j["runtime"] == "seed" and {t["name"] for t in j["tensors"] if t["name"].startswith("model.layers.3.")} == {n for n in h if n.startswith("model.layers.3.")},
+      "load --runtime seed --skip-mtp: the seed skips mtp.* only and keeps a layer-index MTP layer")
 
 # ---------------------------------------------------------------- diff options
 glob = "blk.1.ffn_up_exps.*"
