@@ -16,7 +16,6 @@ ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.
 
 # Rows whose test does not (yet) show what the row claims - each a finding of the issue-50 audit.
 UNPROVEN = {
-    "K3": "no test holds a [E, H, 2I] Qwen3-VL tensor to FusedInOut: the fixture's 2I == H keeps it FusedOutIn (issue 50 item 8)",
     "K8": "reference_compressed_tensors compares values, not the RAWINT4 refusals; most WS-R002 branches have no case (item 7)",
     "S5": "tst_safetensors errors checks error messages, not a lookup of a missing name through Checkpoint::find",
     "S8": "tst_naming naturalOrder checks the order, not the deferred list it orders",
