@@ -21,15 +21,15 @@ with safetensors and json:
    base weight keeps the fixture's role, layer, expert and projection, and a cut expert is still named.
 
 usage: cli_adapters.py WEIGHTSCOPE FIXTURES ADAPTERS_DIR"""
+import atexit
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
-
 import struct
+import tempfile
 
 import numpy as np
 from safetensors.numpy import load_file, save_file
@@ -82,6 +82,7 @@ def expected_modules(folder, file):
 
 
 tmp = tempfile.mkdtemp(prefix="ws-adapters-")
+atexit.register(shutil.rmtree, tmp, True)  # a test leaves no folders behind
 for name, file in ADAPTERS.items():
     folder = os.path.join(DATA, name)
     want, cfg, tensors = expected_modules(folder, file)

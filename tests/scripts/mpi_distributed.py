@@ -18,8 +18,10 @@ the same commands run in one process.
    single-process findings.
 
 usage: mpi_distributed.py WEIGHTSCOPE FIXTURES"""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +49,7 @@ def without(doc, *keys):
 
 
 tmp = tempfile.mkdtemp(prefix="ws-mpi-")
+atexit.register(shutil.rmtree, tmp, True)  # a test leaves no folders behind
 
 # 1. the gathered report is the union of the single-process ranks
 for name in HF:
