@@ -19,6 +19,7 @@
 #include "core/numerics/float_formats.h"
 #include "core/plan/derived_buffers.h"
 #include "core/synth/synth.h"
+#include "corpus_support.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -556,6 +557,32 @@ class TstLoad : public QObject {
       }
     }
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, plan::residencyRules("trtllm"));
+  }
+
+  // NaNs as the seed converts them (issue 50 item 10): half's f16 -> f32 keeps sign and payload
+  // and sets the quiet bit, its f32 -> bf16 keeps the top bits, so an F16 NaN s.11111.m becomes
+  // s.11111111 and m's top 7 bits with the quiet bit set - not one canonical NaN. The other values round to
+  // nearest even as before (their rule is held by seedConvertsF16ToBf16).
+  void seedKeepsNanSignAndPayload() {
+    wstest::TempDir d;
+    const std::vector<uint16_t> halves = {0x7C01, 0x7E00, 0xFC01, 0xFE00, 0x7FFF, 0xFFFF, 0x7D55, 0xFEAA,  // NaNs
+                                          0x7C00, 0xFC00, 0x0001, 0x8001, 0x3C00, 0xC000, 0x7BFF, 0x0000};  // Inf, subnormal, normal
+    wstest::StFile f;
+    std::vector<uint8_t> bytes(halves.size() * 2);
+    std::memcpy(bytes.data(), halves.data(), bytes.size());
+    f.tensors = {{"model.norm.weight", "F16", {halves.size()}, bytes}};
+    wstest::writeSt(d.file("model.safetensors"), f);
+    wstest::writeFile(d.file("config.json"), R"({"model_type":"llama","num_hidden_layers":1})");
+    auto c = wstest::openOrFail(d.path());
+    load::HostBackend host;
+    auto o = options(*c, 1, 0);
+    o.plan.rules = &plan::residencyRules("seed");
+    auto r = load::loadCheckpoint(*c, host, o);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+    const auto* got = static_cast<const uint16_t*>(r.value().store->find("model.norm.weight")->buffer.ptr);
+    const std::vector<uint16_t> want = {0x7FC0, 0x7FC0, 0xFFC0, 0xFFC0, 0x7FFF, 0xFFFF, 0x7FEA, 0xFFD5,
+                                        0x7F80, 0xFF80, 0x3380, 0xB380, 0x3F80, 0xC000, 0x4780, 0x0000};
+    for (size_t i = 0; i < halves.size(); ++i) QCOMPARE(got[i], want[i]);
   }
 
   // free_matching: dropping views gives an arena back only when nothing else lives in it;

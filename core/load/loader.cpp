@@ -39,10 +39,17 @@ struct Chunk {
 };
 
 // F16 to BF16 in place, each value through F32 (exact) and rounded to nearest even: the seed
-// runtime's conversion, done in the staging buffer before the upload.
+// runtime's conversion (f16_to_bf16_bytes: half's f16::to_f32 then bf16::from_f32), done in the
+// staging buffer before the upload. A NaN keeps its sign and the top 7 bits of its payload, quiet
+// bit set, as half does (its f32_to_bf16 returns (x >> 16) | 0x40 for a NaN) - not the one
+// canonical NaN torch's rounding gives.
 void f16ToBf16InPlace(void* p, uint64_t bytes) {
   auto* v = static_cast<uint16_t*>(p);
-  for (uint64_t i = 0; i < bytes / 2; ++i) v[i] = num::toBf16Rne(num::halfToFloat(v[i]));
+  for (uint64_t i = 0; i < bytes / 2; ++i) {
+    const uint16_t h = v[i];
+    const bool nan = (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0;
+    v[i] = nan ? uint16_t((h & 0x8000) | 0x7FC0 | ((h & 0x03FF) >> 3)) : num::toBf16Rne(num::halfToFloat(h));
+  }
 }
 
 class Files {
