@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include <iostream>
@@ -69,6 +71,16 @@ std::shared_ptr<const Checkpoint> openOrReport(const std::string& path, Partial 
 }
 
 const plan::ResidencyRules& residencyRulesOf(const Args& a) { return a.has("runtime") ? plan::residencyRules(a.get("runtime")) : plan::defaultResidencyRules(); }
+
+double peakMultiplierOf(const Args& a) {
+  if (!a.has("peak-multiplier")) return 0;
+  const std::string text = a.get("peak-multiplier");
+  char* end = nullptr;
+  const double f = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(f) || f < 1)
+    throw std::invalid_argument("--peak-multiplier '" + text + "' is not a number of at least 1");
+  return f;
+}
 
 plan::PlacementSpec placementSpecOf(const Args& a, const plan::ResidencyRules& rules) {
   // The runtime's own remainder rule unless --remainder says otherwise.

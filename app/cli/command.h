@@ -70,6 +70,10 @@ std::shared_ptr<const Checkpoint> openOrReport(const std::string& path, Partial 
 // std::invalid_argument (exit 2) naming the bad word.
 // --runtime NAME for plan and load: whose residency rules (core/plan/residency_rules.h); vLLM's by default.
 const plan::ResidencyRules& residencyRulesOf(const Args& a);
+// --peak-multiplier F for plan and load: the load peak over resident bytes (the seed's
+// peak_memory_multiplier override); 0 (by scheme) when absent. Throws std::invalid_argument (exit 2)
+// unless F is a finite number of at least 1 - a peak below the resident bytes is not a peak.
+double peakMultiplierOf(const Args& a);
 // --placement and --remainder (the runtime's remainder rule when --remainder is not given).
 plan::PlacementSpec placementSpecOf(const Args& a, const plan::ResidencyRules& rules);
 

@@ -29,6 +29,7 @@ load::LoadOptions loadOptionsOf(const Args& a, const Checkpoint& c, int epSize) 
   opt.plan.deferNgramTables = a.has("defer-ngram");
   if (a.has("defer")) opt.plan.defer.push_back(a.get("defer"));
   if (a.has("reserve")) opt.plan.reserved = plan::parseSize(a.get("reserve"));
+  opt.plan.peakMultiplier = peakMultiplierOf(a);
   const std::string derive = a.get("derive");
   opt.plan.deriveFusedGateUp = derive.find("fused-gate-up") != std::string::npos;
   opt.plan.deriveTranspose = derive.find("transpose") != std::string::npos;
@@ -69,14 +70,15 @@ class LoadCommand : public Command {
            "                 what came back to the device\n"
            "  --derive LIST  fused-gate-up,transpose,bf16: derived buffers to build\n"
            "  --placement, --remainder, --runtime, --skip-activation-scales, --skip-mtp, --defer GLOB,\n"
-           "  --defer-ngram, --reserve SIZE as in plan\n"
+           "  --defer-ngram, --reserve SIZE, --peak-multiplier F as in plan (F: the pre-flight guard's load\n"
+           "                 peak over resident bytes, the seed's peak_memory_multiplier)\n"
            "  --report FILE  the weightscope.load/2 residency report (docs/load.md); Ctrl-C cancels\n"
            "  --distributed  under mpirun or srun: each MPI rank loads its EP rank onto its own GPU (the node's\n"
            "                 local rank picks it), and rank 0 gathers one weightscope.load-distributed/1\n"
            "                 report with the cross-rank expert coverage (--report FILE; docs/distributed.md)\n";
   }
   int run(const std::vector<std::string>& argv) override {
-    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "runtime", "defer", "reserve", "readers", "staging", "free"},
+    Args a(argv, {"device", "ep-size", "ep-rank", "derive", "report", "placement", "remainder", "runtime", "defer", "reserve", "peak-multiplier", "readers", "staging", "free"},
            {"evict-page-cache", "skip-activation-scales", "skip-mtp", "json", "verify", "defer-ngram", "distributed"});
     if (a.positional().size() != 1) {
       std::cerr << usage();

@@ -378,7 +378,7 @@ class PlanCommand : public Command {
     }
     if (budget) opt.capacity = budget->usable();
     opt.reserved = reserveOf(a);
-    if (a.has("peak-multiplier")) opt.peakMultiplier = std::stod(a.get("peak-multiplier"));
+    opt.peakMultiplier = peakMultiplierOf(a);
     const std::string derive = a.get("derive");
     opt.deriveFusedGateUp = derive.find("fused-gate-up") != std::string::npos;
     opt.deriveTranspose = derive.find("transpose") != std::string::npos;

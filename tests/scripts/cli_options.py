@@ -218,6 +218,17 @@ calls = sum(-(-t["bytes"] // 65536) for t in j["tensors"] if t["bytes"])
 check(j["reads"] == {"readers": 3, "staging_bytes": 65536, "calls": calls}, f"load --readers 3 --staging 64KiB: {j['reads']}, {calls} calls expected")
 check(j["memory"]["total"] == 150108897280, "load --device host:H200-141GB: the H200's capacity as its driver reports it")
 check(j["page_cache"] is not None and j["page_cache"]["loaded_bytes"] >= j["resident"]["bytes"], "load --evict-page-cache: page_cache reported")
+# --peak-multiplier on load (issue 50 item 10): the seed's override of the pre-flight guard. A device of
+# 1.5x the resident bytes takes the load at the default multiplier (1 for BF16) and refuses it at 2.
+resident = plan(QWEN, "--ep", "1")["ranks"][0]["bytes"]["total"]
+room = f"host:{resident * 3 // 2}"
+rc, _, err = ws("load", QWEN, "--device", room, "--report", rep)
+check(rc == 0, f"load on {room} at the default multiplier: exit {rc}: {err.strip()[:200]}")
+rc, _, err = ws("load", QWEN, "--device", room, "--peak-multiplier", "2", "--report", rep)
+check(rc != 0 and "predicted load peak" in err, f"load on {room} --peak-multiplier 2: exit {rc}: {err.strip()[:200]}")
+for bad in ("0.5", "abc", "inf"):
+    rc, _, err = ws("load", QWEN, "--device", "host", "--peak-multiplier", bad)
+    check(rc == 2 and "--peak-multiplier" in err, f"load --peak-multiplier {bad}: exit {rc}, {err.strip()[:120]}")
 ws("load", GGUF, "--device", "host", "--defer", "blk.1.*", "--skip-activation-scales", "--report", rep)
 deferred = {d["name"] for d in json.load(open(rep))["deferred"]}
 check(deferred and all(n.startswith("blk.1.") for n in deferred), f"load --defer: {sorted(deferred)[:3]}")
