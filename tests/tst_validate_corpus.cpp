@@ -696,6 +696,32 @@ std::vector<Case> cases() {
                  return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), "model.layers.1.mlp.experts.2.up_proj.weight_packed",
                                  [](wstest::StFile& f) { f.remove("model.layers.1.mlp.experts.2.up_proj.weight_shape"); });
                }, "kt"});
+  // A KTransformers INT8 expert folder without layer 1's blk.1.* experts (issue 50 item 2): the
+  // seed's load_experts_from_kt_weight_path fails on it ("No weights found for layer 1").
+  v.push_back({"a KTransformers folder without a layer's experts", "WS-C001", "blk.1.ffn_down_exps.0.numa.0.weight", [](auto& d) {
+                 auto o = synthOptions(d, "qwen3-moe", "kt-int8");
+                 o.numaNodes = 2;
+                 return editFile(written(o), "", [](wstest::StFile& f) {
+                   std::vector<std::string> drop;
+                   for (const auto& t : f.tensors)
+                     if (t.name.starts_with("blk.1.")) drop.push_back(t.name);
+                   for (const auto& n : drop) f.remove(n);
+                 });
+               }, "kt"});
+  // A KTransformers INT8 part whose scale was written to another file (issue 50 item 10): the seed's
+  // load_experts_from_kt_weight_path reads the scale from the weight's file and fails there.
+  v.push_back({"a KTransformers INT8 scale in another file than its weight", "WS-R006", "blk.1.ffn_gate_exps.0.numa.1.scale", [](auto& d) {
+                 auto o = synthOptions(d, "qwen3-moe", "kt-int8");
+                 o.numaNodes = 2;
+                 const std::string dir = written(o);
+                 wstest::StFile moved;
+                 editFile(dir, "", [&](wstest::StFile& f) {
+                   moved.tensors.push_back(*f.find("blk.1.ffn_gate_exps.0.numa.1.scale"));
+                   f.remove("blk.1.ffn_gate_exps.0.numa.1.scale");
+                 });
+                 wstest::writeSt(dir + "/model-scales.safetensors", moved);
+                 return dir;
+               }, "kt"});
   // A BF16 expert left among FP8 ones (its scale gone with it): KTransformers' native FP8 loader
   // looks up every expert's weight_scale_inv and refuses the layer, whatever the scheme says.
   v.push_back({"a BF16 expert in an FP8 checkpoint for KTransformers", "WS-R004", "model.layers.1.mlp.experts.3.gate_proj.weight", [](auto& d) {

@@ -124,6 +124,29 @@ void ktRawInt4(const Checkpoint& c, Sink& sink) {
   packed.report(sink, "WS-R002", "packed weights neither I32 [rows, cols/8] nor U8 [rows, cols/2] (KTransformers RAWINT4)");
 }
 
+// KTransformers' INT8 expert folders (load_experts_from_kt_weight_path): each part's weight key is
+// looked up in the folder's index and its file opened; the scale is read from that same file
+// (f.get_tensor(s_key) inside the weight's safe_open), so a scale written to another file fails
+// the load even though the folder's index knows it.
+void ktInt8ScaleFiles(const Checkpoint& c, Sink& sink) {
+  if (c.format != "ktransformers") return;
+  struct Part {
+    int64_t weightFile = -1, scaleFile = -1;
+    const std::string* scale = nullptr;
+  };
+  std::map<std::pair<uint32_t, int32_t>, Part> parts;  // (logical tensor, NUMA node)
+  for (const auto& t : c.tensors) {
+    if (t.numaNode < 0 || (t.component != Component::Weight && t.component != Component::Scale)) continue;
+    Part& p = parts[{t.logical, t.numaNode}];
+    if (t.component == Component::Weight) p.weightFile = int64_t(t.file);
+    else p.scaleFile = int64_t(t.file), p.scale = &t.name;
+  }
+  FindingGroup apart;
+  for (const auto& [key, p] : parts)
+    if (p.weightFile >= 0 && p.scaleFile >= 0 && p.weightFile != p.scaleFile) apart.add(*p.scale);
+  apart.report(sink, "WS-R006", "KTransformers INT8 parts with their scale in another file than its weight (its loader reads both from the weight's file)");
+}
+
 // The seed runtime's weight store maps safetensors dtypes onto its own and refuses the rest
 // (seeds/spark_runtime_weights.rs WeightDtype::from_safetensors: "Unsupported safetensors dtype").
 // F16 is not refused: both its disk loaders convert it to BF16 first (f16_to_bf16_bytes, "so F16
@@ -150,6 +173,7 @@ void runtimeRules(const Checkpoint& c, Sink& sink) {
   }
   ktNativeFp8(c, sink);
   ktRawInt4(c, sink);
+  ktInt8ScaleFiles(c, sink);
   seedDtypes(c, sink);
 }
 
