@@ -342,26 +342,22 @@ std::string namePrefix(std::string_view name) {
 namespace {
 
 std::string withoutPeftWrapper(std::string_view name) {
-  std::string out;
   for (std::string_view wrapped : {".base_layer.weight", ".base_layer.bias"})
-    if (endsWith(name, wrapped) && name.size() > wrapped.size()) {
-      out = std::string(name.substr(0, name.size() - wrapped.size())) + std::string(wrapped.substr(11));
-      return out;
-    }
+    if (endsWith(name, wrapped) && name.size() > wrapped.size())
+      return std::string(name.substr(0, name.size() - wrapped.size())) + std::string(wrapped.substr(std::string_view(".base_layer").size()));
   // ".lora_A.<adapter>.weight" / ".lora_embedding_A.<adapter>": the adapter's key dropped.
   const size_t lastDot = name.rfind('.');
-  if (lastDot == std::string_view::npos) return out;
+  if (lastDot == std::string_view::npos) return {};
   const bool endsWeight = name.substr(lastDot) == ".weight";
   const std::string_view head = endsWeight ? name.substr(0, lastDot) : name;  // ...lora_A.<adapter>
   const size_t adapterDot = head.rfind('.');
-  if (adapterDot == std::string_view::npos) return out;
-  const std::string_view factor = head.substr(0, adapterDot), adapter = head.substr(adapterDot + 1);
-  if (adapter == "weight" || adapter.empty()) return out;
+  if (adapterDot == std::string_view::npos || adapterDot + 1 == head.size()) return {};
+  const std::string_view factor = head.substr(0, adapterDot);
   using std::string_view_literals::operator""sv;
   const auto factors = endsWeight ? std::array{".lora_A"sv, ".lora_B"sv} : std::array{".lora_embedding_A"sv, ".lora_embedding_B"sv};
   for (std::string_view f : factors)
     if (endsWith(factor, f)) return std::string(factor) + (endsWeight ? ".weight" : "");
-  return out;
+  return {};
 }
 
 }  // namespace

@@ -28,7 +28,6 @@ import re
 import shutil
 import subprocess
 import sys
-import struct
 import tempfile
 
 import numpy as np
@@ -36,7 +35,7 @@ from safetensors.numpy import load_file, save_file
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, finish  # noqa: E402
-from refpack import f32_bytes, write_st  # noqa: E402
+from refpack import f32_bytes, read_st_folder, write_st  # noqa: E402
 
 WS, FX, DATA = sys.argv[1], sys.argv[2], sys.argv[3]
 BASE = os.path.join(FX, "hf", "qwen3_moe")
@@ -176,26 +175,19 @@ def peft_wrapped(dst, rank=4, cut_rows_of=None):
     shutil.copy(os.path.join(BASE, "config.json"), dst)
     rng = np.random.default_rng(5)
     out, bases = [], {}
-    for f in sorted(x for x in os.listdir(BASE) if x.endswith(".safetensors")):
-        with open(os.path.join(BASE, f), "rb") as fh:
-            n = struct.unpack("<Q", fh.read(8))[0]
-            header = json.loads(fh.read(n))
-            header.pop("__metadata__", None)
-            data = fh.read()
-        for k, v in header.items():
-            blob, shape = data[v["data_offsets"][0]:v["data_offsets"][1]], v["shape"]
-            m = re.fullmatch(r"(.*\.(?:q|k|v|o|gate|up|down)_proj)\.weight", k)
-            if not m:
-                out.append(("base_model.model." + k, v["dtype"], shape, blob))
-                continue
-            module = "base_model.model." + m.group(1)
-            if k == cut_rows_of:
-                shape = [shape[0] // 2, shape[1]]
-                blob = blob[:len(blob) // 2]
-            bases[module + ".base_layer.weight"] = k
-            out.append((module + ".base_layer.weight", v["dtype"], shape, blob))
-            out.append((module + ".lora_A.default.weight", "F32", [rank, shape[1]], f32_bytes(rng.standard_normal((rank, shape[1])) * 0.01)))
-            out.append((module + ".lora_B.default.weight", "F32", [shape[0], rank], f32_bytes(np.zeros((shape[0], rank)))))
+    for k, (dtype, shape, blob) in read_st_folder(BASE).items():
+        m = re.fullmatch(r"(.*\.(?:q|k|v|o|gate|up|down)_proj)\.weight", k)
+        if not m:
+            out.append(("base_model.model." + k, dtype, shape, blob))
+            continue
+        module = "base_model.model." + m.group(1)
+        if k == cut_rows_of:
+            shape = [shape[0] // 2, shape[1]]
+            blob = blob[:len(blob) // 2]
+        bases[module + ".base_layer.weight"] = k
+        out.append((module + ".base_layer.weight", dtype, shape, blob))
+        out.append((module + ".lora_A.default.weight", "F32", [rank, shape[1]], f32_bytes(rng.standard_normal((rank, shape[1])) * 0.01)))
+        out.append((module + ".lora_B.default.weight", "F32", [shape[0], rank], f32_bytes(np.zeros((shape[0], rank)))))
     write_st(os.path.join(dst, "model.safetensors"), out)
     return bases
 

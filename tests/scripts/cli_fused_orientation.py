@@ -16,7 +16,6 @@ usage: cli_fused_orientation.py WEIGHTSCOPE FIXTURES"""
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, finish  # noqa: E402
-from refpack import write_st  # noqa: E402
+from refpack import read_st_folder, write_st  # noqa: E402
 
 WS, FX = sys.argv[1], sys.argv[2]
 SRC = os.path.join(FX, "hf", "qwen3_vl_moe")
@@ -34,19 +33,6 @@ NEW_I = 64
 
 def run(*args):
     return subprocess.run([WS, *args], capture_output=True, text=True, timeout=120)
-
-
-def read_all(folder):
-    out = {}
-    for f in sorted(x for x in os.listdir(folder) if x.endswith(".safetensors")):
-        with open(os.path.join(folder, f), "rb") as fh:
-            n = struct.unpack("<Q", fh.read(8))[0]
-            header = json.loads(fh.read(n))
-            header.pop("__metadata__", None)
-            data = fh.read()
-        for k, v in header.items():
-            out[k] = (v["dtype"], v["shape"], data[v["data_offsets"][0]:v["data_offsets"][1]])
-    return out
 
 
 def bf16(dtype, shape, blob):
@@ -60,7 +46,7 @@ def f32_of(u16):
 
 tmp = tempfile.mkdtemp(prefix="ws-fused-")
 try:
-    tensors = read_all(SRC)
+    tensors = read_st_folder(SRC)
     cfg = json.load(open(os.path.join(SRC, "config.json")))
     I, H = cfg["text_config"]["moe_intermediate_size"], cfg["text_config"]["hidden_size"]
     # As Qwen3-VL shipped (transformers 4.57), and re-saved under a transformers 5 version that would

@@ -1,6 +1,7 @@
 """Packing helpers shared by the reference tests and the benchmarks: a plain safetensors writer,
 a minimal GGUF v3 writer, and the bit packings of formats.md (independent of the C++ code)."""
 import json
+import os
 import struct
 
 import ml_dtypes
@@ -18,6 +19,21 @@ def write_st(path, tensors):
     h += b" " * ((8 - len(h) % 8) % 8)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def read_st_folder(folder):
+    """Every tensor of a folder's *.safetensors files as name -> (dtype string, shape, raw bytes), in
+    file order: the inverse of write_st, with no dtype conversion (BF16 stays its bytes)."""
+    out = {}
+    for f in sorted(x for x in os.listdir(folder) if x.endswith(".safetensors")):
+        with open(os.path.join(folder, f), "rb") as fh:
+            n = struct.unpack("<Q", fh.read(8))[0]
+            header = json.loads(fh.read(n))
+            header.pop("__metadata__", None)
+            data = fh.read()
+        for k, v in header.items():
+            out[k] = (v["dtype"], v["shape"], data[v["data_offsets"][0]:v["data_offsets"][1]])
+    return out
 
 
 def bf16_bytes(a):
