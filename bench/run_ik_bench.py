@@ -20,7 +20,8 @@ import make_ik_llama_reference as ik  # noqa: E402
 from doc_block import cpu_name, replace_block  # noqa: E402
 from run_dequant_bench import best_of, run_ours  # noqa: E402
 
-TYPES = ["q6_0", "iq2_k", "iq3_k", "iq4_k", "iq5_k", "iq4_ks", "iq5_ks"]
+TYPES = ["q6_0", "iq2_k", "iq3_k", "iq4_k", "iq5_k", "iq6_k", "iq2_ks", "iq3_ks", "iq4_ks", "iq4_kss", "iq5_ks", "iq2_kl",
+         "iq1_kt", "iq2_kt", "iq3_kt", "iq4_kt"]
 
 
 def main():

@@ -173,6 +173,14 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
     switch (d.ggmlId) {
       case 144: blocks::iq4_ks(meta, b, y); break;
       case 152: blocks::iq5_ks(meta, b, y); break;
+      case 145: blocks::iq2_ks(meta, b, y); break;
+      case 146: blocks::iq4_kss(meta, b, y); break;
+      case 156: blocks::iq3_ks(meta, b, y); break;
+      case 157: blocks::iq2_kl(meta, b, y); break;
+      case 153: blocks::iq2_kt(meta, b, y); break;
+      case 154: blocks::iq3_kt(meta, b, y); break;
+      case 155: blocks::iq4_kt(meta, b, y); break;
+      case 158: blocks::iq1_kt(meta, b, y); break;
       default: break;
     }
     return;
@@ -211,6 +219,7 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
     case 138: blocks::iq3_k(b, y); break;
     case 139: blocks::iq4_k(b, y); break;
     case 140: blocks::iq5_k(b, y); break;
+    case 141: blocks::iq6_k(b, y); break;
     default: break;
   }
 }

@@ -3,6 +3,7 @@
 // what makes GPU output bit-identical to the CPU (with FMA contraction off on both).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "core/numerics/hd.h"
@@ -396,6 +397,246 @@ WS_HD void iq5_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
     }
     y += 64;
     qs += 32;
+  }
+}
+
+// IQ6_K: d (f16), `extra` (a shift of 1 per 16 values), 16 int8 scales, 4 low bits of each code
+// in qs, 2 high in qh. to_float maps the 6-bit code through ik_llama.cpp's cubic
+// A_IQ6K + q(B_IQ6K + q(-C_IQ6K + q D_IQ6K)) in float32 (its quantizer, CUDA dequantize_block_iq6_k
+// and matrix kernels use iq6nl_values, the cubic rounded to integers, instead: within half a scale
+// step of this). The cubic is the one formula here whose result depends on how ik_llama.cpp was
+// compiled: GCC's default contraction with FMA available (-mfma, which GGML_NATIVE and GGML_AVX2
+// builds enable; always on aarch64) fuses each step, as its libggml disassembly shows (60 vfmadd in
+// dequantize_row_iq6_k at 8337e4c), and the unfused result differs in the last bit for about one
+// value in two. The fused steps are written out, so this matches those builds on every machine.
+WS_HD float iq6Curve(float q, float shift) { return fmaf(q, fmaf(q, fmaf(q, 0.0011972f, -0.11218f), 6.2568f), -127.f) + shift; }
+WS_HD void iq6_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(b);
+  uint32_t extra = u16(b + 2);
+  const uint8_t* sl = b + 4;
+  const uint8_t* qs = b + 20;
+  const uint8_t* qh = b + 148;
+  int shift = 0;
+  for (int ib64 = 0; ib64 < QK / 64; ++ib64) {
+    float dl[4], m[4];
+    for (int k = 0; k < 4; ++k) {
+      dl[k] = d * float(int8_t(sl[4 * ib64 + k]));
+      m[k] = (extra >> k) & 1 ? 1.f : 0.f;
+    }
+    for (int j = 0; j < 16; ++j) {
+      const float q1 = float((qs[j + 0] & 0xF) | (((qh[j + 0] >> shift) & 0x03) << 4));
+      const float q2 = float((qs[j + 16] & 0xF) | (((qh[j + 16] >> shift) & 0x03) << 4));
+      const float q3 = float((qs[j + 0] >> 4) | (((qh[j + 0] >> shift) & 0x0C) << 2));
+      const float q4 = float((qs[j + 16] >> 4) | (((qh[j + 16] >> shift) & 0x0C) << 2));
+      y[j + 0] = dl[0] * iq6Curve(q1, m[0]);
+      y[j + 16] = dl[1] * iq6Curve(q2, m[1]);
+      y[j + 32] = dl[2] * iq6Curve(q3, m[2]);
+      y[j + 48] = dl[3] * iq6Curve(q4, m[3]);
+    }
+    y += 64;
+    qs += 32;
+    extra >>= 4;
+    shift += 4;
+    if (shift == 8) qh += 32, shift = 0;
+  }
+}
+
+// IQ2_KS: the row's f16 scale d first (`meta`); `extra` holds the shifted half of iq2nl_values per
+// 32 values (bits 0-7) and the fifth bit of each 4-bit scale (bits 8-15); scales minus 16; 2-bit
+// codes, each 128 values in 32 bytes of four bit planes.
+WS_HD void iq2_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(meta);
+  uint32_t extra = u16(b);
+  const uint8_t* scales = b + 2;
+  const uint8_t* qs = b + 6;
+  int shift = 0;
+  for (int ib64 = 0; ib64 < QK / 64; ++ib64) {
+    const float dl1 = d * float(int((scales[ib64] & 0xF) | ((extra >> 4) & 0x10)) - 16);
+    const float dl2 = d * float(int((scales[ib64] >> 4) | ((extra >> 5) & 0x10)) - 16);
+    const uint32_t v1 = (extra & 1) ? 4 : 0, v2 = (extra & 2) ? 4 : 0;
+    extra >>= 2;
+    for (int j = 0; j < 32; ++j) {
+      y[j + 0] = dl1 * float(hdIq2nl(v1 + ((qs[j] >> shift) & 3)));
+      y[j + 32] = dl2 * float(hdIq2nl(v2 + ((qs[j] >> (shift + 2)) & 3)));
+    }
+    y += 64;
+    shift += 4;
+    if (shift == 8) qs += 32, shift = 0;
+  }
+}
+
+// IQ4_KSS: the row's float scale d first (`meta`); each 32 values are 8 uint16 words whose bit 0,
+// over the 8 words, is IQ4_KS's scale byte, and whose other 15 bits, bit 0 cleared and x ^ (x >> 1)
+// undone, are four 4-bit iq4k_values codes.
+WS_HD void iq4_kss(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdLoad<float>(meta, 0);
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const uint8_t* q = b + 16 * ib;
+    uint8_t codes[16];
+    int ls = 0;
+    for (int k = 0; k < 8; ++k) {
+      const uint16_t word = u16(q + 2 * k);
+      uint16_t aux = uint16_t(word & 0xFFFE);
+      aux = uint16_t(aux ^ (aux >> 1));
+      codes[2 * k] = uint8_t(aux & 0xFF);
+      codes[2 * k + 1] = uint8_t(aux >> 8);
+      ls |= (word & 1) << k;
+    }
+    const uint32_t v = uint32_t(ls & 1) << 4;
+    const float dl = d * float((ls & 254) - 127);
+    for (int j = 0; j < 16; ++j) {
+      y[j + 0] = dl * float(hdIq4k(v + (codes[j] & 0xF)));
+      y[j + 16] = dl * float(hdIq4k(v + (codes[j] >> 4)));
+    }
+    y += 32;
+  }
+}
+
+// IQ3_KS: the row's f16 scale d first (`meta`); `extra` holds each scale's fifth bit (bits 0-7) and
+// the shifted half of iq3nl_values per 32 values (bits 8-15); 4-bit scales minus 16; the low 2
+// bits of each code in four planes of qs, the third in qh.
+WS_HD void iq3_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(meta);
+  const uint32_t extra = u16(b);
+  const uint8_t* scales = b + 2;
+  const uint8_t* qs = b + 6;
+  const uint8_t* qh = b + 70;
+  float dl[8];
+  for (int j = 0; j < 4; ++j) {
+    dl[j + 0] = d * float(int((scales[j] & 0xF) | (((extra >> (j + 0)) & 1) << 4)) - 16);
+    dl[j + 4] = d * float(int((scales[j] >> 4) | (((extra >> (j + 4)) & 1) << 4)) - 16);
+  }
+  for (int i128 = 0; i128 < QK / 128; ++i128) {
+    for (int ib = 0; ib < 4; ++ib) {
+      const uint32_t v = ((extra >> (8 + 4 * i128 + ib)) & 1) << 3;
+      for (int j = 0; j < 32; ++j)
+        y[j] = dl[4 * i128 + ib] * float(hdIq3nl(v + (((qs[j] >> 2 * ib) & 3) | (((qh[j] >> (4 * i128 + ib)) & 1) << 2))));
+      y += 32;
+    }
+    qs += 32;
+  }
+}
+
+// IQ2_KL: the row's f16 scale d first (`meta`); 6-bit scales (4 low bits in scales_l, 2 high in
+// scales_h) minus 32; each 5-bit code (4 bits in qs, the fifth in qh) picks a pair of values of
+// iq2kl_values, written to two neighbouring outputs.
+WS_HD void iq2_kl(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(meta);
+  const uint32_t scalesH = u16(b);
+  const uint8_t* scalesL = b + 2;
+  const uint8_t* qs = b + 6;
+  const uint8_t* qh = b + 70;
+  for (int ib64 = 0; ib64 < QK / 64; ++ib64) {
+    const float dl1 = d * float(int(((scalesL[(2 * ib64 + 0) % 4] >> 4 * (ib64 / 2)) & 0xF) | (((scalesH >> (4 * ib64 + 0)) & 3) << 4)) - 32);
+    const float dl2 = d * float(int(((scalesL[(2 * ib64 + 1) % 4] >> 4 * (ib64 / 2)) & 0xF) | (((scalesH >> (4 * ib64 + 2)) & 3) << 4)) - 32);
+    for (int j = 0; j < 16; ++j) {
+      const uint32_t c1 = (qs[j] & 0xF) | (((qh[j] >> (2 * ib64 + 0)) & 1) << 4);
+      const uint32_t c2 = (qs[j] >> 4) | (((qh[j] >> (2 * ib64 + 1)) & 1) << 4);
+      y[2 * j + 0] = dl1 * float(hdIq2kl(c1, 0));
+      y[2 * j + 1] = dl1 * float(hdIq2kl(c1, 1));
+      y[2 * j + 32] = dl2 * float(hdIq2kl(c2, 0));
+      y[2 * j + 33] = dl2 * float(hdIq2kl(c2, 1));
+    }
+    y += 64;
+    qs += 16;
+  }
+}
+
+// The KT ("trellis") types: a group of n values is generated from an index by ik_llama.cpp's integer
+// trellis (QuantizerIQKT::set_values with is_int, as every KT quantizer is instantiated at
+// 8337e4c): x = 0xCBAC1FED * x (mod 2^32) per value, starting from index + offset; the value is the
+// sum of x's four bytes, each masked to 6 bits, minus 126 (its magnitude for IQ3_KT), times the
+// block scale. kScale is 1 for the integer trellis.
+WS_HD void ktGroup(uint32_t index, uint32_t offset, bool magnitude, float scale, int n, float* __restrict y) {
+  uint32_t x = index + offset;
+  for (int k = 0; k < n; ++k) {
+    x = 0xCBAC1FEDu * x;
+    const uint32_t s = x & 0x3F3F3F3Fu;
+    const float v = float(int(s & 0xFF) + int((s >> 8) & 0xFF) + int((s >> 16) & 0xFF) + int(s >> 24)) - 126.f;
+    y[k] = scale * (magnitude && v < 0.f ? -v : v);
+  }
+}
+
+// IQ1_KT: the row's float scale first (`meta`); per 32 values a 4-bit iq4k_values scale (low bits of
+// sh) and 4 groups of 8 whose 13-bit index is 8 bits of ql, 4 of qh and one of sh's high bits.
+WS_HD void iq1_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdLoad<float>(meta, 0);
+  const uint8_t* sh = b;
+  const uint8_t* ql = b + 8;
+  const uint8_t* qh = b + 40;
+  for (int ib = 0; ib < 8; ++ib) {
+    const float sl = d * float(hdIq4k(sh[ib] & 0xF));
+    for (int ig = 0; ig < 4; ++ig) {
+      uint32_t idx = ql[ib * 4 + ig] | ((uint32_t(qh[(ib % 4) * 4 + ig]) << (8 - 4 * (ib / 4))) & 0xF00);
+      idx |= (uint32_t(sh[ib]) << (8 - ig)) & 0x1000;
+      ktGroup(idx, 4096, false, sl, 8, y);
+      y += 8;
+    }
+  }
+}
+
+// IQ2_KT: the row's float scale first (`meta`); 4 scale bytes, two iq4k_values scales each (low
+// nibble for the first half of the block, high for the second); one 16-bit index per group of 8.
+WS_HD void iq2_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdLoad<float>(meta, 0);
+  const uint8_t* ql = b + 4;
+  const uint8_t* qh = ql + 32;
+  float* yl = y;
+  float* yh = y + QK / 2;
+  for (int ib = 0; ib < 4; ++ib) {
+    const float sl = d * float(hdIq4k(b[ib] & 0xF));
+    const float sh = d * float(hdIq4k(b[ib] >> 4));
+    for (int ig = 0; ig < 4; ++ig) {
+      ktGroup(u16(ql + 2 * (4 * ib + ig)), 4096, false, sl, 8, yl);
+      ktGroup(u16(qh + 2 * (4 * ib + ig)), 4096, false, sh, 8, yh);
+      yl += 8;
+      yh += 8;
+    }
+  }
+}
+
+// IQ3_KT: as IQ2_KT with plain 4-bit scales, magnitudes from the trellis, and a sign bit per value
+// in qh (bit ib for the first half, ib + 4 for the second).
+WS_HD void iq3_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdLoad<float>(meta, 0);
+  const uint8_t* ql = b + 4;
+  const uint8_t* qh = b + 68;
+  float* yl = y;
+  float* yh = y + QK / 2;
+  for (int ib = 0; ib < 4; ++ib) {
+    const float sl = d * float(b[ib] & 0xF);
+    const float sh = d * float(b[ib] >> 4);
+    const uint8_t lowMask = uint8_t(1 << ib), highMask = uint8_t(lowMask << 4);
+    for (int ig = 0; ig < 4; ++ig) {
+      ktGroup(u16(ql + 2 * (4 * ib + ig)), 4096, true, sl, 8, yl);
+      ktGroup(u16(ql + 32 + 2 * (4 * ib + ig)), 4096, true, sh, 8, yh);
+      for (int j = 0; j < 8; ++j) {
+        if (qh[ig * 8 + j] & lowMask) yl[j] = -yl[j];
+        if (qh[ig * 8 + j] & highMask) yh[j] = -yh[j];
+      }
+      yl += 8;
+      yh += 8;
+    }
+  }
+}
+
+// IQ4_KT: the row's float scale first (`meta`); per 32 values a uint32 whose bits 1-7 are the scale
+// (minus 64), bit 0 the trellis offset (4096 or 32768 + 4096) and bits 8-31 three high bits of each
+// group's 15-bit index; groups of 4 values.
+WS_HD void iq4_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdLoad<float>(meta, 0);
+  const uint8_t* ql = b + 32;
+  const uint8_t* qh = b + 96;
+  for (int ib = 0; ib < 8; ++ib) {
+    const uint32_t shb = hdLoad<uint32_t>(b, ib);
+    const uint32_t offset = (shb & 1) ? 32768 + 4096 : 4096;
+    const float sl = d * float(int((shb & 0xFF) >> 1) - 64);
+    for (int ig = 0; ig < 8; ++ig) {
+      const int jj = ib * 8 + ig;
+      const uint32_t idx = ql[jj] | ((uint32_t(qh[jj % 32]) << (8 - 4 * (jj / 32))) & 0xF00) | (((shb >> (8 + 3 * ig)) & 7) << 12);
+      ktGroup(idx, offset, false, sl, 4, y);
+      y += 4;
+    }
   }
 }
 

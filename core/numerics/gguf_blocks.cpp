@@ -47,6 +47,14 @@ WS_RUNNER(iq2_k, 256, 76)
 WS_RUNNER(iq3_k, 256, 110)
 WS_RUNNER(iq4_k, 256, 144)
 WS_RUNNER(iq5_k, 256, 176)
+// IQ6_K's fused cubic (fmaf) needs the FMA instruction, which the avx2 clone lacks (there fmaf is a
+// libm call, 7x slower than ik_llama.cpp's own to_float): an FMA clone has it. Contraction stays
+// off in this file, so the clone changes no other operation.
+#define WS_FMA_RUNNER(fn, elems, bytes)                                                                                   \
+  __attribute__((target_clones("fma", "default"))) void run_##fn(const uint8_t* src, uint64_t n, float* dst) { \
+    for (uint64_t i = 0; i < n; ++i) fn(src + i * (bytes), dst + i * (elems));                                           \
+  }
+WS_FMA_RUNNER(iq6_k, 256, 212)
 
 // Types whose rows carry meta bytes before their blocks (ik_llama.cpp's row scales): one row at a time.
 using RowFn = void (*)(const uint8_t*, const uint8_t*, uint64_t, float*);
@@ -56,11 +64,27 @@ using RowFn = void (*)(const uint8_t*, const uint8_t*, uint64_t, float*);
   }
 WS_ROW_RUNNER(iq4_ks, 256, 136, 4)
 WS_ROW_RUNNER(iq5_ks, 256, 168, 4)
+WS_ROW_RUNNER(iq2_ks, 256, 70, 2)
+WS_ROW_RUNNER(iq4_kss, 256, 128, 4)
+WS_ROW_RUNNER(iq3_ks, 256, 102, 2)
+WS_ROW_RUNNER(iq2_kl, 256, 86, 2)
+WS_ROW_RUNNER(iq1_kt, 256, 56, 4)
+WS_ROW_RUNNER(iq2_kt, 256, 68, 4)
+WS_ROW_RUNNER(iq3_kt, 256, 100, 4)
+WS_ROW_RUNNER(iq4_kt, 256, 128, 4)
 
 RowFn rowFn(int id) {
   switch (id) {
     case 144: return row_iq4_ks;
     case 152: return row_iq5_ks;
+    case 145: return row_iq2_ks;
+    case 146: return row_iq4_kss;
+    case 156: return row_iq3_ks;
+    case 157: return row_iq2_kl;
+    case 158: return row_iq1_kt;
+    case 153: return row_iq2_kt;
+    case 154: return row_iq3_kt;
+    case 155: return row_iq4_kt;
     default: return nullptr;
   }
 }
@@ -99,6 +123,7 @@ RunFn runFn(int id) {
     case 138: return run_iq3_k;
     case 139: return run_iq4_k;
     case 140: return run_iq5_k;
+    case 141: return run_iq6_k;
     default: return nullptr;
   }
 }

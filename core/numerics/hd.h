@@ -169,6 +169,28 @@ WS_HD int hdIq2nl(uint32_t i) {
 #endif
 }
 
+// iq2kl_values (IQ2_KL), the same file: 32 pairs of int8 values, each pair a uint16 whose low byte
+// is the first value (ik_llama.cpp reads a pair through an int8_t pointer, little-endian).
+#define WS_IQ2KL                                                                                                        \
+  {0xe9c1, 0x0dc1, 0xc1d8, 0xf6d8, 0x0dd8, 0x2fd8, 0xd8e9, 0xe9e9, 0x01e9, 0x0de9, 0x1ce9, 0xc1f6, 0x01f6, 0x0df6, 0x2ff6, \
+   0xe901, 0xf601, 0x0101, 0x0d01, 0x1c01, 0xd80d, 0xe90d, 0xf60d, 0x010d, 0x0d0d, 0xc11c, 0xe91c, 0x011c, 0x1c1c, 0x2f1c, \
+   0xe92f, 0x0d2f}
+#if defined(__CUDACC__)
+static __constant__ uint16_t kIq2klDevice[32] = WS_IQ2KL;
+#endif
+inline constexpr uint16_t kIq2klHost[32] = WS_IQ2KL;
+#undef WS_IQ2KL
+
+// Value `half` (0 or 1) of IQ2_KL pair i.
+WS_HD int hdIq2kl(uint32_t i, int half) {
+#if defined(__CUDA_ARCH__)
+  const uint16_t pair = kIq2klDevice[i & 31];
+#else
+  const uint16_t pair = kIq2klHost[i & 31];
+#endif
+  return int8_t(uint8_t(pair >> (8 * half)));
+}
+
 // bitsandbytes' NF4 code map (functional.get_4bit_type("nf4"), bitsandbytes 0.50.1): the Python
 // floats torch.tensor turns into float32, so each entry is its double literal rounded once.
 #define WS_BNB_NF4                                                                                                       \

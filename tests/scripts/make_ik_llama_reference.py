@@ -14,7 +14,7 @@ corpus changes:
 
 types.json: every type id ik_llama.cpp's library names (ggml_internal_get_type_traits): name, block
 size, type size, row meta size - what core/model/dtype.cpp's ik rows must equal (tst_dtype).
-ik-types.gguf (Q6_0, IQ2_K, IQ3_K, IQ4_K, IQ5_K, IQ4_KS, IQ5_KS; written by ik_llama.cpp's own gguf writer, gguf_write_to_file; its gguf-py cannot
+ik-types.gguf (every type in DECODED; written by ik_llama.cpp's own gguf writer, gguf_write_to_file; its gguf-py cannot
 write types with row meta): one tensor per decoded ik type, random
 weights (a spread of magnitudes per row, some rows all zero) quantized by ggml_quantize_chunk
 with a random importance matrix, a stacked [2, 8, 512] expert tensor among them so the row meta
@@ -35,7 +35,11 @@ import numpy as np
 DECODED = {"iq2_k": ("blk.0.attn_q.weight", (16, 512)), "iq4_k": ("blk.0.attn_k.weight", (16, 512)),
            "iq4_ks": ("blk.0.ffn_down_exps.weight", (2, 8, 512)), "q6_0": ("blk.0.attn_v.weight", (16, 512)),
            "iq3_k": ("blk.0.attn_output.weight", (16, 512)), "iq5_k": ("blk.0.ffn_gate_exps.weight", (2, 8, 512)),
-           "iq5_ks": ("blk.0.ffn_up_exps.weight", (2, 8, 512))}
+           "iq5_ks": ("blk.0.ffn_up_exps.weight", (2, 8, 512)), "iq6_k": ("blk.1.attn_q.weight", (16, 512)),
+           "iq2_ks": ("blk.1.ffn_down_exps.weight", (2, 8, 512)), "iq4_kss": ("blk.1.attn_k.weight", (16, 512)),
+           "iq3_ks": ("blk.1.ffn_gate_exps.weight", (2, 8, 512)), "iq2_kl": ("blk.1.attn_v.weight", (16, 512)),
+           "iq1_kt": ("blk.1.attn_output.weight", (16, 512)), "iq2_kt": ("blk.1.ffn_up_exps.weight", (2, 8, 512)),
+           "iq3_kt": ("blk.2.attn_q.weight", (16, 512)), "iq4_kt": ("blk.2.ffn_down_exps.weight", (2, 8, 512))}
 
 
 class InitParams(ctypes.Structure):

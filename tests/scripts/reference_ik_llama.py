@@ -2,8 +2,9 @@
 """ik_llama.cpp's own types, against its own code (tests/data/ik_llama, made by
 make_ik_llama_reference.py; its docstring has the recipe and commit).
 
-- `dequant` of each tensor of ik-types.gguf (Q6_0, IQ2_K, IQ3_K, IQ4_K, IQ5_K, and IQ4_KS and
-  IQ5_KS stacked over two experts, whose rows each begin with a float scale) equals ik_llama.cpp's own to_float bit for bit
+- `dequant` of each tensor of ik-types.gguf (one per decoded type: Q6_0, the IQn_K, IQn_KS, IQ4_KSS,
+  IQ2_KL and the KT trellis types, several stacked over two experts, whose rows each begin with a
+  float or f16 scale) equals ik_llama.cpp's own to_float bit for bit
   (truth.json: SHA-256 of the float32 values), and one expert's rows equal the whole's;
 - `inspect` sizes every tensor as ik_llama.cpp's ggml_nbytes does (the file's own layout: each
   tensor ends where the next begins, after alignment);
@@ -70,6 +71,8 @@ with tempfile.TemporaryDirectory() as tmp:
             check(by_name.get(tensor, {}).get("dtype") == want, f"inspect: {tensor} is {by_name.get(tensor, {}).get('dtype')}, expected {want}")
         # IQ4_KS [2, 8, 512]: 16 rows of a 4-byte row scale and two 136-byte blocks.
         check(by_name["blk.0.ffn_down_exps.weight"]["bytes"] == 16 * (4 + 2 * 136), f"IQ4_KS bytes {by_name['blk.0.ffn_down_exps.weight']['bytes']}")
+        # IQ2_KS [2, 8, 512]: 16 rows of a 2-byte (f16) row scale and two 70-byte blocks.
+        check(by_name["blk.1.ffn_down_exps.weight"]["bytes"] == 16 * (2 + 2 * 70), f"IQ2_KS bytes {by_name['blk.1.ffn_down_exps.weight']['bytes']}")
     r = run("dequant", retyped(GGUF, "blk.0.attn_k.weight", 339, os.path.join(tmp, "r4.gguf")), "blk.0.attn_k.weight", "--out", out)
     check(r.returncode not in (0, -6, -11) and "IQ4_K_R4 (ik_llama.cpp's type 339) is not implemented" in r.stderr, f"IQ4_K_R4: exit {r.returncode}: {r.stderr.strip()}")
     r = run("inspect", retyped(GGUF, "blk.0.attn_k.weight", 99, os.path.join(tmp, "99.gguf")))
