@@ -351,6 +351,21 @@ std::vector<Case> cases() {
   v.push_back({"GGUF without context_length", "WS-M006", "tiny-qwen3moe-kquants.gguf", patchedGguf("qwen3moe.context_length", "qwen3moe.context_lengtX", {})});
   v.push_back({"GGUF using more experts than it has", "WS-M005", "blk.0.ffn_down_exps.weight", patchedGguf("qwen3moe.expert_used_count", "", 9)});
   v.push_back({"GGUF router picking no expert", "WS-M005", "blk.0.ffn_down_exps.weight", patchedGguf("qwen3moe.expert_used_count", "", 0)});
+  // WS-R007: what llama.cpp's model builder needs beyond M006's keys - a key the qwen3moe class's
+  // load_arch_hparams requires, and an architecture llama.cpp does not name (every "qwen3moe" of
+  // the file renamed, keys too, so only the architecture is unknown).
+  v.push_back({"GGUF without a key its architecture requires", "WS-R007", "tiny-qwen3moe-kquants.gguf",
+               patchedGguf("qwen3moe.attention.layer_norm_rms_epsilon", "qwen3moe.attention.layer_norm_rms_epsiloX", {}), "llama.cpp"});
+  v.push_back({"GGUF of an architecture llama.cpp does not know", "WS-R007", "tiny-qwen3moe-kquants.gguf",
+               [](const wstest::TempDir& d) {
+                 std::ifstream in(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"), std::ios::binary);
+                 std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                 for (size_t at = bytes.find("qwen3moe"); at != std::string::npos; at = bytes.find("qwen3moe", at)) bytes.replace(at, 8, "qwen9moe");
+                 const std::string out = d.file("tiny-qwen3moe-kquants.gguf");
+                 wstest::writeFile(out, bytes);
+                 return out;
+               },
+               "llama.cpp"});
   auto rawFile = [](const char* name, const char* code, std::function<std::vector<uint8_t>()> bytes) {
     return Case{name, code, "model.safetensors", [bytes](auto& d) {
                   std::string dir = d.file("ckpt");

@@ -80,6 +80,7 @@ const std::vector<RuleInfo>& rules() {
       {"WS-R004", "native-fp8-layout", "compatibility", S::Info, "KTransformers' native FP8 path needs per-expert E4M3 weights with BF16 or F32 scales of exactly [rows/128, cols/128] (128x128 blocks)", "other FP8 paths are not affected; transformers also reads squeezed and fused layouts", "kt"},
       {"WS-R005", "runtime-dtypes", "compatibility", S::Info, "a dtype outside the seed runtime's set (BF16, F32, U8, I8, F8_E4M3, F8_E8M0, I64)", "the seed runtime refuses the file at load", "seed"},
       {"WS-R006", "kt-int8-scale-file", "compatibility", S::Info, "a KTransformers INT8 expert part whose scale sits in another file than its weight", "KTransformers' INT8 folder loader reads each part's scale from its weight's file; write them together", "kt"},
+      {"WS-R007", "llama-cpp-model", "compatibility", S::Warning, "a GGUF model llama.cpp would not build: an architecture it does not name or map, or a key its model class requires missing", "llama.cpp refuses to load it; other GGUF readers (ik_llama.cpp, gguf-py) may take it", "llama.cpp"},
       // serving engines at a layout and on a GPU (validate --runtime vllm|sglang, core/validate/engines)
       // Against the Hub's record (validate --hub; core/validate/hub_rules)
       {"WS-H001", "hub-file-differs", "hub", S::Error, "a local file whose size or digest is not the Hub's record of it (LFS sha256, git blob sha1)", "download the file again: it was cut short or corrupted on the way (hf download; hf cache verify)"},

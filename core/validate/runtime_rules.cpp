@@ -1,11 +1,13 @@
 #include "core/validate/runtime_rules.h"
 
 #include <map>
+#include <variant>
 #include <string>
 #include <vector>
 
 #include "core/model/weight_shape.h"
 #include "core/util/format_bytes.h"
+#include "core/validate/engines/engine_tables.h"
 
 namespace ws::val {
 
@@ -163,6 +165,43 @@ void seedDtypes(const Checkpoint& c, Sink& sink) {
   for (const auto& [dtype, r] : refused) r.report(sink, "WS-R005", "tensors of dtype " + dtype + " (the seed runtime refuses it: 'Unsupported safetensors dtype')");
 }
 
+// llama.cpp builds a model from a GGUF only for an architecture it names and maps
+// (src/llama-model.cpp llama_model_create: "unknown model architecture"; llama_model_mapping:
+// "unsupported model architecture") and with the keys that model's load_arch_hparams requires
+// (llama_model_loader::get_key: "key not found in model"), at the commit the generated table was
+// read from. Files of blocks only, as WS-M006; a LoRA adapter GGUF (general.type "adapter") is read
+// by llama_adapter_lora_init, which builds no model.
+void llamaCppModel(const Checkpoint& c, Sink& sink) {
+  if (c.format != "gguf" || c.files.empty()) return;
+  bool blocks = false, adapter = false;
+  for (const auto& t : c.tensors) blocks |= t.layer >= 0;
+  for (const auto& e : c.meta)
+    if (e.key == "general.type") adapter = std::holds_alternative<std::string>(e.value) && std::get<std::string>(e.value) == "adapter";
+  if (!blocks || adapter) return;
+  const std::string& arch = c.model.architecture;
+  const std::string& file = c.files.front().path;
+  const std::string llama = "llama.cpp " + std::string(engines::kLlamaCppCommit);
+  const engines::LlamaCppModelRow* row = engines::findLlamaCppModel(arch);
+  if (!row || !row->builds) {
+    sink.add("WS-R007", llama + " refuses the file: '" + (row ? "unsupported" : "unknown") + " model architecture: '" + arch + "''", {}, file);
+    return;
+  }
+  std::vector<std::string> missing;
+  for (std::string_view pattern : row->requiredKeys) {
+    std::string key(pattern);
+    if (const size_t at = key.find("%s"); at != std::string::npos) key.replace(at, 2, arch);
+    bool present = false;
+    for (const auto& e : c.meta) present |= e.key == key;
+    if (!present) missing.push_back("'" + key + "'");
+  }
+  if (missing.empty()) return;
+  std::string list;
+  for (const auto& k : missing) list += (list.empty() ? "" : ", ") + k;
+  sink.add("WS-R007", llama + " requires " + list + " to build a " + arch + " model (" + std::string(row->source) + " load_arch_hparams): 'key not found in model: " +
+                          missing.front().substr(1, missing.front().size() - 2) + "'",
+           {}, file);
+}
+
 }  // namespace
 
 void runtimeRules(const Checkpoint& c, Sink& sink) {
@@ -175,6 +214,7 @@ void runtimeRules(const Checkpoint& c, Sink& sink) {
   ktRawInt4(c, sink);
   ktInt8ScaleFiles(c, sink);
   seedDtypes(c, sink);
+  llamaCppModel(c, sink);
 }
 
 }  // namespace ws::val

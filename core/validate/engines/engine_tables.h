@@ -23,6 +23,21 @@ struct ArchitectureRegistry {
 const ArchitectureRegistry& vllmArchitectures();    // vllm_architectures.cpp (generated)
 const ArchitectureRegistry& sglangArchitectures();  // sglang_architectures.cpp (generated)
 
+// llama.cpp's GGUF architectures at one commit: `general.architecture` names one of them, or
+// llama.cpp refuses ("unknown model architecture"); one it names but builds no model for is refused
+// too ("unsupported model architecture"). `requiredKeys`: the keys (with "%s" for the architecture)
+// its model class requires unconditionally; keysKnown false where the source gave no list.
+struct LlamaCppModelRow {
+  std::string_view architecture;
+  std::string_view source;  // the model class's load_arch_hparams
+  bool builds;
+  bool keysKnown;
+  std::vector<std::string_view> requiredKeys;
+};
+inline constexpr std::string_view kLlamaCppCommit = "0c1e57098";
+const std::vector<LlamaCppModelRow>& llamaCppModels();  // llama_cpp_models.cpp (generated)
+const LlamaCppModelRow* findLlamaCppModel(std::string_view architecture);
+
 // One quantization path of one engine: what it needs of the GPU. `method` is the key
 // quantMethodOf() gives a checkpoint (the engine's resolved method, e.g. "awq" that vLLM turns
 // into awq_marlin where Marlin can run it).
