@@ -9,6 +9,7 @@
 
 #include "core/plan/devices.h"
 #include "core/plan/ep_plan.h"
+#include "core/plan/host_offload.h"
 #include "core/plan/placement.h"
 #include "core/synth/synth.h"
 #include "test_support.h"
@@ -314,6 +315,25 @@ class TstPlan : public QObject {
     QCOMPARE(r.ranks[0].bytes[plan::Deferred], uint64_t(1024));
     QCOMPARE(r.ranks[0].skipped.size(), size_t(1));
     QCOMPARE(r.ranks[0].skipped[0].reason, std::string("deferred"));
+  }
+
+  // llama.cpp's --n-cpu-moe N patterns, blk\.i\.ffn_(up|down|gate|gate_up)_(ch|)exps for i < N,
+  // searched in each name: the routed expert tensors of the first N blocks, nothing else.
+  void nCpuMoeMatchesLlamaCppsPatterns() {
+    using plan::keptOnHostByNCpuMoe;
+    QVERIFY(keptOnHostByNCpuMoe("blk.0.ffn_up_exps.weight", 1));
+    QVERIFY(!keptOnHostByNCpuMoe("blk.1.ffn_up_exps.weight", 1));
+    QVERIFY(keptOnHostByNCpuMoe("blk.1.ffn_down_exps.weight", 2));
+    QVERIFY(!keptOnHostByNCpuMoe("blk.15.ffn_gate_exps.weight", 2));  // block 15, not block 1
+    QVERIFY(keptOnHostByNCpuMoe("blk.15.ffn_gate_exps.weight", 16));
+    QVERIFY(keptOnHostByNCpuMoe("blk.3.ffn_gate_up_exps.weight", 4));
+    QVERIFY(keptOnHostByNCpuMoe("blk.3.ffn_up_chexps.weight", 4));
+    QVERIFY(keptOnHostByNCpuMoe("blk.3.ffn_down_exps.scale", 4));     // any tensor the pattern finds
+    QVERIFY(!keptOnHostByNCpuMoe("blk.3.ffn_up_shexp.weight", 4));    // shared experts stay
+    QVERIFY(!keptOnHostByNCpuMoe("blk.3.ffn_gate_inp.weight", 4));    // the router stays
+    QVERIFY(!keptOnHostByNCpuMoe("blk.3.ffn_up.weight", 4));          // dense FFN: --n-cpu-ffn's, not this
+    QVERIFY(!keptOnHostByNCpuMoe("blk.03.ffn_up_exps.weight", 4));    // %d never prints a leading zero
+    QVERIFY(!keptOnHostByNCpuMoe("blk.0.ffn_up_exps.weight", 0));
   }
 
   void capacities() {

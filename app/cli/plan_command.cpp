@@ -90,7 +90,7 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
     bytes["total"] = rp.resident;
     nlohmann::json r = {{"rank", rp.rank}, {"experts", rp.experts}, {"tensors", rp.held.size()}, {"bytes", bytes},
                         {"fits", rp.fits ? nlohmann::json(*rp.fits) : nlohmann::json(nullptr)},
-                        {"derived", rp.derived}, {"transient", rp.transient}, {"peak", rp.peak},
+                        {"derived", rp.derived}, {"transient", rp.transient}, {"peak", rp.peak}, {"host", rp.host},
                         {"headroom", opt.capacity ? nlohmann::json(rp.headroom) : nlohmann::json(nullptr)},
                         {"kv_cache", kvJson(kv, opt, rp)},
                         {"reserves", reservesJson(kv)}};
@@ -117,6 +117,7 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
       {"runtime", std::string(opt.rules->name)},
       {"physical_experts", opt.placement.physicalExperts()},
       {"tp_size", opt.tp},
+      {"n_cpu_moe", opt.nCpuMoe},
       {"capacity", opt.capacity ? nlohmann::json(*opt.capacity) : nlohmann::json(nullptr)},
       {"budget", budgetJson(budget, opt.reserved)},
       {"reserved", opt.reserved},
@@ -195,13 +196,18 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
                 opt.capacity ? (rp.headroom < 0 ? "-" + formatBytes(uint64_t(-rp.headroom)) : formatBytes(uint64_t(rp.headroom))).c_str() : "-",
                 verdict.c_str());
   }
-  if (const auto skipped = plan::notUploaded(res); !skipped.empty()) {
+  std::vector<plan::SkippedTensor> skipped, host;
+  for (auto& s : plan::notUploaded(res)) (s.reason == "host" ? host : skipped).push_back(std::move(s));
+  if (!skipped.empty()) {
     std::printf("not uploaded: %zu tensors\n", skipped.size());
     for (const auto& s : skipped) {
       const auto& t = c.tensors[s.tensor];
       std::printf("  %s  (%s)  %s @ %llu\n", t.name.c_str(), s.reason.c_str(), c.files[t.file].path.c_str(), (unsigned long long)t.offset);
     }
   }
+  if (opt.nCpuMoe > 0)  // one line, not a line a tensor: every expert tensor of N blocks
+    std::printf("host memory (llama.cpp --n-cpu-moe %d: the routed experts of %s): %s in %zu tensors\n", opt.nCpuMoe,
+                opt.nCpuMoe == 1 ? "block 0" : ("blocks 0-" + std::to_string(opt.nCpuMoe - 1)).c_str(), formatBytes(res.ranks.front().host).c_str(), host.size());
   for (const auto& n : res.notes) std::printf("note: %s\n", n.c_str());
 }
 
@@ -224,18 +230,19 @@ void printEngineCheck(const val::engines::EngineCheck& e) {
 }
 
 // --emit ENGINE: the engine's launch command for this layout (core/plan/launch_flags.h).
-std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, int ep, int tp) {
+std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, int ep, int tp, int nCpuMoe) {
   if (!a.has("emit")) return std::nullopt;
   plan::LaunchRequest r;
   r.engine = a.get("emit");
-  r.modelPath = a.positional()[0];
   r.gguf = c.format == "gguf";
+  r.modelPath = r.gguf && !c.files.empty() ? c.files.front().path : a.positional()[0];  // llama.cpp takes a file (a split's first)
   r.ep = ep, r.tp = tp;
   r.placement = placementSpecOf(a, residencyRulesOf(a)).kind;
   r.maxModelLen = a.getInt("max-model-len", -1);
   r.kvCacheDtype = a.get("kv-cache-dtype");
   if (a.has("gpu-memory-utilization")) r.gpuMemoryUtilization = std::stod(a.get("gpu-memory-utilization"));
   r.maxNumSeqs = a.getInt("max-num-seqs", -1);
+  r.nCpuMoe = nCpuMoe;
   auto cmd = plan::launchCommand(r);
   if (!cmd) throw std::invalid_argument(cmd.error().message);
   return cmd.value();
@@ -274,6 +281,9 @@ class PlanCommand : public Command {
            "  --skip-mtp              do not upload MTP layers (--runtime seed: mtp.* only, as its loader)\n"
            "  --defer GLOB            tensors the model reads later (repeatable via commas)\n"
            "  --defer-ngram           leave n-gram embedding tables (*ngram*, *.embedders.*) on disk\n"
+           "  --n-cpu-moe N           GGUF: llama.cpp's flag - the routed experts of blocks 0..N-1 in host memory\n"
+           "  --host-mem SIZE         GGUF, with --gpu-mem: the smallest --n-cpu-moe that fits the device (and\n"
+           "                          one request of --max-model-len), and whether SIZE of host memory holds it\n"
            "KV cache (docs/plan.md; with --gpu-mem: tokens that fit and the maximum concurrency per rank):\n"
            "  --max-model-len L       tokens per request (default: max_position_embeddings)\n"
            "  --kv-cache-dtype D      auto (the model's dtype), bf16, fp16, fp32, fp8, fp8_e4m3, fp8_e5m2,\n"
@@ -295,7 +305,7 @@ class PlanCommand : public Command {
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
-                   "fit", "gpu", "emit", "engine-log"},
+                   "fit", "gpu", "emit", "engine-log", "n-cpu-moe", "host-mem"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
     if (a.positional().size() == 1 && a.has("engine-log")) return runEngineLog(a);
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
@@ -307,7 +317,12 @@ class PlanCommand : public Command {
     const Checkpoint& c = *opened;
     if (a.has("fit")) return runFit(a, c);
     const std::optional<plan::GpuBudget> budget = budgetOf(a);
-    auto planned = planFor(a, c, int(a.getInt("ep", 1)), int(a.getInt("tp", 1)), budget);
+    std::optional<HostFit> hostFit;
+    if (a.has("host-mem")) {
+      hostFit = hostFitOf(a, c, budget);
+      if (!hostFit) return kExitCannotRun;
+    }
+    auto planned = planFor(a, c, int(a.getInt("ep", 1)), int(a.getInt("tp", 1)), budget, hostFit ? std::optional<int>(hostFit->nCpuMoe) : std::nullopt);
     if (!planned) return kExitCannotRun;
     auto& [opt, res] = *planned;
     // The KV cache: asked for by any of its flags (then a config that cannot say is an error), or
@@ -323,7 +338,7 @@ class PlanCommand : public Command {
       kv = std::move(k);
     }
     const auto engine = engineCheckOf(a, c, int(a.getInt("ep", 1)), opt.tp);
-    const auto launch = launchOf(a, c, int(a.getInt("ep", 1)), opt.tp);
+    const auto launch = launchOf(a, c, int(a.getInt("ep", 1)), opt.tp, opt.nCpuMoe);
     if (a.has("json")) {
       auto doc = planJson(c, opt, res, a.has("list-tensors"), budget, kv);
       if (engine) {
@@ -332,11 +347,13 @@ class PlanCommand : public Command {
         doc["engine"] = {{"verdict", engine->verdict}, {"findings", std::move(findings)}};
       }
       if (launch) doc["launch"] = {{"engine", a.get("emit")}, {"argv", launch->argv}, {"command", launch->shell()}, {"notes", launch->notes}};
+      if (hostFit) doc["host_fit"] = {{"host_mem", hostFit->hostMem}, {"n_cpu_moe", hostFit->nCpuMoe}, {"fits", hostFit->fits}, {"verdict", hostFit->verdict}};
       std::cout << doc.dump(1) << "\n";
     } else {
       if (engine) printEngineCheck(*engine);
       printTable(c, opt, res, budget);
       printKv(opt, res, kv);
+      if (hostFit) std::printf("%s\n", hostFit->verdict.c_str());
       if (launch) {
         std::printf("launch: %s\n", launch->shell().c_str());
         for (const auto& n : launch->notes) std::printf("  note: %s\n", n.c_str());
@@ -345,6 +362,7 @@ class PlanCommand : public Command {
     // Exit 1 when a budget was given and some rank does not fit, or the engine refuses the
     // layout: usable as a CI gate.
     if (engine && engine->refuses()) return kExitFindings;
+    if (hostFit && !hostFit->fits) return kExitFindings;
     for (const auto& rp : res.ranks)
       if (rp.fits && !*rp.fits) return kExitFindings;
     return kExitOk;
@@ -354,7 +372,8 @@ class PlanCommand : public Command {
   // The plan for EP `ep` and TP `tp` with the options of the command line; prints the error and
   // returns nothing when it cannot be made.
   static std::optional<std::pair<plan::PlanOptions, plan::PlanResult>> planFor(const Args& a, const Checkpoint& c, int ep, int tp,
-                                                                               const std::optional<plan::GpuBudget>& budget) {
+                                                                               const std::optional<plan::GpuBudget>& budget,
+                                                                               std::optional<int> nCpuMoe = std::nullopt) {
     auto pl = placementSpecOf(a, residencyRulesOf(a)).build(ep, c.model.numExperts);
     if (!pl) {
       std::cerr << "weightscope plan: " << pl.error().describe() << "\n";
@@ -367,6 +386,9 @@ class PlanCommand : public Command {
     opt.skipActivationScales = a.has("skip-activation-scales");
     opt.skipMtp = a.has("skip-mtp");
     opt.deferNgramTables = a.has("defer-ngram");
+    opt.nCpuMoe = nCpuMoe ? *nCpuMoe : int(a.getInt("n-cpu-moe", 0));
+    if (opt.nCpuMoe < 0) throw std::invalid_argument("--n-cpu-moe takes a block count, 0 or more");
+    if (opt.nCpuMoe > 0 && c.format != "gguf") throw std::invalid_argument("--n-cpu-moe is llama.cpp's: PATH must be a GGUF file");
     if (a.has("defer")) {
       std::string d = a.get("defer");
       for (size_t p = 0; p <= d.size();) {
@@ -389,6 +411,49 @@ class PlanCommand : public Command {
       return std::nullopt;
     }
     return std::make_pair(std::move(opt), std::move(res.value()));
+  }
+
+  // --host-mem SIZE: the fewest blocks whose routed experts llama.cpp's --n-cpu-moe must keep in
+  // host memory for the rest to fit the --gpu-mem budget (the weights' peak, and with
+  // --max-model-len one request's KV cache and the reserves), and whether the host holds them.
+  // More blocks on the host never put more on the device, so the first N that fits is the answer.
+  struct HostFit {
+    uint64_t hostMem = 0;
+    int nCpuMoe = 0;
+    bool fits = false;
+    std::string verdict;
+  };
+  static std::optional<HostFit> hostFitOf(const Args& a, const Checkpoint& c, const std::optional<plan::GpuBudget>& budget) {
+    if (c.format != "gguf") throw std::invalid_argument("--host-mem plans llama.cpp's --n-cpu-moe: PATH must be a GGUF file");
+    if (!budget) throw std::invalid_argument("--host-mem needs --gpu-mem: the device the rest must fit");
+    if (a.has("n-cpu-moe")) throw std::invalid_argument("--host-mem searches --n-cpu-moe: give one or the other");
+    HostFit h;
+    h.hostMem = plan::parseSize(a.get("host-mem"));
+    int blocks = 0;
+    for (const auto& t : c.tensors) blocks = std::max(blocks, int(t.layer) + 1);
+    const bool wantKv = a.has("max-model-len");
+    const KvPlan kv = wantKv ? kvPlanOf(a, c, 1) : KvPlan{};
+    if (wantKv && !kv.cache) throw std::invalid_argument("KV cache: " + kv.why);
+    const std::string device = plan::findDevice(a.get("gpu-mem")) ? a.get("gpu-mem") : formatBytes(budget->total) + " GPU";
+    for (int n = 0; n <= blocks; ++n) {
+      auto planned = planFor(a, c, 1, 1, budget, n);
+      if (!planned) return std::nullopt;
+      const plan::RankPlan& rp = planned->second.ranks.front();
+      const bool weightsFit = rp.fits.value_or(false);
+      const uint64_t tokens = wantKv ? kv.fit(planned->first, rp).tokensFit : 0;
+      if (!weightsFit || (wantKv && tokens < uint64_t(kv.options.maxModelLen))) continue;
+      h.nCpuMoe = n;
+      h.fits = rp.host <= h.hostMem;
+      const std::string what = "1 x " + device + " + " + formatBytes(h.hostMem) + " host";
+      h.verdict = "host offload: " + what + (h.fits ? " fits" : " does not fit") + " with --n-cpu-moe " + std::to_string(n) + " (" + formatBytes(rp.host) +
+                  " of experts in host memory" + (h.fits ? "" : ", more than the host's " + formatBytes(h.hostMem)) + "; " + formatBytes(rp.peak) +
+                  " of weights on the device" + (wantKv ? " and the KV cache of " + std::to_string(kv.options.maxModelLen) + " tokens" : "") + ")";
+      return h;
+    }
+    h.nCpuMoe = blocks;
+    h.verdict = "host offload: does not fit even with --n-cpu-moe " + std::to_string(blocks) + " (every block's routed experts in host memory): what stays on the device" +
+                (wantKv ? ", with the KV cache of " + std::to_string(kv.options.maxModelLen) + " tokens," : "") + " is more than the budget";
+    return h;
   }
 
   // The KV cache and reserves for attention TP `tp`; `cache` empty with `why` when the config

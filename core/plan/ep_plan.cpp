@@ -8,6 +8,7 @@
 
 #include "core/model/quant_scheme.h"
 #include "core/plan/derived_buffers.h"
+#include "core/plan/host_offload.h"
 #include "core/util/glob.h"
 
 namespace ws::plan {
@@ -145,6 +146,7 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
       if (skip.empty() && opt.deferNgramTables && isNgramTable(t.name)) skip = "deferred";
       for (const auto& g : opt.defer)
         if (skip.empty() && globMatch(g, t.name)) skip = "deferred";
+      if (skip.empty() && keptOnHostByNCpuMoe(t.name, opt.nCpuMoe)) skip = "host";
 
       const bool routed = t.role == Role::RoutedExpert && E > 0;
       // An MTP head under layers.N (GLM style) has experts of its own: the seed shards them like
@@ -183,6 +185,7 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
         if (!skip.empty()) {
           rp.skipped.push_back({i, skip, bytes});
           if (skip == "deferred") rp.bytes[Deferred] += bytes;
+          if (skip == "host") rp.host += bytes;
           continue;
         }
         rp.held.push_back({i, bytes});

@@ -29,6 +29,8 @@ struct PlanOptions {
   // --defer-ngram: n-gram embedding tables (names with "ngram" or ".embedders.") left on disk, as
   // the seed runtime does when a model's loader asks for it (LongCat's tables are 63-102 GB).
   bool deferNgramTables = false;
+  // llama.cpp's --n-cpu-moe N: the routed experts of blocks 0 .. N-1 in host memory (host_offload.h).
+  int nCpuMoe = 0;
   std::optional<uint64_t> capacity;     // GPU bytes per rank
   uint64_t reserved = 0;                // bytes kept free per rank (runtime, activations, KV cache)
   double peakMultiplier = 0;            // 0: by scheme (1.3 NVFP4, 1.5 FP8, else 1.0)
@@ -43,7 +45,7 @@ struct HeldTensor {
 
 struct SkippedTensor {
   uint32_t tensor;
-  std::string reason;  // "deferred", "activation scale", "mtp"
+  std::string reason;  // "deferred", "activation scale", "mtp", "host" (kept in host memory)
   uint64_t bytes = 0;  // the rank's share it would have held
 };
 
@@ -53,6 +55,7 @@ struct RankPlan {
   std::array<uint64_t, kCategories> bytes{};  // resident bytes by category; Deferred: not uploaded
   uint64_t scaleBytes = 0;                    // scale-like companions, also counted in their category
   uint64_t resident = 0;                      // sum of resident categories
+  uint64_t host = 0;                          // kept in host memory (--n-cpu-moe), not on the GPU
   uint64_t derived = 0, transient = 0, peak = 0;
   std::optional<bool> fits;
   int64_t headroom = 0;                       // capacity - reserved - peak (negative: short by)

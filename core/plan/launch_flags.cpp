@@ -6,7 +6,7 @@
 //     context_length, kv_cache_dtype; schedule.py max_running_requests), each
 //     field's flag its name with dashes (arg_utils.py _field_to_cli_name); `python -m
 //     sglang.launch_server`.
-//   llama.cpp: llama-server's -m, -c, -ngl, -ctk/-ctv, -np (common/arg.cpp).
+//   llama.cpp: llama-server's -m, -c, -ngl, -ctk/-ctv, -np, --n-cpu-moe (common/arg.cpp).
 #include "core/plan/launch_flags.h"
 
 #include <algorithm>
@@ -76,6 +76,7 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (r.maxModelLen > 0) add({"-c", std::to_string(r.maxModelLen)});
     if (kvDtype) add({"-ctk", r.kvCacheDtype, "-ctv", r.kvCacheDtype});
     if (r.maxNumSeqs > 0) add({"-np", std::to_string(r.maxNumSeqs)});
+    if (r.nCpuMoe > 0) add({"--n-cpu-moe", std::to_string(r.nCpuMoe)});
     if (r.ep > 1 || r.tp > 1)
       c.notes.push_back("llama.cpp splits layers over the GPUs it sees (--split-mode layer), not experts or heads: the plan's EP / TP ranks are not its layout");
   } else {

@@ -23,6 +23,7 @@ struct LaunchRequest {
   std::string kvCacheDtype;      // "" or "auto": the engine's default
   double gpuMemoryUtilization = 0;  // vLLM's --gpu-memory-utilization; 0: not given
   int64_t maxNumSeqs = -1;
+  int nCpuMoe = 0;                 // llama.cpp's --n-cpu-moe (host_offload.h)
 };
 
 struct LaunchCommand {
