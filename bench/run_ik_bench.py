@@ -21,7 +21,8 @@ from doc_block import cpu_name, replace_block  # noqa: E402
 from run_dequant_bench import best_of, run_ours  # noqa: E402
 
 TYPES = ["q6_0", "iq2_k", "iq3_k", "iq4_k", "iq5_k", "iq6_k", "iq2_ks", "iq3_ks", "iq4_ks", "iq4_kss", "iq5_ks", "iq2_kl",
-         "iq1_kt", "iq2_kt", "iq3_kt", "iq4_kt"]
+         "iq1_kt", "iq2_kt", "iq3_kt", "iq4_kt", "q8_0_r8", "q4_k_r4", "q6_k_r4", "iq4_xs_r8", "iq2_k_r4", "iq3_k_r4", "iq4_k_r4",
+         "iq5_k_r4", "iq4_ks_r4", "iq5_ks_r4"]
 
 
 def main():
@@ -53,9 +54,11 @@ def main():
             f = ik.to_float(lib, ids[name])
             y = np.empty((rows, cols), np.float32)
 
+            R = ik.interleave(name)  # an interleaved type's to_float takes a group of rows
+
             def theirs():
-                for r in range(rows):
-                    f(q.ctypes.data + r * row_size, y[r].ctypes.data, cols)
+                for r in range(0, rows, R):
+                    f(q.ctypes.data + r * row_size, y[r].ctypes.data, R * cols)
             peer = out_bytes / best_of(theirs, a.repeat) / 1e9
             o = out_bytes / ours[f"t.{name}"]["seconds"] / 1e9
             results.append((name.upper(), o, peer))

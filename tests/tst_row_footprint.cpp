@@ -60,6 +60,8 @@ class TstRowFootprint : public QObject {
       QTest::newRow((std::string("compressed-tensors ") + n).c_str()) << QString("ct:") + n;
     for (const char* s : {"qwen3-moe:kt-int8", "qwen3-moe:nvfp4", "gpt-oss:mxfp4", "qwen3-moe:int4-ct"})
       QTest::newRow((std::string("synth ") + s).c_str()) << QString("synth:") + s;
+    // ik_llama.cpp's own types: row scales before the blocks, and rows interleaved in groups of 4 or 8.
+    QTest::newRow("ik_llama.cpp types") << QString("ik:ik-types.gguf");
   }
 
   void everyByteARowDecodeReadsIsNamed() {
@@ -76,6 +78,7 @@ class TstRowFootprint : public QObject {
       QVERIFY2(w.ok(), w.ok() ? "" : w.error().describe().c_str());
     } else {
       const std::string from = part[0] == "fixture" ? wstest::fixture(part[1].toStdString())
+                               : part[0] == "ik"    ? wstest::sourceDir() + "/tests/data/ik_llama/" + part[1].toStdString()
                                                     : wstest::sourceDir() + "/tests/data/compressed_tensors/" + part[1].toStdString();
       if (fs::is_directory(from)) {
         fs::copy(from, path, fs::copy_options::recursive);
@@ -123,10 +126,12 @@ class TstRowFootprint : public QObject {
         QCOMPARE(after.value().values.size(), before.value().values.size());
         QVERIFY2(std::memcmp(after.value().values.data(), before.value().values.data(), before.value().values.size() * 4) == 0,
                  (what + ": decodes differently with only the footprint's bytes").c_str());
-        // The weight's span is exactly the selected rows' bytes (KTransformers' parts are named whole).
+        // The weight's span is exactly the selected rows' bytes (KTransformers' parts are named
+        // whole; an interleaved type's rows come in whole groups).
         const num::Selection sel = num::selectRows(*layout.value(), req, c->logical[li].name);
-        const uint64_t rows = layout.value()->rows();
-        if (!kt && rows && w.bytes % rows == 0) QCOMPARE(weightSpan, sel.rows * (w.bytes / rows));
+        const uint64_t rows = layout.value()->rows(), R = w.dtype->rowInterleave;
+        const uint64_t spanRows = (sel.firstRow + sel.rows + R - 1) / R * R - sel.firstRow / R * R;
+        if (!kt && rows && w.bytes % rows == 0) QCOMPARE(weightSpan, spanRows * (w.bytes / rows));
         ++cases;
         if (kt) {
           ++ktCases;

@@ -23,6 +23,10 @@ struct DType {
   uint32_t rowMetaBytes = 0;
   // The id is ik_llama.cpp's (its fork of ggml numbers its own types from 133), not ggml's.
   bool ikLlama = false;
+  // Rows stored interleaved in groups of this many (ik_llama.cpp's _R4 / _R8 / _R16 "repacked"
+  // types): each group of rows is one run of bytes - the rows' meta, then for each column block the
+  // group's blocks side by side - the size of as many plain rows.
+  uint32_t rowInterleave = 1;
 
   bool isBlockQuant() const { return family == DTypeFamily::Block; }
   // Byte size of `elements` elements; nullopt when the count is not a whole number of blocks

@@ -25,9 +25,10 @@ struct DecodeDesc {
   DescKind kind = DescKind::Plain;
   uint64_t rows = 0, cols = 0;
   Region w;
-  // GgufBlocks; rowMeta: bytes each row carries before its blocks (ik_llama.cpp's row scales)
+  // GgufBlocks; rowMeta: bytes each row carries before its blocks (ik_llama.cpp's row scales);
+  // rowInterleave: rows stored in interleaved groups of this many (DType::rowInterleave)
   int ggmlId = -1;
-  uint32_t blockElems = 1, blockBytes = 1, rowMeta = 0;
+  uint32_t blockElems = 1, blockBytes = 1, rowMeta = 0, rowInterleave = 1;
   // Fp8Scaled (mode 0 tensor, 1 channel, 2 block) / Nvfp4 (mode 0 global multiplies, 1 divides)
   // / MxfpBlocks / PackedInt: scales
   int mode = 0;

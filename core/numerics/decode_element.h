@@ -166,6 +166,26 @@ WS_HD_FN float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
 
 // GGUF block `index` of the tensor into y (blockElems floats).
 WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
+  if (d.rowInterleave > 1) {  // row k of its group of R: the group's meta, then merged blocks of R
+    const uint64_t perRow = d.cols / d.blockElems, row = index / perRow, R = d.rowInterleave;
+    const uint8_t* group = d.w.data + (row / R) * R * (d.rowMeta + perRow * d.blockBytes);
+    const uint8_t* b = group + R * d.rowMeta + (index % perRow) * R * d.blockBytes;
+    const int k = int(row % R);
+    switch (d.ggmlId) {
+      case 208: blocks::q8_0_r8(group, b, k, y); break;
+      case 212: blocks::q4_k_r4(group, b, k, y); break;
+      case 214: blocks::q6_k_r4(group, b, k, y); break;
+      case 223: blocks::iq4_xs_r8(group, b, k, y); break;
+      case 337: blocks::iq2_k_r4(group, b, k, y); break;
+      case 338: blocks::iq3_k_r4(group, b, k, y); break;
+      case 339: blocks::iq4_k_r4(group, b, k, y); break;
+      case 340: blocks::iq5_k_r4(group, b, k, y); break;
+      case 344: blocks::iq4_ks_r4(group, b, k, y); break;
+      case 352: blocks::iq5_ks_r4(group, b, k, y); break;
+      default: break;
+    }
+    return;
+  }
   if (d.rowMeta) {  // the row's meta bytes first, then its blocks
     const uint64_t perRow = d.cols / d.blockElems, row = index / perRow;
     const uint8_t* meta = d.w.data + row * (d.rowMeta + perRow * d.blockBytes);

@@ -80,9 +80,15 @@ class GgufBlockDecoder : public RowDecoder {
            c.files[t.file].path, t.offset, t.name);
     setShape(t.shape);
     rowBytes_ = type_.rowMetaBytes + cols_ / type_.blockElems * type_.blockBytes;
+    if (rows_ % type_.rowInterleave)
+      fail(ErrorCode::TensorInvalidInfo,
+           std::string(type_.name) + " stores rows in interleaved groups of " + std::to_string(type_.rowInterleave) + "; the tensor's " + std::to_string(rows_) +
+               " rows are not whole groups",
+           c.files[t.file].path, t.offset, t.name);
   }
   void decode(uint64_t row, uint64_t n, float* out) const override {
-    dequantizeGgufRows(type_, p_ + row * rowBytes_, n, cols_, out);
+    if (type_.rowInterleave > 1) dequantizeGgufInterleavedRows(type_, p_, row, n, cols_, out);
+    else dequantizeGgufRows(type_, p_ + row * rowBytes_, n, cols_, out);
     count(n * rowBytes_);
   }
   DecodeDesc describe() const override {
@@ -94,6 +100,7 @@ class GgufBlockDecoder : public RowDecoder {
     d.blockElems = type_.blockElems;
     d.blockBytes = type_.blockBytes;
     d.rowMeta = type_.rowMetaBytes;
+    d.rowInterleave = type_.rowInterleave;
     return d;
   }
 

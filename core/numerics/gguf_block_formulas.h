@@ -640,6 +640,209 @@ WS_HD void iq4_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
   }
 }
 
+// ik_llama.cpp's row-interleaved ("repacked") types, iqk/iqk_quantize.cpp dequantize_row_*_r4 /
+// _r8 at 8337e4c: a group of R rows is stored as the R rows' meta, then for each column block the
+// R rows' blocks merged into one. Each formula gives row k's block of the merged block `b`; `meta`
+// is the group's start (R row scales where the type has them).
+
+// The 4-bit codes of the _R4 types: value j = i + 4m of row k's 32-value block ib is a nibble of
+// qs[64 ib + 4k + i + 16 (m >> 2) + 32 (m & 1)], the high one when m & 2. All 32 at once, as
+// ik_llama.cpp reads them (four bytes of each quarter, both nibbles): the value loops then run in
+// order.
+WS_HD void r4Nibbles(const uint8_t* qs, int ib, int k, uint8_t* codes) {
+  const uint8_t* q = qs + 64 * ib + 4 * k;
+  for (int i = 0; i < 4; ++i) {
+    codes[i + 0] = q[i] & 0xF, codes[i + 8] = q[i] >> 4;
+    codes[i + 16] = q[i + 16] & 0xF, codes[i + 24] = q[i + 16] >> 4;
+    codes[i + 4] = q[i + 32] & 0xF, codes[i + 12] = q[i + 32] >> 4;
+    codes[i + 20] = q[i + 48] & 0xF, codes[i + 28] = q[i + 48] >> 4;
+  }
+}
+// Their fifth bits (IQ5_K_R4, IQ5_KS_R4): value j = i + 4m's is bit (m >> 1) + 4 (m & 1) of
+// qh[16 ib + 4k + i]; added to the codes as bit 4.
+WS_HD void r4AddFifthBits(const uint8_t* qhAll, int ib, int k, uint8_t* codes) {
+  const uint8_t* qh = qhAll + 16 * ib + 4 * k;
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t h = qh[i];
+    codes[i + 0] |= (h << 4) & 16, codes[i + 8] |= (h << 3) & 16, codes[i + 16] |= (h << 2) & 16, codes[i + 24] |= (h << 1) & 16;
+    codes[i + 4] |= h & 16, codes[i + 12] |= (h >> 1) & 16, codes[i + 20] |= (h >> 2) & 16, codes[i + 28] |= (h >> 3) & 16;
+  }
+}
+// Scale `is` of 6 bits: 4 in scales_l, 2 in scales_h (IQ4_K_R4, IQ5_K_R4, IQ4_XS_R8).
+WS_HD int r4Scale6(const uint8_t* sl, const uint8_t* sh, int is) { return ((sl[is % 32] >> 4 * (is / 32)) & 0xF) | (((sh[is % 16] >> 2 * (is / 16)) & 3) << 4); }
+
+// IQ4_K_R4: d[4] (f16), extra[8], scales_h[16], scales_l[32], qs[512].
+WS_HD void iq4_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k);
+  const uint8_t *extra = b + 8, *sh = b + 16, *sl = b + 32, *qs = b + 64;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const float dl1 = d * float(r4Scale6(sl, sh, 8 * ib + k) - 32);
+    const float dl2 = d * float(r4Scale6(sl, sh, 8 * ib + k + 4) - 32);
+    const uint32_t v1 = (extra[k] >> ib) & 1 ? 16 : 0, v2 = (extra[k + 4] >> ib) & 1 ? 16 : 0;
+    uint8_t c[32];
+    r4Nibbles(qs, ib, k, c);
+    for (int j = 0; j < 16; ++j) y[j] = dl1 * float(hdIq4k(v1 + c[j]));
+    for (int j = 16; j < 32; ++j) y[j] = dl2 * float(hdIq4k(v2 + c[j]));
+    y += 32;
+  }
+}
+
+// IQ4_KS_R4: the 4 rows' float scales first (`meta`); scales[32] (IQ4_KS's bytes), qs[512].
+WS_HD void iq4_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = hdLoad<float>(meta, uint64_t(k));
+  const uint8_t *scales = b, *qs = b + 32;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const uint8_t sc = scales[4 * ib + k];
+    const float dl = d * float(int(sc & 254) - 127);
+    const uint32_t v = uint32_t(sc & 1) << 4;
+    uint8_t c[32];
+    r4Nibbles(qs, ib, k, c);
+    for (int j = 0; j < 32; ++j) y[j] = dl * float(hdIq4k(v + c[j]));
+    y += 32;
+  }
+}
+
+// IQ5_K_R4: d[4] (f16), extra[8], scales_h[16], scales_l[32], qs[512], qh[128].
+WS_HD void iq5_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k);
+  const uint8_t *extra = b + 8, *sh = b + 16, *sl = b + 32, *qs = b + 64, *qh = b + 576;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const float dl1 = d * float(r4Scale6(sl, sh, 8 * ib + k) - 32);
+    const float dl2 = d * float(r4Scale6(sl, sh, 8 * ib + k + 4) - 32);
+    const uint32_t v1 = (extra[k] >> ib) & 1 ? 32 : 0, v2 = (extra[k + 4] >> ib) & 1 ? 32 : 0;
+    uint8_t c[32];
+    r4Nibbles(qs, ib, k, c);
+    r4AddFifthBits(qh, ib, k, c);
+    for (int j = 0; j < 16; ++j) y[j] = dl1 * float(hdIq5nl(v1 + c[j]));
+    for (int j = 16; j < 32; ++j) y[j] = dl2 * float(hdIq5nl(v2 + c[j]));
+    y += 32;
+  }
+}
+
+// IQ5_KS_R4: the 4 rows' float scales first (`meta`); scales[32], qs[512], qh[128].
+WS_HD void iq5_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = hdLoad<float>(meta, uint64_t(k));
+  const uint8_t *scales = b, *qs = b + 32, *qh = b + 544;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const uint8_t sc = scales[4 * ib + k];
+    const float dl = d * float(int(sc & 254) - 127);
+    const uint32_t v = uint32_t(sc & 1) << 5;
+    uint8_t c[32];
+    r4Nibbles(qs, ib, k, c);
+    r4AddFifthBits(qh, ib, k, c);
+    for (int j = 0; j < 32; ++j) y[j] = dl * float(hdIq5nl(v + c[j]));
+    y += 32;
+  }
+}
+
+// IQ2_K_R4: d[4] (f16), extra[8], scales[32] (4-bit, minus 8), qs[256]: value j = i + 4s (+16 for
+// the second half) of block ib is bits 2s..2s+1 of qs[32 ib + 4k + i (+16)].
+WS_HD void iq2_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k);
+  const uint8_t *extra = b + 8, *scales = b + 16, *qs = b + 48;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const int is = 8 * ib + k;
+    const float dl1 = d * float(((scales[is % 32] >> 4 * (is / 32)) & 0xF) - 8);
+    const float dl2 = d * float(((scales[(is + 4) % 32] >> 4 * ((is + 4) / 32)) & 0xF) - 8);
+    const uint32_t v1 = (extra[k] >> ib) & 1 ? 4 : 0, v2 = (extra[k + 4] >> ib) & 1 ? 4 : 0;
+    const uint8_t* ql = qs + 32 * ib + 4 * k;
+    for (int j = 0; j < 16; ++j) y[j] = dl1 * float(hdIq2nl(v1 + ((ql[j & 3] >> 2 * (j >> 2)) & 3)));
+    for (int j = 16; j < 32; ++j) y[j] = dl2 * float(hdIq2nl(v2 + ((ql[16 + (j & 3)] >> 2 * ((j >> 2) & 3)) & 3)));
+    y += 32;
+  }
+}
+
+// IQ3_K_R4: d[4] (f16), extra[8], scales_h[8] (signs), scales_l[32] (2s + 1), qs[256] as
+// IQ2_K_R4's, qh[128]: the third bit of value j = i + 4s (+16) is bit s (+4) of qh[16 ib + 4k + i].
+WS_HD void iq3_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k);
+  const uint8_t *extra = b + 8, *sh = b + 16, *sl = b + 24, *qs = b + 56, *qhAll = b + 312;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    float dl[2];
+    for (int h = 0; h < 2; ++h) {
+      const int is = 8 * ib + k + 4 * h;
+      dl[h] = d * float(2 * ((sl[is % 32] >> 4 * (is / 32)) & 0xF) + 1) * float(((sh[is % 8] >> (is / 8)) & 1) ? -1 : 1);
+    }
+    const uint32_t v[2] = {(extra[k] >> ib) & 1 ? 8u : 0u, (extra[k + 4] >> ib) & 1 ? 8u : 0u};
+    const uint8_t *ql = qs + 32 * ib + 4 * k, *qh = qhAll + 16 * ib + 4 * k;
+    for (int j = 0; j < 32; ++j) {
+      const int i = j & 3, s = (j >> 2) & 3, h = j >> 4;
+      const uint32_t code = ((ql[16 * h + i] >> 2 * s) & 3) | (((qh[i] >> (4 * h + s)) & 1) << 2);
+      y[j] = dl[h] * float(hdIq3nl(v[h] + code));
+    }
+    y += 32;
+  }
+}
+
+// Q4_K_R4: d[4] and dmin[4] (f16), scales_h[16], scales_l[32] (6-bit scale and min of each 32),
+// qs[512]. GCC fuses ik_llama.cpp's dl * q - ml where FMA exists, which changes nothing here: dl is
+// an f16 times a 6-bit scale and q 4 bits, so the product is exact (at most 21 significant bits).
+WS_HD void q4_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k), m = f16(b + 8 + 2 * k);
+  const uint8_t *sh = b + 16, *sl = b + 32, *qs = b + 64;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const int is = 4 * ib + k;
+    const uint8_t h = uint8_t(sh[is % 16] >> 4 * (is / 16));
+    const float dl = d * float((sl[is] & 0xF) | ((h & 0x03) << 4));
+    const float ml = m * float((sl[is] >> 4) | ((h & 0x0C) << 2));
+    uint8_t c[32];
+    r4Nibbles(qs, ib, k, c);
+    for (int j = 0; j < 32; ++j) y[j] = dl * float(c[j]) - ml;
+    y += 32;
+  }
+}
+
+// Q6_K_R4: d[4] (f16), scales[64] (int8), qh[256], ql[512]: value j = i + 4m takes ql's nibble as
+// r4Nibbles reads them (64 bytes a block), and two high bits, field (m >> 1 & 1) + 2 (m & 1), of
+// qh[32 ib + 4k + i + 16 (m >> 2)]; minus 32.
+WS_HD void q6_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k);
+  const uint8_t *scales = b + 8, *qhAll = b + 72, *ql = b + 328;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const float dl1 = d * float(int8_t(scales[8 * ib + k]));
+    const float dl2 = d * float(int8_t(scales[8 * ib + k + 4]));
+    const uint8_t* qh = qhAll + 32 * ib + 4 * k;
+    uint8_t c[32];
+    r4Nibbles(ql, ib, k, c);
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t h1 = qh[i], h2 = qh[i + 16];
+      c[i + 0] |= (h1 << 4) & 0x30, c[i + 8] |= (h1 << 2) & 0x30, c[i + 4] |= h1 & 0x30, c[i + 12] |= (h1 >> 2) & 0x30;
+      c[i + 16] |= (h2 << 4) & 0x30, c[i + 24] |= (h2 << 2) & 0x30, c[i + 20] |= h2 & 0x30, c[i + 28] |= (h2 >> 2) & 0x30;
+    }
+    for (int j = 0; j < 16; ++j) y[j] = dl1 * float(int(c[j]) - 32);
+    for (int j = 16; j < 32; ++j) y[j] = dl2 * float(int(c[j]) - 32);
+    y += 32;
+  }
+}
+
+// Q8_0_R8: d[8] (f16), qs[256] (int8): value j of row k is qs[128 (j >> 4) + 32 ((j >> 2) & 3) + 4k + (j & 3)].
+WS_HD void q8_0_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float scale = f16(b + 2 * k);
+  const uint8_t* qs = b + 16 + 4 * k;
+  for (int l = 0; l < 4; ++l)
+    for (int i = 0; i < 4; ++i) {
+      y[4 * l + i] = scale * float(int8_t(qs[32 * l + i]));
+      y[4 * l + i + 16] = scale * float(int8_t(qs[32 * l + i + 128]));
+    }
+}
+
+// IQ4_XS_R8: d[8] (f16), scales_h[16], scales_l[32], qs[1024]: value j = 8l + i (+4 for the high
+// nibble) of block ib is a nibble of qs[128 ib + 4k + i + 32 l], through iq4nl.
+WS_HD void iq4_xs_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k);
+  const uint8_t *sh = b + 16, *sl = b + 32, *qs = b + 64;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const float dl = d * float(r4Scale6(sl, sh, 8 * ib + k) - 32);
+    const uint8_t* q = qs + 128 * ib + 4 * k;
+    for (int l = 0; l < 4; ++l)
+      for (int i = 0; i < 4; ++i) {
+        y[8 * l + i] = dl * float(hdIq4k(q[32 * l + i] & 0xF));
+        y[8 * l + i + 4] = dl * float(hdIq4k(q[32 * l + i] >> 4));
+      }
+    y += 32;
+  }
+}
+
 WS_HD void tq1_0(const uint8_t* __restrict b, float* __restrict y) {
   // block_tq1_0: qs[48] (5 trits a byte), qh[4] (4 trits a byte), d
   static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};

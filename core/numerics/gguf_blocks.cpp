@@ -73,6 +73,40 @@ WS_ROW_RUNNER(iq2_kt, 256, 68, 4)
 WS_ROW_RUNNER(iq3_kt, 256, 100, 4)
 WS_ROW_RUNNER(iq4_kt, 256, 128, 4)
 
+// Row-interleaved types (ik_llama.cpp's _R4 / _R8): row k of a group from each of its column
+// blocks, the block formula given the group's row meta, the block's group of R blocks and k.
+using InterleavedFn = void (*)(const uint8_t*, uint64_t, int, float*);
+#define WS_INTERLEAVED_RUNNER(fn, R, elems, bytes, meta)                                                                            \
+  __attribute__((target_clones("avx2", "default"))) void interleaved_##fn(const uint8_t* group, uint64_t n, int k, float* dst) { \
+    for (uint64_t i = 0; i < n; ++i) fn(group, group + (R) * (meta) + i * (R) * (bytes), k, dst + i * (elems));                   \
+  }
+WS_INTERLEAVED_RUNNER(q8_0_r8, 8, 32, 34, 0)
+WS_INTERLEAVED_RUNNER(q6_k_r4, 4, 256, 210, 0)
+WS_INTERLEAVED_RUNNER(iq4_xs_r8, 8, 256, 136, 0)
+WS_INTERLEAVED_RUNNER(iq2_k_r4, 4, 256, 76, 0)
+WS_INTERLEAVED_RUNNER(iq3_k_r4, 4, 256, 110, 0)
+WS_INTERLEAVED_RUNNER(iq4_k_r4, 4, 256, 144, 0)
+WS_INTERLEAVED_RUNNER(iq5_k_r4, 4, 256, 176, 0)
+WS_INTERLEAVED_RUNNER(iq4_ks_r4, 4, 256, 136, 4)
+WS_INTERLEAVED_RUNNER(iq5_ks_r4, 4, 256, 168, 4)
+WS_INTERLEAVED_RUNNER(q4_k_r4, 4, 256, 144, 0)
+
+InterleavedFn interleavedFn(int id) {
+  switch (id) {
+    case 208: return interleaved_q8_0_r8;
+    case 212: return interleaved_q4_k_r4;
+    case 214: return interleaved_q6_k_r4;
+    case 223: return interleaved_iq4_xs_r8;
+    case 337: return interleaved_iq2_k_r4;
+    case 338: return interleaved_iq3_k_r4;
+    case 339: return interleaved_iq4_k_r4;
+    case 340: return interleaved_iq5_k_r4;
+    case 344: return interleaved_iq4_ks_r4;
+    case 352: return interleaved_iq5_ks_r4;
+    default: return nullptr;
+  }
+}
+
 RowFn rowFn(int id) {
   switch (id) {
     case 144: return row_iq4_ks;
@@ -131,7 +165,9 @@ RunFn runFn(int id) {
 }  // namespace
 
 bool ggufBlockTypeSupported(const DType& t) {
-  return t.isBlockQuant() && (t.rowMetaBytes ? rowFn(t.ggmlId) != nullptr : runFn(t.ggmlId) != nullptr);
+  if (!t.isBlockQuant()) return false;
+  if (t.rowInterleave > 1) return interleavedFn(t.ggmlId) != nullptr;
+  return t.rowMetaBytes ? rowFn(t.ggmlId) != nullptr : runFn(t.ggmlId) != nullptr;
 }
 
 void dequantizeGgufBlocks(const DType& t, const uint8_t* src, uint64_t nblocks, float* dst) { runFn(t.ggmlId)(src, nblocks, dst); }
@@ -141,6 +177,12 @@ void dequantizeGgufRows(const DType& t, const uint8_t* src, uint64_t rows, uint6
   if (!t.rowMetaBytes) return dequantizeGgufBlocks(t, src, rows * blocks, dst);
   const RowFn fn = rowFn(t.ggmlId);
   for (uint64_t r = 0; r < rows; ++r) fn(src + r * rowBytes, nullptr, blocks, dst + r * cols);
+}
+
+void dequantizeGgufInterleavedRows(const DType& t, const uint8_t* base, uint64_t first, uint64_t n, uint64_t cols, float* dst) {
+  const uint64_t R = t.rowInterleave, blocks = cols / t.blockElems, rowBytes = t.rowMetaBytes + blocks * t.blockBytes;
+  const InterleavedFn fn = interleavedFn(t.ggmlId);
+  for (uint64_t r = first; r < first + n; ++r) fn(base + (r / R) * R * rowBytes, blocks, int(r % R), dst + (r - first) * cols);
 }
 
 }  // namespace ws::num

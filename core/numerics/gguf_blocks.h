@@ -16,5 +16,8 @@ bool ggufBlockTypeSupported(const DType& t);
 void dequantizeGgufBlocks(const DType& t, const uint8_t* src, uint64_t nblocks, float* dst);
 // Decodes `rows` whole rows of `cols` values, each row's meta bytes (if any) then its blocks.
 void dequantizeGgufRows(const DType& t, const uint8_t* src, uint64_t rows, uint64_t cols, float* dst);
+// Decodes rows [first, first + n) of a tensor of row-interleaved type t (DType::rowInterleave > 1)
+// whose bytes start at `base`: any rows, each from its group.
+void dequantizeGgufInterleavedRows(const DType& t, const uint8_t* base, uint64_t first, uint64_t n, uint64_t cols, float* dst);
 
 }  // namespace ws::num

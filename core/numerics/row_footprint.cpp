@@ -41,9 +41,13 @@ std::vector<Piece> piecesOf(const DecodeDesc& d, uint64_t first, uint64_t n) {
   std::vector<Piece> out;
   switch (d.kind) {
     case DescKind::Plain:
-    case DescKind::GgufBlocks:  // a block's scales sit inside it: rows of blocks
       rowsOf(d.w, d.rows, first, n, out);
       break;
+    case DescKind::GgufBlocks: {  // a block's scales sit inside it: rows of blocks, whole groups of interleaved rows
+      const uint64_t R = d.rowInterleave ? d.rowInterleave : 1, from = first / R * R, to = (first + n + R - 1) / R * R;
+      rowsOf(d.w, d.rows, from, std::min(to, d.rows) - from, out);
+      break;
+    }
     case DescKind::Fp8Scaled:
       rowsOf(d.w, d.rows, first, n, out);
       if (d.mode == 1) rowsOf(d.s, d.rows, first, n, out);  // one scale per row

@@ -20,7 +20,8 @@ weights (a spread of magnitudes per row, some rows all zero) quantized by ggml_q
 with a random importance matrix, a stacked [2, 8, 512] expert tensor among them so the row meta
 of every expert row is exercised.
 truth.json: each tensor's PyTorch shape and the SHA-256 of the float32 values ik_llama.cpp's own
-to_float gives, row by row (a row's meta is at its start), which `weightscope dequant` must equal
+to_float gives, row by row (a row's meta is at its start; a group of rows at once for the _R4 / _R8
+types), which `weightscope dequant` must equal
 bit for bit (tests/scripts/reference_ik_llama.py).
 """
 import ctypes
@@ -39,7 +40,18 @@ DECODED = {"iq2_k": ("blk.0.attn_q.weight", (16, 512)), "iq4_k": ("blk.0.attn_k.
            "iq2_ks": ("blk.1.ffn_down_exps.weight", (2, 8, 512)), "iq4_kss": ("blk.1.attn_k.weight", (16, 512)),
            "iq3_ks": ("blk.1.ffn_gate_exps.weight", (2, 8, 512)), "iq2_kl": ("blk.1.attn_v.weight", (16, 512)),
            "iq1_kt": ("blk.1.attn_output.weight", (16, 512)), "iq2_kt": ("blk.1.ffn_up_exps.weight", (2, 8, 512)),
-           "iq3_kt": ("blk.2.attn_q.weight", (16, 512)), "iq4_kt": ("blk.2.ffn_down_exps.weight", (2, 8, 512))}
+           "iq3_kt": ("blk.2.attn_q.weight", (16, 512)), "iq4_kt": ("blk.2.ffn_down_exps.weight", (2, 8, 512)),
+           # Row-interleaved (repacked) types: groups of 4 or 8 rows, an expert's 8 rows whole groups.
+           "q8_0_r8": ("blk.2.attn_k.weight", (16, 512)), "q4_k_r4": ("blk.2.attn_v.weight", (16, 512)),
+           "q6_k_r4": ("blk.2.attn_output.weight", (16, 512)), "iq4_xs_r8": ("blk.2.ffn_gate_exps.weight", (2, 8, 512)),
+           "iq2_k_r4": ("blk.2.ffn_up_exps.weight", (2, 8, 512)), "iq3_k_r4": ("blk.3.attn_q.weight", (16, 512)),
+           "iq4_k_r4": ("blk.3.attn_k.weight", (16, 512)), "iq5_k_r4": ("blk.3.ffn_down_exps.weight", (2, 8, 512)),
+           "iq4_ks_r4": ("blk.3.ffn_gate_exps.weight", (2, 8, 512)), "iq5_ks_r4": ("blk.3.ffn_up_exps.weight", (2, 8, 512))}
+
+
+def interleave(name):
+    """Rows a group of the type holds: 4 for _r4, 8 for _r8, 1 for the plain types."""
+    return int(name.rsplit("_r", 1)[1]) if "_r" in name else 1
 
 
 class InitParams(ctypes.Structure):
@@ -142,8 +154,9 @@ def main(lib_path, out):
         q, row_size = quantize(lib, t, x, rng.uniform(0.1, 2.0, n_per_row).astype(np.float32))
         y = np.empty((rows, n_per_row), np.float32)
         f = to_float(lib, t)
-        for r in range(rows):
-            f(q.ctypes.data + r * row_size, y[r].ctypes.data, n_per_row)
+        R = interleave(tname)  # an interleaved type's to_float takes a whole group of rows
+        for r in range(0, rows, R):
+            f(q.ctypes.data + r * row_size, y[r].ctypes.data, R * n_per_row)
         tensors.append((tensor, t, shape, q))
         truth[tensor] = {"type": tname, "shape": list(shape), "sha256": hashlib.sha256(y.astype("<f4").tobytes()).hexdigest()}
     write_gguf(lib, os.path.join(out, "ik-types.gguf"), tensors)

@@ -4,13 +4,16 @@ make_ik_llama_reference.py; its docstring has the recipe and commit).
 
 - `dequant` of each tensor of ik-types.gguf (one per decoded type: Q6_0, the IQn_K, IQn_KS, IQ4_KSS,
   IQ2_KL and the KT trellis types, several stacked over two experts, whose rows each begin with a
-  float or f16 scale) equals ik_llama.cpp's own to_float bit for bit
+  float or f16 scale, and the row-interleaved _R4 / _R8 types) equals ik_llama.cpp's own to_float
+  bit for bit
   (truth.json: SHA-256 of the float32 values), and one expert's rows equal the whole's;
 - `inspect` sizes every tensor as ik_llama.cpp's ggml_nbytes does (the file's own layout: each
   tensor ends where the next begins, after alignment);
-- a tensor retyped to an ik type that is known but not decoded (IQ4_K_R4, the same block size as
-  IQ4_K) is refused naming the type and its id; one retyped to an id neither ggml nor
-  ik_llama.cpp stores in files (99, ik's in-memory Q8_2_X4) is refused at open naming the id.
+- a tensor retyped to an ik type that is known but not decoded (Q3_K_R4, the same block size as
+  IQ3_K) is refused naming the type and its id; one retyped to an interleaved type whose rows are
+  not whole groups (IQ4_K_R4 over 6 rows) is refused naming the group size; one retyped to an id
+  neither ggml nor ik_llama.cpp stores in files (99, ik's in-memory Q8_2_X4) is refused at open
+  naming the id.
 
 usage: reference_ik_llama.py WEIGHTSCOPE CORPUS_DIR"""
 import hashlib
@@ -35,13 +38,16 @@ def run(*args):
     return subprocess.run([WS, *args], capture_output=True, text=True)
 
 
-def retyped(path, tensor, type_id, out):
-    """A copy of the GGUF with `tensor`'s type id (after its name, n_dims and ne in the tensor info) replaced."""
+def retyped(path, tensor, type_id, out, rows=None):
+    """A copy of the GGUF with `tensor`'s type id (after its name, n_dims and ne in the tensor info)
+    replaced, and its ne[1] (rows) too when given."""
     data = bytearray(open(path, "rb").read())
     name = tensor.encode()
     at = data.index(struct.pack("<Q", len(name)) + name) + 8 + len(name)
     n_dims = struct.unpack_from("<I", data, at)[0]
     struct.pack_into("<i", data, at + 4 + 8 * n_dims, type_id)
+    if rows is not None:
+        struct.pack_into("<Q", data, at + 4 + 8, rows)
     open(out, "wb").write(bytes(data))
     return out
 
@@ -73,8 +79,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check(by_name["blk.0.ffn_down_exps.weight"]["bytes"] == 16 * (4 + 2 * 136), f"IQ4_KS bytes {by_name['blk.0.ffn_down_exps.weight']['bytes']}")
         # IQ2_KS [2, 8, 512]: 16 rows of a 2-byte (f16) row scale and two 70-byte blocks.
         check(by_name["blk.1.ffn_down_exps.weight"]["bytes"] == 16 * (2 + 2 * 70), f"IQ2_KS bytes {by_name['blk.1.ffn_down_exps.weight']['bytes']}")
-    r = run("dequant", retyped(GGUF, "blk.0.attn_k.weight", 339, os.path.join(tmp, "r4.gguf")), "blk.0.attn_k.weight", "--out", out)
-    check(r.returncode not in (0, -6, -11) and "IQ4_K_R4 (ik_llama.cpp's type 339) is not implemented" in r.stderr, f"IQ4_K_R4: exit {r.returncode}: {r.stderr.strip()}")
+    r = run("dequant", retyped(GGUF, "blk.0.attn_output.weight", 211, os.path.join(tmp, "r4.gguf")), "blk.0.attn_output.weight", "--out", out)
+    check(r.returncode not in (0, -6, -11) and "Q3_K_R4 (ik_llama.cpp's type 211) is not implemented" in r.stderr, f"Q3_K_R4: exit {r.returncode}: {r.stderr.strip()}")
+    r = run("dequant", retyped(GGUF, "blk.0.attn_k.weight", 339, os.path.join(tmp, "r4-6.gguf"), rows=6), "blk.0.attn_k.weight", "--out", out)
+    check(r.returncode not in (0, -6, -11) and "interleaved groups of 4; the tensor's 6 rows are not whole groups" in r.stderr and "blk.0.attn_k.weight" in r.stderr,
+          f"IQ4_K_R4 over 6 rows: exit {r.returncode}: {r.stderr.strip()}")
     r = run("inspect", retyped(GGUF, "blk.0.attn_k.weight", 99, os.path.join(tmp, "99.gguf")))
     check(r.returncode not in (0, -6, -11) and "ggml type id 99 is not a type ggml or ik_llama.cpp" in r.stderr and "blk.0.attn_k.weight" in r.stderr,
           f"type 99: exit {r.returncode}: {r.stderr.strip()}")
