@@ -785,6 +785,28 @@ std::vector<Case> cases() {
                  return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), L1 + "2.up_proj.weight_scale",
                                  [toF16](wstest::StFile& f) { toF16(f.find(L1 + "2.up_proj.weight_scale"), true); });
                }, "kt"});
+  // A zero point beside an expert's int4 codes, in both spellings KTransformers checks
+  // (weight_zero_point, compressed-tensors' packed [rows/8, groups] I32, and a bare zero_point).
+  for (const char* suffix : {"weight_zero_point", "zero_point"}) {
+    const std::string zp = L1 + "2.up_proj." + suffix;
+    v.push_back({suffix[0] == 'w' ? "a weight_zero_point for KTransformers RAWINT4" : "a bare zero_point for KTransformers RAWINT4", "WS-R002", zp, [zp](auto& d) {
+                   return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), L1 + "2.up_proj.weight_packed", [zp](wstest::StFile& f) {
+                     const wstest::StEntry* w = f.find(L1 + "2.up_proj.weight_packed");
+                     const uint64_t rows = w->shape[0], cols = w->shape[1] * 8;
+                     std::vector<uint8_t> words(rows / 8 * (cols / 32) * 4);
+                     for (size_t i = 0; i < words.size(); i += 4) words[i] = 0x88, words[i + 1] = 0x88, words[i + 2] = 0x88, words[i + 3] = 0x88;  // zero 8 everywhere
+                     f.tensors.push_back({zp, "I32", {rows / 8, cols / 32}, words});
+                   });
+                 }, "kt"});
+  }
+  // The config's group size (64) where KTransformers RAWINT4 requires 32; the scales still say 32.
+  v.push_back({"a config group size of 64 for KTransformers RAWINT4", "WS-R002", "", [](auto& d) {
+                 const std::string dir = written(synthOptions(d, "kimi-k2", "int4-ct"));
+                 wstest::editJson(dir + "/config.json", [](nlohmann::ordered_json& j) {
+                   for (auto& [name, group] : j["quantization_config"]["config_groups"].items()) group["weights"]["group_size"] = 64;
+                 });
+                 return dir;
+               }, "kt"});
   v.push_back({"an I16 tensor for the seed runtime", "WS-R005", "model.layers.0.self_attn.o_proj.weight", [](auto& d) {
                  return editTensor(d, "hf/mixtral", "model.layers.0.self_attn.o_proj.weight", [](auto&, auto& t) { t.dtype = "I16"; });
                }, "seed"});
