@@ -697,7 +697,8 @@ WS_HD void iq4_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b
     const uint32_t v = uint32_t(sc & 1) << 4;
     uint8_t c[32];
     r4Nibbles(qs, ib, k, c);
-    for (int j = 0; j < 32; ++j) y[j] = dl * float(hdIq4k(v + c[j]));
+    for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq4k(v + c[j]));
+    for (int j = 16; j < 32; ++j) y[j] = dl * float(hdIq4k(v + c[j]));
     y += 32;
   }
 }
@@ -730,7 +731,8 @@ WS_HD void iq5_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b
     uint8_t c[32];
     r4Nibbles(qs, ib, k, c);
     r4AddFifthBits(qh, ib, k, c);
-    for (int j = 0; j < 32; ++j) y[j] = dl * float(hdIq5nl(v + c[j]));
+    for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq5nl(v + c[j]));
+    for (int j = 16; j < 32; ++j) y[j] = dl * float(hdIq5nl(v + c[j]));
     y += 32;
   }
 }
@@ -765,11 +767,14 @@ WS_HD void iq3_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int 
     }
     const uint32_t v[2] = {(extra[k] >> ib) & 1 ? 8u : 0u, (extra[k + 4] >> ib) & 1 ? 8u : 0u};
     const uint8_t *ql = qs + 32 * ib + 4 * k, *qh = qhAll + 16 * ib + 4 * k;
-    for (int j = 0; j < 32; ++j) {
-      const int i = j & 3, s = (j >> 2) & 3, h = j >> 4;
-      const uint32_t code = ((ql[16 * h + i] >> 2 * s) & 3) | (((qh[i] >> (4 * h + s)) & 1) << 2);
-      y[j] = dl[h] * float(hdIq3nl(v[h] + code));
-    }
+    uint8_t c[32];
+    for (int i = 0; i < 4; ++i)
+      for (int s = 0; s < 4; ++s) {
+        c[i + 4 * s] = uint8_t(((ql[i] >> 2 * s) & 3) | (((qh[i] >> s) & 1) << 2));
+        c[16 + i + 4 * s] = uint8_t(((ql[16 + i] >> 2 * s) & 3) | (((qh[i] >> (4 + s)) & 1) << 2));
+      }
+    for (int j = 0; j < 16; ++j) y[j] = dl[0] * float(hdIq3nl(v[0] + c[j]));
+    for (int j = 16; j < 32; ++j) y[j] = dl[1] * float(hdIq3nl(v[1] + c[j]));
     y += 32;
   }
 }
