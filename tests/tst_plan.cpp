@@ -100,7 +100,21 @@ class TstPlan : public QObject {
             }
           }
       QCOMPARE(held, std::string(runtime) == "seed" ? mtpExperts.size() : 3 * mtpExperts.size());
+      QCOMPARE(opt.rules->shardMtpUnderLayers, std::string(runtime) == "seed");
     }
+    // The table's shardMtpUnderLayers, not the runtime's name, decides: vLLM's rules with it set
+    // shard those experts once over the ranks too.
+    plan::ResidencyRules sharding = plan::residencyRules("vllm");
+    sharding.shardMtpUnderLayers = true;
+    plan::PlanOptions opt;
+    opt.rules = &sharding;
+    opt.placement = plan::makePlacement(plan::PlacementKind::Linear, sharding.remainder, 3, E).value();
+    auto r = plan::planCheckpoint(*c, opt);
+    QVERIFY(r.ok());
+    size_t held = 0;
+    for (const auto& rp : r.value().ranks)
+      for (const auto& h : rp.held) held += std::count(mtpExperts.begin(), mtpExperts.end(), h.tensor);
+    QCOMPARE(held, mtpExperts.size());
   }
 
   void remainderPolicies() {
