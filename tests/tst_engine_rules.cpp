@@ -121,6 +121,20 @@ class TstEngineRules : public QObject {
     // sglang#3345: DeepSeek-R1 at TP 32 - the dense MLP's 18432 / 32 = 576 rows a rank.
     const Run tp32 = validateFor(ds, "sglang", 32);
     QVERIFY2(tp32.says("WS-E005", "Weight output_partition_size = 576 is not divisible by weight quantization block_n = 128. (the dense MLP's gate_up_proj at TP 32)"), tp32.dump().c_str());
+    // vLLM's DeepSeek layers beyond the config-level rules (deepseek_shard_rules.cpp): the shared
+    // experts' 2048 over TP 32 is 64 rows a rank - unless expert parallelism with DP makes them
+    // sequence-parallel (whole on every rank) - and MLA's q_b_proj, 128 heads x 192, over TP 128.
+    const Run vllm32 = validateFor(ds, "vllm", 32);
+    QVERIFY2(vllm32.says("WS-E005", "Weight output_partition_size = 64 is not divisible by weight quantization block_n = 128. (the shared experts' gate_up_proj at TP 32)"),
+             vllm32.dump().c_str());
+    QVERIFY2(vllm32.says("WS-E005", "Weight input_size_per_partition = 64 is not divisible by weight quantization block_k = 128. (the shared experts' down_proj at TP 32)"),
+             vllm32.dump().c_str());
+    QVERIFY2(!vllm32.says("WS-E005", "MLA"), vllm32.dump().c_str());  // 128 x 192 / 32 = 768, six blocks
+    const Run vllmSp = validateFor(ds, "vllm", 32, 64, 2);
+    QVERIFY2(!vllmSp.says("WS-E005", "shared experts"), vllmSp.dump().c_str());
+    const Run vllm128 = validateFor(ds, "vllm", 128);
+    QVERIFY2(vllm128.says("WS-E005", "Weight output_partition_size = 192 is not divisible by weight quantization block_n = 128. (MLA q_b_proj at TP 128)"), vllm128.dump().c_str());
+    QVERIFY2(!vllm128.says("WS-E005", "kv_b_proj") && !vllm128.says("WS-E005", "o_proj"), vllm128.dump().c_str());  // 256 and 128 a rank: whole blocks
     const Run a100 = validateFor(ds, "vllm", 8, 1, 1, "A100-80GB");
     QCOMPARE(a100.codes(val::Severity::Error), std::vector<std::string>{});
     QVERIFY2(a100.says("WS-E008", "Marlin weight-only FP8"), a100.dump().c_str());

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/plan/devices.h"
+#include "core/validate/engines/deepseek_shard_rules.h"
 #include "core/validate/engines/engine_tables.h"
 #include "core/validate/engines/layout_rules.h"
 #include "core/validate/engines/quant_method.h"
@@ -79,6 +80,7 @@ void engineRules(const Checkpoint& c, const std::string& engine, const EngineLay
   architectureRules(m, engine, *rt, sink);
   capabilityRules(m, engine, l, *rt, sink);
   layoutRules(engine, m, l, quantPathsOf(m), sink);
+  if (engine == "vllm") vllmDeepseekShardRules(c, l, sink);
 }
 
 bool EngineCheck::refuses() const {

@@ -93,11 +93,8 @@ void moeSplitRules(const std::string& engine, const ModelDescription& m, const E
 
 // FP8 block quantization: every TP shard a whole number of blocks.
 void blockRules(const std::string& engine, const ModelDescription& m, const Widths& w, Sink& sink) {
-  // FP8's weight_block_size, or a compressed-tensors block group's block_structure.
-  std::vector<int64_t> b = m.quant.blockSize;
-  for (const auto& g : m.quant.groups)
-    if (b.empty() && g.strategy == "block") b = g.blockStructure;
-  if (b.size() != 2 || b[0] <= 0 || b[1] <= 0) return;
+  const std::vector<int64_t> b = fp8BlockOf(m);
+  if (b.empty()) return;
   const int64_t bn = b[0], bk = b[1];
   auto outShard = [&](const std::string& what, int64_t out, int64_t tp) {
     if (tp > 1 && out > 0 && (out / tp) % bn)
@@ -190,6 +187,14 @@ void groupRules(const std::string& engine, const ModelDescription& m, const Widt
 }
 
 }  // namespace
+
+std::vector<int64_t> fp8BlockOf(const ModelDescription& m) {
+  std::vector<int64_t> b = m.quant.blockSize;
+  for (const auto& g : m.quant.groups)
+    if (b.empty() && g.strategy == "block") b = g.blockStructure;
+  if (b.size() != 2 || b[0] <= 0 || b[1] <= 0) return {};
+  return b;
+}
 
 void layoutRules(const std::string& engine, const ModelDescription& m, const EngineLayout& l, const std::vector<std::string>& quantPaths, Sink& sink) {
   const Widths w = widthsOf(engine, l);

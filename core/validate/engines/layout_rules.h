@@ -12,6 +12,10 @@
 
 namespace ws::val::engines {
 
+// The FP8 block [block_n, block_k]: weight_block_size, or a compressed-tensors block group's
+// block_structure; empty when the checkpoint is not block-quantized.
+std::vector<int64_t> fp8BlockOf(const ModelDescription& m);
+
 // `quantPaths`: quantPathsOf(m), the engine's quantization paths.
 void layoutRules(const std::string& engine, const ModelDescription& m, const EngineLayout& l, const std::vector<std::string>& quantPaths, Sink& sink);
 
