@@ -12,6 +12,7 @@
 #include "core/formats/safetensors.h"
 #include "core/io/mapped_file.h"
 #include "core/io/mapped_read_guard.h"
+#include "core/numerics/dequant.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -147,6 +148,26 @@ class TstSafetensors : public QObject {
     QString text = QString::fromStdString(e.describe());
     QVERIFY2(text.contains("t.safetensors"), qPrintable(text));
     QVERIFY2(text.contains(mustMention), qPrintable(text));
+  }
+
+  // The seed's one weight map keyed by name (docs/seeds.md S5): Checkpoint::find answers every
+  // stored name with its own record, across shards, and a name the checkpoint lacks with nothing;
+  // findLogical, what dequant and the previews look names up with, fails naming it.
+  void lookupByNameNamesAMissingWeight() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
+    for (const auto& t : c->tensors) {
+      const TensorRecord* found = c->find(t.name);
+      QVERIFY2(found == &t, t.name.c_str());
+    }
+    const std::string missing = "model.layers.0.mlp.experts.99.up_proj.weight";
+    QVERIFY(c->find(missing) == nullptr);
+    auto r = num::findLogical(*c, missing);
+    QVERIFY(!r.ok());
+    QCOMPARE(errorCodeName(r.error().code), errorCodeName(ErrorCode::Usage));
+    QVERIFY2(r.error().describe().find("no tensor named '" + missing + "'") != std::string::npos, r.error().describe().c_str());
+    auto norm = num::findLogical(*c, "model.norm.weight");
+    QVERIFY(norm.ok());
+    QCOMPARE(c->tensors[uint32_t(c->logical[norm.value()].weight)].name, std::string("model.norm.weight"));
   }
 
   void mappedFileIsReadOnlyAndNamesMissingFiles() {
