@@ -14,12 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const MetaEntry* findMeta(const Checkpoint& c, const std::string& key) {
-  for (const auto& e : c.meta)
-    if (e.key == key) return &e;
-  return nullptr;
-}
-
 int64_t intOf(const MetaScalar& v) {
   if (auto* u = std::get_if<uint64_t>(&v)) return int64_t(*u);
   if (auto* i = std::get_if<int64_t>(&v)) return *i;
@@ -27,15 +21,15 @@ int64_t intOf(const MetaScalar& v) {
 }
 
 void fromGguf(const Checkpoint& c, TokenizerInfo& t) {
-  const MetaEntry* model = findMeta(c, "tokenizer.ggml.model");
-  const MetaEntry* tokens = findMeta(c, "tokenizer.ggml.tokens");
+  const MetaEntry* model = c.findMeta("tokenizer.ggml.model");
+  const MetaEntry* tokens = c.findMeta("tokenizer.ggml.tokens");
   if (!model && !tokens) return;
   t.present = true;
   t.source = "gguf";
   if (model)
     if (auto* s = std::get_if<std::string>(&model->value)) t.model = *s;
   if (tokens) t.vocabSize = tokens->length;
-  if (const MetaEntry* m = findMeta(c, "tokenizer.ggml.merges")) t.merges = m->length;
+  if (const MetaEntry* m = c.findMeta("tokenizer.ggml.merges")) t.merges = m->length;
   std::optional<GgufArray> texts;
   if (tokens && tokens->file >= 0 && size_t(tokens->file) < c.files.size() && c.files[size_t(tokens->file)].map) {
     auto a = GgufArray::open(c.files[size_t(tokens->file)].map->bytes(), c.files[size_t(tokens->file)].path, *tokens);
@@ -45,7 +39,7 @@ void fromGguf(const Checkpoint& c, TokenizerInfo& t) {
   // llama.cpp's key names (LLM_KV_TOKENIZER_*_ID): padding_token_id, unknown_token_id.
   for (auto [role, key] : {std::pair{"bos", "bos_token_id"}, std::pair{"eos", "eos_token_id"}, std::pair{"eot", "eot_token_id"},
                            std::pair{"pad", "padding_token_id"}, std::pair{"unk", "unknown_token_id"}}) {
-    const MetaEntry* id = findMeta(c, std::string("tokenizer.ggml.") + key);
+    const MetaEntry* id = c.findMeta(std::string("tokenizer.ggml.") + key);
     if (!id) continue;
     SpecialToken s{role, intOf(id->value), {}};
     if (texts && s.id >= 0 && uint64_t(s.id) < texts->size()) {
@@ -54,7 +48,7 @@ void fromGguf(const Checkpoint& c, TokenizerInfo& t) {
     }
     t.special.push_back(std::move(s));
   }
-  if (findMeta(c, "tokenizer.chat_template")) t.chatTemplates.push_back("default");
+  if (c.findMeta("tokenizer.chat_template")) t.chatTemplates.push_back("default");
   for (const auto& e : c.meta)
     if (e.key.rfind("tokenizer.chat_template.", 0) == 0) t.chatTemplates.push_back(e.key.substr(24));
 }

@@ -29,4 +29,10 @@ const TensorRecord* Checkpoint::find(const std::string& name) const {
   return nullptr;
 }
 
+const MetaEntry* Checkpoint::findMeta(const std::string& key) const {
+  for (const auto& e : meta)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
 }  // namespace ws

@@ -89,6 +89,8 @@ struct Checkpoint {
   uint64_t totalBytes() const;
   uint64_t totalParameters() const;
   const TensorRecord* find(const std::string& name) const;
+  // The metadata entry (GGUF key) named `key`, or nullptr.
+  const MetaEntry* findMeta(const std::string& key) const;
 };
 
 }  // namespace ws

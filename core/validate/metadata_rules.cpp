@@ -94,12 +94,6 @@ void utf8Rule(const Checkpoint& c, Sink& sink) {
   }
 }
 
-const MetaEntry* metaKey(const Checkpoint& c, const std::string& key) {
-  for (const auto& e : c.meta)
-    if (e.key == key) return &e;
-  return nullptr;
-}
-
 // WS-M005 / WS-M006: the keys a runtime builds the model from, against the tensors. llama.cpp's
 // loader (llama-model.cpp load_hparams) requires context_length, embedding_length and block_count
 // (M006, a warning: gguf-py and other readers take the file without them), loads only
@@ -118,9 +112,9 @@ void modelKeysRule(const Checkpoint& c, Sink& sink) {
     const std::string arch = m.architecture;
     const std::string& file = c.files.front().path;
     for (const char* key : {"context_length", "embedding_length", "block_count"})
-      if (!metaKey(c, arch + "." + key))
+      if (!c.findMeta(arch + "." + key))
         sink.add("WS-M006", "'" + arch + "." + key + "' is missing; llama.cpp requires it to build a " + arch + " model", {}, file);
-    if (const MetaEntry* blocks = metaKey(c, arch + ".block_count"); blocks && m.numLayers >= 0) {
+    if (const MetaEntry* blocks = c.findMeta(arch + ".block_count"); blocks && m.numLayers >= 0) {
       const int64_t declared = m.numLayers + int64_t(m.mtpLayers.size());
       for (const auto& t : c.tensors)
         if (t.layer >= declared) {  // one finding: the key, not each tensor, is wrong

@@ -1,7 +1,6 @@
 #include "core/validate/runtime_rules.h"
 
 #include <map>
-#include <variant>
 #include <string>
 #include <vector>
 
@@ -173,10 +172,10 @@ void seedDtypes(const Checkpoint& c, Sink& sink) {
 // by llama_adapter_lora_init, which builds no model.
 void llamaCppModel(const Checkpoint& c, Sink& sink) {
   if (c.format != "gguf" || c.files.empty()) return;
-  bool blocks = false, adapter = false;
+  bool blocks = false;
   for (const auto& t : c.tensors) blocks |= t.layer >= 0;
-  for (const auto& e : c.meta)
-    if (e.key == "general.type") adapter = std::holds_alternative<std::string>(e.value) && std::get<std::string>(e.value) == "adapter";
+  const MetaEntry* type = c.findMeta("general.type");
+  const bool adapter = type && type->value == MetaScalar(std::string("adapter"));
   if (!blocks || adapter) return;
   const std::string& arch = c.model.architecture;
   const std::string& file = c.files.front().path;
@@ -190,15 +189,13 @@ void llamaCppModel(const Checkpoint& c, Sink& sink) {
   for (std::string_view pattern : row->requiredKeys) {
     std::string key(pattern);
     if (const size_t at = key.find("%s"); at != std::string::npos) key.replace(at, 2, arch);
-    bool present = false;
-    for (const auto& e : c.meta) present |= e.key == key;
-    if (!present) missing.push_back("'" + key + "'");
+    if (!c.findMeta(key)) missing.push_back(key);
   }
   if (missing.empty()) return;
   std::string list;
-  for (const auto& k : missing) list += (list.empty() ? "" : ", ") + k;
+  for (const auto& k : missing) list += (list.empty() ? "'" : ", '") + k + "'";
   sink.add("WS-R007", llama + " requires " + list + " to build a " + arch + " model (" + std::string(row->source) + " load_arch_hparams): 'key not found in model: " +
-                          missing.front().substr(1, missing.front().size() - 2) + "'",
+                          missing.front() + "'",
            {}, file);
 }
 

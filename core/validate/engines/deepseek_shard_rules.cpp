@@ -12,7 +12,7 @@ namespace {
 // one: DeepSeek's leading dense layers hold no shared experts).
 const TensorRecord* firstWeight(const Checkpoint& c, const std::string& suffix) {
   for (const auto& t : c.tensors)
-    if (t.shape.size() == 2 && t.name.size() > suffix.size() && t.name.compare(t.name.size() - suffix.size(), suffix.size(), suffix) == 0) return &t;
+    if (t.shape.size() == 2 && t.name.ends_with(suffix)) return &t;
   return nullptr;
 }
 
@@ -54,7 +54,7 @@ void vllmDeepseekShardRules(const Checkpoint& c, const EngineLayout& l, Sink& si
   column(qb ? "MLA q_b_proj" : "MLA q_proj", qb ? qb : firstWeight(c, ".self_attn.q_proj.weight"));
   column("MLA kv_b_proj", firstWeight(c, ".self_attn.kv_b_proj.weight"));
   row("MLA o_proj", firstWeight(c, ".self_attn.o_proj.weight"));
-  const bool sequenceParallel = l.ep > 1 && l.tp > 1 && l.dp > 1;
+  const bool sequenceParallel = l.ep > 1 && l.dp > 1;  // and TP > 1, as above
   if (sequenceParallel) return;
   column("the shared experts' gate_up_proj", firstWeight(c, ".mlp.shared_experts.gate_proj.weight"));
   row("the shared experts' down_proj", firstWeight(c, ".mlp.shared_experts.down_proj.weight"));
