@@ -1,10 +1,11 @@
 // Expert-parallel placement rules, residency and memory verdicts against hand-computed budgets.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "core/plan/devices.h"
@@ -329,6 +330,50 @@ class TstPlan : public QObject {
     QCOMPARE(r.ranks[0].bytes[plan::Deferred], uint64_t(1024));
     QCOMPARE(r.ranks[0].skipped.size(), size_t(1));
     QCOMPARE(r.ranks[0].skipped[0].reason, std::string("deferred"));
+  }
+
+  // vLLM's --cpu-offload-gb: each rank's decoder layers move to the host first to last (make_layers
+  // at 0.11.0), exactly the cap; the MTP layer (layers.num_hidden_layers, the draft model's),
+  // embeddings and lm_head never. 12 layers, so a plain name sort would put layers.10 and .11
+  // before .2: the order is the layer index. The expected bytes come from the names and config.json.
+  void vllmCpuOffloadMovesTheFirstLayersFirst() {
+    wstest::TempDir d;
+    synth::Options so;
+    so.like = "deepseek-v3";
+    so.layers = 12;
+    so.mtpLayers = 1;
+    so.out = d.file("dsv3");
+    QVERIFY(synth::write(so).ok());
+    auto c = wstest::openOrFail(so.out);
+    const int64_t hidden = c->model.numLayers;
+    QCOMPARE(hidden, int64_t(12));
+    std::map<int64_t, uint64_t> byLayer;  // decoder layer (by name) -> bytes
+    uint64_t total = 0;
+    for (const auto& t : c->tensors) {
+      total += t.bytes;
+      static const std::regex layerName(R"(^model\.layers\.(\d+)\.)");
+      std::smatch m;
+      if (std::regex_search(t.name, m, layerName) && std::stoll(m[1]) < hidden) byLayer[std::stoll(m[1])] += t.bytes;
+    }
+    QCOMPARE(byLayer.size(), size_t(12));
+    const uint64_t firstThree = byLayer[0] + byLayer[1] + byLayer[2];
+    uint64_t layers = 0;
+    for (const auto& [l, b] : byLayer) layers += b;
+    for (const uint64_t cap : {firstThree, firstThree + 1000, layers, layers + (uint64_t(1) << 30)}) {
+      plan::PlanOptions opt;
+      opt.placement = plan::makePlacement(plan::PlacementKind::Linear, opt.rules->remainder, 1, c->model.numExperts).value();
+      opt.cpuOffloadCap = cap;
+      auto r = plan::planCheckpoint(*c, opt);
+      QVERIFY(r.ok());
+      const plan::RankPlan& rp = r.value().ranks[0];
+      QCOMPARE(rp.host, std::min(cap, layers));
+      QCOMPARE(rp.resident, total - std::min(cap, layers));
+      if (cap != firstThree) continue;
+      uint64_t routedLeft = 0;  // layers 3..11's routed experts stay
+      for (const auto& t : c->tensors)
+        if (t.role == Role::RoutedExpert && t.layer >= 3 && t.layer < hidden) routedLeft += t.bytes;
+      QCOMPARE(rp.bytes[plan::RoutedExperts], routedLeft);
+    }
   }
 
   // llama.cpp's --n-cpu-moe N patterns, blk\.i\.ffn_(up|down|gate|gate_up)_(ch|)exps for i < N,

@@ -223,6 +223,28 @@ std::string staticActivations(const wstest::TempDir& d, const std::function<void
   return dir;
 }
 
+// llm-compressor's NVFP4 weight-only checkpoint of the test data turned W4A4 as its NVFP4 preset
+// writes it: input_activations 4-bit float, tensor_group 16, dynamic "local", and an
+// input_global_scale beside every weight_global_scale (spread as calibration spreads them), then
+// `edit`.
+std::string nvfp4W4A4(const wstest::TempDir& d, const std::function<void(wstest::StFile&)>& edit) {
+  const std::string dir = d.file("ckpt");
+  wstest::copyCheckpoint(wstest::sourceDir() + "/tests/data/compressed_tensors/nvfp4a16", dir);
+  editFile(dir, "", [&](wstest::StFile& f) {
+    std::vector<wstest::StEntry> scales;
+    for (const auto& t : f.tensors)
+      if (t.name.ends_with(".weight_global_scale"))
+        scales.push_back(f32Scalar(t.name.substr(0, t.name.size() - 20) + ".input_global_scale", 2600.0f * (1.0f + 0.1f * float(scales.size() % 4))));
+    f.tensors.insert(f.tensors.end(), scales.begin(), scales.end());
+    edit(f);
+  });
+  wstest::editJson(dir + "/config.json", [](Json& j) {
+    j["quantization_config"]["config_groups"]["group_0"]["input_activations"] = {
+        {"num_bits", 4}, {"type", "float"}, {"strategy", "tensor_group"}, {"group_size", 16}, {"dynamic", "local"}, {"symmetric", true}, {"observer", "minmax"}};
+  });
+  return dir;
+}
+
 const std::string Q = "hf/qwen3_moe", F8 = "hf/qwen3_moe_fp8";
 const std::string L1 = "model.layers.1.mlp.experts.", L2 = "model.layers.2.mlp.experts.";
 
@@ -609,6 +631,13 @@ std::vector<Case> cases() {
                }});
   v.push_back({"input scale missing, activations declared static", "WS-C011", L1CT + "2.up_proj.weight", [](auto& d) {
                  return staticActivations(d, [](wstest::StFile& f) { f.remove(L1CT + "2.up_proj.input_scale"); });
+               }});
+  // NVFP4 W4A4 MoE: vLLM 0.11.0 allocates w13_input_global_scale [experts, 2] and
+  // w2_input_global_scale [experts] with torch.empty and uses each expert's own
+  // (compressed_tensors_moe.py CompressedTensorsW4A4MoeMethod.create_weights and
+  // process_weights_after_loading: g1_alphas, g2_alphas per expert); one never stored stays garbage.
+  v.push_back({"NVFP4 W4A4: an expert without input_global_scale", "WS-C011", L1CT + "3.gate_proj.weight_packed", [](auto& d) {
+                 return nvfp4W4A4(d, [](wstest::StFile& f) { f.remove(L1CT + "3.gate_proj.input_global_scale"); });
                }});
   // What a calibration that routed no token to an expert leaves (llm-compressor PR #2826).
   v.push_back({"an expert's input scale NaN", "WS-V001", L1CT + "3.down_proj.input_scale", [](auto& d) {

@@ -1,5 +1,6 @@
 // weightscope plan PATH --ep N [...]: expert-parallel placement and per-rank memory budgets.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "core/plan/ep_plan.h"
 #include "core/plan/deployment_fit.h"
 #include "core/plan/engine_log_check.h"
+#include "core/plan/host_offload.h"
 #include "core/plan/kv_cache.h"
 #include "core/plan/launch_flags.h"
 #include "core/report/validate_report.h"
@@ -118,6 +120,7 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
       {"physical_experts", opt.placement.physicalExperts()},
       {"tp_size", opt.tp},
       {"n_cpu_moe", opt.nCpuMoe},
+      {"cpu_offload_cap", opt.cpuOffloadCap},
       {"capacity", opt.capacity ? nlohmann::json(*opt.capacity) : nlohmann::json(nullptr)},
       {"budget", budgetJson(budget, opt.reserved)},
       {"reserved", opt.reserved},
@@ -205,6 +208,9 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
       std::printf("  %s  (%s)  %s @ %llu\n", t.name.c_str(), s.reason.c_str(), c.files[t.file].path.c_str(), (unsigned long long)t.offset);
     }
   }
+  if (opt.cpuOffloadCap > 0)
+    std::printf("host memory (vLLM --cpu-offload-gb: %s of each rank's decoder-layer weights, the first layers first): rank 0 %s\n",
+                formatBytes(opt.cpuOffloadCap).c_str(), formatBytes(res.ranks.front().host).c_str());
   if (opt.nCpuMoe > 0)  // one line, not a line a tensor: every expert tensor of N blocks
     std::printf("host memory (llama.cpp --n-cpu-moe %d: the routed experts of %s): %s in %zu tensors\n", opt.nCpuMoe,
                 opt.nCpuMoe == 1 ? "block 0" : ("blocks 0-" + std::to_string(opt.nCpuMoe - 1)).c_str(), formatBytes(res.ranks.front().host).c_str(), host.size());
@@ -230,7 +236,7 @@ void printEngineCheck(const val::engines::EngineCheck& e) {
 }
 
 // --emit ENGINE: the engine's launch command for this layout (core/plan/launch_flags.h).
-std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, int ep, int tp, int nCpuMoe) {
+std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, int ep, int tp, int nCpuMoe, double cpuOffloadGb) {
   if (!a.has("emit")) return std::nullopt;
   plan::LaunchRequest r;
   r.engine = a.get("emit");
@@ -243,6 +249,7 @@ std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, 
   if (a.has("gpu-memory-utilization")) r.gpuMemoryUtilization = std::stod(a.get("gpu-memory-utilization"));
   r.maxNumSeqs = a.getInt("max-num-seqs", -1);
   r.nCpuMoe = nCpuMoe;
+  r.cpuOffloadGb = cpuOffloadGb;
   auto cmd = plan::launchCommand(r);
   if (!cmd) throw std::invalid_argument(cmd.error().message);
   return cmd.value();
@@ -282,8 +289,10 @@ class PlanCommand : public Command {
            "  --defer GLOB            tensors the model reads later (repeatable via commas)\n"
            "  --defer-ngram           leave n-gram embedding tables (*ngram*, *.embedders.*) on disk\n"
            "  --n-cpu-moe N           GGUF: llama.cpp's flag - the routed experts of blocks 0..N-1 in host memory\n"
-           "  --host-mem SIZE         GGUF, with --gpu-mem: the smallest --n-cpu-moe that fits the device (and\n"
-           "                          one request of --max-model-len), and whether SIZE of host memory holds it\n"
+           "  --cpu-offload-gb G      vLLM's flag: G GiB of each rank's decoder-layer weights in host memory\n"
+           "  --host-mem SIZE         with --gpu-mem: the smallest --n-cpu-moe (GGUF) or --cpu-offload-gb (vLLM)\n"
+           "                          that fits one device (and one request of --max-model-len), and whether\n"
+           "                          SIZE of host memory holds what it moves there\n"
            "KV cache (docs/plan.md; with --gpu-mem: tokens that fit and the maximum concurrency per rank):\n"
            "  --max-model-len L       tokens per request (default: max_position_embeddings)\n"
            "  --kv-cache-dtype D      auto (the model's dtype), bf16, fp16, fp32, fp8, fp8_e4m3, fp8_e5m2,\n"
@@ -305,7 +314,7 @@ class PlanCommand : public Command {
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
-                   "fit", "gpu", "emit", "engine-log", "n-cpu-moe", "host-mem"},
+                   "fit", "gpu", "emit", "engine-log", "n-cpu-moe", "host-mem", "cpu-offload-gb"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
     if (a.positional().size() == 1 && a.has("engine-log")) return runEngineLog(a);
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
@@ -322,7 +331,7 @@ class PlanCommand : public Command {
       hostFit = hostFitOf(a, c, budget);
       if (!hostFit) return kExitCannotRun;
     }
-    auto planned = planFor(a, c, int(a.getInt("ep", 1)), int(a.getInt("tp", 1)), budget, hostFit ? std::optional<int>(hostFit->nCpuMoe) : std::nullopt);
+    auto planned = planFor(a, c, int(a.getInt("ep", 1)), int(a.getInt("tp", 1)), budget, hostFit ? std::optional<HostOffload>(hostFit->offload) : std::nullopt);
     if (!planned) return kExitCannotRun;
     auto& [opt, res] = *planned;
     // The KV cache: asked for by any of its flags (then a config that cannot say is an error), or
@@ -338,7 +347,7 @@ class PlanCommand : public Command {
       kv = std::move(k);
     }
     const auto engine = engineCheckOf(a, c, int(a.getInt("ep", 1)), opt.tp);
-    const auto launch = launchOf(a, c, int(a.getInt("ep", 1)), opt.tp, opt.nCpuMoe);
+    const auto launch = launchOf(a, c, int(a.getInt("ep", 1)), opt.tp, opt.nCpuMoe, hostFit ? hostFit->offload.cpuOffloadGb : cpuOffloadGbOf(a));
     if (a.has("json")) {
       auto doc = planJson(c, opt, res, a.has("list-tensors"), budget, kv);
       if (engine) {
@@ -347,7 +356,11 @@ class PlanCommand : public Command {
         doc["engine"] = {{"verdict", engine->verdict}, {"findings", std::move(findings)}};
       }
       if (launch) doc["launch"] = {{"engine", a.get("emit")}, {"argv", launch->argv}, {"command", launch->shell()}, {"notes", launch->notes}};
-      if (hostFit) doc["host_fit"] = {{"host_mem", hostFit->hostMem}, {"n_cpu_moe", hostFit->nCpuMoe}, {"fits", hostFit->fits}, {"verdict", hostFit->verdict}};
+      if (hostFit) {
+        doc["host_fit"] = {{"host_mem", hostFit->hostMem}, {"fits", hostFit->fits}, {"verdict", hostFit->verdict}};
+        if (c.format == "gguf") doc["host_fit"]["n_cpu_moe"] = hostFit->offload.nCpuMoe;
+        else doc["host_fit"]["cpu_offload_gb"] = hostFit->offload.cpuOffloadGb;
+      }
       std::cout << doc.dump(1) << "\n";
     } else {
       if (engine) printEngineCheck(*engine);
@@ -369,11 +382,25 @@ class PlanCommand : public Command {
   }
 
  private:
-  // The plan for EP `ep` and TP `tp` with the options of the command line; prints the error and
-  // returns nothing when it cannot be made.
+  // What an engine keeps in host memory: llama.cpp's --n-cpu-moe, vLLM's --cpu-offload-gb.
+  struct HostOffload {
+    int nCpuMoe = 0;
+    double cpuOffloadGb = 0;
+  };
+
+  static double cpuOffloadGbOf(const Args& a) {
+    if (!a.has("cpu-offload-gb")) return 0;
+    const double g = std::stod(a.get("cpu-offload-gb"));
+    if (!std::isfinite(g) || g < 0) throw std::invalid_argument("--cpu-offload-gb takes GiB per GPU, 0 or more");
+    return g;
+  }
+
+  // The plan for EP `ep` and TP `tp` with the options of the command line (the host offload
+  // `offload` instead of its flags when given); prints the error and returns nothing when it
+  // cannot be made.
   static std::optional<std::pair<plan::PlanOptions, plan::PlanResult>> planFor(const Args& a, const Checkpoint& c, int ep, int tp,
                                                                                const std::optional<plan::GpuBudget>& budget,
-                                                                               std::optional<int> nCpuMoe = std::nullopt) {
+                                                                               std::optional<HostOffload> offload = std::nullopt) {
     auto pl = placementSpecOf(a, residencyRulesOf(a)).build(ep, c.model.numExperts);
     if (!pl) {
       std::cerr << "weightscope plan: " << pl.error().describe() << "\n";
@@ -386,9 +413,12 @@ class PlanCommand : public Command {
     opt.skipActivationScales = a.has("skip-activation-scales");
     opt.skipMtp = a.has("skip-mtp");
     opt.deferNgramTables = a.has("defer-ngram");
-    opt.nCpuMoe = nCpuMoe ? *nCpuMoe : int(a.getInt("n-cpu-moe", 0));
+    opt.nCpuMoe = offload ? offload->nCpuMoe : int(a.getInt("n-cpu-moe", 0));
     if (opt.nCpuMoe < 0) throw std::invalid_argument("--n-cpu-moe takes a block count, 0 or more");
     if (opt.nCpuMoe > 0 && c.format != "gguf") throw std::invalid_argument("--n-cpu-moe is llama.cpp's: PATH must be a GGUF file");
+    const double gb = offload ? offload->cpuOffloadGb : cpuOffloadGbOf(a);
+    if (gb > 0 && std::string(opt.rules->name) != "vllm") throw std::invalid_argument("--cpu-offload-gb is vLLM's flag: it plans with --runtime vllm");
+    opt.cpuOffloadCap = plan::vllmCpuOffloadCap(gb);
     if (a.has("defer")) {
       std::string d = a.get("defer");
       for (size_t p = 0; p <= d.size();) {
@@ -413,46 +443,66 @@ class PlanCommand : public Command {
     return std::make_pair(std::move(opt), std::move(res.value()));
   }
 
-  // --host-mem SIZE: the fewest blocks whose routed experts llama.cpp's --n-cpu-moe must keep in
-  // host memory for the rest to fit the --gpu-mem budget (the weights' peak, and with
-  // --max-model-len one request's KV cache and the reserves), and whether the host holds them.
-  // More blocks on the host never put more on the device, so the first N that fits is the answer.
+  // --host-mem SIZE: the least host offload that lets the rest fit the --gpu-mem budget (the
+  // weights' peak, and with --max-model-len one request's KV cache and the reserves), and whether
+  // the host holds what it moves: llama.cpp's --n-cpu-moe in blocks for a GGUF, vLLM's
+  // --cpu-offload-gb in whole GiB otherwise. Offloading more never puts more on the device, so a
+  // binary search over the amount finds the least that fits.
   struct HostFit {
     uint64_t hostMem = 0;
-    int nCpuMoe = 0;
+    HostOffload offload;
     bool fits = false;
     std::string verdict;
   };
   static std::optional<HostFit> hostFitOf(const Args& a, const Checkpoint& c, const std::optional<plan::GpuBudget>& budget) {
-    if (c.format != "gguf") throw std::invalid_argument("--host-mem plans llama.cpp's --n-cpu-moe: PATH must be a GGUF file");
+    const bool gguf = c.format == "gguf";
     if (!budget) throw std::invalid_argument("--host-mem needs --gpu-mem: the device the rest must fit");
-    if (a.has("n-cpu-moe")) throw std::invalid_argument("--host-mem searches --n-cpu-moe: give one or the other");
+    if (a.has("n-cpu-moe") || a.has("cpu-offload-gb")) throw std::invalid_argument("--host-mem searches the offload: give --host-mem or --n-cpu-moe / --cpu-offload-gb, not both");
+    if (!gguf && std::string(residencyRulesOf(a).name) != "vllm")
+      throw std::invalid_argument("--host-mem plans llama.cpp's --n-cpu-moe (a GGUF file) or vLLM's --cpu-offload-gb (--runtime vllm)");
     HostFit h;
     h.hostMem = plan::parseSize(a.get("host-mem"));
-    int blocks = 0;
-    for (const auto& t : c.tensors) blocks = std::max(blocks, int(t.layer) + 1);
+    // The most there is to move: every block (llama.cpp), every decoder-layer byte in GiB (vLLM).
+    int most = 0;
+    uint64_t layerBytes = 0;
+    for (const auto& t : c.tensors) {
+      most = std::max(most, int(t.layer) + 1);
+      if (plan::offloadableByVllmCpuOffload(t)) layerBytes += t.bytes;
+    }
+    if (!gguf) most = int((layerBytes + (uint64_t(1) << 30) - 1) >> 30);
+    const auto offloadOf = [&](int n) { return gguf ? HostOffload{n, 0} : HostOffload{0, double(n)}; };
+    const std::string flag = gguf ? "--n-cpu-moe" : "--cpu-offload-gb";
     const bool wantKv = a.has("max-model-len");
     const KvPlan kv = wantKv ? kvPlanOf(a, c, 1) : KvPlan{};
     if (wantKv && !kv.cache) throw std::invalid_argument("KV cache: " + kv.why);
-    const std::string device = plan::findDevice(a.get("gpu-mem")) ? a.get("gpu-mem") : formatBytes(budget->total) + " GPU";
-    for (int n = 0; n <= blocks; ++n) {
-      auto planned = planFor(a, c, 1, 1, budget, n);
-      if (!planned) return std::nullopt;
+    const auto fitsAt = [&](int n) {
+      auto planned = planFor(a, c, 1, 1, budget, offloadOf(n));
+      if (!planned) throw std::runtime_error("the plan could not be made");
       const plan::RankPlan& rp = planned->second.ranks.front();
-      const bool weightsFit = rp.fits.value_or(false);
       const uint64_t tokens = wantKv ? kv.fit(planned->first, rp).tokensFit : 0;
-      if (!weightsFit || (wantKv && tokens < uint64_t(kv.options.maxModelLen))) continue;
-      h.nCpuMoe = n;
-      h.fits = rp.host <= h.hostMem;
-      const std::string what = "1 x " + device + " + " + formatBytes(h.hostMem) + " host";
-      h.verdict = "host offload: " + what + (h.fits ? " fits" : " does not fit") + " with --n-cpu-moe " + std::to_string(n) + " (" + formatBytes(rp.host) +
-                  " of experts in host memory" + (h.fits ? "" : ", more than the host's " + formatBytes(h.hostMem)) + "; " + formatBytes(rp.peak) +
-                  " of weights on the device" + (wantKv ? " and the KV cache of " + std::to_string(kv.options.maxModelLen) + " tokens" : "") + ")";
+      return std::make_pair(rp.fits.value_or(false) && (!wantKv || tokens >= uint64_t(kv.options.maxModelLen)), rp);
+    };
+    const std::string device = plan::findDevice(a.get("gpu-mem")) ? a.get("gpu-mem") : formatBytes(budget->total) + " GPU";
+    if (!fitsAt(most).first) {
+      h.offload = offloadOf(most);
+      h.verdict = "host offload: does not fit even with " + flag + " " + std::to_string(most) +
+                  (gguf ? " (every block's routed experts in host memory)" : " (every decoder layer in host memory)") + ": what stays on the device" +
+                  (wantKv ? ", with the KV cache of " + std::to_string(kv.options.maxModelLen) + " tokens," : "") + " is more than the budget";
       return h;
     }
-    h.nCpuMoe = blocks;
-    h.verdict = "host offload: does not fit even with --n-cpu-moe " + std::to_string(blocks) + " (every block's routed experts in host memory): what stays on the device" +
-                (wantKv ? ", with the KV cache of " + std::to_string(kv.options.maxModelLen) + " tokens," : "") + " is more than the budget";
+    int lo = 0, hi = most;  // hi fits; find the least n that does
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (fitsAt(mid).first) hi = mid;
+      else lo = mid + 1;
+    }
+    const plan::RankPlan rp = fitsAt(lo).second;
+    h.offload = offloadOf(lo);
+    h.fits = rp.host <= h.hostMem;
+    const std::string what = "1 x " + device + " + " + formatBytes(h.hostMem) + " host";
+    h.verdict = "host offload: " + what + (h.fits ? " fits" : " does not fit") + " with " + flag + " " + std::to_string(lo) + " (" + formatBytes(rp.host) +
+                (gguf ? " of experts" : " of layer weights") + " in host memory" + (h.fits ? "" : ", more than the host's " + formatBytes(h.hostMem)) + "; " +
+                formatBytes(rp.peak) + " of weights on the device" + (wantKv ? " and the KV cache of " + std::to_string(kv.options.maxModelLen) + " tokens" : "") + ")";
     return h;
   }
 

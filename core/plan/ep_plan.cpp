@@ -22,6 +22,22 @@ uint64_t sliceBytes(uint64_t bytes, uint64_t experts, uint64_t slots) {
   return experts ? bytes / experts * slots : bytes;
 }
 
+// vLLM's --cpu-offload-gb on one rank (host_offload.h): the held decoder-layer weights moved to
+// the host until `cap` bytes are - the cap exactly, the last tensor in part, which is the least
+// vLLM moves (it moves whole parameters). Held tensors come in the checkpoint's natural name
+// order, so layers.2 before layers.10: the layer order make_layers offloads in.
+void moveToHostByVllmCpuOffload(const Checkpoint& c, uint64_t cap, RankPlan& rp) {
+  for (const HeldTensor& h : rp.held) {
+    if (rp.host >= cap) break;
+    const TensorRecord& t = c.tensors[h.tensor];
+    if (!offloadableByVllmCpuOffload(t)) continue;
+    const uint64_t moved = std::min(h.bytes, cap - rp.host);
+    rp.bytes[categoryOf(t)] -= moved;
+    if (isScaleComponent(t.component)) rp.scaleBytes -= moved;
+    rp.host += moved;
+  }
+}
+
 }  // namespace
 
 bool buildsTransposedTwin(const Checkpoint& c, const TensorRecord& t) {
@@ -208,6 +224,14 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
           res.notes.push_back("fused and stacked expert tensors are held whole on every rank (" + std::string(opt.rules->name) + "'s rule: no expert index in the name)");
           break;
         }
+
+    if (opt.cpuOffloadCap) {
+      for (auto& rp : res.ranks) moveToHostByVllmCpuOffload(c, opt.cpuOffloadCap, rp);
+      res.notes.push_back("vLLM --cpu-offload-gb: " + std::to_string(opt.cpuOffloadCap) +
+                          " bytes of each rank's decoder-layer weights in host memory, the first layers first; vLLM moves whole parameters, so it "
+                          "moves this much and up to one parameter more (which parameter of a layer goes first follows the model's module order): "
+                          "the device bytes shown are the most it keeps");
+    }
 
     // Derived buffers the loader would build from what each rank holds: the loader's own list.
     for (auto& rp : res.ranks) rp.derived = derivedBuffers(c, opt, rp).bytes();

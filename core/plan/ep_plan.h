@@ -31,6 +31,9 @@ struct PlanOptions {
   bool deferNgramTables = false;
   // llama.cpp's --n-cpu-moe N: the routed experts of blocks 0 .. N-1 in host memory (host_offload.h).
   int nCpuMoe = 0;
+  // vLLM's --cpu-offload-gb as its byte cap per rank (host_offload.h): that much of the rank's
+  // decoder-layer weights, the first layers first, in host memory.
+  uint64_t cpuOffloadCap = 0;
   std::optional<uint64_t> capacity;     // GPU bytes per rank
   uint64_t reserved = 0;                // bytes kept free per rank (runtime, activations, KV cache)
   double peakMultiplier = 0;            // 0: by scheme (1.3 NVFP4, 1.5 FP8, else 1.0)
@@ -55,7 +58,7 @@ struct RankPlan {
   std::array<uint64_t, kCategories> bytes{};  // resident bytes by category; Deferred: not uploaded
   uint64_t scaleBytes = 0;                    // scale-like companions, also counted in their category
   uint64_t resident = 0;                      // sum of resident categories
-  uint64_t host = 0;                          // kept in host memory (--n-cpu-moe), not on the GPU
+  uint64_t host = 0;                          // kept in host memory (--n-cpu-moe, --cpu-offload-gb), not on the GPU
   uint64_t derived = 0, transient = 0, peak = 0;
   std::optional<bool> fits;
   int64_t headroom = 0;                       // capacity - reserved - peak (negative: short by)

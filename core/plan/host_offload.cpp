@@ -20,3 +20,13 @@ bool keptOnHostByNCpuMoe(const std::string& name, int n) {
 }
 
 }  // namespace ws::plan
+
+namespace ws::plan {
+
+uint64_t vllmCpuOffloadCap(double gib) { return uint64_t(gib * 1024.0 * 1024.0 * 1024.0); }
+
+bool offloadableByVllmCpuOffload(const TensorRecord& t) {
+  return t.layer >= 0 && t.role != Role::Mtp && t.role != Role::Embedding && t.role != Role::LmHead;
+}
+
+}  // namespace ws::plan

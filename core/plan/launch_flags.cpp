@@ -1,7 +1,7 @@
 // The flags, by engine:
 //   vLLM 0.11.0: vllm/engine/arg_utils.py EngineArgs.add_cli_args (--tensor-parallel-size,
 //     --data-parallel-size, --enable-expert-parallel, --expert-placement-strategy linear|round_robin,
-//     --max-model-len, --kv-cache-dtype, --gpu-memory-utilization, --max-num-seqs).
+//     --max-model-len, --kv-cache-dtype, --gpu-memory-utilization, --max-num-seqs, --cpu-offload-gb).
 //   SGLang 0.5.23: srt/arg_groups/fields (parallel.py tp_size, ep_size, attn_dp_size; model.py
 //     context_length, kv_cache_dtype; schedule.py max_running_requests), each
 //     field's flag its name with dashes (arg_utils.py _field_to_cli_name); `python -m
@@ -59,6 +59,7 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (kvDtype) add({"--kv-cache-dtype", r.kvCacheDtype});
     if (r.gpuMemoryUtilization > 0) add({"--gpu-memory-utilization", number(r.gpuMemoryUtilization)});
     if (r.maxNumSeqs > 0) add({"--max-num-seqs", std::to_string(r.maxNumSeqs)});
+    if (r.cpuOffloadGb > 0) add({"--cpu-offload-gb", number(r.cpuOffloadGb)});
   } else if (r.engine == "sglang") {
     const int world = std::max(r.ep, r.tp);
     add({"python", "-m", "sglang.launch_server", "--model-path", r.modelPath, "--tp-size", std::to_string(world)});
@@ -68,6 +69,8 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (r.maxModelLen > 0) add({"--context-length", std::to_string(r.maxModelLen)});
     if (kvDtype) add({"--kv-cache-dtype", r.kvCacheDtype});
     if (r.maxNumSeqs > 0) add({"--max-running-requests", std::to_string(r.maxNumSeqs)});
+    if (r.cpuOffloadGb > 0)
+      c.notes.push_back("the plan moves layer weights to the host as vLLM's --cpu-offload-gb does; SGLang's own --cpu-offload-gb was not read: not emitted");
     if (r.gpuMemoryUtilization > 0)
       c.notes.push_back("--gpu-memory-utilization is vLLM's share of the whole device; SGLang's --mem-fraction-static (weights and KV cache) is another quantity, which SGLang works out itself (memory_hook.py handle_gpu_memory_settings): not emitted");
   } else if (r.engine == "llama.cpp") {
@@ -77,6 +80,7 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (kvDtype) add({"-ctk", r.kvCacheDtype, "-ctv", r.kvCacheDtype});
     if (r.maxNumSeqs > 0) add({"-np", std::to_string(r.maxNumSeqs)});
     if (r.nCpuMoe > 0) add({"--n-cpu-moe", std::to_string(r.nCpuMoe)});
+    if (r.cpuOffloadGb > 0) c.notes.push_back("--cpu-offload-gb is vLLM's: llama.cpp keeps tensors in host memory by --n-cpu-moe / -ot, not by a byte count");
     if (r.ep > 1 || r.tp > 1)
       c.notes.push_back("llama.cpp splits layers over the GPUs it sees (--split-mode layer), not experts or heads: the plan's EP / TP ranks are not its layout");
   } else {

@@ -24,6 +24,7 @@ struct LaunchRequest {
   double gpuMemoryUtilization = 0;  // vLLM's --gpu-memory-utilization; 0: not given
   int64_t maxNumSeqs = -1;
   int nCpuMoe = 0;                 // llama.cpp's --n-cpu-moe (host_offload.h)
+  double cpuOffloadGb = 0;         // vLLM's --cpu-offload-gb (host_offload.h)
 };
 
 struct LaunchCommand {

@@ -11,6 +11,16 @@ own reading of the file (every blk.i.ffn_*_exps tensor of the first N blocks), n
 - bad input: a negative count, a safetensors checkpoint, --host-mem without --gpu-mem are usage
   errors (exit 2).
 
+vLLM's --cpu-offload-gb on the transformers-written qwen3_moe fixture (3 layers, 1.0-1.9 MiB each),
+worked out from the shards' own headers: the cap is vLLM's int(G * 1024**3) per rank
+(gpu_model_runner.py at 0.11.0) and the decoder layers go first to last (make_layers):
+- a cap inside layer 0 moves exactly the cap, nothing of layers 1 and 2;
+- a cap of layers 0 and 1 leaves layer 2's experts and no dense MLP (layer 0's) on the device;
+- a cap past every layer moves the layers and nothing else (embeddings, final norm, lm_head stay);
+- --host-mem searches whole GiB: a device of what is left without the layers needs 1, the device
+  of the whole model 0; --emit vllm passes the flag; --runtime sglang and a negative G are usage
+  errors.
+
 usage: cli_host_offload.py WEIGHTSCOPE FIXTURES"""
 import json
 import os
@@ -72,4 +82,57 @@ for args, why in ((["--n-cpu-moe", "-1"], "a negative count"), (["--host-mem", "
     check(r.returncode == 2, f"{why}: exit {r.returncode}: {r.stderr}")
 r = subprocess.run([WS, "plan", os.path.join(FX, "hf/qwen3_moe"), "--ep", "1", "--n-cpu-moe", "1"], capture_output=True, text=True)
 check(r.returncode == 2 and "GGUF" in r.stderr, f"--n-cpu-moe on safetensors: exit {r.returncode}: {r.stderr}")
+
+# ---- vLLM --cpu-offload-gb
+HF = os.path.join(FX, "hf/qwen3_moe")
+LAYER = re.compile(r"^model\.layers\.(\d+)\.")
+hf_sizes = {}
+for shard in sorted(f for f in os.listdir(HF) if f.endswith(".safetensors")):
+    with open(os.path.join(HF, shard), "rb") as f:
+        header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+    hf_sizes.update({k: v["data_offsets"][1] - v["data_offsets"][0] for k, v in header.items() if k != "__metadata__"})
+by_layer = {}
+for name, b in hf_sizes.items():
+    if m := LAYER.match(name):
+        by_layer[int(m.group(1))] = by_layer.get(int(m.group(1)), 0) + b
+layers = sum(by_layer.values())
+check(sorted(by_layer) == [0, 1, 2] and 1 << 20 < by_layer[0] < by_layer[1], f"the fixture's layer bytes: {by_layer}")
+
+
+def hf_plan(*args):
+    return subprocess.run([WS, "plan", HF, "--ep", "1", *args], capture_output=True, text=True)
+
+
+def hf_json(*args):
+    r = hf_plan(*args, "--json")
+    check(r.returncode in (0, 1), f"plan {args}: exit {r.returncode}: {r.stderr}")
+    return json.loads(r.stdout) if r.stdout else {}
+
+
+hf_total = hf_json()["ranks"][0]["bytes"]["total"]
+check(hf_total == sum(hf_sizes.values()), f"the plan holds {hf_total}, the headers {sum(hf_sizes.values())}")
+cases = (("0.001", int(0.001 * 1024**3)), (repr((by_layer[0] + by_layer[1]) / 1024**3), by_layer[0] + by_layer[1]), ("1", layers))
+for gb, moved in cases:
+    rank = hf_json("--cpu-offload-gb", gb).get("ranks", [{}])[0]
+    check(rank.get("host") == moved, f"--cpu-offload-gb {gb}: host {rank.get('host')}, expected {moved}")
+    check(rank.get("bytes", {}).get("total") == hf_total - moved, f"--cpu-offload-gb {gb}: device {rank.get('bytes', {}).get('total')}, expected {hf_total - moved}")
+rank = hf_json("--cpu-offload-gb", cases[1][0]).get("ranks", [{}])[0]
+layer2_experts = sum(b for n, b in hf_sizes.items() if n.startswith("model.layers.2.mlp.experts."))
+check(rank.get("bytes", {}).get("routed_experts") == layer2_experts and rank["bytes"].get("dense_mlp") == 0,
+      f"layers 0 and 1 moved first: routed {rank.get('bytes', {}).get('routed_experts')} (layer 2's {layer2_experts}), dense {rank.get('bytes', {}).get('dense_mlp')}")
+
+rest = hf_total - layers  # embeddings, the final norm and lm_head: never moved
+doc = hf_json("--gpu-mem", f"{rest}B", "--host-mem", f"{layers}B")
+fit = doc.get("host_fit", {})
+check(fit.get("cpu_offload_gb") == 1 and fit.get("fits") is True and doc.get("ranks", [{}])[0].get("host") == layers, f"--host-mem: {fit}")
+check(hf_json("--gpu-mem", f"{hf_total}B", "--host-mem", "1B").get("host_fit", {}).get("cpu_offload_gb") == 0, "the whole model fits: no offload")
+r = hf_plan("--gpu-mem", f"{rest}B", "--host-mem", f"{layers - 1}B")
+check(r.returncode == 1 and "does not fit with --cpu-offload-gb 1" in r.stdout, f"a host one byte short: exit {r.returncode}: {r.stdout[-400:]}")
+r = hf_plan("--gpu-mem", f"{rest - 1}B", "--host-mem", "1GiB")
+check(r.returncode == 1 and "does not fit even with --cpu-offload-gb 1" in r.stdout, f"a device too small for what stays: exit {r.returncode}: {r.stdout[-400:]}")
+r = hf_plan("--gpu-mem", f"{rest}B", "--host-mem", "1GiB", "--emit", "vllm")
+check(r.returncode == 0 and "--cpu-offload-gb 1" in r.stdout.split("launch:")[-1], f"--emit vllm: {r.stdout[-300:]}")
+for args, why in ((["--cpu-offload-gb", "-1"], "a negative size"), (["--cpu-offload-gb", "1", "--runtime", "sglang"], "another engine's plan")):
+    r = hf_plan(*args)
+    check(r.returncode == 2 and "--cpu-offload-gb" in r.stderr, f"{why}: exit {r.returncode}: {r.stderr}")
 finish()
