@@ -117,6 +117,17 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
     res.moeLayers = m.moeLayers;
     const uint64_t E = uint64_t(std::max<int64_t>(0, m.numExperts));
     if (E && pl.logicalExperts != int64_t(E)) fail(ErrorCode::Usage, "placement was built for a different expert count");
+    // A checkpoint saved split per rank (vLLM's sharded state) loads only at the layout it was
+    // saved for: vLLM 0.11.0's ShardedStateLoader.load_weights reads
+    // model-rank-{tensor-parallel rank}-part-*.safetensors and copies each tensor into the rank's
+    // parameter as it is. Each rank then holds its own files whole - the catalog's (rank 0's)
+    // shapes, which every rank shares (describeRanks) - and nothing is split again. TP 1 (the
+    // default, as load and the GUI plan) means that layout too.
+    const std::optional<Prepartitioned>& saved = c.prepartitioned;
+    if (saved && (pl.epSize != 1 || (opt.tp != 1 && opt.tp != int(saved->ranks.size()))))
+      fail(ErrorCode::Usage, "the checkpoint is saved split over " + std::to_string(saved->ranks.size()) +
+                                 " tensor-parallel ranks (" + saved->layout + "): vLLM's ShardedStateLoader reads rank r's own files, so plan it with --ep 1 --tp " +
+                                 std::to_string(saved->ranks.size()));
 
     // The map row of a MoE layer: one row for all layers, or one per MoE layer in order.
     std::map<int, size_t> rowOf;
@@ -195,7 +206,7 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
           for (uint64_t e = 0; e < E; ++e) slots += copies[size_t(r)][row][e];
           if (slots == 0) continue;  // none of this layer's experts on this rank
           bytes = sliceBytes(t.bytes, E, slots);
-        } else if (opt.tp > 1 && (cat == Attention || cat == DenseMlp)) {
+        } else if (opt.tp > 1 && !saved && (cat == Attention || cat == DenseMlp)) {
           bytes = (t.bytes + uint64_t(opt.tp) - 1) / uint64_t(opt.tp);
         }
         if (!skip.empty()) {
@@ -225,6 +236,9 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
           break;
         }
 
+    if (saved)
+      res.notes.push_back("saved split over " + std::to_string(saved->ranks.size()) + " tensor-parallel ranks (" + saved->layout +
+                          "): each rank holds its own files whole, as rank 0's shown here");
     if (opt.cpuOffloadCap) {
       for (auto& rp : res.ranks) moveToHostByVllmCpuOffload(c, opt.cpuOffloadCap, rp);
       res.notes.push_back("vLLM --cpu-offload-gb: " + std::to_string(opt.cpuOffloadCap) +

@@ -9,6 +9,8 @@ whole on both, each rank's tensors spread over two parts. Then:
   headers written), the catalog is rank 0's tensors with rank 0's shapes, nothing is a finding;
 - validate finds no error (the rules comparing shapes with the config are left out, and a note
   says so);
+- plan takes it only at its layout (--ep 1 --tp 2, or --ep 1 alone: each rank holds its own files
+  whole, summed here from the headers written), any other layout is a usage error naming that one;
 - damaged: rank 1 lacking a tensor, holding an extra one, holding one with another shape, and a
   folder of ranks 0 and 2 - each exactly one WS-I026 naming the tensor (or the missing rank).
 
@@ -99,6 +101,20 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, findings = validate(d, tmp)
     bad = [f"{f['code']} {f.get('tensor')}" for f in findings if f["severity"] in ("error", "warning")]
     check(rc == 0 and not bad, f"validate: exit {rc}: {bad[:5]}")
+
+    # plan: only at the layout it was saved for (--ep 1 --tp 2), each rank its own files whole -
+    # not rank 0's halves halved again by --tp.
+    for args in (["--tp", "2"], []):  # no --tp: the layout it was saved for
+        r = run("plan", d, "--ep", "1", *args, "--json")
+        if r.returncode != 0:
+            fail(f"plan {args}: exit {r.returncode}: {r.stderr.strip()[:300]}")
+            continue
+        ranks = json.loads(r.stdout)["ranks"]
+        want = sum(len(t[3]) for t in good[0])
+        check(len(ranks) == 1 and ranks[0]["bytes"]["total"] == want, f"plan {args} holds {[x['bytes']['total'] for x in ranks]}, rank 0's files {want}")
+    for args in (["--ep", "2"], ["--ep", "1", "--tp", "4"]):
+        r = run("plan", d, *args)
+        check(r.returncode == 2 and "--ep 1 --tp 2" in r.stderr, f"plan {args}: exit {r.returncode}: {r.stderr.strip()[:300]}")
 
     victim = "model.layers.1.mlp.experts.3.up_proj.weight"
     cases = {
