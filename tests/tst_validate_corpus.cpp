@@ -828,6 +828,36 @@ std::vector<Case> cases() {
                    });
                  }, "kt"});
   }
+  // Codes of another shape than I32 [rows, cols/8] or U8 [rows, cols/2] (the same bytes as I32
+  // [rows/2, cols/4]), which KTransformers RAWINT4 refuses: their ratio to weight_shape reads as
+  // 8-bit codes, another scheme than the config declares, so WS-S007 says it (beside WS-S006) and
+  // the RAWINT4 rule, which looks at int4 experts, is not reached.
+  v.push_back({"int4 codes of another shape for KTransformers RAWINT4", "WS-S007", L1 + "2.up_proj.weight_packed", [](auto& d) {
+                 return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), L1 + "2.up_proj.weight_packed", [](wstest::StFile& f) {
+                   wstest::StEntry* w = f.find(L1 + "2.up_proj.weight_packed");
+                   w->shape = {w->shape[0] / 2, w->shape[1] * 2};
+                 });
+               }, "kt", std::nullopt, "WS-S006"});
+  // One expert's scales of group 64 (every other column of its group-32 grid kept).
+  v.push_back({"an expert's scales of group 64 for KTransformers RAWINT4", "WS-R002", L1 + "2.up_proj.weight_scale", [](auto& d) {
+                 return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), L1 + "2.up_proj.weight_scale", [](wstest::StFile& f) {
+                   wstest::StEntry* s = f.find(L1 + "2.up_proj.weight_scale");
+                   const uint64_t rows = s->shape[0], cols = s->shape[1];
+                   std::vector<uint8_t> half;
+                   for (uint64_t r = 0; r < rows; ++r)
+                     for (uint64_t c = 0; c < cols; c += 2) half.insert(half.end(), s->data.begin() + (r * cols + c) * 2, s->data.begin() + (r * cols + c) * 2 + 2);
+                   s->shape[1] = cols / 2;
+                   s->data = std::move(half);
+                 });
+               }, "kt"});
+  // One expert's scales for half its rows: group 32 along the columns, the wrong shape still.
+  v.push_back({"an expert's scales for half its rows for KTransformers RAWINT4", "WS-R002", L1 + "2.up_proj.weight_scale", [](auto& d) {
+                 return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), L1 + "2.up_proj.weight_scale", [](wstest::StFile& f) {
+                   wstest::StEntry* s = f.find(L1 + "2.up_proj.weight_scale");
+                   s->shape[0] /= 2;
+                   s->data.resize(s->data.size() / 2);
+                 });
+               }, "kt", std::nullopt, "WS-S004"});  // too few scales for the rows
   // The config's group size (64) where KTransformers RAWINT4 requires 32; the scales still say 32.
   v.push_back({"a config group size of 64 for KTransformers RAWINT4", "WS-R002", "", [](auto& d) {
                  const std::string dir = written(synthOptions(d, "kimi-k2", "int4-ct"));
@@ -927,6 +957,27 @@ class TstValidateCorpus : public QObject {
       QVERIFY2(others.isEmpty(), qPrintable(others.join(" | ")));
       if (!c.runtime) break;
     }
+  }
+
+  // KTransformers RAWINT4 with an expert intermediate size (48) that its group 32 does not divide:
+  // the dimension finding names both sizes. Not a corpus case: the down_proj scales of 2 groups
+  // for 48 columns are rightly WS-R002's group finding as well.
+  void rawInt4DimensionsNotWholeGroups() {
+    wstest::TempDir d;
+    auto o = synthOptions(d, "kimi-k2", "int4-ct");
+    o.expertIntermediate = 48;
+    val::ValidateOptions opt;
+    opt.runtime = "kt";
+    auto r = val::validatePath(written(o), opt);
+    QVERIFY(r.ok());
+    QStringList dims, others;
+    for (const auto& f : r.value().findings) {
+      if (f.code == "WS-R002" && f.tensor.empty()) dims << QString::fromStdString(f.message);
+      else if (f.severity == val::Severity::Error && !(f.code == "WS-R002" && f.tensor.ends_with("down_proj.weight_scale"))) others << QString::fromStdString(f.code + " " + f.tensor);
+    }
+    QCOMPARE(dims.size(), 1);
+    QVERIFY2(dims[0].contains("hidden 256 and expert intermediate 48") && dims[0].contains("32"), qPrintable(dims[0]));
+    QVERIFY2(others.isEmpty(), qPrintable(others.join(" | ")));
   }
 
   // A GGUF declaring fewer blocks than it holds: llama.cpp never loads the last block. Not a corpus

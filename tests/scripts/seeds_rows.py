@@ -15,9 +15,7 @@ import sys
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # Rows whose test does not (yet) show what the row claims - each a finding of the issue-50 audit.
-UNPROVEN = {
-    "K8": "reference_compressed_tensors compares values, not the RAWINT4 refusals; WS-R002's dims, scale-shape and packed-dtype branches have no case yet (item 7: weight_shape, scale dtype, zero points both spellings and the config group size have)",
-}
+UNPROVEN = {}
 
 
 def test_file(name):
