@@ -190,7 +190,11 @@ class Fp8ScaledDecoder : public RowDecoder {
         e.add(v, (end - r) * cols_);
       }
     }
-    count(bytesOf(row, n));
+    // The scales were read and counted by the scale rules just before when the scratch keeps
+    // them (the value pass): only the codes are this read's (measured: validate --distributed's
+    // kernel count, mpi_distributed.py).
+    const bool scalesKept = scratch.kept.file == scale_.bytes.file && scratch.kept.offset == scale_.bytes.offset && !scratch.kept.bytes.empty();
+    count(scalesKept ? n * cols_ : bytesOf(row, n));
     return told;
   }
   DecodeDesc describe() const override {

@@ -70,6 +70,11 @@ nlohmann::json validateJson(const val::ValidationReport& r, Severity min) {
   };
   if (!r.verdict.empty()) doc["verdict"] = r.verdict;  // --runtime vllm|sglang
   if (!r.bytesReadByRank.empty()) doc["bytes_read_by_rank"] = r.bytesReadByRank;  // --distributed
+  if (!r.kernelBytesReadByRank.empty()) {  // --distributed: measured by the kernel, null where it could not say
+    nlohmann::json measured = nlohmann::json::array();
+    for (int64_t b : r.kernelBytesReadByRank) measured.push_back(b < 0 ? nlohmann::json(nullptr) : nlohmann::json(b));
+    doc["bytes_read_by_rank_measured"] = std::move(measured);
+  }
   if (c)
     doc["model"] = {{"architecture", c->model.architecture}, {"format", c->format}, {"num_layers", c->model.numLayers}, {"num_experts", c->model.numExperts},
                     {"tensors", c->tensors.size()}, {"bytes", c->totalBytes()}};

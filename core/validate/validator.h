@@ -68,6 +68,11 @@ struct ValidationReport {
   // --distributed: the bytes each rank read in each value pass ("values (scales)", "values
   // (weights)"), in rank order: how evenly the work was shared.
   std::map<std::string, std::vector<uint64_t>> bytesReadByRank;
+  // --distributed: what the kernel counted each rank reading with read/pread during its value pass
+  // (process_io.h), in rank order, -1 where it could not say: measured beside the claims above,
+  // which it equals where every byte is read with pread (scales, packed codes) and falls short of
+  // by what is read through the mapping (plain float weights).
+  std::vector<int64_t> kernelBytesReadByRank;
   num::ScaleReport scalesByLayer;                // for the HTML report's histograms
   // --runtime vllm|sglang: "vLLM 0.11.0, TP 8 on H200-141GB (SM 9.0): loads" - the report's
   // first line (engines::verdictLine); empty for other runs.

@@ -16,6 +16,7 @@
 #include "core/numerics/remote_reads.h"
 #include "core/numerics/scale_stats.h"
 #include "core/util/parallel.h"
+#include "core/util/process_io.h"
 #include "core/validate/value_shares.h"
 
 namespace ws::val {
@@ -214,6 +215,7 @@ struct SharePass {
   std::vector<std::pair<uint32_t, std::vector<Finding>>> weightFindings;  // by logical tensor, catalog order
   std::vector<Finding> readFailures;  // WS-I024, catalog order
   uint64_t weightBytes = 0;
+  int64_t kernelBytes = -1;  // the kernel's count of the pass's reads (process_io.h), -1: unknown
   bool cancelled = false;
 };
 
@@ -257,7 +259,13 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
   };
   for (size_t k = 0; k < ahead; ++k) readAheadOf(k);
   const char* stage = want.any() ? "values" : "scales";
+  // The workers' own reads by the kernel's count (process_io.h); unknown if any worker cannot say.
+  std::atomic<uint64_t> kernelBytes{0};
+  std::atomic<bool> kernelUnknown{false};
   auto worker = [&] {
+    // Only where the report shows it (--distributed): the meter's reads of /proc count too.
+    std::optional<SyscallReadMeter> meter;
+    if (opt.comm) meter.emplace();
     num::ExtentScratch scratch;
     scratch.pread = true;
     for (size_t k; !cancelled && (k = next.fetch_add(1)) < work.size();) {
@@ -276,11 +284,15 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
       done += bytes[li];
       if (opt.progress && !opt.progress(stage, done.load(), total)) cancelled = true;
     }
+    if (!meter) return;
+    if (const auto read = meter->bytesSinceStart()) kernelBytes += *read;
+    else kernelUnknown = true;
   };
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
   SharePass out;
+  out.kernelBytes = kernelUnknown ? -1 : int64_t(kernelBytes.load());
   out.cancelled = cancelled;
   out.weightBytes = counter.bytes.load();
   for (size_t k = 0; k < work.size(); ++k) {
@@ -309,7 +321,7 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, Val
   Result<num::ScaleReport> scales = opt.comm ? gatherScaleShares(*opt.comm, mine.scales, scaleByRank) : std::move(mine.scales);
   std::set<uint32_t> flagged;
   if (scales) judgeScales(c, sink, scales.value(), flagged);
-  ValueShare weights{std::move(mine.readFailures), mine.weightBytes, mine.cancelled, {}};
+  ValueShare weights{std::move(mine.readFailures), mine.weightBytes, mine.cancelled, {}, mine.kernelBytes, {}};
   for (auto& [li, found] : mine.weightFindings)
     if (!flagged.count(li)) weights.findings.insert(weights.findings.end(), found.begin(), found.end());
   if (opt.comm) weights = gatherValueShares(*opt.comm, weights);
@@ -319,7 +331,10 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, Val
   rep.scalesByLayer = num::regroupScales(c, scales.value(), num::ScaleGrouping::Layer);
   rep.bytesReadByFamily["values (scales)"] = scales.value().bytesRead;
   rep.bytesReadByFamily["values (weights)"] = weights.bytesRead;
-  if (opt.comm) rep.bytesReadByRank = {{"values (scales)", scaleByRank}, {"values (weights)", want.any() ? weights.bytesByRank : std::vector<uint64_t>{}}};
+  if (opt.comm) {
+    rep.bytesReadByRank = {{"values (scales)", scaleByRank}, {"values (weights)", want.any() ? weights.bytesByRank : std::vector<uint64_t>{}}};
+    rep.kernelBytesReadByRank = weights.kernelBytesByRank;
+  }
 }
 
 }  // namespace ws::val

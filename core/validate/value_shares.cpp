@@ -51,13 +51,14 @@ Result<num::ScaleReport> gatherScaleShares(dist::Communicator& comm, const Resul
 ValueShare gatherValueShares(dist::Communicator& comm, const ValueShare& mine) {
   json findings = json::array();
   for (const Finding& f : mine.findings) findings.push_back(findingWire(f));
-  const json m = {{"findings", findings}, {"bytes_read", mine.bytesRead}, {"cancelled", mine.cancelled}};
+  const json m = {{"findings", findings}, {"bytes_read", mine.bytesRead}, {"kernel_bytes", mine.kernelBytes}, {"cancelled", mine.cancelled}};
   ValueShare all;
   for (const std::string& s : comm.allGather(m.dump())) {
     const json j = json::parse(s);
     for (const auto& f : j["findings"]) all.findings.push_back(findingFromWire(f));
     all.bytesRead += j["bytes_read"].get<uint64_t>();
     all.bytesByRank.push_back(j["bytes_read"].get<uint64_t>());
+    all.kernelBytesByRank.push_back(j["kernel_bytes"].get<int64_t>());
     all.cancelled = all.cancelled || j["cancelled"].get<bool>();
   }
   return all;

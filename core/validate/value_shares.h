@@ -26,6 +26,8 @@ struct ValueShare {
   uint64_t bytesRead = 0;
   bool cancelled = false;
   std::vector<uint64_t> bytesByRank;  // gathered: what each rank read
+  int64_t kernelBytes = -1;            // the kernel's count of this rank's reads in the pass (-1: unknown)
+  std::vector<int64_t> kernelBytesByRank;  // gathered
 };
 // Every rank's, in rank order (findings appended, bytes summed, cancelled if any rank was).
 ValueShare gatherValueShares(dist::Communicator& comm, const ValueShare& mine);
