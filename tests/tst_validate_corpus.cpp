@@ -74,6 +74,18 @@ std::string withGgufKv(const std::string& path, const std::string& kv) {
   return out + b.substr(g.dataStart);
 }
 
+// One GGUF v3 key-value pair of type UINT32, as withGgufKv takes it.
+std::string ggufU32(const std::string& key, uint32_t value) {
+  std::string kv;
+  const uint64_t n = key.size();
+  kv.append(reinterpret_cast<const char*>(&n), 8);
+  kv += key;
+  const int32_t type = 4;  // UINT32
+  kv.append(reinterpret_cast<const char*>(&type), 4);
+  kv.append(reinterpret_cast<const char*>(&value), 4);
+  return kv;
+}
+
 // A GGUF file with one key's bytes overwritten in place: its name (same length: the key is then
 // absent under its own name) or its UINT32 value. Offsets stay as they were.
 std::string withGgufKeyPatched(const std::string& path, const std::string& key, const std::string& newName, std::optional<uint32_t> newValue) {
@@ -350,6 +362,20 @@ std::vector<Case> cases() {
   v.push_back({"eos id equal to the embedding's rows", "WS-M002", "model.embed_tokens.weight", withSideFiles({}, [](Json& j) { j["eos_token_id"] = 1024; })});
   v.push_back({"instruct model without a chat template", "WS-M003", "tokenizer_config.json",
                withSideFiles({{"tokenizer_config.json", R"({"eos_token": "t2", "bos_token": null})"}}, [](Json& j) { j["_name_or_path"] = "Qwen/Qwen3-30B-A3B-Instruct-2507"; })});
+  // WS-M007: files giving a special token ids with none in common (vllm PR #30434). The tokenizer
+  // of 1000 tokens t0..t999, its eos t2.
+  const std::string tokEos = R"({"eos_token": "t2", "bos_token": null})";
+  v.push_back({"generation_config's eos none of the tokenizer's", "WS-M007", "tokenizer_config.json",
+               withSideFiles({{"tokenizer.json", vocab(1000)}, {"tokenizer_config.json", tokEos}, {"generation_config.json", R"({"eos_token_id": [3]})"}})});
+  v.push_back({"config.json's eos none of generation_config's", "WS-M007", "generation_config.json",
+               withSideFiles({{"tokenizer.json", vocab(1000)}, {"tokenizer_config.json", tokEos}, {"generation_config.json", R"({"eos_token_id": [2, 3]})"}},
+                             [](Json& j) { j["eos_token_id"] = 7; })});
+  v.push_back({"a GGUF's eos none of its HF source's", "WS-M007", "mixtral-bf16.gguf", [](auto& d) {
+                 const std::string out = d.file("mixtral-bf16.gguf");
+                 wstest::writeFile(out, withGgufKv(wstest::sourceDir() + "/tests/data/llama_cpp/mixtral-bf16.gguf", ggufU32("tokenizer.ggml.eos_token_id", 2)));
+                 wstest::writeFile(d.file("generation_config.json"), R"({"eos_token_id": 5})");
+                 return out;
+               }});
   v.push_back({"GGUF string that is not UTF-8", "WS-M004", "tiny-qwen3moe-kquants.gguf", [](auto& d) {
                  std::string kv;
                  auto u64 = [&](uint64_t x) { kv.append(reinterpret_cast<const char*>(&x), 8); };
@@ -957,6 +983,37 @@ class TstValidateCorpus : public QObject {
       QVERIFY2(others.isEmpty(), qPrintable(others.join(" | ")));
       if (!c.runtime) break;
     }
+  }
+
+  // WS-M007's clean twins: Qwen2.5-Instruct's shape (config.json keeps the base model's eos, the
+  // tokenizer's is another, generation_config.json lists both) and a GGUF whose eos its HF
+  // source's generation_config.json lists - no finding; the rule's text names both ids' tokens.
+  void specialTokensThatAgreeAreClean() {
+    wstest::TempDir d;
+    const std::string dir = fixtureCopy(d, Q);
+    Json v = Json::object();
+    for (int i = 0; i < 1000; ++i) v["t" + std::to_string(i)] = i;
+    wstest::writeFile(dir + "/tokenizer.json", Json{{"model", {{"type", "BPE"}, {"vocab", v}, {"merges", Json::array()}}}, {"added_tokens", Json::array()}}.dump());
+    wstest::writeFile(dir + "/tokenizer_config.json", R"({"eos_token": "t2", "bos_token": null})");
+    wstest::writeFile(dir + "/generation_config.json", R"({"eos_token_id": [2, 3]})");
+    wstest::editJson(dir + "/config.json", [](Json& j) { j["eos_token_id"] = 3; });
+    const std::string ggufDir = d.file("gguf");
+    fs::create_directories(ggufDir);
+    wstest::writeFile(ggufDir + "/mixtral-bf16.gguf", withGgufKv(wstest::sourceDir() + "/tests/data/llama_cpp/mixtral-bf16.gguf", ggufU32("tokenizer.ggml.eos_token_id", 2)));
+    wstest::writeFile(ggufDir + "/generation_config.json", R"({"eos_token_id": [5, 2]})");
+    for (const std::string path : {dir, ggufDir + "/mixtral-bf16.gguf"}) {
+      auto r = val::validatePath(path, {});
+      QVERIFY(r.ok());
+      for (const auto& f : r.value().findings) QVERIFY2(f.code != "WS-M007", f.message.c_str());
+    }
+    // Disagreeing, the message names both files and both ids with their tokens.
+    wstest::writeFile(dir + "/generation_config.json", R"({"eos_token_id": [3]})");
+    auto r = val::validatePath(dir, {});
+    QVERIFY(r.ok());
+    bool named = false;
+    for (const auto& f : r.value().findings)
+      named |= f.code == "WS-M007" && f.message == "eos: tokenizer_config.json gives 2 't2', generation_config.json gives 3 't3' - none in common";
+    QVERIFY(named);
   }
 
   // KTransformers RAWINT4 with an expert intermediate size (48) that its group 32 does not divide:

@@ -20,7 +20,7 @@ int64_t intOf(const MetaScalar& v) {
   return -1;
 }
 
-void fromGguf(const Checkpoint& c, TokenizerInfo& t) {
+void fromGguf(const Checkpoint& c, TokenizerInfo& t, const std::set<int64_t>& textsOf) {
   const MetaEntry* model = c.findMeta("tokenizer.ggml.model");
   const MetaEntry* tokens = c.findMeta("tokenizer.ggml.tokens");
   if (!model && !tokens) return;
@@ -48,6 +48,11 @@ void fromGguf(const Checkpoint& c, TokenizerInfo& t) {
     }
     t.special.push_back(std::move(s));
   }
+  for (int64_t id : textsOf) {
+    if (!texts || id < 0 || uint64_t(id) >= texts->size()) continue;
+    const MetaScalar v = texts->at(uint64_t(id));
+    if (auto* str = std::get_if<std::string>(&v)) t.texts[id] = *str;
+  }
   if (c.findMeta("tokenizer.chat_template")) t.chatTemplates.push_back("default");
   for (const auto& e : c.meta)
     if (e.key.rfind("tokenizer.chat_template.", 0) == 0) t.chatTemplates.push_back(e.key.substr(24));
@@ -60,8 +65,7 @@ std::string tokenText(const nlohmann::json& v) {
   return {};
 }
 
-void fromHfFolder(const Checkpoint& c, TokenizerInfo& t) {
-  const fs::path dir = sideFolder(c);
+void fromHfFolder(const fs::path& dir, TokenizerInfo& t, const std::set<int64_t>& textsOf) {
   nlohmann::json tok, cfg;
   auto load = [&](const char* name, nlohmann::json& into) {
     const fs::path p = dir / name;
@@ -127,9 +131,17 @@ void fromHfFolder(const Checkpoint& c, TokenizerInfo& t) {
           if (x.is_object() && x.contains("name") && x["name"].is_string()) t.chatTemplates.push_back(x["name"].get<std::string>());
     }
   }
+  for (const auto& [text, id] : ids)
+    if (textsOf.count(id)) t.texts[id] = text;
   // transformers 4.43+ may keep the template in its own file.
   std::error_code ec;
   if (t.chatTemplates.empty() && (fs::exists(dir / "chat_template.jinja", ec) || fs::exists(dir / "chat_template.json", ec))) t.chatTemplates.push_back("default");
+}
+
+// The special tokens' own texts are among the texts too.
+void addSpecialTexts(TokenizerInfo& t) {
+  for (const auto& s : t.special)
+    if (s.id >= 0 && !s.text.empty()) t.texts.try_emplace(s.id, s.text);
 }
 
 }  // namespace
@@ -142,10 +154,18 @@ std::string sideFolder(const Checkpoint& c) {
   return root.parent_path().empty() ? std::string(".") : root.parent_path().string();
 }
 
-TokenizerInfo tokenizerInfo(const Checkpoint& c) {
+TokenizerInfo tokenizerInfo(const Checkpoint& c, const std::set<int64_t>& textsOf) {
+  if (c.format != "gguf") return hfTokenizerInfo(sideFolder(c), textsOf);
   TokenizerInfo t;
-  if (c.format == "gguf") fromGguf(c, t);
-  else fromHfFolder(c, t);
+  fromGguf(c, t, textsOf);
+  addSpecialTexts(t);
+  return t;
+}
+
+TokenizerInfo hfTokenizerInfo(const std::string& folder, const std::set<int64_t>& textsOf) {
+  TokenizerInfo t;
+  fromHfFolder(folder, t, textsOf);
+  addSpecialTexts(t);
   return t;
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,9 +29,15 @@ struct TokenizerInfo {
   std::vector<SpecialToken> special;
   std::vector<std::string> chatTemplates;  // their names: "default", "tool_use", ...
   std::vector<std::string> problems;       // files that could not be read, as sentences
+  std::map<int64_t, std::string> texts;    // the texts of the ids asked for that the tokenizer has
 };
 
-TokenizerInfo tokenizerInfo(const Checkpoint& c);
+// `textsOf`: ids whose token texts to look up (in TokenizerInfo::texts).
+TokenizerInfo tokenizerInfo(const Checkpoint& c, const std::set<int64_t>& textsOf = {});
+
+// The HF tokenizer files (tokenizer.json, tokenizer_config.json) of a folder, whatever the
+// checkpoint beside them: a GGUF file's folder may hold its HF source's.
+TokenizerInfo hfTokenizerInfo(const std::string& folder, const std::set<int64_t>& textsOf = {});
 
 // The folder an HF checkpoint's side files (config.json, tokenizer files) live in: the path
 // opened, or the folder of the file opened.

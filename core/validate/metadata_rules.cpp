@@ -4,10 +4,12 @@
 #include <array>
 #include <cctype>
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "core/formats/gguf.h"
+#include "core/formats/special_tokens.h"
 #include "core/formats/tokenizer_info.h"
 #include "core/formats/utf8.h"
 #include "core/io/text_file.h"
@@ -22,33 +24,6 @@ const TensorRecord* firstOfRole(const Checkpoint& c, Role role) {
   for (const auto& t : c.tensors)
     if (t.role == role && t.component == Component::Weight && !t.shape.empty()) return &t;
   return nullptr;
-}
-
-// Token ids a config file names (bos_token_id, eos_token_id, pad_token_id: an id or a list of them).
-std::vector<std::pair<std::string, int64_t>> configTokenIds(const fs::path& file) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return out;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(readTextFile(file.string()));
-  } catch (const std::exception&) {
-    return out;  // an unreadable config is the integrity family's (WS-I025)
-  }
-  if (!j.is_object()) return out;
-  const nlohmann::json& t = j.contains("text_config") && j["text_config"].is_object() ? j["text_config"] : j;
-  for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
-    for (const nlohmann::json* src : std::array<const nlohmann::json*, 2>{&t, &j}) {
-      if (!src->contains(key)) continue;
-      const auto& v = (*src)[key];
-      if (v.is_number_integer()) out.push_back({key, v.get<int64_t>()});
-      else if (v.is_array())
-        for (const auto& x : v)
-          if (x.is_number_integer()) out.push_back({key, x.get<int64_t>()});
-      break;
-    }
-  }
-  return out;
 }
 
 bool looksLikeChatModel(const std::string& name) {
@@ -136,12 +111,62 @@ void modelKeysRule(const Checkpoint& c, Sink& sink) {
              expertTensor->name);
 }
 
+
+// WS-M007: the files of a checkpoint giving the same special token role ids that have none in
+// common. What each engine stops on: llama.cpp the GGUF's end-of-generation ids; vLLM 0.11.0 the
+// tokenizer's eos_token_id and generation_config's eos_token_id ids (v1/engine/processor.py,
+// SamplingParams.update_from_generation_config; config.json's only without a
+// generation_config.json: transformers_utils/config.py try_get_generation_config); transformers'
+// generate generation_config's. So config.json against the tokenizer is left out where a
+// generation_config.json stands between them (Qwen2.5-Instruct's config.json keeps the base
+// model's <|endoftext|>, its generation_config lists both). pad is left out: an unused pad id
+// disagreeing stops nothing. `texts`: token texts by id, the GGUF's first for its own ids.
+void specialTokenAgreementRule(const std::vector<SpecialTokenSource>& sources, const std::map<int64_t, std::string>& ggufTexts,
+                               const std::map<int64_t, std::string>& hfTexts, Sink& sink) {
+  bool haveGeneration = false;
+  for (const auto& s : sources) haveGeneration |= s.name == "generation_config.json";
+  auto said = [&](const SpecialTokenSource& s, const std::set<int64_t>& ids) {
+    std::string out;
+    for (int64_t id : ids) {
+      out += (out.empty() ? "" : ", ") + std::to_string(id);
+      for (const auto* texts : {s.gguf ? &ggufTexts : &hfTexts, s.gguf ? &hfTexts : &ggufTexts})
+        if (auto it = texts->find(id); it != texts->end()) {
+          out += " '" + it->second + "'";
+          break;
+        }
+    }
+    return out;
+  };
+  auto isPair = [](const SpecialTokenSource& a, const SpecialTokenSource& b, const char* x, const char* y) {
+    return (a.name == x && b.name == y) || (a.name == y && b.name == x);
+  };
+  for (const char* role : {"bos", "eos"})
+    for (size_t i = 0; i < sources.size(); ++i)
+      for (size_t j = i + 1; j < sources.size(); ++j) {
+        const SpecialTokenSource &a = sources[i], &b = sources[j];
+        if (haveGeneration && isPair(a, b, "config.json", "tokenizer_config.json")) continue;
+        auto ia = a.ids.find(role), ib = b.ids.find(role);
+        if (ia == a.ids.end() || ib == b.ids.end()) continue;
+        bool common = false;
+        for (int64_t id : ia->second) common |= ib->second.count(id) > 0;
+        if (!common)
+          sink.add("WS-M007", std::string(role) + ": " + a.name + " gives " + said(a, ia->second) + ", " + b.name + " gives " + said(b, ib->second) + " - none in common",
+                   {}, a.file);
+      }
+}
+
 }  // namespace
 
 void metadataRules(const Checkpoint& c, Sink& sink) {
   utf8Rule(c, sink);
   modelKeysRule(c, sink);
-  const TokenizerInfo tok = tokenizerInfo(c);
+  // Each side file read once: the configs' ids, then the tokenizer with those ids' texts.
+  const fs::path folder = sideFolder(c);
+  std::vector<SpecialTokenSource> configs = configTokenSources(folder.string());
+  std::set<int64_t> wanted;
+  for (const auto& s : configs)
+    for (const auto& [role, ids] : s.ids) wanted.insert(ids.begin(), ids.end());
+  const TokenizerInfo tok = tokenizerInfo(c, wanted);
   const TensorRecord* embed = firstOfRole(c, Role::Embedding);
   const TensorRecord* head = firstOfRole(c, Role::LmHead);
   const bool gguf = c.format == "gguf";
@@ -167,9 +192,24 @@ void metadataRules(const Checkpoint& c, Sink& sink) {
   if (gguf) {
     for (const auto& s : tok.special) check("tokenizer " + s.role + " token id", s.id);
   } else if (embed) {
-    for (const char* name : {"config.json", "generation_config.json"})
-      for (const auto& [key, id] : configTokenIds(fs::path(sideFolder(c)) / name)) check(std::string(name) + " " + key, id);
+    for (const auto& s : configs)
+      for (const auto& [role, ids] : s.ids)
+        for (int64_t id : ids) check(s.name + " " + role + "_token_id", id);
   }
+  // WS-M007: the GGUF (with the HF tokenizer beside it, if any), the HF tokenizer, the configs.
+  std::vector<SpecialTokenSource> sources;
+  TokenizerInfo hfBeside;
+  if (gguf) {
+    for (const auto& s : tok.special) wanted.insert(s.id);
+    hfBeside = hfTokenizerInfo(folder.string(), wanted);
+    if (!c.files.empty())  // a GGUF that could not be opened has none
+      sources.push_back(tokenizerTokenSource(tok, c.files.front().path, fs::path(c.files.front().path).filename().string(), true));
+  }
+  const TokenizerInfo& hf = gguf ? hfBeside : tok;
+  sources.push_back(tokenizerTokenSource(hf, (folder / "tokenizer_config.json").string(), "tokenizer_config.json", false));
+  sources.insert(sources.end(), configs.begin(), configs.end());
+  std::erase_if(sources, [](const SpecialTokenSource& s) { return s.ids.empty(); });
+  specialTokenAgreementRule(sources, gguf ? tok.texts : std::map<int64_t, std::string>{}, hf.texts, sink);
   // WS-M003: a chat model without a template.
   if (tok.present && tok.chatTemplates.empty()) {
     const std::string name = modelName(c);

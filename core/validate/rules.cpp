@@ -57,6 +57,7 @@ const std::vector<RuleInfo>& rules() {
       {"WS-M004", "metadata-not-utf8", "metadata", S::Warning, "a metadata string that is not valid UTF-8", "gguf-py refuses to read such a file; llama.cpp passes the bytes on"},
       {"WS-M005", "model-keys", "metadata", S::Error, "a key the model is built from contradicts the tensors: a tensor past block_count, an expert count or experts-per-token that no router can use", "llama.cpp refuses such a file (or never loads the tensors past block_count); fix the key the message names"},
       {"WS-M006", "missing-model-keys", "metadata", S::Warning, "a GGUF model file without context_length, embedding_length or block_count", "llama.cpp refuses to build the model without them; gguf-py and other readers take the file"},
+      {"WS-M007", "special-tokens-disagree", "metadata", S::Warning, "two files of the checkpoint give a special token (bos, eos) ids with none in common", "the engines stop at different tokens: llama.cpp on the GGUF's, vLLM on the tokenizer's and generation_config's, transformers on generation_config's (vllm PR #30434: Gemma never stopped); make the files agree"},
 
       {"WS-A001", "lora-unpaired", "adapter", S::Error, "a LoRA factor (lora_A or lora_B) without its partner", "the adapter was saved partly: save it again"},
       {"WS-A002", "lora-rank", "adapter", S::Error, "a LoRA module's lora_A and lora_B do not share a rank, or their rank is not the one adapter_config.json gives it (r, rank_pattern, mlx-lm's rank)", "the config and the tensors come from different runs"},
