@@ -121,6 +121,8 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
       {"tp_size", opt.tp},
       {"n_cpu_moe", opt.nCpuMoe},
       {"cpu_offload_cap", opt.cpuOffloadCap},
+      {"kt", opt.kt ? nlohmann::json{{"gpu_experts", opt.kt->gpuExperts}, {"method", opt.kt->method}, {"numa_nodes", opt.kt->numaNodes}, {"host_formula", res.hostFormula}}
+                    : nlohmann::json(nullptr)},
       {"capacity", opt.capacity ? nlohmann::json(*opt.capacity) : nlohmann::json(nullptr)},
       {"budget", budgetJson(budget, opt.reserved)},
       {"reserved", opt.reserved},
@@ -211,6 +213,11 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
   if (opt.cpuOffloadCap > 0)
     std::printf("host memory (vLLM --cpu-offload-gb: %s of each rank's decoder-layer weights, the first layers first): rank 0 %s\n",
                 formatBytes(opt.cpuOffloadCap).c_str(), formatBytes(res.ranks.front().host).c_str());
+  if (opt.kt) {
+    std::printf("host memory (KTransformers --kt-method %s: every routed expert, the first %d of each MoE layer also on the GPU): %s\n  %s\n", opt.kt->method.c_str(),
+                opt.kt->gpuExperts, formatBytes(res.ranks.front().host).c_str(), res.hostFormula.c_str());
+    for (size_t n = 0; n < res.numaBytes.size(); ++n) std::printf("  NUMA node %zu: %s\n", n, formatBytes(res.numaBytes[n]).c_str());
+  }
   if (opt.nCpuMoe > 0)  // one line, not a line a tensor: every expert tensor of N blocks
     std::printf("host memory (llama.cpp --n-cpu-moe %d: the routed experts of %s): %s in %zu tensors\n", opt.nCpuMoe,
                 opt.nCpuMoe == 1 ? "block 0" : ("blocks 0-" + std::to_string(opt.nCpuMoe - 1)).c_str(), formatBytes(res.ranks.front().host).c_str(), host.size());
@@ -236,7 +243,8 @@ void printEngineCheck(const val::engines::EngineCheck& e) {
 }
 
 // --emit ENGINE: the engine's launch command for this layout (core/plan/launch_flags.h).
-std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, int ep, int tp, int nCpuMoe, double cpuOffloadGb) {
+std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, int ep, int tp, int nCpuMoe, double cpuOffloadGb,
+                                            const std::optional<plan::KtOptions>& kt) {
   if (!a.has("emit")) return std::nullopt;
   plan::LaunchRequest r;
   r.engine = a.get("emit");
@@ -250,6 +258,7 @@ std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, 
   r.maxNumSeqs = a.getInt("max-num-seqs", -1);
   r.nCpuMoe = nCpuMoe;
   r.cpuOffloadGb = cpuOffloadGb;
+  r.kt = kt;
   auto cmd = plan::launchCommand(r);
   if (!cmd) throw std::invalid_argument(cmd.error().message);
   return cmd.value();
@@ -273,8 +282,9 @@ class PlanCommand : public Command {
            "                          Named vllm or sglang: also what that engine refuses at this layout\n"
            "                          on this GPU (validate's engine rules; exit 1 on a refusal)\n"
            "  --gpu DEVICE|sm_XY      the GPU for those rules (default: the --gpu-mem device)\n"
-           "  --emit vllm|sglang|llama.cpp   the engine's launch command for this layout (vLLM 0.11.0's\n"
-           "                          and SGLang 0.5.23's flags), with what it cannot say as notes\n"
+           "  --emit vllm|sglang|llama.cpp|kt   the engine's launch command for this layout (vLLM 0.11.0's,\n"
+           "                          SGLang 0.5.23's; kt: SGLang with kt-kernel, --kt-* flags of\n"
+           "                          kvcache-ai/sglang 04653fa), with what it cannot say as notes\n"
            "  --gpu-mem SIZE|DEVICE|cuda:N|auto   memory per rank: a size (141GiB, 80GB), a device as its\n"
            "                          driver reports it (" + devices + " ),\n"
            "                          or the GPU present\n"
@@ -290,7 +300,12 @@ class PlanCommand : public Command {
            "  --defer-ngram           leave n-gram embedding tables (*ngram*, *.embedders.*) on disk\n"
            "  --n-cpu-moe N           GGUF: llama.cpp's flag - the routed experts of blocks 0..N-1 in host memory\n"
            "  --cpu-offload-gb G      vLLM's flag: G GiB of each rank's decoder-layer weights in host memory\n"
-           "  --host-mem SIZE         with --gpu-mem: the smallest --n-cpu-moe (GGUF) or --cpu-offload-gb (vLLM)\n"
+           "  --kt-num-gpu-experts N  KTransformers (SGLang + kt-kernel): the first N routed experts of each MoE\n"
+           "                          layer on the GPU, every routed expert in host memory, with\n"
+           "  --kt-method M           AMXINT4, AMXINT8 (converted), BF16, FP8, RAWINT4, LLAMAFILE (as stored)\n"
+           "  --kt-threadpool-count T the NUMA nodes the host experts are split over (default 1)\n"
+           "  --host-mem SIZE         with --gpu-mem: the smallest --n-cpu-moe (GGUF), --cpu-offload-gb (vLLM) or\n"
+           "                          largest --kt-num-gpu-experts (with --kt-method)\n"
            "                          that fits one device (and one request of --max-model-len), and whether\n"
            "                          SIZE of host memory holds what it moves there\n"
            "KV cache (docs/plan.md; with --gpu-mem: tokens that fit and the maximum concurrency per rank):\n"
@@ -314,7 +329,8 @@ class PlanCommand : public Command {
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
-                   "fit", "gpu", "emit", "engine-log", "n-cpu-moe", "host-mem", "cpu-offload-gb"},
+                   "fit", "gpu", "emit", "engine-log", "n-cpu-moe", "host-mem", "cpu-offload-gb", "kt-num-gpu-experts", "kt-method",
+                   "kt-threadpool-count"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
     if (a.positional().size() == 1 && a.has("engine-log")) return runEngineLog(a);
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
@@ -347,7 +363,7 @@ class PlanCommand : public Command {
       kv = std::move(k);
     }
     const auto engine = engineCheckOf(a, c, int(a.getInt("ep", 1)), opt.tp);
-    const auto launch = launchOf(a, c, int(a.getInt("ep", 1)), opt.tp, opt.nCpuMoe, hostFit ? hostFit->offload.cpuOffloadGb : cpuOffloadGbOf(a));
+    const auto launch = launchOf(a, c, int(a.getInt("ep", 1)), opt.tp, opt.nCpuMoe, hostFit ? hostFit->offload.cpuOffloadGb : cpuOffloadGbOf(a), opt.kt);
     if (a.has("json")) {
       auto doc = planJson(c, opt, res, a.has("list-tensors"), budget, kv);
       if (engine) {
@@ -358,7 +374,8 @@ class PlanCommand : public Command {
       if (launch) doc["launch"] = {{"engine", a.get("emit")}, {"argv", launch->argv}, {"command", launch->shell()}, {"notes", launch->notes}};
       if (hostFit) {
         doc["host_fit"] = {{"host_mem", hostFit->hostMem}, {"fits", hostFit->fits}, {"verdict", hostFit->verdict}};
-        if (c.format == "gguf") doc["host_fit"]["n_cpu_moe"] = hostFit->offload.nCpuMoe;
+        if (hostFit->offload.ktGpuExperts >= 0) doc["host_fit"]["kt_num_gpu_experts"] = hostFit->offload.ktGpuExperts;
+        else if (c.format == "gguf") doc["host_fit"]["n_cpu_moe"] = hostFit->offload.nCpuMoe;
         else doc["host_fit"]["cpu_offload_gb"] = hostFit->offload.cpuOffloadGb;
       }
       std::cout << doc.dump(1) << "\n";
@@ -382,11 +399,29 @@ class PlanCommand : public Command {
   }
 
  private:
-  // What an engine keeps in host memory: llama.cpp's --n-cpu-moe, vLLM's --cpu-offload-gb.
+  // What an engine keeps in host memory: llama.cpp's --n-cpu-moe, vLLM's --cpu-offload-gb,
+  // KTransformers' --kt-num-gpu-experts (-1: not KTransformers).
   struct HostOffload {
     int nCpuMoe = 0;
     double cpuOffloadGb = 0;
+    int ktGpuExperts = -1;
   };
+
+  // --kt-num-gpu-experts N with --kt-method and --kt-threadpool-count (kt_offload.h); `gpuExperts`
+  // instead of the flag when given.
+  static std::optional<plan::KtOptions> ktOptionsOf(const Args& a, int gpuExperts = -1) {
+    if (gpuExperts < 0 && !a.has("kt-num-gpu-experts")) {
+      if (a.has("kt-method") || a.has("kt-threadpool-count")) throw std::invalid_argument("--kt-method and --kt-threadpool-count go with --kt-num-gpu-experts");
+      return std::nullopt;
+    }
+    plan::KtOptions k;
+    k.gpuExperts = gpuExperts >= 0 ? gpuExperts : int(a.getInt("kt-num-gpu-experts", 0));
+    if (k.gpuExperts < 0) throw std::invalid_argument("--kt-num-gpu-experts takes the GPU experts of each MoE layer, 0 or more");
+    if (!a.has("kt-method")) throw std::invalid_argument("--kt-num-gpu-experts needs --kt-method (AMXINT4, AMXINT8, BF16, FP8, RAWINT4, LLAMAFILE): it decides the host bytes");
+    k.method = a.get("kt-method");
+    k.numaNodes = int(a.getInt("kt-threadpool-count", 1));
+    return k;
+  }
 
   static double cpuOffloadGbOf(const Args& a) {
     if (!a.has("cpu-offload-gb")) return 0;
@@ -418,6 +453,7 @@ class PlanCommand : public Command {
     if (opt.nCpuMoe > 0 && c.format != "gguf") throw std::invalid_argument("--n-cpu-moe is llama.cpp's: PATH must be a GGUF file");
     const double gb = offload ? offload->cpuOffloadGb : cpuOffloadGbOf(a);
     if (gb > 0 && std::string(opt.rules->name) != "vllm") throw std::invalid_argument("--cpu-offload-gb is vLLM's flag: it plans with --runtime vllm");
+    opt.kt = ktOptionsOf(a, offload ? offload->ktGpuExperts : -1);
     opt.cpuOffloadCap = plan::vllmCpuOffloadCap(gb);
     if (a.has("defer")) {
       std::string d = a.get("defer");
@@ -445,9 +481,10 @@ class PlanCommand : public Command {
 
   // --host-mem SIZE: the least host offload that lets the rest fit the --gpu-mem budget (the
   // weights' peak, and with --max-model-len one request's KV cache and the reserves), and whether
-  // the host holds what it moves: llama.cpp's --n-cpu-moe in blocks for a GGUF, vLLM's
-  // --cpu-offload-gb in whole GiB otherwise. Offloading more never puts more on the device, so a
-  // binary search over the amount finds the least that fits.
+  // the host holds what it moves: with --kt-method, KTransformers' most GPU experts a layer;
+  // llama.cpp's --n-cpu-moe in blocks for a GGUF; vLLM's --cpu-offload-gb in whole GiB otherwise.
+  // Offloading more never puts more on the device, so a binary search over the amount finds the
+  // least that fits.
   struct HostFit {
     uint64_t hostMem = 0;
     HostOffload offload;
@@ -455,11 +492,12 @@ class PlanCommand : public Command {
     std::string verdict;
   };
   static std::optional<HostFit> hostFitOf(const Args& a, const Checkpoint& c, const std::optional<plan::GpuBudget>& budget) {
-    const bool gguf = c.format == "gguf";
+    const bool kt = a.has("kt-method"), gguf = !kt && c.format == "gguf";
     if (!budget) throw std::invalid_argument("--host-mem needs --gpu-mem: the device the rest must fit");
-    if (a.has("n-cpu-moe") || a.has("cpu-offload-gb")) throw std::invalid_argument("--host-mem searches the offload: give --host-mem or --n-cpu-moe / --cpu-offload-gb, not both");
-    if (!gguf && std::string(residencyRulesOf(a).name) != "vllm")
-      throw std::invalid_argument("--host-mem plans llama.cpp's --n-cpu-moe (a GGUF file) or vLLM's --cpu-offload-gb (--runtime vllm)");
+    if (a.has("n-cpu-moe") || a.has("cpu-offload-gb") || a.has("kt-num-gpu-experts"))
+      throw std::invalid_argument("--host-mem searches the offload: give --host-mem or --n-cpu-moe / --cpu-offload-gb / --kt-num-gpu-experts, not both");
+    if (!kt && !gguf && std::string(residencyRulesOf(a).name) != "vllm")
+      throw std::invalid_argument("--host-mem plans KTransformers (--kt-method), llama.cpp's --n-cpu-moe (a GGUF file) or vLLM's --cpu-offload-gb (--runtime vllm)");
     HostFit h;
     h.hostMem = plan::parseSize(a.get("host-mem"));
     // The most there is to move: every block (llama.cpp), every decoder-layer byte in GiB (vLLM).
@@ -469,9 +507,12 @@ class PlanCommand : public Command {
       most = std::max(most, int(t.layer) + 1);
       if (plan::offloadableByVllmCpuOffload(t)) layerBytes += t.bytes;
     }
-    if (!gguf) most = int((layerBytes + (uint64_t(1) << 30) - 1) >> 30);
-    const auto offloadOf = [&](int n) { return gguf ? HostOffload{n, 0} : HostOffload{0, double(n)}; };
-    const std::string flag = gguf ? "--n-cpu-moe" : "--cpu-offload-gb";
+    const int experts = int(std::max<int64_t>(0, c.model.numExperts));
+    if (kt) most = experts;  // experts a layer moved off the GPU
+    else if (!gguf) most = int((layerBytes + (uint64_t(1) << 30) - 1) >> 30);
+    const auto offloadOf = [&](int n) { return kt ? HostOffload{0, 0, experts - n} : gguf ? HostOffload{n, 0, -1} : HostOffload{0, double(n), -1}; };
+    const auto shown = [&](int n) { return kt ? experts - n : n; };  // the flag's value
+    const std::string flag = kt ? "--kt-num-gpu-experts" : gguf ? "--n-cpu-moe" : "--cpu-offload-gb";
     const bool wantKv = a.has("max-model-len");
     const KvPlan kv = wantKv ? kvPlanOf(a, c, 1) : KvPlan{};
     if (wantKv && !kv.cache) throw std::invalid_argument("KV cache: " + kv.why);
@@ -485,8 +526,8 @@ class PlanCommand : public Command {
     const std::string device = plan::findDevice(a.get("gpu-mem")) ? a.get("gpu-mem") : formatBytes(budget->total) + " GPU";
     if (!fitsAt(most).first) {
       h.offload = offloadOf(most);
-      h.verdict = "host offload: does not fit even with " + flag + " " + std::to_string(most) +
-                  (gguf ? " (every block's routed experts in host memory)" : " (every decoder layer in host memory)") + ": what stays on the device" +
+      h.verdict = "host offload: does not fit even with " + flag + " " + std::to_string(shown(most)) +
+                  (kt ? " (every routed expert on the CPU)" : gguf ? " (every block's routed experts in host memory)" : " (every decoder layer in host memory)") + ": what stays on the device" +
                   (wantKv ? ", with the KV cache of " + std::to_string(kv.options.maxModelLen) + " tokens," : "") + " is more than the budget";
       return h;
     }
@@ -500,8 +541,8 @@ class PlanCommand : public Command {
     h.offload = offloadOf(lo);
     h.fits = rp.host <= h.hostMem;
     const std::string what = "1 x " + device + " + " + formatBytes(h.hostMem) + " host";
-    h.verdict = "host offload: " + what + (h.fits ? " fits" : " does not fit") + " with " + flag + " " + std::to_string(lo) + " (" + formatBytes(rp.host) +
-                (gguf ? " of experts" : " of layer weights") + " in host memory" + (h.fits ? "" : ", more than the host's " + formatBytes(h.hostMem)) + "; " +
+    h.verdict = "host offload: " + what + (h.fits ? " fits" : " does not fit") + " with " + flag + " " + std::to_string(shown(lo)) + " (" + formatBytes(rp.host) +
+                (kt ? " of routed experts, every one," : gguf ? " of experts" : " of layer weights") + " in host memory" + (h.fits ? "" : ", more than the host's " + formatBytes(h.hostMem)) + "; " +
                 formatBytes(rp.peak) + " of weights on the device" + (wantKv ? " and the KV cache of " + std::to_string(kv.options.maxModelLen) + " tokens" : "") + ")";
     return h;
   }

@@ -123,6 +123,8 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
     // parameter as it is. Each rank then holds its own files whole - the catalog's (rank 0's)
     // shapes, which every rank shares (describeRanks) - and nothing is split again. TP 1 (the
     // default, as load and the GUI plan) means that layout too.
+    if (opt.kt && pl.epSize != 1)
+      fail(ErrorCode::Usage, "KTransformers (--kt-num-gpu-experts) plans one expert-parallel rank: its GPU experts are the first N of each layer on every GPU");
     const std::optional<Prepartitioned>& saved = c.prepartitioned;
     if (saved && (pl.epSize != 1 || (opt.tp != 1 && opt.tp != int(saved->ranks.size()))))
       fail(ErrorCode::Usage, "the checkpoint is saved split over " + std::to_string(saved->ranks.size()) +
@@ -174,6 +176,8 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
       for (const auto& g : opt.defer)
         if (skip.empty() && globMatch(g, t.name)) skip = "deferred";
       if (skip.empty() && keptOnHostByNCpuMoe(t.name, opt.nCpuMoe)) skip = "host";
+      // KTransformers: a routed expert past the first N ids of its layer runs on the CPU only.
+      if (skip.empty() && opt.kt && t.role == Role::RoutedExpert && t.expert >= 0 && !keptOnGpuByKt(t.expert, opt.kt->gpuExperts)) skip = "host";
 
       const bool routed = t.role == Role::RoutedExpert && E > 0;
       // An MTP head under layers.N (GLM style) has experts of its own: the seed shards them like
@@ -201,6 +205,8 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
           const uint32_t n = uint64_t(t.expert) < E ? copies[size_t(r)][row][size_t(t.expert)] : 0;
           if (n == 0) continue;  // another rank's expert
           bytes = t.bytes * n;
+        } else if (sliced && opt.kt) {  // the first N experts' slice of a stacked tensor
+          bytes = sliceBytes(t.bytes, E, std::min<uint64_t>(E, uint64_t(std::max(0, opt.kt->gpuExperts))));
         } else if (sliced) {
           uint64_t slots = 0;
           for (uint64_t e = 0; e < E; ++e) slots += copies[size_t(r)][row][e];
@@ -236,6 +242,13 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
           break;
         }
 
+    if (opt.kt) {  // kt-kernel holds every routed expert, the GPU's too: its own sizes
+      auto host = ktHostBytes(c, *opt.kt);
+      if (!host) throw CoreError(host.error());
+      for (auto& rp : res.ranks) rp.host = host.value().total;
+      res.numaBytes = host.value().perNode;
+      res.hostFormula = host.value().formula;
+    }
     if (saved)
       res.notes.push_back("saved split over " + std::to_string(saved->ranks.size()) + " tensor-parallel ranks (" + saved->layout +
                           "): each rank holds its own files whole, as rank 0's shown here");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/model/checkpoint.h"
+#include "core/plan/kt_offload.h"
 #include "core/plan/placement.h"
 #include "core/plan/residency_rules.h"
 
@@ -34,6 +35,9 @@ struct PlanOptions {
   // vLLM's --cpu-offload-gb as its byte cap per rank (host_offload.h): that much of the rank's
   // decoder-layer weights, the first layers first, in host memory.
   uint64_t cpuOffloadCap = 0;
+  // KTransformers (SGLang + kt-kernel): --kt-num-gpu-experts of each MoE layer on the GPU, every
+  // routed expert in host memory (kt_offload.h).
+  std::optional<KtOptions> kt;
   std::optional<uint64_t> capacity;     // GPU bytes per rank
   uint64_t reserved = 0;                // bytes kept free per rank (runtime, activations, KV cache)
   double peakMultiplier = 0;            // 0: by scheme (1.3 NVFP4, 1.5 FP8, else 1.0)
@@ -72,7 +76,8 @@ struct PlanResult {
   double multiplier = 1.0;
   std::vector<int> moeLayers;                  // rows of expertBytes
   std::vector<std::vector<uint64_t>> expertBytes;  // [moe layer][logical expert] bytes
-  std::vector<uint64_t> numaBytes;             // KTransformers: bytes per NUMA node
+  std::vector<uint64_t> numaBytes;             // KTransformers: bytes per NUMA node (a KT folder's, or kt-kernel's host slices)
+  std::string hostFormula;                     // how the host bytes were worked out (KTransformers)
   std::vector<std::string> notes;
 };
 

@@ -7,6 +7,10 @@
 //     field's flag its name with dashes (arg_utils.py _field_to_cli_name); `python -m
 //     sglang.launch_server`.
 //   llama.cpp: llama-server's -m, -c, -ngl, -ctk/-ctv, -np, --n-cpu-moe (common/arg.cpp).
+//   KTransformers: SGLang with kt-kernel (ktransformers 95009ea README.md "Launch", flags of the
+//     kvcache-ai/sglang fork at 04653fa, server_args.py): --kt-method, --kt-weight-path,
+//     --kt-threadpool-count, --kt-num-gpu-experts, --disable-shared-experts-fusion; AMX methods
+//     read weights converted by scripts/convert_cpu_weights.py.
 #include "core/plan/launch_flags.h"
 
 #include <algorithm>
@@ -83,8 +87,23 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (r.cpuOffloadGb > 0) c.notes.push_back("--cpu-offload-gb is vLLM's: llama.cpp keeps tensors in host memory by --n-cpu-moe / -ot, not by a byte count");
     if (r.ep > 1 || r.tp > 1)
       c.notes.push_back("llama.cpp splits layers over the GPUs it sees (--split-mode layer), not experts or heads: the plan's EP / TP ranks are not its layout");
+  } else if (r.engine == "kt") {
+    if (!r.kt) return Error{ErrorCode::Usage, "--emit kt needs the split: --kt-num-gpu-experts N --kt-method M (or --host-mem with --kt-method)", {}, std::nullopt, {}};
+    const bool amx = r.kt->method.starts_with("AMX");
+    std::string method = r.kt->method;
+    for (char& ch : method) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    const std::string weights = amx ? r.modelPath + "-" + method : r.modelPath;  // native methods read the checkpoint itself
+    add({"python", "-m", "sglang.launch_server", "--model-path", r.modelPath, "--tp-size", std::to_string(r.tp), "--kt-method", r.kt->method, "--kt-weight-path", weights,
+         "--kt-threadpool-count", std::to_string(r.kt->numaNodes), "--kt-num-gpu-experts", std::to_string(r.kt->gpuExperts), "--disable-shared-experts-fusion"});
+    if (r.maxModelLen > 0) add({"--context-length", std::to_string(r.maxModelLen)});
+    if (kvDtype) add({"--kv-cache-dtype", r.kvCacheDtype});
+    if (amx)
+      c.notes.push_back("convert the experts first: python scripts/convert_cpu_weights.py --input-path " + r.modelPath + " --input-type fp8|bf16 --output " + weights +
+                        " --quant-method " + method.substr(3) + " --threadpool-count " + std::to_string(r.kt->numaNodes) + " (ktransformers README)");
+    c.notes.push_back("add --kt-cpuinfer with the host's physical cores (not known here)");
+    if (r.ep > 1) c.notes.push_back("KTransformers places the first N experts of each layer on the GPU (uniform): the plan's EP ranks are not its layout");
   } else {
-    return Error{ErrorCode::Usage, "--emit takes vllm, sglang or llama.cpp, not '" + r.engine + "'", {}, std::nullopt, {}};
+    return Error{ErrorCode::Usage, "--emit takes vllm, sglang, llama.cpp or kt, not '" + r.engine + "'", {}, std::nullopt, {}};
   }
   return c;
 }

@@ -1,13 +1,15 @@
-// plan --emit vllm|sglang|llama.cpp: the engine's launch command for the planned layout, each flag
+// plan --emit vllm|sglang|llama.cpp|kt: the engine's launch command for the planned layout, each flag
 // as the engine spells it at the release the engine rules were read from (core/validate/runtimes:
 // vLLM 0.11.0, SGLang 0.5.23) - the plan's EP N and TP t become vLLM's --tensor-parallel-size t
 // --data-parallel-size N/t --enable-expert-parallel and SGLang's --tp-size N --ep-size N
 // --attn-dp-size N/t. What the engine cannot take from the plan is a note, not a flag.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/plan/kt_offload.h"
 #include "core/plan/placement.h"
 #include "core/util/error.h"
 
@@ -25,6 +27,7 @@ struct LaunchRequest {
   int64_t maxNumSeqs = -1;
   int nCpuMoe = 0;                 // llama.cpp's --n-cpu-moe (host_offload.h)
   double cpuOffloadGb = 0;         // vLLM's --cpu-offload-gb (host_offload.h)
+  std::optional<KtOptions> kt;     // KTransformers' split (kt_offload.h): --emit kt
 };
 
 struct LaunchCommand {

@@ -71,7 +71,7 @@ check(code == 0 and got["argv"] == ["llama-server", "-m", GGUF, "-ngl", "999", "
 code, got = launch(FP8, "--ep", "1", "--emit", "llama.cpp")
 check(code == 2 and "llama.cpp reads GGUF" in got, f"--emit llama.cpp on safetensors: {code} {got}")
 code, got = launch(FP8, "--ep", "1", "--emit", "trtllm")
-check(code == 2 and "--emit takes vllm, sglang or llama.cpp" in got, f"--emit trtllm: {code} {got}")
+check(code == 2 and "--emit takes vllm, sglang, llama.cpp or kt" in got, f"--emit trtllm: {code} {got}")
 
 # Text: the verdict heads the plan; an EP vLLM cannot form from the TP is a usage error.
 t = subprocess.run([WS, "plan", FP8, "--runtime", "vllm", "--ep", "2", "--tp", "2", "--gpu-mem", "H200-141GB"], capture_output=True, text=True)

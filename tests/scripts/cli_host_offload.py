@@ -21,6 +21,14 @@ worked out from the shards' own headers: the cap is vLLM's int(G * 1024**3) per 
   of the whole model 0; --emit vllm passes the flag; --runtime sglang and a negative G are usage
   errors.
 
+KTransformers (SGLang + kt-kernel, ktransformers 95009ea) on the same fixture (8 experts a MoE
+layer), from the headers: --kt-num-gpu-experts N keeps experts 0..N-1 of each layer on the GPU
+(the uniform placement) and every routed expert in host memory - as stored for BF16, converted for
+AMXINT8 / AMXINT4 (each expert matrix [n, k]: n*k int8 or n*k/2 int4 bytes and n FP32 row scales,
+kt-kernel's BufferB; over T NUMA nodes gate / up keep n/T rows, down k/T columns and all its n
+scales). --host-mem finds the largest N the device holds; --emit kt passes it; an unknown method,
+LLAMAFILE on safetensors, --kt-method alone and EP 2 are usage errors.
+
 usage: cli_host_offload.py WEIGHTSCOPE FIXTURES"""
 import json
 import os
@@ -135,4 +143,42 @@ check(r.returncode == 0 and "--cpu-offload-gb 1" in r.stdout.split("launch:")[-1
 for args, why in ((["--cpu-offload-gb", "-1"], "a negative size"), (["--cpu-offload-gb", "1", "--runtime", "sglang"], "another engine's plan")):
     r = hf_plan(*args)
     check(r.returncode == 2 and "--cpu-offload-gb" in r.stderr, f"{why}: exit {r.returncode}: {r.stderr}")
+
+# ---- KTransformers
+EXPERT = re.compile(r"^model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate|up|down)_proj\.weight$")
+routed = {n: b for n, b in hf_sizes.items() if EXPERT.match(n)}
+shapes = {}
+for shard in sorted(f for f in os.listdir(HF) if f.endswith(".safetensors")):
+    with open(os.path.join(HF, shard), "rb") as f:
+        header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+    shapes.update({k: v["shape"] for k, v in header.items() if k in routed})
+on_gpu = lambda n: sum(b for name, b in routed.items() if int(EXPERT.match(name).group(2)) < n)  # noqa: E731
+
+
+def amx(code_bytes, nodes):
+    total = [0] * nodes
+    for name, (rows, cols) in shapes.items():
+        codes = code_bytes(rows * cols)
+        for node in range(nodes):
+            total[node] += codes // nodes + (4 * rows if EXPERT.match(name).group(3) == "down" else 4 * rows // nodes)
+    return total
+
+
+for method, nodes, want in (("BF16", 1, [sum(routed.values())]), ("AMXINT8", 2, amx(lambda v: v, 2)), ("AMXINT4", 2, amx(lambda v: v // 2, 2))):
+    doc = hf_json("--kt-num-gpu-experts", "3", "--kt-method", method, "--kt-threadpool-count", str(nodes))
+    rank = doc.get("ranks", [{}])[0]
+    check(rank.get("host") == sum(want) and doc.get("numa_bytes") == want, f"--kt-method {method}: host {rank.get('host')}, per node {doc.get('numa_bytes')}; by hand {want}")
+    check(rank.get("bytes", {}).get("routed_experts") == on_gpu(3) and rank["bytes"]["total"] == hf_total - sum(routed.values()) + on_gpu(3),
+          f"--kt-method {method}: the GPU holds {rank.get('bytes', {}).get('routed_experts')} of experts, the first 3 a layer {on_gpu(3)}")
+device = hf_total - sum(routed.values()) + on_gpu(2)
+doc = hf_json("--gpu-mem", f"{device}B", "--host-mem", "1GiB", "--kt-method", "BF16")
+check(doc.get("host_fit", {}).get("kt_num_gpu_experts") == 2 and doc["host_fit"].get("fits") is True, f"--host-mem with KTransformers: {doc.get('host_fit')}")
+r = hf_plan("--gpu-mem", f"{device}B", "--host-mem", "1GiB", "--kt-method", "BF16", "--emit", "kt")
+check(r.returncode == 0 and "--kt-num-gpu-experts 2" in r.stdout.split("launch:")[-1] and "--kt-weight-path " + HF in r.stdout, f"--emit kt: {r.stdout[-400:]}")
+for args, why in ((["--kt-num-gpu-experts", "2", "--kt-method", "AMXINT2"], "an unknown method"), (["--kt-num-gpu-experts", "2", "--kt-method", "LLAMAFILE"], "LLAMAFILE on safetensors"),
+                  (["--kt-method", "BF16"], "--kt-method alone")):
+    r = hf_plan(*args)
+    check(r.returncode == 2 and "--kt-" in r.stderr, f"{why}: exit {r.returncode}: {r.stderr}")
+r = subprocess.run([WS, "plan", HF, "--ep", "2", "--kt-num-gpu-experts", "2", "--kt-method", "BF16"], capture_output=True, text=True)
+check(r.returncode == 2 and "expert-parallel" in r.stderr, f"KTransformers at EP 2: exit {r.returncode}: {r.stderr}")
 finish()

@@ -1,0 +1,64 @@
+#include "core/plan/kt_offload.h"
+
+#include <algorithm>
+
+#include "core/model/scheme_table.h"
+
+namespace ws::plan {
+
+const std::vector<std::string>& ktMethods() {
+  static const std::vector<std::string> m = {"AMXINT4", "AMXINT8", "BF16", "FP8", "RAWINT4", "LLAMAFILE"};
+  return m;
+}
+
+bool keptOnGpuByKt(int64_t e, int gpuExperts) { return e >= 0 && e < gpuExperts; }
+
+Result<KtHost> ktHostBytes(const Checkpoint& c, const KtOptions& o) {
+  return capture([&]() -> KtHost {
+    if (std::find(ktMethods().begin(), ktMethods().end(), o.method) == ktMethods().end())
+      fail(ErrorCode::Usage, "--kt-method takes AMXINT4, AMXINT8, BF16, FP8, RAWINT4 or LLAMAFILE, not '" + o.method + "'");
+    if (o.numaNodes < 1) fail(ErrorCode::Usage, "--kt-threadpool-count takes the NUMA nodes, 1 or more");
+    if (o.method == "LLAMAFILE" && c.format != "gguf") fail(ErrorCode::Usage, "--kt-method LLAMAFILE reads a GGUF's experts: PATH must be a GGUF file");
+    const uint64_t T = uint64_t(o.numaNodes), E = uint64_t(std::max<int64_t>(0, c.model.numExperts));
+    KtHost h;
+    h.perNode.assign(T, 0);
+    const bool amx = o.method.starts_with("AMX");
+    const bool int4 = o.method == "AMXINT4";
+    for (const auto& l : c.logical) {
+      if (l.weight < 0) continue;
+      const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+      if (w.role != Role::RoutedExpert) continue;
+      if (!amx) {  // the checkpoint's own bytes, weight and companions
+        h.total += l.bytes;
+        continue;
+      }
+      const Scheme s = l.scheme;
+      const bool float16 = s == Scheme::Plain && (w.dtype->name == "BF16" || w.dtype->name == "F16");
+      if (!float16 && s != Scheme::Fp8Block && s != Scheme::Fp8Tensor && s != Scheme::Fp8Channel)
+        fail(ErrorCode::Usage, "--kt-method " + o.method + " converts FP8, BF16 or FP16 experts (scripts/convert_cpu_weights.py --input-type); " + w.name +
+                                   " is " + l.schemeName);
+      if (w.shape.size() < 2) continue;
+      // [n, k] matrices: one per expert, or E of them stacked along dim 0.
+      const uint64_t n = w.shape[w.shape.size() - 2], k = w.shape.back();
+      const uint64_t matrices = w.shape.size() == 3 && w.shape[0] == E ? E : 1;
+      const uint64_t codes = int4 ? n * k / 2 : n * k;
+      h.total += matrices * (codes + 4 * n);
+      const bool down = w.projection == Projection::Down;
+      for (uint64_t node = 0; node < T; ++node)  // down: all n rows, k/T columns; gate / up: n/T rows
+        h.perNode[node] += matrices * (codes / T + (down ? 4 * n : 4 * n / T));
+    }
+    if (amx) {
+      uint64_t sum = 0;
+      for (uint64_t b : h.perNode) sum += b;
+      h.total = sum;  // down's row scales once per node
+      h.formula = "every routed expert matrix [n, k] as " + std::string(int4 ? "n*k/2 int4" : "n*k int8") + " + n FP32 row scales, split over " +
+                  std::to_string(T) + " NUMA node(s) (down's scales on each)";
+    } else {
+      for (uint64_t node = 0; node < T; ++node) h.perNode[node] = h.total / T + (node < h.total % T ? 1 : 0);
+      h.formula = "the checkpoint's routed expert bytes as stored (" + o.method + " reads them natively), about 1/" + std::to_string(T) + " a NUMA node";
+    }
+    return h;
+  });
+}
+
+}  // namespace ws::plan

@@ -1,0 +1,51 @@
+// KTransformers' CPU/GPU split as it serves today: SGLang with kt-kernel (ktransformers 95009ea,
+// 2026-08-21, README.md "Launch"; flags of the kvcache-ai/sglang fork at 04653fa,
+// python/sglang/srt/server_args.py). Everything but the routed experts runs in SGLang on the GPU
+// (attention, KV cache, router, embeddings, lm_head, shared experts: kt_ep_wrapper.py swaps only
+// FusedMoE's quant method). Of the routed experts, --kt-num-gpu-experts N per MoE layer stay on the
+// GPU - the "uniform" placement, the default, takes the first N expert ids of every layer
+// (kt_ep_wrapper.py: masks[layer_idx, :num_for_this_layer] = True) - and kt-kernel holds every
+// routed expert in host memory, those N too (amx/moe.hpp loads all expert_num; the GPU mask only
+// skips work at run time). --kt-threadpool-count T (one pool per NUMA node) splits each expert's
+// intermediate dimension over the nodes (operators/moe-tp.hpp: intermediate_size /= tp_count):
+// a slice per node, not a copy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/model/checkpoint.h"
+#include "core/util/error.h"
+
+namespace ws::plan {
+
+struct KtOptions {
+  int gpuExperts = 0;   // --kt-num-gpu-experts, per MoE layer
+  std::string method;   // --kt-method: AMXINT4, AMXINT8, BF16, FP8, RAWINT4, LLAMAFILE
+  int numaNodes = 1;    // --kt-threadpool-count
+};
+
+// The methods --kt-method takes (server_args.py at 04653fa).
+const std::vector<std::string>& ktMethods();
+
+// Whether the uniform placement keeps expert `e` of a MoE layer on the GPU: the first N ids.
+bool keptOnGpuByKt(int64_t e, int gpuExperts);
+
+// The host bytes kt-kernel holds for the routed experts, all of them: in total and per NUMA node,
+// with the formula that gave them.
+struct KtHost {
+  uint64_t total = 0;
+  std::vector<uint64_t> perNode;
+  std::string formula;
+};
+// AMXINT8 / AMXINT4: each expert matrix [n, k] converted (scripts/convert_cpu_weights.py, from FP8
+// or BF16 weights) to n*k int8 or n*k/2 int4 bytes plus n FP32 row scales
+// (amx/la/amx_kernels.hpp BufferB, amx/la/amx_buffers.hpp); per node, gate and up keep I/T of their
+// rows, down all H rows of I/T columns - so down's H scales are on every node. BF16, FP8, RAWINT4
+// and LLAMAFILE read the checkpoint's own bytes (README "native" methods): the stored routed
+// expert bytes, about 1/T a node. A usage error for a method the checkpoint cannot take (AMX from
+// other than FP8 / BF16 weights, LLAMAFILE from other than a GGUF).
+Result<KtHost> ktHostBytes(const Checkpoint& c, const KtOptions& o);
+
+}  // namespace ws::plan
