@@ -597,6 +597,8 @@ class PlanCommand : public Command {
     plan::LogCheckRequest req;
     req.fallback = kvOptionsOf(a, opened ? opened->format : "config", int(a.getInt("tp", 1)));
     req.gguf = opened && opened->format == "gguf";
+    if (req.gguf)  // llama.cpp's n_vocab: the token list (vocab.n_tokens())
+      if (const MetaEntry* tokens = opened->findMeta("tokenizer.ggml.tokens")) req.nVocab = int64_t(tokens->length);
     if (opened) {
       auto planned = planFor(a, *opened, int(a.getInt("ep", 1)), plan::kvOptionsOfLog(L, req.fallback).tp, std::nullopt);
       if (!planned) return kExitCannotRun;

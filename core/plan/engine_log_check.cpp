@@ -157,9 +157,32 @@ void sglangRows(const EngineLog& log, const ModelDescription& m, const KvCache& 
   }
 }
 
+// llama.cpp's output buffer at context creation: output_reserve(n_seq_max) sizes it for n_seq_max
+// outputs of n_vocab FP32 logits, nothing else at llama-server's defaults (no embeddings, no
+// backend samplers: src/llama-context.cpp at 0c1e57098, llama_context::output_reserve), printed in
+// MiB to 2 decimals - predicted from the model's vocabulary and the log's n_seq_max.
+void llamaCppOutputRows(const EngineLog& log, const LogCheckInputs& in, std::vector<LogRow>& rows) {
+  for (const auto& logged : log.outputBufferMib) {
+    LogRow r{"output buffer", logged.worker, "", fixed(logged.value, logged.decimals) + " MiB", "", LogVerdict::NotPredicted, ""};
+    if (in.nVocab <= 0 || log.nSeqMax <= 0) {
+      r.explanation = "n_vocab x n_seq_max x 4 B (llama_context::output_reserve): " + std::string(in.nVocab <= 0 ? "the vocabulary size" : "the log's n_seq_max") + " is unknown";
+    } else {
+      const uint64_t bytes = uint64_t(in.nVocab) * uint64_t(log.nSeqMax) * 4;
+      const double p = printed(double(bytes) / (1024.0 * 1024.0), logged.decimals);
+      r.predicted = fixed(p, logged.decimals) + " MiB";
+      r.difference = fixed(logged.value - p, logged.decimals);
+      r.verdict = std::fabs(logged.value - p) < 0.5 * std::pow(10.0, -logged.decimals) ? LogVerdict::Agrees : LogVerdict::Differs;
+      r.explanation = "n_vocab " + formatCount(uint64_t(in.nVocab)) + " x n_seq_max " + std::to_string(log.nSeqMax) + " x 4 B of logits = " + formatCount(bytes) +
+                      " B (llama_context::output_reserve)";
+    }
+    rows.push_back(std::move(r));
+  }
+}
+
 // llama.cpp: each cache it printed held line for line to llamaCppCache at the log's own
 // llama_context settings (n_ctx, n_seq_max, n_ubatch, kv_unified, --swa-full, -ctk/-ctv).
 void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogCheckInputs& in, std::vector<LogRow>& rows) {
+  llamaCppOutputRows(log, in, rows);
   if (!in.gguf) {
     rows.push_back({"llama_kv_cache", "", "", std::to_string(log.llamaKvLines.size()) + " caches", "", LogVerdict::NotPredicted,
                     "a llama.cpp log is held to the cache of the GGUF it loaded: PATH is not a GGUF"});
@@ -194,9 +217,6 @@ void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogChec
   if (!log.computeBufferMib.empty())
     rows.push_back({"compute buffers", "", "", fixed(sum(log.computeBufferMib), 2) + " MiB", "", LogVerdict::NotPredicted,
                     "llama.cpp sizes them by reserving its worst-case graph (sched_reserve): not modeled"});
-  if (!log.outputBufferMib.empty())
-    rows.push_back({"output buffers", "", "", fixed(sum(log.outputBufferMib), 2) + " MiB", "", LogVerdict::NotPredicted,
-                    "llama.cpp's logits and embeddings output buffer (llama_context::output_reserve): not modeled"});
 }
 
 }  // namespace
@@ -227,6 +247,7 @@ LogCheckInputs logCheckInputs(const ModelDescription& m, const EngineLog& log, c
   in.kv = kvOptionsOfLog(log, r.fallback);
   in.weightsPerRank = r.weightsPerRank;
   in.gguf = r.gguf;
+  in.nVocab = r.nVocab > 0 ? r.nVocab : m.vocabSize;
   if (r.deviceTotal) {
     const double u = r.utilization > 0 ? r.utilization : log.gpuMemoryUtilization > 0 ? log.gpuMemoryUtilization : 0.9;
     in.requested = uint64_t(double(*r.deviceTotal) * u);

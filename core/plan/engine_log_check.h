@@ -36,6 +36,7 @@ struct LogCheckInputs {
   std::optional<uint64_t> requested;       // vLLM's requested memory: device total x utilization (--gpu-mem)
   std::vector<Reserve> reserves;           // weightscope's runtime reserves at these settings
   bool gguf = false;                       // PATH is a GGUF: a llama.cpp log is held to its cache
+  int64_t nVocab = -1;                     // the tokens llama.cpp counts: a GGUF's token list, else vocab_size
 };
 
 // Fails naming the config key the KV cache needs when the model cannot say.
@@ -52,6 +53,7 @@ struct LogCheckRequest {
   double utilization = -1;                 // given: over the log's; else the log's, else vLLM's 0.9
   uint64_t cudaGraphs = 0;
   bool gguf = false;
+  int64_t nVocab = -1;  // a GGUF's token list length; -1: the model's vocab_size
 };
 // The inputs for checkEngineLog: the log's settings over the request's, vLLM's requested memory
 // (total x gpu_memory_utilization, 0.9 unless said: vLLM 0.11.0 config/cache.py; no CUDA-context

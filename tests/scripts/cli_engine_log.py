@@ -50,6 +50,17 @@ CONFIGS = {
                            "num_key_value_heads": 4, "head_dim": 128, "hidden_size": 2048, "intermediate_size": 6144, "moe_intermediate_size": 768,
                            "num_experts": 128, "num_experts_per_tok": 8, "vocab_size": 151936, "max_position_embeddings": 262144,
                            "torch_dtype": "bfloat16"},
+    # The llama.cpp logs of whole models (tests/data/engine_logs): their published configs.
+    "meta-llama/Llama-3.1-70B": {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_hidden_layers": 80, "num_attention_heads": 64,
+                                 "num_key_value_heads": 8, "hidden_size": 8192, "intermediate_size": 28672, "vocab_size": 128256,
+                                 "max_position_embeddings": 131072, "torch_dtype": "bfloat16"},
+    "deepseek-ai/DeepSeek-R1-0528-Qwen3-8B": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "num_hidden_layers": 36, "num_attention_heads": 32,
+                                              "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 4096, "intermediate_size": 12288,
+                                              "vocab_size": 151936, "max_position_embeddings": 131072, "torch_dtype": "bfloat16"},
+    "openai/gpt-oss-20b": {"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "num_hidden_layers": 24, "num_attention_heads": 64,
+                           "num_key_value_heads": 8, "head_dim": 64, "hidden_size": 2880, "intermediate_size": 2880, "num_local_experts": 32,
+                           "num_experts_per_tok": 4, "sliding_window": 128, "vocab_size": 201088, "max_position_embeddings": 131072,
+                           "torch_dtype": "bfloat16"},
     "Qwen/QwQ-32B": {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "num_hidden_layers": 64, "num_attention_heads": 40,
                      "num_key_value_heads": 8, "hidden_size": 5120, "intermediate_size": 27648, "vocab_size": 152064,
                      "max_position_embeddings": 40960, "torch_dtype": "bfloat16"},
@@ -90,7 +101,7 @@ def table_rows(log, repo, doc):
     size = re.compile(r"size = +([0-9.]+ MiB) \( *(\d+) cells")  # a llama.cpp line, shortened for the table
     short = lambda line: "{} ({} cells)".format(*size.search(line).groups()) if size.search(line) else line
     for r in doc["rows"]:
-        if r["quantity"].startswith(KV_ROWS + ("llama_kv_cache",)):
+        if r["quantity"].startswith(KV_ROWS + ("llama_kv_cache", "output buffer")):
             table.append(f"| `{log}` | `{repo}` | {doc['settings']} | {r['quantity']} | {short(r['predicted'])} | {short(r['logged'])} | {r['difference'] or '-'} | {r['verdict']} |")
 
 
@@ -157,13 +168,33 @@ with tempfile.TemporaryDirectory() as tmp:
         check(kv and all(r["verdict"] == "agrees" for r in kv), f"{path}: {[(r['predicted'], r['verdict']) for r in kv]}")
         weights = [r for r in doc["rows"] if r["quantity"] == "weights loaded"]
         check(len(weights) == 1 and weights[0]["verdict"] == "residual" and weights[0]["logged"].endswith(" MiB"), f"{path}: weights {weights}")
+        # The output buffer: n_vocab (as llama.cpp's own print_info counted it) x n_seq_max x 4 B, in MiB.
+        out = [r for r in doc["rows"] if r["quantity"] == "output buffer"]
+        n_vocab = int(re.search(r"n_vocab\s*=\s*(\d+)", open(path).read()).group(1))
+        want_out = f"{n_vocab * int(n_seq) * 4 / 2**20:.2f} MiB"
+        check(len(out) == 1 and out[0]["verdict"] == "agrees" and out[0]["predicted"] == want_out, f"{path}: output buffer {out}, by hand {want_out}")
     # A log held to another model's GGUF: its caches differ, and plan says so.
     rc, doc, err = plan(os.path.join(LLAMA, "glm-4.5-bf16.gguf"), os.path.join(LLAMA, "logs", "gpt-oss-bf16-c4096-np1-f16.log"))
     check(rc == 1 and doc and any(r["verdict"] == "differs" for r in doc["rows"]), f"gpt-oss's log on GLM's GGUF: exit {rc}")
-    # A llama.cpp log against a config alone: nothing to hold it to, said so.
+    # A llama.cpp log against a config alone: no caches to hold it to, said so; and this config is
+    # another model's (Qwen2's 152,064 tokens against the log's 1,000): its output buffer differs.
     rc, doc, err = plan(write_config(tmp, "Qwen/Qwen2-7B-Instruct"), os.path.join(LLAMA, "logs", "gpt-oss-bf16-c4096-np1-f16.log"))
-    check(rc == 0 and doc and [r["verdict"] for r in doc["rows"] if r["quantity"] == "llama_kv_cache"] == ["not predicted"],
+    check(rc == 1 and doc and [r["verdict"] for r in doc["rows"] if r["quantity"] == "llama_kv_cache"] == ["not predicted"]
+          and [r["verdict"] for r in doc["rows"] if r["quantity"] == "output buffer"] == ["differs"],
           f"a llama.cpp log on a config.json: exit {rc}, {doc and doc['rows']}")
+
+    # llama.cpp's logs of whole models against their configs: no GGUF to hold the caches to, but
+    # the output buffer is n_vocab x n_seq_max x 4 B (llama_context::output_reserve), as printed.
+    for log, repo, vocab in (("llamacpp-Llama-3.1-70B-1.log", "meta-llama/Llama-3.1-70B", 128256),
+                             ("llamacpp-DeepSeek-R1-0528-Qwen3-8B-1.log", "deepseek-ai/DeepSeek-R1-0528-Qwen3-8B", 151936),
+                             ("llamacpp-gpt-oss-20b-1.log", "openai/gpt-oss-20b", 201088)):
+        rc, doc, err = plan(write_config(tmp, repo), log)
+        out = [r for r in (doc or {}).get("rows", []) if r["quantity"] == "output buffer"]
+        check(rc == 0 and len(out) == 1 and out[0]["verdict"] == "agrees" and out[0]["predicted"] == f"{vocab * 4 / 2**20:.2f} MiB", f"{log}: exit {rc} {err[:200]}, output buffer {out}")
+        if doc is not None:
+            table_rows(log, repo, doc)
+        rc, doc, err = plan(write_config(tmp, repo, vocab_size=vocab * 2), log)  # another vocabulary: flagged
+        check(rc == 1 and any(r["quantity"] == "output buffer" and r["verdict"] == "differs" for r in (doc or {}).get("rows", [])), f"{log} with twice the vocabulary: exit {rc}")
 
     # Text output and the refusals.
     r = subprocess.run([WS, "plan", write_config(tmp, "Qwen/Qwen2-7B-Instruct"), "--engine-log", os.path.join(LOGS, "vllm-Qwen2-7B-Instruct-3.log")],
