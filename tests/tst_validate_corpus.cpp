@@ -103,6 +103,37 @@ std::string withGgufKeyPatched(const std::string& path, const std::string& key, 
   return b;
 }
 
+// A GGUF file with its tensors renamed or dropped (`edit` renames in place, returns false to
+// drop): the tensor count, every info and the data section laid out again as ggml writes them
+// (each tensor at the running sum of aligned sizes), so nothing but the names differs.
+std::string withGgufTensorsEdited(const std::string& path, const std::function<bool(std::string&)>& edit) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const GgufFile g = parseGguf(std::span(reinterpret_cast<const uint8_t*>(b.data()), b.size()), path);
+  auto u64 = [](std::string& out, uint64_t x) { out.append(reinterpret_cast<const char*>(&x), 8); };
+  auto aligned = [&](uint64_t n) { return (n + g.alignment - 1) / g.alignment * g.alignment; };
+  std::string infos, data;
+  uint64_t count = 0;
+  for (const GgufTensorInfo& t : g.tensors) {
+    std::string name = t.name;
+    if (!edit(name)) continue;
+    ++count;
+    u64(infos, name.size());
+    infos += name;
+    const uint64_t at = t.infoOffset + 8 + t.name.size();  // n_dims, ne, type as they were
+    const uint32_t nDims = uint32_t(t.ne.size());
+    infos += b.substr(at, 4 + 8 * nDims + 4);
+    u64(infos, data.size());
+    data += b.substr(g.dataStart + t.relOffset, t.bytes);
+    data.append(aligned(data.size()) - data.size(), '\0');
+  }
+  std::string out = b.substr(0, 8);
+  u64(out, count);
+  out += b.substr(16, g.tensors.front().infoOffset - 16) + infos;
+  out.append(aligned(out.size()) - out.size(), '\0');
+  return out + data;
+}
+
 // Keeps metadata.total_size true after a damage that changes bytes on purpose elsewhere, so
 // that each case damages one thing only.
 void fixIndexTotal(const std::string& dir) {
@@ -413,6 +444,26 @@ std::vector<Case> cases() {
                  wstest::writeFile(out, bytes);
                  return out;
                },
+               "llama.cpp"});
+  // WS-R008: the tensors llama.cpp's qwen3moe class creates (src/models/qwen3moe.cpp at
+  // 0c1e57098). A file without one it requires (blk.1.ffn_norm.weight dropped) is refused at
+  // "missing tensor"; one with a tensor it never creates (a shared expert's, which qwen3moe has
+  // not: Qwen2-MoE's converter names it so) at "wrong number of tensors". The fixture as written
+  // is the clean twin (clean fixtures below), as are the real llama.cpp conversions.
+  auto ggufEdited = [](std::function<bool(std::string&)> edit) {
+    return [edit](const wstest::TempDir& d) {
+      const std::string out = d.file("tiny-qwen3moe-kquants.gguf");
+      wstest::writeFile(out, withGgufTensorsEdited(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"), edit));
+      return out;
+    };
+  };
+  v.push_back({"GGUF without a tensor its architecture requires", "WS-R008", "blk.1.ffn_norm.weight",
+               ggufEdited([](std::string& n) { return n != "blk.1.ffn_norm.weight"; }), "llama.cpp"});
+  v.push_back({"GGUF with a tensor its architecture never creates", "WS-R008", "blk.1.ffn_gate_inp_shexp.weight",
+               ggufEdited([](std::string& n) {
+                 if (n == "output.weight") n = "blk.1.ffn_gate_inp_shexp.weight";
+                 return true;
+               }),
                "llama.cpp"});
   auto rawFile = [](const char* name, const char* code, std::function<std::vector<uint8_t>()> bytes) {
     return Case{name, code, "model.safetensors", [bytes](auto& d) {

@@ -7,6 +7,7 @@
 #include "core/model/weight_shape.h"
 #include "core/util/format_bytes.h"
 #include "core/validate/engines/engine_tables.h"
+#include "core/validate/llama_cpp_tensor_rules.h"
 
 namespace ws::val {
 
@@ -212,6 +213,7 @@ void runtimeRules(const Checkpoint& c, Sink& sink) {
   ktInt8ScaleFiles(c, sink);
   seedDtypes(c, sink);
   llamaCppModel(c, sink);
+  llamaCppTensorRules(c, sink);
 }
 
 }  // namespace ws::val

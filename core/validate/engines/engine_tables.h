@@ -38,6 +38,22 @@ inline constexpr std::string_view kLlamaCppCommit = "0c1e57098";
 const std::vector<LlamaCppModelRow>& llamaCppModels();  // llama_cpp_models.cpp (generated)
 const LlamaCppModelRow* findLlamaCppModel(std::string_view architecture);
 
+// The tensors llama.cpp's model class for one GGUF architecture creates, as space-separated GGUF
+// names ("blk.%d." for each layer): `required` and `requiredPerLayer` (every layer below n_layer,
+// block_count less the nextn layers) with flags 0 and no condition, so a file without one is
+// refused ("missing tensor"); `consumed` every name its load_arch_tensors can create, a superset:
+// a file tensor outside it and kLlamaCppGenericTensors is never created, and llama.cpp counts that
+// against the file ("wrong number of tensors").
+struct LlamaCppTensorRow {
+  std::string_view architecture;
+  std::string_view source;  // the model class's load_arch_tensors
+  std::string_view required;
+  std::string_view requiredPerLayer;
+  std::string_view consumed;
+};
+extern const std::string_view kLlamaCppGenericTensors;  // every class: the per-tensor scale pass
+const std::vector<LlamaCppTensorRow>& llamaCppTensors();  // llama_cpp_tensors.cpp (generated)
+
 // One quantization path of one engine: what it needs of the GPU. `method` is the key
 // quantMethodOf() gives a checkpoint (the engine's resolved method, e.g. "awq" that vLLM turns
 // into awq_marlin where Marlin can run it).
