@@ -9,7 +9,7 @@
 set -euo pipefail
 packages=(cmake ninja-build ccache g++ qt6-base-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev xvfb xauth
           libgl1-mesa-dev python3-venv clang libclang-rt-dev dpkg-dev libcurl4-openssl-dev libssl-dev nginx-light
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin libxxhash-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

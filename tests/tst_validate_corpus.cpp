@@ -686,6 +686,28 @@ std::vector<Case> cases() {
   v.push_back({"expert constant", "WS-V009", L2 + "0.gate_proj.weight", [](auto& d) {
                  return editTensor(d, Q, L2 + "0.gate_proj.weight", [](auto&, auto& t) { wstest::fill16(t.data, 0x3F80); });
                }});
+  // WS-V013: an expert copied into another (every projection), as an upcycling or merge script
+  // leaves it - per-expert safetensors, and a GGUF's stacked experts (expert 1's slice of each
+  // ffn_*_exps written over expert 3's). The fixtures as written are the clean twins.
+  v.push_back({"expert copied into another", "WS-V013", L1 + "5.down_proj.weight", [](auto& d) {
+                 return editFile(fixtureCopy(d, Q), L1 + "2.down_proj.weight", [](wstest::StFile& f) {
+                   for (const char* p : {"down_proj.weight", "gate_proj.weight", "up_proj.weight"}) f.find(L1 + "5." + p)->data = f.find(L1 + "2." + p)->data;
+                 });
+               }});
+  v.push_back({"stacked GGUF expert copied into another", "WS-V013", "blk.1.ffn_down_exps.weight", [](auto& d) {
+                 const std::string in = wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf");
+                 std::ifstream is(in, std::ios::binary);
+                 std::string b((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+                 const GgufFile g = parseGguf(std::span(reinterpret_cast<const uint8_t*>(b.data()), b.size()), in);
+                 for (const GgufTensorInfo& t : g.tensors) {
+                   if (t.name.rfind("blk.1.ffn_", 0) != 0 || t.name.find("_exps.") == std::string::npos) continue;
+                   const uint64_t n = t.bytes / uint64_t(t.ne[2]), at = g.dataStart + t.relOffset;
+                   std::memmove(b.data() + at + 3 * n, b.data() + at + 1 * n, n);
+                 }
+                 const std::string out = d.file("tiny-qwen3moe-kquants.gguf");
+                 wstest::writeFile(out, b);
+                 return out;
+               }});
   v.push_back({"NaN weights", "WS-V008", "model.layers.0.self_attn.q_proj.weight", [](auto& d) {
                  return editTensor(d, Q, "model.layers.0.self_attn.q_proj.weight", [](auto&, auto& t) {
                    t.data[100] = 0xC0;
@@ -1034,6 +1056,25 @@ class TstValidateCorpus : public QObject {
       QVERIFY2(others.isEmpty(), qPrintable(others.join(" | ")));
       if (!c.runtime) break;
     }
+  }
+
+  // WS-V013's clean twin: expert 2 copied over expert 5, then one byte of expert 5's down_proj
+  // changed where the pass's sample does not look (byte 5000 of 64 KiB; the windows start at 0,
+  // 20, 40 and 60 KiB). The samples agree, the whole bytes do not: no finding. The exact copy is
+  // found (the corpus case "expert copied into another").
+  void nearCopyOfAnExpertIsNotADuplicate() {
+    wstest::TempDir d;
+    const std::string dir = editFile(fixtureCopy(d, Q), L1 + "2.down_proj.weight", [](wstest::StFile& f) {
+      for (const char* p : {"down_proj.weight", "gate_proj.weight", "up_proj.weight"}) f.find(L1 + "5." + p)->data = f.find(L1 + "2." + p)->data;
+      auto& down = f.find(L1 + "5.down_proj.weight")->data;
+      QCOMPARE(down.size(), size_t(256 * 128 * 2));
+      down[5000] ^= 0x01;
+    });
+    val::ValidateOptions opt;
+    opt.only = {"values"};
+    auto r = val::validatePath(dir, opt);
+    QVERIFY(r.ok());
+    for (const auto& f : r.value().findings) QVERIFY2(f.code != "WS-V013", f.message.c_str());
   }
 
   // WS-M007's clean twins: Qwen2.5-Instruct's shape (config.json keeps the base model's eos, the

@@ -17,6 +17,7 @@
 #include "core/numerics/scale_stats.h"
 #include "core/util/parallel.h"
 #include "core/util/process_io.h"
+#include "core/validate/expert_fingerprints.h"
 #include "core/validate/value_shares.h"
 
 namespace ws::val {
@@ -138,10 +139,13 @@ void judgeScales(const Checkpoint& c, Sink& sink, const num::ScaleReport& rep, s
 
 // Which of the weight rules run; none: the pass reads only scales.
 struct WeightRules {
-  bool nan = false, placeholder = false, implausible = false;
+  bool nan = false, placeholder = false, implausible = false, duplicates = false;
   explicit WeightRules(const ValidateOptions& opt)
-      : nan(ruleEnabled(opt, "WS-V008")), placeholder(ruleEnabled(opt, "WS-V009")), implausible(ruleEnabled(opt, "WS-V012")) {}
-  bool any() const { return nan || placeholder || implausible; }
+      : nan(ruleEnabled(opt, "WS-V008")),
+        placeholder(ruleEnabled(opt, "WS-V009")),
+        implausible(ruleEnabled(opt, "WS-V012")),
+        duplicates(ruleEnabled(opt, "WS-V013")) {}
+  bool any() const { return nan || placeholder || implausible || duplicates; }
 };
 
 // A read that failed during the pass (a file cut short or damaged after it was opened): WS-I024
@@ -153,10 +157,13 @@ Finding readFailure(const Error& e, const std::string& tensor, const char* what)
 }
 
 // NaN/Inf weights (WS-V008), placeholder experts (WS-V009) and implausible magnitudes (WS-V012)
-// of logical tensor `li`, from the extremes of its values. A tensor that cannot be decoded is
+// of logical tensor `li`, from the extremes of its values; each routed expert's fingerprint
+// (WS-V013, judged over all tensors at the end) into `prints`, but a placeholder's: zeroed
+// experts are alike by the thousand, and WS-V009 names them. A tensor that cannot be decoded is
 // skipped: the shape rules say why. Returns the error of a read that failed; what it added to
 // `sink` by then is the caller's to drop.
-std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const WeightRules& want, num::ExtentScratch& scratch, num::ByteCounter& counter, Sink& sink) {
+std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const WeightRules& want, num::ExtentScratch& scratch, num::ByteCounter& counter, Sink& sink,
+                                  std::vector<ExpertPrint>& prints) {
   const LogicalTensor& l = c.logical[li];
   const TensorRecord& w = c.tensors[uint32_t(l.weight)];
   auto dec = num::makeDecoder(c, li);
@@ -181,7 +188,11 @@ std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const Weight
       for (uint64_t r = 0; r < rowsPer; r += chunk) d.extent(e * rowsPer + r, std::min(chunk, rowsPer - r), s, scratch);
       nonFinite += s.nan + s.inf;
       all.merge(s);
-      if (want.placeholder && routed && s.count > 1 && !s.nan && !s.inf && s.min() == s.max()) {
+      const bool alike = s.count > 1 && !s.nan && !s.inf && s.min() == s.max();
+      const int64_t expert = experts > 1 ? int64_t(e) : w.expert;
+      if (want.duplicates && routed && !alike && expert >= 0)
+        if (const auto h = fingerprintExpert(c, l, e, experts, false)) prints.push_back({w.layer, expert, std::string(projectionName(w.projection)), w.name, li, e, experts, *h});
+      if (want.placeholder && routed && alike) {
         placeholder = true;
         sink.add("WS-V009", (experts > 1 ? "expert " + std::to_string(e) + ": " : std::string{}) + "all " + std::to_string(s.count) + " values are " +
                                 (s.max() == 0 ? std::string("zero") : "the constant " + std::to_string(s.max())),
@@ -207,6 +218,7 @@ struct TensorRead {
   num::TensorScales scales;
   std::optional<Error> scaleError, weightError;
   std::vector<Finding> weightFindings;
+  std::vector<ExpertPrint> prints;
 };
 
 // What this rank's share of the pass read.
@@ -214,6 +226,7 @@ struct SharePass {
   Result<num::ScaleReport> scales = num::ScaleReport{};  // per tensor, or the first failed read in catalog order
   std::vector<std::pair<uint32_t, std::vector<Finding>>> weightFindings;  // by logical tensor, catalog order
   std::vector<Finding> readFailures;  // WS-I024, catalog order
+  std::vector<ExpertPrint> prints;    // WS-V013's, of the tensors judged whole
   uint64_t weightBytes = 0;
   int64_t kernelBytes = -1;  // the kernel's count of the pass's reads (process_io.h), -1: unknown
   bool cancelled = false;
@@ -278,8 +291,8 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
       }
       if (want.any()) {
         Sink sink{opt, reads[k].weightFindings};
-        reads[k].weightError = judgeWeights(c, li, want, scratch, counter, sink);
-        if (reads[k].weightError) reads[k].weightFindings.clear();  // a tensor is judged whole or not at all
+        reads[k].weightError = judgeWeights(c, li, want, scratch, counter, sink, reads[k].prints);
+        if (reads[k].weightError) reads[k].weightFindings.clear(), reads[k].prints.clear();  // a tensor is judged whole or not at all
       }
       done += bytes[li];
       if (opt.progress && !opt.progress(stage, done.load(), total)) cancelled = true;
@@ -305,6 +318,7 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
     else if (out.scales) num::addTensorScales(c, num::ScaleGrouping::Tensor, c.logical[work[k]], std::move(r.scales), out.scales.value());
     if (r.weightError && !r.scaleError) out.readFailures.push_back(readFailure(*r.weightError, name, "weights"));  // one report a cut
     if (!r.weightFindings.empty()) out.weightFindings.emplace_back(work[k], std::move(r.weightFindings));
+    out.prints.insert(out.prints.end(), r.prints.begin(), r.prints.end());
     r = {};
   }
   return out;
@@ -321,13 +335,14 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, Val
   Result<num::ScaleReport> scales = opt.comm ? gatherScaleShares(*opt.comm, mine.scales, scaleByRank) : std::move(mine.scales);
   std::set<uint32_t> flagged;
   if (scales) judgeScales(c, sink, scales.value(), flagged);
-  ValueShare weights{std::move(mine.readFailures), mine.weightBytes, mine.cancelled, {}, mine.kernelBytes, {}};
+  ValueShare weights{std::move(mine.readFailures), mine.weightBytes, mine.cancelled, {}, mine.kernelBytes, {}, std::move(mine.prints)};
   for (auto& [li, found] : mine.weightFindings)
     if (!flagged.count(li)) weights.findings.insert(weights.findings.end(), found.begin(), found.end());
   if (opt.comm) weights = gatherValueShares(*opt.comm, weights);
   if (weights.cancelled) fail(ErrorCode::Usage, "cancelled");
   if (!scales) throw CoreError(scales.error());  // a remote checkpoint's scales could not be fetched: nothing to judge
   for (const Finding& f : weights.findings) sink.add(f);
+  if (want.duplicates) judgeDuplicateExperts(c, std::move(weights.prints), sink);
   rep.scalesByLayer = num::regroupScales(c, scales.value(), num::ScaleGrouping::Layer);
   rep.bytesReadByFamily["values (scales)"] = scales.value().bytesRead;
   rep.bytesReadByFamily["values (weights)"] = weights.bytesRead;

@@ -8,6 +8,7 @@
 
 #include "core/dist/communicator.h"
 #include "core/numerics/scale_stats.h"
+#include "core/validate/expert_fingerprints.h"
 #include "core/validate/finding.h"
 #include "core/validate/validator.h"
 
@@ -28,6 +29,7 @@ struct ValueShare {
   std::vector<uint64_t> bytesByRank;  // gathered: what each rank read
   int64_t kernelBytes = -1;            // the kernel's count of this rank's reads in the pass (-1: unknown)
   std::vector<int64_t> kernelBytesByRank;  // gathered
+  std::vector<ExpertPrint> prints;         // WS-V013's fingerprints, every rank's once gathered
 };
 // Every rank's, in rank order (findings appended, bytes summed, cancelled if any rank was).
 ValueShare gatherValueShares(dist::Communicator& comm, const ValueShare& mine);
