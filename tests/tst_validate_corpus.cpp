@@ -170,6 +170,8 @@ std::string synth(const wstest::TempDir& d, const std::string& like, const std::
   if (!r) throw std::runtime_error(r.error().describe());
   return o.out;
 }
+// synth() for the test class, where ws::synth (the namespace) hides it.
+std::string synthesized(const wstest::TempDir& d, const std::string& like, const std::string& scheme) { return synth(d, like, scheme); }
 
 void dropFromIndex(const std::string& dir, const std::string& tensor) {
   wstest::editJson(dir + "/model.safetensors.index.json", [&](Json& j) { j["weight_map"].erase(tensor); });
@@ -708,6 +710,27 @@ std::vector<Case> cases() {
                  wstest::writeFile(out, b);
                  return out;
                }});
+  // WS-V014: a correction bias no score can make up (vLLM 0.11.0 grouped_topk: score in [0, 1] +
+  // bias). One expert 5 below its 15 rivals, 4 chosen per token; and, with n_group 2 and
+  // topk_group 1, a group whose biases sit 5 below the other's. The twins within reach are clean
+  // (routerBiasWithinReachIsClean).
+  auto biased = [](std::function<void(std::vector<float>&)> set, std::function<void(Json&)> config) {
+    return [set, config](const wstest::TempDir& d) {
+      std::string dir = synth(d, "deepseek-v3", "bf16");
+      wstest::editJson(dir + "/config.json", config);
+      auto f = wstest::readSt(dir + "/model.safetensors");
+      auto* t = f.find("model.layers.1.mlp.gate.e_score_correction_bias");
+      std::vector<float> b(t->data.size() / 4, 0.0f);
+      set(b);
+      std::memcpy(t->data.data(), b.data(), t->data.size());
+      wstest::writeSt(dir + "/model.safetensors", f);
+      return dir;
+    };
+  };
+  v.push_back({"expert the router's bias never lets through", "WS-V014", "model.layers.1.mlp.gate.e_score_correction_bias",
+               biased([](auto& b) { b[3] = -5.0f; }, [](Json&) {})});
+  v.push_back({"expert group the router's bias never keeps", "WS-V014", "model.layers.1.mlp.gate.e_score_correction_bias",
+               biased([](auto& b) { std::fill(b.begin() + 8, b.end(), 5.0f); }, [](Json& j) { j["n_group"] = 2, j["topk_group"] = 1; })});
   v.push_back({"NaN weights", "WS-V008", "model.layers.0.self_attn.q_proj.weight", [](auto& d) {
                  return editTensor(d, Q, "model.layers.0.self_attn.q_proj.weight", [](auto&, auto& t) {
                    t.data[100] = 0xC0;
@@ -1077,6 +1100,28 @@ class TstValidateCorpus : public QObject {
     for (const auto& f : r.value().findings) QVERIFY2(f.code != "WS-V013", f.message.c_str());
   }
 
+  // WS-V014's clean twins: a bias 0.9 below its rivals (a score in [0, 1] can make it up) and a
+  // group 1.9 below the other (its two best scores can make it up): routed rarely, not never.
+  void routerBiasWithinReachIsClean() {
+    for (const bool grouped : {false, true}) {
+      wstest::TempDir d;
+      std::string dir = synthesized(d, "deepseek-v3", "bf16");
+      if (grouped) wstest::editJson(dir + "/config.json", [](Json& j) { j["n_group"] = 2, j["topk_group"] = 1; });
+      auto f = wstest::readSt(dir + "/model.safetensors");
+      auto* t = f.find("model.layers.1.mlp.gate.e_score_correction_bias");
+      std::vector<float> b(t->data.size() / 4, 0.0f);
+      if (grouped) std::fill(b.begin() + 8, b.end(), 0.95f);  // group 1's top two sum 1.9 above group 0's
+      else b[3] = -0.9f;
+      std::memcpy(t->data.data(), b.data(), t->data.size());
+      wstest::writeSt(dir + "/model.safetensors", f);
+      val::ValidateOptions opt;
+      opt.only = {"values"};
+      auto r = val::validatePath(dir, opt);
+      QVERIFY(r.ok());
+      for (const auto& x : r.value().findings) QVERIFY2(x.code != "WS-V014", x.message.c_str());
+    }
+  }
+
   // WS-M007's clean twins: Qwen2.5-Instruct's shape (config.json keeps the base model's eos, the
   // tokenizer's is another, generation_config.json lists both) and a GGUF whose eos its HF
   // source's generation_config.json lists - no finding; the rule's text names both ids' tokens.
@@ -1354,11 +1399,13 @@ class TstValidateCorpus : public QObject {
     o.like = "deepseek-v3", o.scheme = scheme.toStdString(), o.out = d.file("ckpt");
     QVERIFY(synth::write(o));
     auto c = wstest::openOrFail(o.out);
-    uint64_t want = 0, scales = 0;
-    for (const auto& t : c->tensors) {  // the weights and their scales: the rules read no bias
+    uint64_t want = 0, scales = 0, router = 0;
+    for (const auto& t : c->tensors) {  // the weights and their scales; of the biases, the router's correction (WS-V014)
       if (t.component == Component::Weight || t.component == Component::Scale) want += t.bytes;
       if (t.component == Component::Scale) scales += t.bytes;
+      if (t.name.ends_with("e_score_correction_bias")) router += t.bytes;
     }
+    QVERIFY(router > 0);
     QVERIFY(scales > 0);
     val::ValidateOptions opt;
     opt.only = {"values"};
@@ -1374,7 +1421,8 @@ class TstValidateCorpus : public QObject {
     const uint64_t config = wstest::fileSize(o.out + "/config.json");
     qInfo("values pass: %llu bytes claimed, %llu read by the kernel's count (config.json %llu)", (unsigned long long)want, (unsigned long long)kernel,
           (unsigned long long)config);
-    QCOMPARE(kernel, want + config);
+    QCOMPARE(rep.bytesReadByFamily.at("values (router)"), router);
+    QCOMPARE(kernel, want + router + config);
   }
 
   // A file cut short after it was opened (the value pass reads it later): the read that fails is

@@ -36,6 +36,8 @@ ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path) {
   m.numExperts = std::max<int64_t>(0, count("expert_count", 0));
   m.numSharedExperts = std::max<int64_t>(0, count("expert_shared_count", 0));
   m.expertsPerToken = count("expert_used_count");
+  m.expertGroups = std::max<int64_t>(1, count("expert_group_count", 1));
+  m.expertGroupsUsed = std::max<int64_t>(1, count("expert_group_used_count", 1));
   m.expertIntermediateSize = num("expert_feed_forward_length");
   if (m.expertIntermediateSize < 0 && m.numExperts > 0) m.expertIntermediateSize = m.intermediateSize;
   m.vocabSize = num("vocab_size");

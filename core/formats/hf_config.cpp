@@ -212,6 +212,8 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   m.numSharedExperts = std::max<int64_t>(0, countKey(t, {"n_shared_experts", "num_shared_experts", "shared_expert_count"}, path, 0));
   if (m.numSharedExperts == 0 && intKey(t, {"shared_expert_intermediate_size"}, 0) > 0) m.numSharedExperts = 1;
   m.expertsPerToken = countKey(t, {"num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token"}, path);
+  m.expertGroups = std::max<int64_t>(1, countKey(t, {"n_group"}, path, 1));
+  m.expertGroupsUsed = std::max<int64_t>(1, countKey(t, {"topk_group"}, path, 1));
   m.intermediateSize = intKey(t, {"intermediate_size", "ffn_hidden_size"});
   m.expertIntermediateSize = intKey(t, {"moe_intermediate_size", "expert_intermediate_size"});
   // Mixtral, gpt-oss and Llama 4 size their experts with intermediate_size itself.

@@ -104,6 +104,9 @@ struct ModelDescription {
   int64_t numExperts = 0;
   int64_t numSharedExperts = 0;
   int64_t expertsPerToken = -1;
+  // Group-limited routing (DeepSeek-V3's n_group / topk_group; GGUF expert_group_count /
+  // expert_group_used_count): the router picks this many groups of contiguous experts first.
+  int64_t expertGroups = 1, expertGroupsUsed = 1;
   int64_t vocabSize = -1;
   std::vector<int> moeLayers;
   std::vector<int> denseLayers;

@@ -122,6 +122,7 @@ const std::vector<RuleInfo>& rules() {
       {"WS-V011", "scale-outlier-far", "values", S::Error, "a tensor's scales 10 or more octaves (1024x) from its peers' (same projection and scheme, across layers and experts)", "the exporter wrote this tensor's scales wrong: re-export it"},
       {"WS-V012", "implausible-weights", "values", S::Error, "a quantized weight whose dequantized values are all below 1e-6 or reach beyond 1e3", "the codes or scales are not those of a trained weight: re-export this tensor"},
       {"WS-V013", "duplicate-experts", "values", S::Error, "routed experts of one layer whose every projection is byte-identical (codes, scales and zero points as stored)", "an upcycling or merge script copied one expert into another: they route differently but compute the same; re-export from the trained weights"},
+      {"WS-V014", "unreachable-experts", "values", S::Warning, "routed experts the router's correction bias (e_score_correction_bias, exp_probs_b) makes impossible to choose, whatever the token", "they are dead weight in memory: the bias was trained or written wrong; compare it with the source checkpoint's"},
   };
   return r;
 }

@@ -1,3 +1,4 @@
+#include "core/validate/router_rules.h"
 #include "core/validate/validator.h"
 
 #include <algorithm>
@@ -524,6 +525,7 @@ ValidationReport validateCheckpoint(std::shared_ptr<const Checkpoint> c, const V
   if (familyEnabled(opt, "values")) {
     valueRules(*c, sink, opt, rep);
     activationScaleValueRules(*c, sink);
+    rep.bytesReadByFamily["values (router)"] = routerValueRules(*c, sink);
   }
   if (!opt.against.empty() && familyEnabled(opt, "diff")) {
     diffRules(*c, sink, opt);
