@@ -86,6 +86,30 @@ std::string ggufU32(const std::string& key, uint32_t value) {
   return kv;
 }
 
+// One GGUF v3 key-value pair of type STRING, as withGgufKv takes it.
+std::string ggufString(const std::string& key, const std::string& value) {
+  std::string kv;
+  const uint64_t n = key.size(), m = value.size();
+  kv.append(reinterpret_cast<const char*>(&n), 8);
+  kv += key;
+  const int32_t type = 8;  // STRING
+  kv.append(reinterpret_cast<const char*>(&type), 4);
+  kv.append(reinterpret_cast<const char*>(&m), 8);
+  return kv + value;
+}
+
+// The mixtral conversion with `ggufTemplate` as its tokenizer.chat_template (none when empty) and
+// `sideFiles` beside it (name -> text): WS-M008's cases and twins.
+std::string ggufWithTemplate(const wstest::TempDir& d, const std::string& ggufTemplate, const std::map<std::string, std::string>& sideFiles) {
+  const std::string in = wstest::sourceDir() + "/tests/data/llama_cpp/mixtral-bf16.gguf", out = d.file("mixtral-bf16.gguf");
+  if (ggufTemplate.empty()) fs::copy_file(in, out);
+  else wstest::writeFile(out, withGgufKv(in, ggufString("tokenizer.chat_template", ggufTemplate)));
+  for (const auto& [name, text] : sideFiles) wstest::writeFile(d.file(name), text);
+  return out;
+}
+
+const std::string kTemplate = "{% for m in messages %}\n<|{{ m.role }}|>{{ m.content }}\n{% endfor %}";
+
 // A GGUF file with one key's bytes overwritten in place: its name (same length: the key is then
 // absent under its own name) or its UINT32 value. Offsets stay as they were.
 std::string withGgufKeyPatched(const std::string& path, const std::string& key, const std::string& newName, std::optional<uint32_t> newValue) {
@@ -408,6 +432,17 @@ std::vector<Case> cases() {
                  wstest::writeFile(out, withGgufKv(wstest::sourceDir() + "/tests/data/llama_cpp/mixtral-bf16.gguf", ggufU32("tokenizer.ggml.eos_token_id", 2)));
                  wstest::writeFile(d.file("generation_config.json"), R"({"eos_token_id": 5})");
                  return out;
+               }});
+  // WS-M008: the mixtral conversion's chat template against its HF tokenizer_config.json's: one
+  // line edited after the conversion, and a GGUF converted without the template the HF files give.
+  // The twins (equal, and equal through chat_template.jinja) are chatTemplatesThatAgreeAreClean.
+  v.push_back({"a GGUF's chat template not its HF source's", "WS-M008", "mixtral-bf16.gguf", [](auto& d) {
+                 std::string edited = kTemplate;
+                 edited.replace(edited.find("<|"), 1, "[");  // same length: compared by content, not size
+                 return ggufWithTemplate(d, edited, {{"tokenizer_config.json", Json{{"chat_template", kTemplate}}.dump()}});
+               }});
+  v.push_back({"a GGUF without the chat template its HF source gives", "WS-M008", "mixtral-bf16.gguf", [](auto& d) {
+                 return ggufWithTemplate(d, "", {{"chat_template.jinja", kTemplate}});
                }});
   v.push_back({"GGUF string that is not UTF-8", "WS-M004", "tiny-qwen3moe-kquants.gguf", [](auto& d) {
                  std::string kv;
@@ -1119,6 +1154,22 @@ class TstValidateCorpus : public QObject {
       auto r = val::validatePath(dir, opt);
       QVERIFY(r.ok());
       for (const auto& x : r.value().findings) QVERIFY2(x.code != "WS-V014", x.message.c_str());
+    }
+  }
+
+  // WS-M008's clean twins: the GGUF's template equal to tokenizer_config.json's, and to
+  // chat_template.jinja's where tokenizer_config.json has none (the converter's order). And
+  // tokenizer_config.json's wins over chat_template.jinja's, as the converter takes it.
+  void chatTemplatesThatAgreeAreClean() {
+    const std::vector<std::map<std::string, std::string>> sides = {
+        {{"tokenizer_config.json", Json{{"chat_template", kTemplate}}.dump()}},
+        {{"tokenizer_config.json", "{}"}, {"chat_template.jinja", kTemplate}},
+        {{"tokenizer_config.json", Json{{"chat_template", kTemplate}}.dump()}, {"chat_template.jinja", "another"}}};
+    for (const auto& side : sides) {
+      wstest::TempDir d;
+      auto r = val::validatePath(ggufWithTemplate(d, kTemplate, side), {});
+      QVERIFY(r.ok());
+      for (const auto& f : r.value().findings) QVERIFY2(f.code != "WS-M008", f.message.c_str());
     }
   }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/formats/gguf.h"
+#include "core/validate/chat_template_rule.h"
 #include "core/formats/special_tokens.h"
 #include "core/formats/tokenizer_info.h"
 #include "core/formats/utf8.h"
@@ -210,6 +211,7 @@ void metadataRules(const Checkpoint& c, Sink& sink) {
   sources.insert(sources.end(), configs.begin(), configs.end());
   std::erase_if(sources, [](const SpecialTokenSource& s) { return s.ids.empty(); });
   specialTokenAgreementRule(sources, gguf ? tok.texts : std::map<int64_t, std::string>{}, hf.texts, sink);
+  chatTemplateRule(c, sink);
   // WS-M003: a chat model without a template.
   if (tok.present && tok.chatTemplates.empty()) {
     const std::string name = modelName(c);
