@@ -4,13 +4,16 @@
 #include <QtTest>
 
 #include <atomic>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "core/diff/diff.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/device_dequant.h"
 #include "core/numerics/kernel_threads.h"
+#include "corpus_support.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -89,6 +92,51 @@ class TstDiff : public QObject {
       differing += !p.metrics.identical;
     }
     QCOMPARE(differing, 1);
+  }
+
+  // diff's metadata (issue 53 item 3): the qwen3_moe fixture against a copy whose config.json
+  // routes 4 experts a token and has a key of its own, and whose generation_config.json lost
+  // use_cache - exactly those three, with both values; against itself, none. A GGUF against a copy
+  // with expert_used_count 4: that key; against itself, none.
+  void metadataDifferences() {
+    wstest::TempDir d;
+    const std::string copy = d.file("copy");
+    wstest::copyCheckpoint(wstest::fixture("hf/qwen3_moe"), copy);
+    wstest::editJson(copy + "/config.json", [](nlohmann::ordered_json& j) { j["num_experts_per_tok"] = 4, j["added_by_test"] = "yes"; });
+    wstest::editJson(copy + "/generation_config.json", [](nlohmann::ordered_json& j) { j.erase("use_cache"); });
+    auto a = wstest::openOrFail(wstest::fixture("hf/qwen3_moe"));
+    auto b = wstest::openOrFail(copy);
+    QVERIFY(diff::diffMetadata(*a, *a).empty());
+    const auto m = diff::diffMetadata(*a, *b);
+    QCOMPARE(m.size(), size_t(3));
+    QCOMPARE(m[0].source, std::string("config.json"));
+    QCOMPARE(m[0].key, std::string("/added_by_test"));
+    QVERIFY(!m[0].a && m[0].b == std::string("\"yes\""));
+    QCOMPARE(m[1].key, std::string("/num_experts_per_tok"));
+    QVERIFY(m[1].a == std::string("2") && m[1].b == std::string("4"));
+    QCOMPARE(m[2].source, std::string("generation_config.json"));
+    QVERIFY(m[2].key == "/use_cache" && m[2].a == std::string("true") && !m[2].b);
+    // The report carries them (diff_report: JSON "metadata", the text's metadata section).
+    auto r = diff::diffCheckpoints(*a, *b, diff::DiffOptions{});
+    QVERIFY(r.ok());
+    QCOMPARE(r.value().metadata.size(), size_t(3));
+
+    const std::string gguf = wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf");
+    std::ifstream in(gguf, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string key = "qwen3moe.expert_used_count";
+    const size_t at = bytes.find(key);
+    QVERIFY(at != std::string::npos);
+    const uint32_t four = 4;
+    std::memcpy(bytes.data() + at + key.size() + 4, &four, 4);  // after the UINT32 type
+    const std::string patched = d.file("patched.gguf");
+    wstest::writeFile(patched, bytes);
+    auto g = wstest::openOrFail(gguf);
+    auto h = wstest::openOrFail(patched);
+    QVERIFY(diff::diffMetadata(*g, *g).empty());
+    const auto gm = diff::diffMetadata(*g, *h);
+    QCOMPARE(gm.size(), size_t(1));
+    QVERIFY(gm[0].source == "gguf" && gm[0].key == key && gm[0].a == std::string("2") && gm[0].b == std::string("4"));
   }
 
   // Qwen3-VL-MoE against itself: the vision tower's norms keep keys of their own instead of all

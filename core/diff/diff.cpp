@@ -50,6 +50,7 @@ Result<DiffReport> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, con
   DiffReport rep;
   rep.pathA = a.root;
   rep.pathB = b.root;
+  rep.metadata = diffMetadata(a, b);
   std::vector<Pair> todo;
   for (const auto& p : m.pairs)
     if (opt.tensors.empty() || globMatch(opt.tensors, p.key) || globMatch(opt.tensors, a.logical[p.a.logical].name) ||

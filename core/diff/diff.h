@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/diff/diff_match.h"
+#include "core/diff/metadata_diff.h"
 #include "core/diff/pair_metrics.h"
 #include "core/model/checkpoint.h"
 #include "core/numerics/numerics_mode.h"
@@ -39,6 +40,7 @@ struct DiffReport {
   uint64_t shapeMismatches = 0, errors = 0;
   std::string numerics = "reference";  // numerics_mode.h
   std::string device = "cpu";  // where the tensors were dequantized: "cpu" or "cuda:0"
+  std::vector<MetadataDifference> metadata;  // besides the tensors (metadata_diff.h)
 };
 
 // Throws nothing: decode failures land in PairResult::error. Returns Error(Usage) when cancelled.

@@ -117,8 +117,12 @@ nlohmann::json diffJson(const diff::DiffReport& r) {
   summary["only_b"] = r.onlyB.size();
   summary["shape_mismatches"] = r.shapeMismatches;
   summary["errors"] = r.errors;
+  summary["metadata_differences"] = r.metadata.size();
+  json metadata = json::array();
+  for (const auto& d : r.metadata)
+    metadata.push_back({{"source", d.source}, {"key", d.key}, {"a", d.a ? json(*d.a) : json(nullptr)}, {"b", d.b ? json(*d.b) : json(nullptr)}});
   return {{"schema", "weightscope.diff/1"}, {"a", r.pathA}, {"b", r.pathB}, {"device", r.device}, {"numerics", r.numerics}, {"summary", summary}, {"tensors", tensors},
-          {"layers", layers}, {"experts", experts}, {"cells", cells}, {"only_a", r.onlyA}, {"only_b", r.onlyB}};
+          {"layers", layers}, {"experts", experts}, {"cells", cells}, {"only_a", r.onlyA}, {"only_b", r.onlyB}, {"metadata", metadata}};
 }
 
 std::string diffText(const diff::DiffReport& r, bool allRows) {
@@ -171,6 +175,10 @@ std::string diffText(const diff::DiffReport& r, bool allRows) {
   }
   for (const auto& k : r.onlyA) o << "  only in A: " << k << "\n";
   for (const auto& k : r.onlyB) o << "  only in B: " << k << "\n";
+  if (!r.metadata.empty()) {
+    o << "\nmetadata (" << r.metadata.size() << " differences):\n";
+    for (const auto& d : r.metadata) o << "  " << d.source << " " << d.key << ": " << d.a.value_or("(absent)") << " -> " << d.b.value_or("(absent)") << "\n";
+  }
   return o.str();
 }
 
@@ -203,6 +211,14 @@ std::string diffHtml(const diff::DiffReport& r) {
       for (const auto& k : j[side]) o << "<li><code>" << markupEscape(k.get<std::string>()) << "</code></li>";
       o << "</ul>";
     }
+  if (!j["metadata"].empty()) {
+    o << "<h2>Metadata</h2><table><tr><th>file</th><th>key</th><th>A</th><th>B</th></tr>";
+    for (const auto& d : j["metadata"])
+      o << "<tr><td>" << markupEscape(d["source"].get<std::string>()) << "</td><td><code>" << markupEscape(d["key"].get<std::string>()) << "</code></td><td><code>"
+        << markupEscape(d["a"].is_null() ? "(absent)" : d["a"].get<std::string>()) << "</code></td><td><code>"
+        << markupEscape(d["b"].is_null() ? "(absent)" : d["b"].get<std::string>()) << "</code></td></tr>";
+    o << "</table>";
+  }
   o << "</body></html>\n";
   return o.str();
 }

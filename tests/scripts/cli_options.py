@@ -251,7 +251,8 @@ d = js("diff", QWEN, FP8, "--json", "--tensors", glob, "--cpu")
 check(d["device"] == "cpu" and len(d["tensors"]) == 8 and all(fnmatch.fnmatchcase(t["key"], glob) for t in d["tensors"]), "diff --tensors --cpu")
 def table_rows(*extra):
     out = ws("diff", QWEN, FP8, *extra)[1]
-    return [line for line in out.split("\ntensors", 1)[1].splitlines()[1:] if line.startswith("  ")]
+    tensors = out.split("\ntensors", 1)[1].split("\nmetadata (", 1)[0]  # the metadata section follows
+    return [line for line in tensors.splitlines()[1:] if line.startswith("  ")]
 
 
 every = js("diff", QWEN, FP8, "--json")["tensors"]

@@ -1,0 +1,89 @@
+#include "core/diff/metadata_diff.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "core/formats/tokenizer_info.h"
+#include "core/io/text_file.h"
+
+namespace ws::diff {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Flat = std::map<std::string, std::string>;
+
+// A JSON file's leaves by path (arrays whole: a list of layer types differs as one value); an
+// absent or unreadable file is empty (the integrity family reports it).
+Flat flatJson(const std::string& path) {
+  Flat out;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(readTextFile(path));
+  } catch (const std::exception&) {
+    return out;
+  }
+  std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& v, const std::string& at) {
+    if (v.is_object() && !v.empty()) {
+      for (const auto& [k, x] : v.items()) walk(x, at + "/" + k);
+      return;
+    }
+    out[at.empty() ? "/" : at] = v.dump();
+  };
+  walk(j, "");
+  return out;
+}
+
+std::string metaValue(const MetaEntry& e) {
+  auto scalar = [](const MetaScalar& s) -> nlohmann::json {
+    if (const auto* u = std::get_if<uint64_t>(&s)) return *u;
+    if (const auto* i = std::get_if<int64_t>(&s)) return *i;
+    if (const auto* d = std::get_if<double>(&s)) return *d;
+    if (const auto* b = std::get_if<bool>(&s)) return *b;
+    if (const auto* t = std::get_if<std::string>(&s)) return *t;
+    return nullptr;
+  };
+  if (e.type != "ARRAY") return scalar(e.value).dump();
+  nlohmann::json first = nlohmann::json::array();
+  for (const auto& x : e.first) first.push_back(scalar(x));
+  return "[" + e.elementType + " x " + std::to_string(e.length) + "] " + first.dump() + (e.length > e.first.size() ? " ..." : "");
+}
+
+void compare(const std::string& source, const Flat& a, const Flat& b, std::vector<MetadataDifference>& out) {
+  const size_t first = out.size();
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end()) out.push_back({source, k, v, std::nullopt});
+    else if (it->second != v) out.push_back({source, k, v, it->second});
+  }
+  for (const auto& [k, v] : b)
+    if (!a.count(k)) out.push_back({source, k, std::nullopt, v});
+  std::sort(out.begin() + long(first), out.end(), [](const auto& x, const auto& y) { return x.key < y.key; });
+}
+
+}  // namespace
+
+std::vector<MetadataDifference> diffMetadata(const Checkpoint& a, const Checkpoint& b) {
+  std::vector<MetadataDifference> out;
+  if ((a.format == "gguf") != (b.format == "gguf")) return out;
+  if (a.format == "gguf") {
+    // The file's own layout keys (GGUF.*, split.*) say how it is stored, not what it holds.
+    auto keys = [](const Checkpoint& c) {
+      Flat f;
+      for (const MetaEntry& e : c.meta)
+        if (!e.key.starts_with("split.") && !f.count(e.key)) f[e.key] = metaValue(e);
+      return f;
+    };
+    compare("gguf", keys(a), keys(b), out);
+    return out;
+  }
+  const fs::path da(sideFolder(a)), db(sideFolder(b));
+  for (const char* file : {"config.json", "generation_config.json", "tokenizer_config.json"}) compare(file, flatJson((da / file).string()), flatJson((db / file).string()), out);
+  return out;
+}
+
+}  // namespace ws::diff

@@ -1,0 +1,25 @@
+// diff's comparison of everything besides the tensors (issue 53 item 3): the HF side files' keys
+// (config.json, generation_config.json, tokenizer_config.json; the chat template text separately,
+// by its first differing line), and a GGUF's metadata keys against another GGUF's. A GGUF against
+// an HF folder is not compared here (llama.cpp's converter renames and derives its keys).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/checkpoint.h"
+
+namespace ws::diff {
+
+struct MetadataDifference {
+  std::string source;  // "config.json", "generation_config.json", "tokenizer_config.json", "gguf"
+  std::string key;     // a JSON pointer's path ("/text_config/num_experts"), or the GGUF key
+  std::optional<std::string> a, b;  // the values as JSON (GGUF arrays: type, length, first elements); none: absent
+};
+
+// Every key whose value differs or that one side lacks, in source then key order; empty when the
+// two checkpoints are of different formats.
+std::vector<MetadataDifference> diffMetadata(const Checkpoint& a, const Checkpoint& b);
+
+}  // namespace ws::diff
