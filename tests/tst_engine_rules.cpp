@@ -75,6 +75,17 @@ std::string editedCopy(const wstest::TempDir& d, const std::string& src, const s
   return dst;
 }
 
+// A copy of a single-file fixture whose tensors `edit` changes (renames, drops, adds).
+std::string tensorsEdited(const wstest::TempDir& d, const std::string& src, const std::function<void(wstest::StFile&)>& edit) {
+  const std::string dst = d.file("ckpt");
+  wstest::copyCheckpoint(src, dst);
+  auto f = wstest::readSt(dst + "/model.safetensors");
+  edit(f);
+  std::filesystem::remove(dst + "/model.safetensors");
+  wstest::writeSt(dst + "/model.safetensors", f);
+  return dst;
+}
+
 // A family's published dimensions (synth --size full) over sparse data; four layers, since the
 // engines' rules read only the config's widths, never the layer count.
 std::string fullDims(const wstest::TempDir& d, const std::string& like, const std::string& scheme) {
@@ -207,7 +218,9 @@ class TstEngineRules : public QObject {
   void libraryQuantPaths() {
     const std::string lib = wstest::sourceDir() + "/tests/data/library_quant/";
     QVERIFY2(validateFor(lib + "gptq-4bit", "sglang", 1).says("WS-E007", "Unknown quantization method: gptq"), validateFor(lib + "gptq-4bit", "sglang", 1).dump().c_str());
-    QVERIFY(validateFor(lib + "gptq-4bit", "vllm", 1).findings.empty());
+    // the piece holds one layer's experts only: what WS-E009 says of the rest is vllmWeightNamesClean's
+    QVERIFY(validateFor(lib + "gptq-4bit", "vllm", 1).codes(val::Severity::Warning).empty());
+    QCOMPARE(validateFor(lib + "gptq-4bit", "vllm", 1).codes(val::Severity::Error), std::vector<std::string>{"WS-E009"});
     QVERIFY(validateFor(lib + "bnb-int8", "vllm", 1).says("WS-E007", "Prequant BitsAndBytes 8bit models with FusedMoE is not supported yet."));
     QVERIFY(validateFor(lib + "bnb-nf4", "vllm", 1).findings.empty());
     const Run t4 = validateFor(lib + "awq-gemm", "vllm", 1, 1, 1, "sm_75");
@@ -221,7 +234,7 @@ class TstEngineRules : public QObject {
     const std::string g64 = editedCopy(d, wstest::sourceDir() + "/tests/data/library_quant/gptq-4bit", [](nlohmann::json& c) { c["quantization_config"]["group_size"] = 64; });
     const Run r = validateFor(g64, "vllm", 2);
     QVERIFY2(r.says("WS-E006", "The input size is not aligned with the quantized weight shape. This can be caused by too large tensor parallel size. (o_proj: 32"), r.dump().c_str());
-    QVERIFY(validateFor(g64, "vllm", 1).findings.empty());
+    QVERIFY(!validateFor(g64, "vllm", 1).says("WS-E006", ""));
   }
 
   // A layout the engine cannot be started with is a usage error naming why; so is an unknown GPU.
@@ -239,6 +252,140 @@ class TstEngineRules : public QObject {
       QVERIFY(!val::engines::resolveGpu(l));
       QCOMPARE(l.capability, cc);
     }
+  }
+
+  // WS-E009, the names vLLM 0.11.0's loaders consume: the transformers fixtures and the
+  // full-dimension synth checkpoints of the families the loader table holds load clean (the
+  // DeepSeek fixture's MTP layer is skipped as DeepseekV2ForCausalLM.load_weights skips it).
+  void vllmWeightNamesClean() {
+    for (const auto& fx : {"hf/qwen3_moe", "hf/qwen3_moe_fp8", "hf/mixtral", "hf/deepseek_v3"}) {
+      const Run r = validateFor(wstest::fixture(fx), "vllm", 1);
+      QVERIFY2(!r.says("WS-E009", "") && !r.says("WS-E008", "consumes is unknown"), (std::string(fx) + ": " + r.dump()).c_str());
+    }
+    wstest::TempDir d;
+    for (const auto& [like, scheme] : std::vector<std::pair<std::string, std::string>>{{"qwen3-moe", "fp8-block"}, {"deepseek-v3", "fp8-block"}, {"glm-4.5", "bf16"}, {"mixtral", "bf16"}}) {
+      const Run r = validateFor(fullDims(d, like, scheme), "vllm", 1);
+      QVERIFY2(!r.says("WS-E009", "") && !r.says("WS-E008", "consumes is unknown"), (like + ": " + r.dump()).c_str());
+    }
+    // GPTQ and AWQ pieces (one layer's experts and router, as the quantizers wrote them): every
+    // tensor placed - qweight, qzeros, scales, g_idx into the FusedMoE - and what the pieces do not
+    // hold (the embedding, the attention) named as left uninitialised, a quantized model's fate.
+    for (const auto& q : {"gptq-2bit", "gptq-3bit", "gptq-4bit", "gptq-4bit-actorder", "gptq-4bit-v2", "gptq-8bit", "awq-gemm"}) {
+      const Run r = validateFor(wstest::sourceDir() + "/tests/data/library_quant/" + q, "vllm", 1);
+      QVERIFY2(!r.says("WS-E009", "cannot place") && !r.says("WS-E008", "consumes is unknown"), (std::string(q) + ": " + r.dump()).c_str());
+      QVERIFY2(r.says("WS-E009", "which vLLM loads uninitialised") && r.says("WS-E009", "model.embed_tokens.weight") && !r.says("WS-E009", "experts.w13_weight"), (std::string(q) + ": " + r.dump()).c_str());
+    }
+  }
+
+  // vllm#19149: a checkpoint whose language model sits under model.language_model. (saved from a
+  // multimodal class) loaded as the text class - MixtralModel.load_weights renames q_proj into
+  // qkv_proj and looks the name up: KeyError; and every parameter of the class stays unfilled.
+  void vllmPrefixedNames() {
+    wstest::TempDir d;
+    const std::string p = tensorsEdited(d, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) {
+      for (auto& t : f.tensors)
+        if (t.name.rfind("model.", 0) == 0) t.name = "model.language_model." + t.name.substr(6);
+    });
+    const Run r = validateFor(p, "vllm", 1);
+    QVERIFY2(r.says("WS-E009", "64 checkpoint tensors vLLM 0.11.0's MixtralForCausalLM (vllm/model_executor/models/mixtral.py MixtralModel.load_weights) cannot place: the load stops at the first it reaches, KeyError: 'language_model.embed_tokens.weight'"), r.dump().c_str());
+    QVERIFY2(r.says("WS-E009", "vLLM refuses, 'Following weights were not initialized from checkpoint'"), r.dump().c_str());
+    QVERIFY2(r.verdict.find("refuses") != std::string::npos, r.verdict.c_str());
+  }
+
+  // vllm#9595 / #10168: q, k and v stored already fused as qkv_proj. vLLM's stacked rename finds
+  // "v_proj" inside "qkv_proj" and looks up qkqkv_proj: KeyError; the layer's qkv_proj is unfilled.
+  void vllmPrefusedQkv() {
+    wstest::TempDir d;
+    const std::string p = tensorsEdited(d, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) {
+      const std::string at = "model.layers.0.self_attn.";
+      wstest::StEntry fused = *f.find(at + "q_proj.weight");
+      fused.name = at + "qkv_proj.weight";
+      for (const char* kv : {"k_proj.weight", "v_proj.weight"}) {
+        const wstest::StEntry& part = *f.find(at + kv);
+        fused.shape[0] += part.shape[0];
+        fused.data.insert(fused.data.end(), part.data.begin(), part.data.end());
+      }
+      for (const char* n : {"q_proj.weight", "k_proj.weight", "v_proj.weight"}) f.remove(at + n);
+      f.tensors.push_back(fused);
+    });
+    const Run r = validateFor(p, "vllm", 1);
+    QVERIFY2(r.says("WS-E009", "KeyError: 'layers.0.self_attn.qkqkv_proj.weight'"), r.dump().c_str());
+    QVERIFY2(r.says("WS-E009", "1 parameters of vLLM 0.11.0's MixtralForCausalLM (vllm/model_executor/models/mixtral.py MixtralModel.load_weights) that no checkpoint tensor fills: vLLM refuses, "
+                               "'Following weights were not initialized from checkpoint' (model_loader/default_loader.py:273-277): model.layers.0.self_attn.qkv_proj.weight"),
+             r.dump().c_str());
+  }
+
+  // A head dropped as if tied while config.json says it is not: Mixtral's lm_head is its own
+  // parameter, unfilled, and vLLM refuses. The same bytes with tie_word_embeddings true load.
+  void vllmUntiedHeadMissing() {
+    wstest::TempDir a, b;
+    const std::string untied = tensorsEdited(a, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) { f.remove("lm_head.weight"); });
+    const Run r = validateFor(untied, "vllm", 1);
+    QVERIFY2(r.says("WS-E009", "that no checkpoint tensor fills: vLLM refuses, 'Following weights were not initialized from checkpoint' (model_loader/default_loader.py:273-277): lm_head.weight"), r.dump().c_str());
+    const std::string tied = editedCopy(b, untied, [](nlohmann::json& c) { c["tie_word_embeddings"] = true; });
+    const Run t = validateFor(tied, "vllm", 1);
+    QVERIFY2(!t.says("WS-E009", ""), t.dump().c_str());
+  }
+
+  // A module outside model. and lm_head (an MTP head a training framework saved beside the
+  // model): AutoWeightsLoader finds no such child of the class and raises ValueError.
+  void vllmUnknownTopLevelModule() {
+    wstest::TempDir d;
+    const std::string p = tensorsEdited(d, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) {
+      wstest::StEntry extra = *f.find("model.norm.weight");
+      extra.name = "mtp.norm.weight";
+      f.tensors.push_back(extra);
+    });
+    const Run r = validateFor(p, "vllm", 1);
+    QVERIFY2(r.says("WS-E009", "1 checkpoint tensors vLLM 0.11.0's MixtralForCausalLM (vllm/model_executor/models/mixtral.py MixtralModel.load_weights) cannot place: the load stops at the first it reaches, "
+                               "ValueError: There is no module or parameter named 'mtp' in MixtralForCausalLM: mtp.norm.weight"),
+             r.dump().c_str());
+  }
+
+  // An expert pruned from the files while config.json still counts it (a REAP-style prune that
+  // kept num_experts): vLLM's check counts w13_weight loaded once any expert is, and a quantized
+  // model is not checked at all, so expert 3 of layer 1 serves uninitialised memory.
+  void vllmPrunedExpert() {
+    wstest::TempDir d;
+    const std::string p = tensorsEdited(d, wstest::fixture("hf/qwen3_moe_fp8"), [](wstest::StFile& f) {
+      std::vector<std::string> drop;
+      for (const auto& t : f.tensors)
+        if (t.name.rfind("model.layers.1.mlp.experts.3.", 0) == 0) drop.push_back(t.name);
+      QVERIFY(!drop.empty());
+      for (const auto& n : drop) f.remove(n);
+    });
+    const Run r = validateFor(p, "vllm", 1);
+    QVERIFY2(r.says("WS-E009", "2 parameters of vLLM 0.11.0's Qwen3MoeForCausalLM (vllm/model_executor/models/qwen3_moe.py Qwen3MoeModel.load_weights) left wholly or partly unfilled, which vLLM loads uninitialised"), r.dump().c_str());
+    QVERIFY2(r.says("WS-E009", "model.layers.1.mlp.experts.w13_weight (2 of 16 shards unfilled: expert 3's gate_proj, expert 3's up_proj)"), r.dump().c_str());
+  }
+
+  // DeepSeek-V3 with vLLM's config class: topk_method defaults to noaux_tc there
+  // (transformers_utils/configs/deepseek_v3.py), so every sparse layer's gate has an
+  // e_score_correction_bias parameter; a checkpoint without them is refused, and one stored for a
+  // dense layer is a KeyError.
+  void vllmDeepseekRouterBias() {
+    wstest::TempDir a;
+    const std::string dst = a.file("ckpt");
+    wstest::copyCheckpoint(wstest::fixture("hf/deepseek_v3"), dst);
+    std::string moved;
+    for (const auto& e : std::filesystem::directory_iterator(dst)) {
+      if (e.path().extension() != ".safetensors") continue;
+      auto f = wstest::readSt(e.path().string());
+      auto bias = std::find_if(f.tensors.begin(), f.tensors.end(), [](const wstest::StEntry& t) { return t.name == "model.layers.1.mlp.gate.e_score_correction_bias"; });
+      if (bias == f.tensors.end()) continue;
+      bias->name = "model.layers.0.mlp.gate.e_score_correction_bias";
+      std::filesystem::remove(e.path());
+      wstest::writeSt(e.path().string(), f);
+      moved = e.path().filename().string();
+    }
+    QVERIFY(!moved.empty());
+    wstest::editJson(dst + "/model.safetensors.index.json", [&](nlohmann::ordered_json& j) {
+      j["weight_map"].erase("model.layers.1.mlp.gate.e_score_correction_bias");
+      j["weight_map"]["model.layers.0.mlp.gate.e_score_correction_bias"] = moved;
+    });
+    const Run r = validateFor(dst, "vllm", 1);
+    QVERIFY2(r.says("WS-E009", "KeyError: 'model.layers.0.mlp.gate.e_score_correction_bias'"), r.dump().c_str());
+    QVERIFY2(r.says("WS-E009", "'Following weights were not initialized from checkpoint' (model_loader/default_loader.py:273-277): model.layers.1.mlp.gate.e_score_correction_bias"), r.dump().c_str());
   }
 
   // docs/rules.md's table of which engine runs which quantization on which GPU generation is the

@@ -1189,7 +1189,7 @@ class TstValidateCorpus : public QObject {
     fs::create_directories(ggufDir);
     wstest::writeFile(ggufDir + "/mixtral-bf16.gguf", withGgufKv(wstest::sourceDir() + "/tests/data/llama_cpp/mixtral-bf16.gguf", ggufU32("tokenizer.ggml.eos_token_id", 2)));
     wstest::writeFile(ggufDir + "/generation_config.json", R"({"eos_token_id": [5, 2]})");
-    for (const std::string path : {dir, ggufDir + "/mixtral-bf16.gguf"}) {
+    for (const std::string& path : {dir, ggufDir + "/mixtral-bf16.gguf"}) {
       auto r = val::validatePath(path, {});
       QVERIFY(r.ok());
       for (const auto& f : r.value().findings) QVERIFY2(f.code != "WS-M007", f.message.c_str());

@@ -8,6 +8,7 @@
 #include "core/validate/engines/engine_tables.h"
 #include "core/validate/engines/layout_rules.h"
 #include "core/validate/engines/quant_method.h"
+#include "core/validate/engines/vllm_weight_names.h"
 #include "core/validate/runtimes.h"
 
 namespace ws::val::engines {
@@ -81,6 +82,7 @@ void engineRules(const Checkpoint& c, const std::string& engine, const EngineLay
   capabilityRules(m, engine, l, *rt, sink);
   layoutRules(engine, m, l, quantPathsOf(m), sink);
   if (engine == "vllm") vllmDeepseekShardRules(c, l, sink);
+  if (engine == "vllm") vllmWeightNameRules(c, sink);
 }
 
 bool EngineCheck::refuses() const {

@@ -1,6 +1,7 @@
 // The serving engines' load-time refusals for one deployment (validate / plan --runtime
 // vllm|sglang): the architecture registry (WS-E001, WS-E002), the parallel layout (WS-E003 to
-// WS-E006), the quantization kernels on the GPU (WS-E007, fallbacks WS-E008), and the verdict.
+// WS-E006), the quantization kernels on the GPU (WS-E007, fallbacks WS-E008), the tensor names
+// vLLM's weight loader consumes (WS-E009), and the verdict.
 #pragma once
 
 #include <string>

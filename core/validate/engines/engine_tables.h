@@ -54,6 +54,33 @@ struct LlamaCppTensorRow {
 extern const std::string_view kLlamaCppGenericTensors;  // every class: the per-tensor scale pass
 const std::vector<LlamaCppTensorRow>& llamaCppTensors();  // llama_cpp_tensors.cpp (generated)
 
+// How one vLLM model class's load_weights turns checkpoint tensor names into its parameters: the
+// substring renames it applies, in order, and where a name it cannot place raises. The parameter
+// set each family's class builds from its config is code (vllm_weight_names.cpp), each line cited.
+enum class VllmFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe };
+struct VllmStackedRow {
+  std::string_view parameter;  // the fused parameter, e.g. "qkv_proj"
+  std::string_view shardName;  // the checkpoint's name for one shard, e.g. "q_proj"
+  std::string_view shardId;    // the shard id its weight_loader takes
+};
+struct VllmLoaderRow {
+  std::vector<std::string_view> architectures;
+  VllmFamily family;
+  std::string_view source;                     // file and function at vLLM 0.11.0
+  bool autoWeightsLoader;                      // AutoWeightsLoader routes model.* to the model's loader, lm_head.* to its head
+  std::vector<VllmStackedRow> stacked;         // stacked_params_mapping, in order
+  std::string_view expertGate, expertUp, expertDown;  // the checkpoint's names under experts.E.
+  std::string_view expertGuard;                // a name holding it skips the stacked renames ...
+  bool expertGuardOnlyIfNotParameter;          // ... only when it is not a parameter itself
+  std::string_view optionalStacked;            // a fused parameter renamed into only where the class has it
+  bool stackedMissingContinues;                // a renamed name that is not a parameter tries the next row (else KeyError)
+  bool expertPathDrops;                        // the expert renames drop names with droppedSuffixes too
+  std::vector<std::string_view> droppedSuffixes;  // such a name that is not a parameter is skipped, not an error
+  std::string_view specLayers;                 // "prefix" / "substring": how MTP layers past num_hidden_layers are skipped; "" none
+};
+inline constexpr std::string_view kVllmRelease = "0.11.0";
+const std::vector<VllmLoaderRow>& vllmLoaderTable();  // vllm_loaders.cpp
+
 // One quantization path of one engine: what it needs of the GPU. `method` is the key
 // quantMethodOf() gives a checkpoint (the engine's resolved method, e.g. "awq" that vLLM turns
 // into awq_marlin where Marlin can run it).

@@ -1,0 +1,557 @@
+#include "core/validate/engines/vllm_weight_names.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/formats/tokenizer_info.h"
+#include "core/io/text_file.h"
+#include "core/validate/engines/engine_tables.h"
+
+namespace ws::val::engines {
+
+namespace {
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+// Python's str.replace: every occurrence.
+std::string replaceAll(std::string s, std::string_view from, std::string_view to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+std::string_view moduleOf(std::string_view name) { return name.substr(0, std::min(name.rfind('.'), name.size())); }
+std::string_view leafOf(std::string_view name) { return name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1); }
+
+// config.json as vLLM's config object holds it: a key it lacks takes the default of the config
+// class vLLM builds for its model_type (configDefaults); a key no read class defaults is recorded
+// as missing, and the class's parameters are then unknown.
+struct Config {
+  nlohmann::json j, defaults;
+  mutable std::set<std::string> missing;
+  const nlohmann::json* find(const char* key) const {
+    if (j.contains(key)) return &j[key];
+    if (defaults.contains(key)) return &defaults[key];
+    missing.insert(key);
+    return nullptr;
+  }
+  // A key the class reads with hasattr / getattr and a default of its own: absent is not unknown.
+  int64_t optional(const char* key, int64_t fallback) const {
+    const nlohmann::json& v = j.contains(key) ? j[key] : defaults.contains(key) ? defaults[key] : nlohmann::json();
+    return v.is_number_integer() ? v.get<int64_t>() : fallback;
+  }
+  bool set(const char* key) const {  // present and not None
+    const auto* v = find(key);
+    return v && !v->is_null();
+  }
+  int64_t integer(const char* key, int64_t fallback) const {
+    const auto* v = find(key);
+    return v && v->is_number_integer() ? v->get<int64_t>() : fallback;
+  }
+  bool flag(const char* key) const {
+    const auto* v = find(key);
+    return v && v->is_boolean() && v->get<bool>();
+  }
+  std::string text(const char* key) const {
+    const auto* v = find(key);
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+  }
+  bool lists(const char* key, int64_t n) const {
+    const auto* v = find(key);
+    if (!v || !v->is_array()) return false;
+    for (const auto& e : *v)
+      if (e.is_number_integer() && e.get<int64_t>() == n) return true;
+    return false;
+  }
+};
+
+// The defaults of the config class vLLM builds for a model_type, for the keys the parameter sets
+// read: vLLM's own DeepseekV3Config for deepseek_v3 / deepseek_v32 (transformers_utils/config.py:
+// 69-70 _CONFIG_REGISTRY, configs/deepseek_v3.py:14-49), else transformers' class (4.57.1, the
+// release vLLM 0.11.0 installed with: models/<type>/configuration_<type>.py __init__). DeepSeek-V2's
+// transformers class has no moe_layer_freq, which vLLM reads: absent, it stays unknown.
+nlohmann::json configDefaults(const std::string& modelType) {
+  if (modelType == "deepseek_v3" || modelType == "deepseek_v32")
+    return {{"n_shared_experts", 1}, {"n_routed_experts", 256}, {"kv_lora_rank", 512}, {"q_lora_rank", 1536}, {"topk_method", "noaux_tc"},
+            {"moe_layer_freq", 1},   {"first_k_dense_replace", 3}, {"num_nextn_predict_layers", 1}, {"tie_word_embeddings", false}};
+  if (modelType == "deepseek_v2")  // configuration_deepseek_v2.py:161-179
+    return {{"tie_word_embeddings", false}, {"first_k_dense_replace", 0}, {"kv_lora_rank", 512}, {"q_lora_rank", 1536}, {"n_routed_experts", 64}, {"n_shared_experts", 2}, {"topk_method", "greedy"}};
+  if (modelType == "qwen3_moe")  // configuration_qwen3_moe.py:183-197, 232
+    return {{"tie_word_embeddings", false}, {"attention_bias", false}, {"decoder_sparse_step", 1}, {"mlp_only_layers", nlohmann::json::array()}};
+  if (modelType == "qwen2_moe")  // configuration_qwen2_moe.py:183-198
+    return {{"tie_word_embeddings", false}, {"decoder_sparse_step", 1}, {"shared_expert_intermediate_size", 5632}, {"mlp_only_layers", nlohmann::json::array()}};
+  if (modelType == "mixtral") return {{"tie_word_embeddings", false}};  // configuration_mixtral.py:145
+  if (modelType == "glm4_moe")  // configuration_glm4_moe.py:184-198
+    return {{"tie_word_embeddings", false}, {"attention_bias", false}, {"n_shared_experts", 1}, {"n_routed_experts", 128}, {"first_k_dense_replace", 1}, {"use_qk_norm", false}};
+  return nlohmann::json::object();
+}
+
+// What model.named_parameters() yields for one class and config, in the checkpoint's naming
+// (model.layers.L...): the parameters a checkpoint must fill, the modules holding them, and the
+// shards of each fused one (a FusedMoE's: every expert's w1 / w3 and w2).
+struct Parameters {
+  std::set<std::string, std::less<>> names;
+  std::set<std::string, std::less<>> modules;
+  std::map<std::string, std::vector<std::string>, std::less<>> shards;
+  std::set<std::string, std::less<>> expertModules;
+  int64_t experts = 0;
+  std::string unknown;  // why the class's parameters are not known here ("" when they are)
+
+  void add(const std::string& name, std::vector<std::string> ids = {}) {
+    names.insert(name);
+    modules.insert(std::string(moduleOf(name)));
+    if (!ids.empty()) shards[name] = std::move(ids);
+  }
+  void fused(const std::string& module, std::vector<std::string> ids, bool bias = false) {
+    if (bias) add(module + ".bias", ids);
+    add(module + ".weight", std::move(ids));
+  }
+  // FusedMoE's w13_weight [E, 2I, H] and w2_weight [E, H, I], no biases unless has_bias, which
+  // none of these classes passes (layers/fused_moe/layer.py:362-391, 959).
+  void fusedExperts(const std::string& module) {
+    add(module + ".w13_weight");
+    add(module + ".w2_weight");
+    expertModules.insert(module);
+  }
+  void dense(const std::string& at) {  // a dense MLP: MergedColumnParallelLinear gate_up_proj, down_proj
+    fused(at + "gate_up_proj", {"0", "1"});
+    add(at + "down_proj.weight");
+  }
+  void norms(const std::string& at) {
+    add(at + "input_layernorm.weight");
+    add(at + "post_attention_layernorm.weight");
+  }
+  void ends(bool lmHead) {
+    add("model.embed_tokens.weight");
+    add("model.norm.weight");
+    if (lmHead) add("lm_head.weight");  // a tied head shares the embedding's tensor: named_parameters() yields it once
+  }
+};
+
+std::string layer(int64_t l) { return "model.layers." + std::to_string(l) + "."; }
+
+// Qwen3MoeModel (qwen3_moe.py): qkv_proj with attention_bias (233), o_proj (237), q_norm / k_norm
+// (265-266), a sparse block where L is not in mlp_only_layers and (L+1) % decoder_sparse_step == 0
+// (325-338) with its gate (156), the head tied by tie_word_embeddings (599-600).
+Parameters qwen3Moe(const Config& c, int64_t layers, int64_t experts) {
+  Parameters p;
+  p.experts = experts;
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string at = layer(l);
+    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, c.flag("attention_bias"));
+    p.add(at + "self_attn.o_proj.weight");
+    p.add(at + "self_attn.q_norm.weight");
+    p.add(at + "self_attn.k_norm.weight");
+    p.norms(at);
+    if (!c.lists("mlp_only_layers", l) && p.experts > 0 && (l + 1) % std::max<int64_t>(1, c.integer("decoder_sparse_step", 1)) == 0) {
+      p.add(at + "mlp.gate.weight");
+      p.fusedExperts(at + "mlp.experts");
+    } else {
+      p.dense(at + "mlp.");
+    }
+  }
+  p.ends(!c.flag("tie_word_embeddings"));
+  return p;
+}
+
+// Qwen2MoeModel (qwen2_moe.py): qkv_proj always with a bias (214), the sparse rule of Qwen3
+// (291-299), a shared expert where shared_expert_intermediate_size > 0 (130-141) and its
+// shared_expert_gate always (142-144), the head tied by tie_word_embeddings (525-526).
+Parameters qwen2Moe(const Config& c, int64_t layers, int64_t experts) {
+  Parameters p;
+  p.experts = experts;
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string at = layer(l);
+    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, true);
+    p.add(at + "self_attn.o_proj.weight");
+    p.norms(at);
+    if (!c.lists("mlp_only_layers", l) && p.experts > 0 && (l + 1) % std::max<int64_t>(1, c.integer("decoder_sparse_step", 1)) == 0) {
+      p.add(at + "mlp.gate.weight");
+      p.fusedExperts(at + "mlp.experts");
+      if (c.integer("shared_expert_intermediate_size", 0) > 0) p.dense(at + "mlp.shared_expert.");
+      p.add(at + "mlp.shared_expert_gate.weight");
+    } else {
+      p.dense(at + "mlp.");
+    }
+  }
+  p.ends(!c.flag("tie_word_embeddings"));
+  return p;
+}
+
+// MixtralModel (mixtral.py): every layer sparse (244-251), qkv_proj and o_proj without biases
+// (176-191), block_sparse_moe.gate (106-111), the head tied by tie_word_embeddings (511-512).
+Parameters mixtral(const Config& c, int64_t layers, int64_t experts) {
+  Parameters p;
+  p.experts = experts;
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string at = layer(l);
+    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"});
+    p.add(at + "self_attn.o_proj.weight");
+    p.norms(at);
+    p.add(at + "block_sparse_moe.gate.weight");
+    p.fusedExperts(at + "block_sparse_moe.experts");
+  }
+  p.ends(!c.flag("tie_word_embeddings"));  // lm_head.weight = embed_tokens.weight when tied
+  return p;
+}
+
+// DeepseekV2ForCausalLM (deepseek_v2.py) with MLA, vLLM's default for these configs: with a
+// q_lora_rank fused_qkv_a_proj, q_a_layernorm and q_b_proj (878-896), else q_proj and
+// kv_a_proj_with_mqa (886, 903); kv_a_layernorm, kv_b_proj, o_proj (909-917); a sparse layer
+// where L >= first_k_dense_replace and L % moe_layer_freq == 0 (1034-1036) with its gate (158),
+// e_score_correction_bias under topk_method noaux_tc (163-167) and shared_experts where
+// n_shared_experts is set (210); only num_hidden_layers layers (1135); lm_head never tied (1211).
+Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts) {
+  Parameters p;
+  if (c.j.contains("index_topk")) p.unknown = "DeepSeek-V3.2's indexer (index_topk) was not read";
+  if (!c.set("kv_lora_rank")) p.unknown = "a DeepSeek config without kv_lora_rank (not MLA) was not read";
+  p.experts = experts;
+  const bool qLora = c.set("q_lora_rank");
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string at = layer(l);
+    if (qLora) {
+      p.fused(at + "self_attn.fused_qkv_a_proj", {"0", "1"});
+      p.add(at + "self_attn.q_a_layernorm.weight");
+      p.add(at + "self_attn.q_b_proj.weight");
+    } else {
+      p.add(at + "self_attn.q_proj.weight");
+      p.add(at + "self_attn.kv_a_proj_with_mqa.weight");
+    }
+    p.add(at + "self_attn.kv_a_layernorm.weight");
+    p.add(at + "self_attn.kv_b_proj.weight");
+    p.add(at + "self_attn.o_proj.weight");
+    p.norms(at);
+    if (c.set("n_routed_experts") && l >= c.integer("first_k_dense_replace", 0) && l % std::max<int64_t>(1, c.integer("moe_layer_freq", 1)) == 0) {
+      p.add(at + "mlp.gate.weight");
+      if (c.text("topk_method") == "noaux_tc") p.add(at + "mlp.gate.e_score_correction_bias");
+      if (c.set("n_shared_experts")) p.dense(at + "mlp.shared_experts.");
+      p.fusedExperts(at + "mlp.experts");
+    } else {
+      p.dense(at + "mlp.");
+    }
+  }
+  p.ends(true);
+  return p;
+}
+
+// Glm4MoeModel (glm4_moe.py): qkv_proj with attention_bias (269-273), q_norm / k_norm under
+// use_qk_norm (302-304), a sparse layer where L >= first_k_dense_replace (363-364, no
+// moe_layer_freq) with its gate (124), e_score_correction_bias always (130) and shared_experts
+// where n_shared_experts is set (149-160); lm_head never tied (633).
+Parameters glm4Moe(const Config& c, int64_t layers, int64_t experts) {
+  Parameters p;
+  p.experts = experts;
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string at = layer(l);
+    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, c.flag("attention_bias"));
+    p.add(at + "self_attn.o_proj.weight");
+    if (c.flag("use_qk_norm")) {
+      p.add(at + "self_attn.q_norm.weight");
+      p.add(at + "self_attn.k_norm.weight");
+    }
+    p.norms(at);
+    if (c.set("n_routed_experts") && l >= c.integer("first_k_dense_replace", 0)) {
+      p.add(at + "mlp.gate.weight");
+      p.add(at + "mlp.gate.e_score_correction_bias");
+      if (c.set("n_shared_experts")) p.dense(at + "mlp.shared_experts.");
+      p.fusedExperts(at + "mlp.experts");
+    } else {
+      p.dense(at + "mlp.");
+    }
+  }
+  p.ends(true);
+  return p;
+}
+
+// The expert count is the model description's (num_experts, num_local_experts or n_routed_experts,
+// as the family's config names it).
+Parameters parametersOf(VllmFamily f, const Config& c, int64_t layers, int64_t experts) {
+  Parameters p;
+  switch (f) {
+    case VllmFamily::Qwen3Moe: p = qwen3Moe(c, layers, experts); break;
+    case VllmFamily::Qwen2Moe: p = qwen2Moe(c, layers, experts); break;
+    case VllmFamily::Mixtral: p = mixtral(c, layers, experts); break;
+    case VllmFamily::DeepseekV2: p = deepseekV2(c, layers, experts); break;
+    case VllmFamily::Glm4Moe: p = glm4Moe(c, layers, experts); break;
+  }
+  for (const auto& key : c.missing) p.unknown += (p.unknown.empty() ? "config.json lacks " : ", ") + key;
+  return p;
+}
+
+// Where load_weights puts one checkpoint tensor.
+struct Placement {
+  enum Kind { Loaded, Dropped, Unknown, Raises } kind = Unknown;
+  std::string parameter;  // Loaded: the name it lands in; Raises: the name looked up
+  std::string shard;      // the shard id, "" for a whole parameter
+  int64_t expert = -1;
+  std::string exception;  // Raises: "KeyError: ...", "ValueError: ...", "TypeError: ..."
+
+  static Placement loaded(std::string parameter, std::string shard = {}, int64_t expert = -1) {
+    Placement out;
+    out.kind = Loaded, out.parameter = std::move(parameter), out.shard = std::move(shard), out.expert = expert;
+    return out;
+  }
+  static Placement dropped() {
+    Placement out;
+    out.kind = Dropped;
+    return out;
+  }
+};
+
+// The checkpoint name "experts.E.<proj>." the expert mapping's first matching row names (rows in
+// order E = 0.., gate, down, up: make_expert_params_mapping), if any.
+struct ExpertMatch {
+  std::string pattern, parameter, shard;
+  int64_t expert;
+};
+
+class EmulatedLoader {
+ public:
+  EmulatedLoader(const VllmLoaderRow& row, const Parameters& p, const Config& c, bool quantized, std::string cls)
+      : row_(row), p_(p), quantized_(quantized), cls_(std::move(cls)), hiddenLayers_(c.optional("num_hidden_layers", 0)), nextn_(c.optional("num_nextn_predict_layers", 0)) {}
+
+  Placement place(std::string name) const {
+    if (name.ends_with(".k_scale") || name.ends_with(".v_scale") || name.ends_with(".kv_scale") || name.ends_with(".q_scale")) return {};  // the KV cache's quantization decides
+    if (row_.autoWeightsLoader) {
+      // utils.py: ROTARY_EMBEDS_UNUSED_WEIGHTS skipped (102-106, 291-292); names grouped by their
+      // first component (129-139): "model" to the model's load_weights, lm_head to its one
+      // parameter, anything else "There is no module or parameter named" (278-280).
+      for (const char* unused : {"rotary_emb.inv_freq", "rotary_emb.cos_cached", "rotary_emb.sin_cached"})
+        if (contains(name, unused)) return Placement::dropped();
+      const std::string first = name.substr(0, std::min(name.find('.'), name.size()));
+      if (first == "lm_head") {
+        if (name == "lm_head.weight") return Placement::loaded(name);
+        if (name.starts_with("lm_head.weight.")) return raises("ValueError", name, "Attempted to load nested weight '" + name + "' into a single parameter 'lm_head.weight'");
+        return raises("ValueError", name, "There is no module or parameter named '" + name + "' in " + cls_);
+      }
+      if (first != "model") return raises("ValueError", name, "There is no module or parameter named '" + first + "' in " + cls_);
+    } else if (contains(name, "rotary_emb.inv_freq")) {
+      return Placement::dropped();
+    }
+    if (specLayer(name)) return Placement::dropped();
+
+    for (const auto& s : row_.stacked) {
+      if (!contains(name, s.shardName)) continue;
+      if (!row_.expertGuard.empty() && contains(name, row_.expertGuard) && (!row_.expertGuardOnlyIfNotParameter || !has(name))) continue;
+      std::string mapped = replaceAll(name, s.shardName, s.parameter);
+      if (s.parameter == row_.optionalStacked && !has(mapped)) continue;
+      name = std::move(mapped);
+      if (dropped(name)) continue;
+      if (!has(name)) {
+        if (row_.stackedMissingContinues) continue;
+        return raises("KeyError", name);
+      }
+      return Placement::loaded(name, std::string(s.shardId));
+    }
+    if (auto e = expertMatch(name)) {
+      const std::string mapped = replaceAll(name, e->pattern, e->parameter);
+      if (row_.expertPathDrops && dropped(mapped)) return Placement::dropped();
+      if (!has(mapped)) return raises("KeyError", mapped);
+      return Placement::loaded(mapped, e->shard, e->expert);
+    }
+    if (dropped(name)) return Placement::dropped();
+    if (!has(name)) return raises("KeyError", name);
+    // FusedMoE.weight_loader needs weight_name, shard_id and expert_id (fused_moe/layer.py:1388-1394)
+    if (p_.expertModules.count(moduleOf(name))) return raises("TypeError", name, "FusedMoE.weight_loader() missing its weight_name, shard_id and expert_id arguments");
+    return Placement::loaded(name);
+  }
+
+  // The parameter a placed name fills: itself, or for a quantization's own parameter (a scale,
+  // packed codes) the weight it quantizes.
+  std::string filledParameter(const std::string& placed) const {
+    if (p_.names.count(placed)) return placed;
+    const std::string module(moduleOf(placed));
+    const std::string_view leaf = leafOf(placed);
+    if (p_.expertModules.count(module)) return module + (leaf.starts_with("w13_") ? ".w13_weight" : leaf.starts_with("w2_") ? ".w2_weight" : "");
+    return module + ".weight";
+  }
+
+ private:
+  // The exception and its text as Python prints it: a KeyError names the key as the raising
+  // loader holds it - the model's own load_weights sees names without "model." where
+  // AutoWeightsLoader handed them on.
+  Placement raises(const char* exception, std::string name, std::string message = {}) const {
+    Placement out;
+    out.kind = Placement::Raises, out.parameter = std::move(name);
+    const bool stripped = row_.autoWeightsLoader && out.parameter.starts_with("model.");
+    if (message.empty()) message = "'" + out.parameter.substr(stripped ? 6 : 0) + "'";
+    out.exception = std::string(exception) + ": " + message;
+    return out;
+  }
+
+  // Is `name` in params_dict? Exact for an unquantized model; a quantized one's own parameters
+  // (weight_scale_inv, qweight, weight_packed ...) are taken as present on every module that has
+  // parameters - the quantization method decides, and its parameter lists are not read here.
+  bool has(std::string_view name) const {
+    if (p_.names.count(name)) return true;
+    if (!quantized_) return false;
+    static const std::set<std::string_view> base = {"weight", "bias", "e_score_correction_bias", "w13_weight", "w2_weight", "w13_bias", "w2_bias"};
+    return !base.count(leafOf(name)) && p_.modules.count(moduleOf(name));
+  }
+  bool dropped(std::string_view name) const {
+    for (auto s : row_.droppedSuffixes)
+      if (name.ends_with(s) && !has(name)) return true;
+    return false;
+  }
+  bool specLayer(std::string_view name) const {
+    for (int64_t i = 0; i < nextn_; ++i) {
+      const std::string l = "layers." + std::to_string(hiddenLayers_ + i) + ".";
+      if (row_.specLayers == "prefix" && name.starts_with("model." + l)) return true;
+      if (row_.specLayers == "substring" && contains(name, l)) return true;
+    }
+    return false;
+  }
+  std::optional<ExpertMatch> expertMatch(std::string_view name) const {
+    std::optional<ExpertMatch> best;
+    auto rank = [](const ExpertMatch& m) { return m.expert * 3 + (m.shard == "w1" ? 0 : m.shard == "w2" ? 1 : 2); };
+    for (size_t at = name.find("experts."); at != std::string_view::npos; at = name.find("experts.", at + 1)) {
+      const size_t digits = at + 8, dot = name.find('.', digits);
+      if (dot == std::string_view::npos || dot == digits) continue;
+      const std::string_view id = name.substr(digits, dot - digits);
+      if (id.find_first_not_of("0123456789") != std::string_view::npos || (id.size() > 1 && id[0] == '0') || id.size() > 9) continue;
+      const int64_t e = std::stoll(std::string(id));
+      if (e >= p_.experts) continue;
+      const size_t end = name.find('.', dot + 1);
+      if (end == std::string_view::npos) continue;
+      const std::string_view proj = name.substr(dot + 1, end - dot - 1);
+      const char* shard = proj == row_.expertGate ? "w1" : proj == row_.expertDown ? "w2" : proj == row_.expertUp ? "w3" : nullptr;
+      if (!shard) continue;
+      ExpertMatch m{std::string(name.substr(at, end + 1 - at)), shard == std::string_view("w2") ? "experts.w2_" : "experts.w13_", shard, e};
+      if (!best || rank(m) < rank(*best)) best = std::move(m);
+    }
+    return best;
+  }
+
+  const VllmLoaderRow& row_;
+  const Parameters& p_;
+  bool quantized_;
+  std::string cls_;
+  int64_t hiddenLayers_, nextn_;
+};
+
+// The class vLLM builds: the first of config.json's architectures it registers
+// (ModelRegistry.inspect_model_cls), and the loader row for it.
+const VllmLoaderRow* loaderFor(const ModelDescription& m, std::string& cls) {
+  const auto& registered = vllmArchitectures().supported;
+  for (const auto& a : m.architectures) {
+    if (std::find(registered.begin(), registered.end(), a) == registered.end()) continue;
+    cls = a;
+    for (const auto& row : vllmLoaderTable())
+      if (std::find(row.architectures.begin(), row.architectures.end(), a) != row.architectures.end()) return &row;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+// The first three of a list, "..." after them when there are more.
+std::string listed(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < std::min<size_t>(3, items.size()); ++i) out += (i ? ", " : "") + items[i];
+  return out + (items.size() > 3 ? " ..." : "");
+}
+
+std::string shardName(const VllmLoaderRow& row, const std::string& parameter, const std::string& shard) {
+  for (const auto& s : row.stacked)
+    if (s.shardId == shard && contains(parameter, "." + std::string(s.parameter) + ".")) return std::string(s.shardName);
+  return shard;
+}
+
+}  // namespace
+
+// vLLM loads a checkpoint by handing every tensor to its model class's load_weights, which renames
+// it by substring into a parameter of the class or raises; then DefaultModelLoader.load_weights
+// (model_loader/default_loader.py:261-277) refuses an unquantized model any of whose parameters
+// no tensor filled. Safetensors checkpoints whose config.json names a class of the loader table;
+// a bitsandbytes or MLX quantization goes through other loaders and is left out.
+void vllmWeightNameRules(const Checkpoint& c, Sink& sink) {
+  const ModelDescription& m = c.model;
+  if (c.format != "safetensors" || c.adapter || m.source != "config.json" || m.quant.method == "bitsandbytes" || m.quant.method == "mlx") return;
+  std::string cls;
+  const VllmLoaderRow* row = loaderFor(m, cls);
+  if (!row) return;
+  Config cfg;
+  try {
+    cfg.j = nlohmann::json::parse(readTextFile((std::filesystem::path(sideFolder(c)) / "config.json").string()));
+  } catch (const std::exception&) {
+    return;
+  }
+  if (!cfg.j.is_object()) return;
+  cfg.defaults = configDefaults(cfg.j.value("model_type", ""));
+  const Parameters p = parametersOf(row->family, cfg, cfg.integer("num_hidden_layers", 0), m.numExperts);
+  const std::string who = "vLLM " + std::string(kVllmRelease) + "'s " + cls + " (" + std::string(row->source) + ")";
+  if (!p.unknown.empty()) {
+    sink.add("WS-E008", "which tensor names " + who + " consumes is unknown here: " + p.unknown);
+    return;
+  }
+  const bool quantized = !m.quant.method.empty();
+  const EmulatedLoader loader(*row, p, cfg, quantized, cls);
+
+  std::vector<std::string> names;
+  for (const auto& t : c.tensors) names.push_back(t.name);
+  names.insert(names.end(), c.unreadable.begin(), c.unreadable.end());
+  std::map<std::string, std::vector<std::string>> unplaced;  // by exception
+  std::map<std::string, std::string> firstOf;
+  std::set<std::string> filled;  // "parameter|shard|expert"
+  for (const auto& name : names) {
+    const Placement at = loader.place(name);
+    if (at.kind == Placement::Raises) {
+      const std::string kind = at.exception.substr(0, at.exception.find(':'));
+      if (!firstOf.count(kind)) firstOf[kind] = at.exception;
+      unplaced[kind].push_back(at.parameter == name ? name : name + " (looked up as " + at.parameter + ")");
+    }
+    if (at.kind != Placement::Loaded) continue;
+    const std::string param = loader.filledParameter(at.parameter);
+    const auto ids = p.shards.find(param);
+    if (at.shard.empty() && ids != p.shards.end())
+      for (const auto& id : ids->second) filled.insert(param + "|" + id + "|");
+    else
+      filled.insert(param + "|" + at.shard + "|" + (at.expert >= 0 ? std::to_string(at.expert) : ""));
+  }
+  for (const auto& [kind, list] : unplaced)
+    sink.add("WS-E009", std::to_string(list.size()) + " checkpoint tensors " + who + " cannot place: the load stops at the first it reaches, " + firstOf[kind] + ": " + listed(list),
+             list.front().substr(0, list.front().find(' ')));
+  if (c.incomplete && c.unreadable.empty()) return;  // the names of what could not be read are not known
+
+  std::vector<std::string> whole, partial;
+  for (const auto& param : p.names) {
+    std::vector<std::string> missing;
+    size_t expected = 0;
+    if (p.expertModules.count(moduleOf(param))) {
+      const bool w13 = param.ends_with(".w13_weight");
+      for (int64_t e = 0; e < p.experts; ++e)
+        for (const char* s : w13 ? std::vector<const char*>{"w1", "w3"} : std::vector<const char*>{"w2"}) {
+          ++expected;
+          if (!filled.count(param + "|" + s + "|" + std::to_string(e)))
+            missing.push_back("expert " + std::to_string(e) + "'s " + std::string(s == std::string_view("w1") ? row->expertGate : s == std::string_view("w3") ? row->expertUp : row->expertDown));
+        }
+    } else if (auto ids = p.shards.find(param); ids != p.shards.end()) {
+      for (const auto& id : ids->second) {
+        ++expected;
+        if (!filled.count(param + "|" + id + "|")) missing.push_back(shardName(*row, param, id));
+      }
+    } else {
+      ++expected;
+      if (!filled.count(param + "||")) missing.push_back("");
+    }
+    if (missing.empty()) continue;
+    if (missing.size() == expected && !quantized) whole.push_back(param);
+    else partial.push_back(param + (missing.front().empty() ? "" : " (" + std::to_string(missing.size()) + " of " + std::to_string(expected) + " shards unfilled: " + listed(missing) + ")"));
+  }
+  if (!whole.empty())
+    sink.add("WS-E009", std::to_string(whole.size()) + " parameters of " + who + " that no checkpoint tensor fills: vLLM refuses, 'Following weights were not initialized from checkpoint' " +
+                            "(model_loader/default_loader.py:273-277): " + listed(whole),
+             whole.front());
+  if (!partial.empty())
+    sink.add("WS-E009", std::to_string(partial.size()) + " parameters of " + who + " left wholly or partly unfilled, which vLLM loads uninitialised: its check " +
+                            "(model_loader/default_loader.py:273) runs only for unquantized models and counts a fused or expert parameter as loaded once any shard is: " + listed(partial),
+             partial.front().substr(0, partial.front().find(' ')));
+}
+
+}  // namespace ws::val::engines
