@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""What WS-V013's expert fingerprints cost the value pass: `weightscope validate PATH --rules
-values` (every weight and scale decoded and checked, every routed expert's stored bytes
-fingerprinted) against the same pass with `--skip-rules WS-V013` (no fingerprints), run side by
+"""What the expert-health rules cost the value pass: `weightscope validate PATH --rules values`
+(every weight and scale decoded and checked; every routed expert's stored bytes fingerprinted,
+WS-V013; every routed expert projection sampled and sketched, WS-V015 / WS-V016, and the
+candidates decoded whole) against the same pass with `--skip-rules WS-V013,WS-V015,WS-V016`, run side by
 side on the same files with the page cache warm (bench/run_scan_bench.py's `paired`: the median of
 the per-run ratios). Issue 53's goal: the expert-health additions cost at most 25% of the pass.
 
@@ -50,18 +51,19 @@ def main():
         def run(*extra):
             return lambda: subprocess.run([ws, "validate", path, "--rules", "values", "--format", "json", *extra], capture_output=True, text=True)
 
-        t_with, _, t_without, _, ratio = paired(run(), run("--skip-rules", "WS-V013"), False, path, a.runs)
+        t_with, _, t_without, _, ratio = paired(run(), run("--skip-rules", "WS-V013,WS-V015,WS-V016"), False, path, a.runs)
         rows.append((name, size, t_with, t_without, ratio))
         print(f"{name}: {size / 2**30:.2f} GiB, with {t_with:.3f} s, without {t_without:.3f} s, ratio {ratio:.3f}", flush=True)
-    table = ["| checkpoint | GiB | values pass with fingerprints (s) | without (s) | cost (median ratio - 1) | goal <= 25% |", "|---|---|---|---|---|---|"]
+    table = ["| checkpoint | GiB | values pass with fingerprints and samples (s) | without (s) | cost (median ratio - 1) | goal <= 25% |", "|---|---|---|---|---|---|"]
     for name, size, tw, to, ratio in rows:
         table.append(f"| {name} | {size / 2**30:.2f} | {tw:.3f} | {to:.3f} | {100 * (ratio - 1):+.1f}% | {'met' if ratio - 1 <= GOAL else 'missed'} |")
-    text = (f"WS-V013's expert fingerprints (xxHash XXH3 of every routed expert's stored bytes) against the value pass without them, page cache warm, "
+    text = (f"The expert-health rules - WS-V013's fingerprints (xxHash XXH3 of every routed expert's stored bytes), WS-V015 / WS-V016's samples "
+            f"(1024 values of each routed expert projection decoded and projected on 64 directions) - against the value pass without them, page cache warm, "
             f"best of {a.runs} paired runs each and the median of the per-run ratios, on {cpu_name()} ({os.cpu_count()} cores, {platform.system()}). "
             f"Command: `python3 bench/run_expert_health_bench.py build --write docs/benchmarks.md`.\n\n" + "\n".join(table))
     print(text)
     if a.write:
-        replace_block(a.write, "expert-health-bench", "## Expert fingerprints (validate --values, WS-V013)\n\n" + text)
+        replace_block(a.write, "expert-health-bench", "## Expert health: fingerprints and samples (validate --values, WS-V013, WS-V015, WS-V016)\n\n" + text)
 
 
 if __name__ == "__main__":

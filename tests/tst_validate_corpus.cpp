@@ -317,6 +317,19 @@ std::string nvfp4W4A4(const wstest::TempDir& d, const std::function<void(wstest:
 const std::string Q = "hf/qwen3_moe", F8 = "hf/qwen3_moe_fp8";
 const std::string L1 = "model.layers.1.mlp.experts.", L2 = "model.layers.2.mlp.experts.";
 
+// Multiplies every BF16 value of `bytes` by `factor`, rounding to nearest even as torch does.
+void scaleBf16(std::vector<uint8_t>& bytes, float factor) {
+  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
+    uint32_t u = uint32_t(bytes[i] | bytes[i + 1] << 8) << 16;
+    float x;
+    std::memcpy(&x, &u, 4);
+    x *= factor;
+    std::memcpy(&u, &x, 4);
+    u += 0x7FFF + (u >> 16 & 1);
+    bytes[i] = uint8_t(u >> 16), bytes[i + 1] = uint8_t(u >> 24);
+  }
+}
+
 std::vector<Case> cases() {
   std::vector<Case> v;
   // ---- integrity: files, index
@@ -745,6 +758,22 @@ std::vector<Case> cases() {
                  wstest::writeFile(out, b);
                  return out;
                }});
+  // WS-V015: expert 2 copied over expert 5 with noise - every third BF16 value's lowest mantissa
+  // bit flipped, a relative change of up to 2^-7 - as a merge that perturbs a copy leaves it.
+  // WS-V016: expert 6's down_proj scaled 10x (each BF16 value times 10, rounded to nearest even).
+  // The fixtures as written are the clean twins; nearDuplicateAndNormTwins holds the near ones.
+  v.push_back({"expert copied with noise", "WS-V015", L1 + "5.down_proj.weight", [](auto& d) {
+                 return editFile(fixtureCopy(d, Q), L1 + "2.down_proj.weight", [](wstest::StFile& f) {
+                   for (const char* p : {"down_proj.weight", "gate_proj.weight", "up_proj.weight"}) {
+                     auto& copy = f.find(L1 + "5." + p)->data;
+                     copy = f.find(L1 + "2." + p)->data;
+                     for (size_t i = 0; i < copy.size(); i += 6) copy[i] ^= 0x01;
+                   }
+                 });
+               }});
+  v.push_back({"expert scaled 10x", "WS-V016", L2 + "6.down_proj.weight", [](auto& d) {
+                 return editFile(fixtureCopy(d, Q), L2 + "6.down_proj.weight", [](wstest::StFile& f) { scaleBf16(f.find(L2 + "6.down_proj.weight")->data, 10.0f); });
+               }});
   // WS-V014: a correction bias no score can make up (vLLM 0.11.0 grouped_topk: score in [0, 1] +
   // bias). One expert 5 below its 15 rivals, 4 chosen per token; and, with n_group 2 and
   // topk_group 1, a group whose biases sit 5 below the other's. The twins within reach are clean
@@ -1133,6 +1162,34 @@ class TstValidateCorpus : public QObject {
     auto r = val::validatePath(dir, opt);
     QVERIFY(r.ok());
     for (const auto& f : r.value().findings) QVERIFY2(f.code != "WS-V013", f.message.c_str());
+    // a near-duplicate, all the same: cosine 1 to four places, not byte-identical (WS-V015)
+    const auto near = std::find_if(r.value().findings.begin(), r.value().findings.end(), [](const val::Finding& f) { return f.code == "WS-V015"; });
+    QVERIFY(near != r.value().findings.end());
+    QVERIFY2(near->message.find("1 pair of experts of layer 1 are near-duplicates, cosine at least 0.99 in every projection: experts 2 and 5 (cosine 1.0000 down, 1.0000 gate, 1.0000 up)") != std::string::npos,
+             near->message.c_str());
+  }
+
+  // WS-V015 / WS-V016's twins just inside their thresholds: expert 5 made of expert 2 and expert
+  // 3 half and half (cosine near 0.5), expert 6's down_proj scaled 7x (2.8 octaves, not 3: a candidate by its sample, cleared by its exact norm).
+  void nearDuplicateAndNormTwins() {
+    wstest::TempDir d;
+    const std::string dir = editFile(fixtureCopy(d, Q), L1 + "2.down_proj.weight", [](wstest::StFile& f) {
+      for (const char* p : {"down_proj.weight", "gate_proj.weight", "up_proj.weight"}) {
+        auto& mixed = f.find(L1 + "5." + p)->data;
+        const auto& a = f.find(L1 + "2." + p)->data;
+        const auto& b = f.find(L1 + "3." + p)->data;
+        for (size_t i = 0; i + 1 < mixed.size(); i += 2) {
+          const bool first = (i / 2) % 2 == 0;
+          mixed[i] = first ? a[i] : b[i], mixed[i + 1] = first ? a[i + 1] : b[i + 1];
+        }
+      }
+      scaleBf16(f.find(L1 + "6.down_proj.weight")->data, 7.0f);
+    });
+    val::ValidateOptions opt;
+    opt.only = {"values"};
+    auto r = val::validatePath(dir, opt);
+    QVERIFY(r.ok());
+    for (const auto& f : r.value().findings) QVERIFY2(f.code != "WS-V015" && f.code != "WS-V016", f.message.c_str());
   }
 
   // WS-V014's clean twins: a bias 0.9 below its rivals (a score in [0, 1] can make it up) and a

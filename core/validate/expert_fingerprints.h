@@ -28,6 +28,11 @@ struct ExpertPrint {
   uint32_t logical = 0;    // the logical tensor, and the expert's slice of its `slices`
   uint64_t slice = 0, slices = 1;
   uint64_t hash = 0;       // of the sample
+  // The expert's sampled values (expert_samples.h): their random projection and sum of squares,
+  // for WS-V015 and WS-V016; empty / 0 where those rules do not run.
+  std::vector<float> sketch;
+  double sampleSquares = 0;
+  uint64_t sampleCount = 0, valueCount = 0;  // values sampled, values of the expert's projection
 };
 
 // The 64-bit hash (xxHash's XXH3 where built with it) of slice `e` of the `slices` experts stacked

@@ -125,6 +125,8 @@ const std::vector<RuleInfo>& rules() {
       {"WS-V012", "implausible-weights", "values", S::Error, "a quantized weight whose dequantized values are all below 1e-6 or reach beyond 1e3", "the codes or scales are not those of a trained weight: re-export this tensor"},
       {"WS-V013", "duplicate-experts", "values", S::Error, "routed experts of one layer whose every projection is byte-identical (codes, scales and zero points as stored)", "an upcycling or merge script copied one expert into another: they route differently but compute the same; re-export from the trained weights"},
       {"WS-V014", "unreachable-experts", "values", S::Warning, "routed experts the router's correction bias (e_score_correction_bias, exp_probs_b) makes impossible to choose, whatever the token", "they are dead weight in memory: the bias was trained or written wrong; compare it with the source checkpoint's"},
+      {"WS-V015", "near-duplicate-experts", "values", S::Warning, "routed experts of one layer whose values have a cosine of 0.99 or more in every projection without being byte-identical", "a copy of one expert with noise added (a merge or upcycling script): compare them with the source checkpoint's"},
+      {"WS-V016", "expert-norm-outlier", "values", S::Warning, "a routed expert projection whose Frobenius norm is 8x or more above or below the median of its layer's experts", "the expert was scaled by a merge or written wrong: compare it with the source checkpoint's"},
   };
   return r;
 }

@@ -18,6 +18,7 @@
 #include "core/util/parallel.h"
 #include "core/util/process_io.h"
 #include "core/validate/expert_fingerprints.h"
+#include "core/validate/expert_samples.h"
 #include "core/validate/value_shares.h"
 
 namespace ws::val {
@@ -80,7 +81,7 @@ namespace {
 // The scale rules over a per-tensor scale report. Fills `flagged` with the logical tensors whose
 // scales are reported: the weights they scale are then not reported again (NaN scales make NaN
 // weights; zero scales, zero weights).
-void judgeScales(const Checkpoint& c, Sink& sink, const num::ScaleReport& rep, std::set<uint32_t>& flagged) {
+void judgeScales(const Checkpoint& c, Sink& sink, const num::ScaleReport& rep, std::set<uint32_t>& flagged, std::set<uint32_t>& apart) {
   std::map<std::string, uint32_t> logicalIndex;
   for (uint32_t i = 0; i < c.logical.size(); ++i) logicalIndex[c.logical[i].name] = i;
   struct Peer {
@@ -133,19 +134,24 @@ void judgeScales(const Checkpoint& c, Sink& sink, const num::ScaleReport& rep, s
                    std::to_string(ps.size()) + " peers (" + key.substr(0, key.find('|')) + ")",
                p.tensor);
       if (far) flagged.insert(p.logical);  // its weights are wrong because its scales are
+      apart.insert(p.logical);
     }
   }
 }
 
 // Which of the weight rules run; none: the pass reads only scales.
 struct WeightRules {
-  bool nan = false, placeholder = false, implausible = false, duplicates = false;
+  bool nan = false, placeholder = false, implausible = false, duplicates = false, nearDuplicates = false, normOutliers = false;
   explicit WeightRules(const ValidateOptions& opt)
       : nan(ruleEnabled(opt, "WS-V008")),
         placeholder(ruleEnabled(opt, "WS-V009")),
         implausible(ruleEnabled(opt, "WS-V012")),
-        duplicates(ruleEnabled(opt, "WS-V013")) {}
-  bool any() const { return nan || placeholder || implausible || duplicates; }
+        duplicates(ruleEnabled(opt, "WS-V013")),
+        nearDuplicates(ruleEnabled(opt, "WS-V015")),
+        normOutliers(ruleEnabled(opt, "WS-V016")) {}
+  bool samples() const { return nearDuplicates || normOutliers; }
+  bool experts() const { return duplicates || samples(); }
+  bool any() const { return nan || placeholder || implausible || experts(); }
 };
 
 // A read that failed during the pass (a file cut short or damaged after it was opened): WS-I024
@@ -190,14 +196,27 @@ std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const Weight
       all.merge(s);
       const bool alike = s.count > 1 && !s.nan && !s.inf && s.min() == s.max();
       const int64_t expert = experts > 1 ? int64_t(e) : w.expert;
-      if (want.duplicates && routed && !alike && expert >= 0)
-        if (const auto h = fingerprintExpert(c, l, e, experts, false)) prints.push_back({w.layer, expert, std::string(projectionName(w.projection)), w.name, li, e, experts, *h});
+      if (want.experts() && routed && !alike && expert >= 0) {
+        const auto h = want.duplicates ? fingerprintExpert(c, l, e, experts, false) : std::optional<uint64_t>(0);
+        if (h) {
+          ExpertPrint p;
+          p.layer = w.layer, p.expert = expert, p.projection = std::string(projectionName(w.projection)), p.tensor = w.name;
+          p.logical = li, p.slice = e, p.slices = experts, p.hash = *h;
+          prints.push_back(std::move(p));
+        }
+      }
       if (want.placeholder && routed && alike) {
         placeholder = true;
         sink.add("WS-V009", (experts > 1 ? "expert " + std::to_string(e) + ": " : std::string{}) + "all " + std::to_string(s.count) + " values are " +
                                 (s.max() == 0 ? std::string("zero") : "the constant " + std::to_string(s.max())),
                  w.name);
       }
+    }
+    // The samples of WS-V015 / WS-V016 re-read values the pass has counted: not counted again.
+    if (want.samples()) {
+      dec.value()->setCounter(nullptr);
+      for (ExpertPrint& p : prints)
+        if (p.logical == li) sampleExpert(d, p.slice, experts, scratch, p);
     }
     num::checkMappedReads(guard, c, l);
   } catch (const CoreError& e) {
@@ -333,8 +352,8 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, Val
   // the weight findings, which every rank filters by the same flagged set first.
   std::vector<uint64_t> scaleByRank;
   Result<num::ScaleReport> scales = opt.comm ? gatherScaleShares(*opt.comm, mine.scales, scaleByRank) : std::move(mine.scales);
-  std::set<uint32_t> flagged;
-  if (scales) judgeScales(c, sink, scales.value(), flagged);
+  std::set<uint32_t> flagged, apart;  // scales reported wrong; scales reported apart from their peers'
+  if (scales) judgeScales(c, sink, scales.value(), flagged, apart);
   ValueShare weights{std::move(mine.readFailures), mine.weightBytes, mine.cancelled, {}, mine.kernelBytes, {}, std::move(mine.prints)};
   for (auto& [li, found] : mine.weightFindings)
     if (!flagged.count(li)) weights.findings.insert(weights.findings.end(), found.begin(), found.end());
@@ -342,6 +361,15 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, Val
   if (weights.cancelled) fail(ErrorCode::Usage, "cancelled");
   if (!scales) throw CoreError(scales.error());  // a remote checkpoint's scales could not be fetched: nothing to judge
   for (const Finding& f : weights.findings) sink.add(f);
+  if (want.samples()) {
+    // A weight whose scales were reported wrong or apart from their peers' is not judged again by
+    // its values (as WS-V012): its norm stands apart because its scales do.
+    std::vector<ExpertPrint> sampled;
+    for (const ExpertPrint& p : weights.prints)
+      if (!flagged.count(p.logical) && !apart.count(p.logical)) sampled.push_back(p);
+    if (want.nearDuplicates) judgeNearDuplicateExperts(c, sampled, sink);
+    if (want.normOutliers) judgeExpertNormOutliers(c, sampled, sink);
+  }
   if (want.duplicates) judgeDuplicateExperts(c, std::move(weights.prints), sink);
   rep.scalesByLayer = num::regroupScales(c, scales.value(), num::ScaleGrouping::Layer);
   rep.bytesReadByFamily["values (scales)"] = scales.value().bytesRead;

@@ -52,13 +52,15 @@ ValueShare gatherValueShares(dist::Communicator& comm, const ValueShare& mine) {
   json findings = json::array();
   for (const Finding& f : mine.findings) findings.push_back(findingWire(f));
   json prints = json::array();
-  for (const ExpertPrint& p : mine.prints) prints.push_back({p.layer, p.expert, p.projection, p.tensor, p.logical, p.slice, p.slices, p.hash});
+  for (const ExpertPrint& p : mine.prints) prints.push_back({p.layer, p.expert, p.projection, p.tensor, p.logical, p.slice, p.slices, p.hash, p.sketch, p.sampleSquares, p.sampleCount, p.valueCount});
   const json m = {{"findings", findings}, {"prints", prints}, {"bytes_read", mine.bytesRead}, {"kernel_bytes", mine.kernelBytes}, {"cancelled", mine.cancelled}};
   ValueShare all;
   for (const std::string& s : comm.allGather(m.dump())) {
     const json j = json::parse(s);
     for (const auto& f : j["findings"]) all.findings.push_back(findingFromWire(f));
-    for (const auto& p : j["prints"]) all.prints.push_back({p[0].get<int32_t>(), p[1].get<int64_t>(), p[2].get<std::string>(), p[3].get<std::string>(), p[4].get<uint32_t>(), p[5].get<uint64_t>(), p[6].get<uint64_t>(), p[7].get<uint64_t>()});
+    for (const auto& p : j["prints"])
+      all.prints.push_back({p[0].get<int32_t>(), p[1].get<int64_t>(), p[2].get<std::string>(), p[3].get<std::string>(), p[4].get<uint32_t>(), p[5].get<uint64_t>(), p[6].get<uint64_t>(),
+                            p[7].get<uint64_t>(), p[8].get<std::vector<float>>(), p[9].get<double>(), p[10].get<uint64_t>(), p[11].get<uint64_t>()});
     all.bytesRead += j["bytes_read"].get<uint64_t>();
     all.bytesByRank.push_back(j["bytes_read"].get<uint64_t>());
     all.kernelBytesByRank.push_back(j["kernel_bytes"].get<int64_t>());
