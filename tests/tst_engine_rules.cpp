@@ -388,6 +388,77 @@ class TstEngineRules : public QObject {
     QVERIFY2(r.says("WS-E009", "'Following weights were not initialized from checkpoint' (model_loader/default_loader.py:273-277): model.layers.1.mlp.gate.e_score_correction_bias"), r.dump().c_str());
   }
 
+  // SGLang 0.5.23's loaders (the same WS-E009): a hand loop on full names that skips what it cannot
+  // place, and no check of what stayed unfilled. Its Qwen3-MoE class builds every layer sparse
+  // (qwen3_moe.py stage_facts), so the transformers fixture's dense layer 0 (mlp_only_layers [0])
+  // is skipped without a word and layer 0's experts serve uninitialised memory - vLLM, which
+  // honours mlp_only_layers, loads it.
+  void sglangWeightNames() {
+    const Run q = validateFor(wstest::fixture("hf/qwen3_moe"), "sglang", 1);
+    QVERIFY2(q.says("WS-E009", "3 checkpoint tensors SGLang 0.5.23's Qwen3MoeForCausalLM (sglang/srt/models/qwen3_moe.py Qwen3MoeForCausalLM.load_weights) never loads: no parameter takes them "
+                               "and it skips them without a word: model.layers.0.mlp.down_proj.weight, model.layers.0.mlp.gate_proj.weight (looked up as model.layers.0.mlp.gate_gate_up_proj.weight), "
+                               "model.layers.0.mlp.up_proj.weight (looked up as model.layers.0.mlp.gate_up_proj.weight)"),
+             q.dump().c_str());
+    QVERIFY2(q.says("WS-E009", "which SGLang loads uninitialised: its loader checks nothing after load_weights") && q.says("WS-E009", "model.layers.0.mlp.experts.w13_weight (16 of 16 shards unfilled"),
+             q.dump().c_str());
+    QVERIFY2(q.verdict.find("SGLang 0.5.23, TP 1 on H200-141GB (SM 9.0): loads broken: 2 reasons (WS-E009)") == 0, q.verdict.c_str());
+    QVERIFY(!validateFor(wstest::fixture("hf/qwen3_moe"), "vllm", 1).says("WS-E009", ""));
+    for (const auto& fx : {"hf/mixtral", "hf/deepseek_v3"}) {
+      const Run r = validateFor(wstest::fixture(fx), "sglang", 1);
+      QVERIFY2(!r.says("WS-E009", "") && !r.says("WS-E008", "consumes is unknown"), (std::string(fx) + ": " + r.dump()).c_str());
+    }
+    wstest::TempDir d, t;
+    for (const auto& [like, scheme] : std::vector<std::pair<std::string, std::string>>{{"qwen3-moe", "fp8-block"}, {"glm-4.5", "bf16"}, {"mixtral", "bf16"}}) {
+      const Run r = validateFor(fullDims(d, like, scheme), "sglang", 1);
+      QVERIFY2(!r.says("WS-E009", "") && !r.says("WS-E008", "consumes is unknown"), (like + ": " + r.dump()).c_str());
+    }
+    // q, k and v stored fused: SGLang's Mixtral loop looks up the mangled name at once (KeyError,
+    // the full name: no AutoWeightsLoader strips it).
+    const std::string fused = tensorsEdited(t, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) {
+      const std::string at = "model.layers.0.self_attn.";
+      wstest::StEntry all = *f.find(at + "q_proj.weight");
+      all.name = at + "qkv_proj.weight";
+      for (const char* n : {"q_proj.weight", "k_proj.weight", "v_proj.weight"}) f.remove(at + n);
+      f.tensors.push_back(all);
+    });
+    const Run k = validateFor(fused, "sglang", 1);
+    QVERIFY2(k.says("WS-E009", "KeyError: 'model.layers.0.self_attn.qkqkv_proj.weight'") && k.says("WS-E009", "which SGLang loads uninitialised"), k.dump().c_str());
+  }
+
+  // A head dropped as tied: Mixtral's config says tie_word_embeddings, vLLM shares the embedding
+  // and loads; SGLang's MixtralForCausalLM makes lm_head its own parameter (mixtral.py:355) and
+  // serves it uninitialised.
+  void tiedHeadByEngine() {
+    wstest::TempDir a, b;
+    const std::string untied = tensorsEdited(a, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) { f.remove("lm_head.weight"); });
+    const std::string tied = editedCopy(b, untied, [](nlohmann::json& c) { c["tie_word_embeddings"] = true; });
+    QVERIFY(!validateFor(tied, "vllm", 1).says("WS-E009", ""));
+    const Run s = validateFor(tied, "sglang", 1);
+    QVERIFY2(s.says("WS-E009", "1 parameters of SGLang 0.5.23's MixtralForCausalLM (sglang/srt/models/mixtral.py MixtralForCausalLM.load_weights) left wholly or partly unfilled, which SGLang "
+                               "loads uninitialised: its loader checks nothing after load_weights (model_loader/loader.py DefaultModelLoader.load_weights_and_postprocess): lm_head.weight"),
+             s.dump().c_str());
+  }
+
+  // Names the engines treat apart: a layer past num_hidden_layers (a stray MTP layer) is vLLM
+  // Mixtral's KeyError and SGLang's silent skip (get_layer_id's range); a module the class lacks is
+  // vLLM's KeyError and SGLang Mixtral's logged "Parameter ... not found in params_dict".
+  void strayNamesByEngine() {
+    wstest::TempDir d;
+    const std::string p = tensorsEdited(d, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) {
+      wstest::StEntry past = *f.find("model.norm.weight"), extra = past;
+      past.name = "model.layers.2.input_layernorm.weight";  // the fixture has layers 0 and 1
+      extra.name = "model.layers.0.extra_norm.weight";
+      f.tensors.push_back(past);
+      f.tensors.push_back(extra);
+    });
+    const Run v = validateFor(p, "vllm", 1);
+    QVERIFY2(v.says("WS-E009", "2 checkpoint tensors vLLM 0.11.0's MixtralForCausalLM") && v.says("WS-E009", "model.layers.2.input_layernorm.weight"), v.dump().c_str());
+    const Run s = validateFor(p, "sglang", 1);
+    QVERIFY2(s.says("WS-E009", "1 checkpoint tensors SGLang 0.5.23's MixtralForCausalLM (sglang/srt/models/mixtral.py MixtralForCausalLM.load_weights) never loads: no parameter takes them and it skips "
+                               "them with a warning ('Parameter model.layers.0.extra_norm.weight not found in params_dict'): model.layers.0.extra_norm.weight"),
+             s.dump().c_str());
+  }
+
   // docs/rules.md's table of which engine runs which quantization on which GPU generation is the
   // rule table's own rendering.
   void capabilityTableInDocs() {

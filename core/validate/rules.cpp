@@ -99,7 +99,7 @@ const std::vector<RuleInfo>& rules() {
       {"WS-E006", "group-split", "engine", S::Error, "a TP shard of a GPTQ / AWQ weight does not hold whole groups or packed words", "lower the TP"},
       {"WS-E007", "gpu-capability", "engine", S::Error, "the engine does not run the checkpoint's quantization on this GPU (or on any), or not for MoE layers", "a newer GPU, another quantization of the model, or another engine"},
       {"WS-E008", "engine-fallback", "engine", S::Warning, "the engine takes a slower path (a weight-only or unoptimized kernel) at this layout on this GPU, or its source does not settle whether it loads", "expect lower throughput; the message names the path"},
-      {"WS-E009", "engine-weight-names", "engine", S::Error, "a checkpoint tensor the engine's weight loader cannot place, or a parameter of its model class no tensor fills", "rename the tensors to what the model class loads (the message names both), or add what is missing"},
+      {"WS-E009", "engine-weight-names", "engine", S::Error, "a checkpoint tensor the engine's weight loader cannot place (it raises, or skips it), or a parameter of its model class no tensor fills", "rename the tensors to what the model class loads (the message names both), or add what is missing"},
       // full load (validate --full-load)
       {"WS-L001", "load-failed", "load", S::Error, "the checkpoint (or EP rank) could not be loaded onto the device", "the message names the tensor and the cause; nothing stays allocated"},
       {"WS-L002", "residency-mismatch", "load", S::Error, "the device's free memory, or the bytes the readers uploaded, differ from the prediction", "an allocator that pads; a tensor loaded twice, partly, or not at all"},

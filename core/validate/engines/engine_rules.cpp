@@ -8,7 +8,7 @@
 #include "core/validate/engines/engine_tables.h"
 #include "core/validate/engines/layout_rules.h"
 #include "core/validate/engines/quant_method.h"
-#include "core/validate/engines/vllm_weight_names.h"
+#include "core/validate/engines/weight_name_rules.h"
 #include "core/validate/runtimes.h"
 
 namespace ws::val::engines {
@@ -82,7 +82,7 @@ void engineRules(const Checkpoint& c, const std::string& engine, const EngineLay
   capabilityRules(m, engine, l, *rt, sink);
   layoutRules(engine, m, l, quantPathsOf(m), sink);
   if (engine == "vllm") vllmDeepseekShardRules(c, l, sink);
-  if (engine == "vllm") vllmWeightNameRules(c, sink);
+  weightNameRules(c, engine, sink);
 }
 
 bool EngineCheck::refuses() const {
@@ -101,11 +101,12 @@ EngineCheck checkEngine(const Checkpoint& c, const std::string& engine, const En
 
 std::string verdictLine(const std::string& engine, const EngineLayout& l, const std::vector<Finding>& findings) {
   const RuntimeInfo* rt = findRuntime(engine);
-  std::set<std::string> refusals, fallbacks;
-  size_t reasons = 0, others = 0;
+  std::set<std::string> refusals, breakages, fallbacks;
+  size_t reasons = 0, broken = 0, others = 0;
   for (const auto& f : findings) {
     const bool engineRule = f.code.rfind("WS-E", 0) == 0;
-    if (engineRule && f.severity == Severity::Error) ++reasons, refusals.insert(f.code);
+    if (engineRule && f.severity == Severity::Error && loadsBroken(f)) ++broken, breakages.insert(f.code);
+    else if (engineRule && f.severity == Severity::Error) ++reasons, refusals.insert(f.code);
     else if (engineRule && f.severity == Severity::Warning) fallbacks.insert(f.code);
     else if (f.severity == Severity::Error) ++others;
   }
@@ -115,7 +116,9 @@ std::string verdictLine(const std::string& engine, const EngineLayout& l, const 
     return out;
   };
   std::string v = std::string(rt ? rt->title : engine) + " " + std::string(rt ? rt->version : "") + ", " + l.describe() + ": ";
-  v += reasons ? "refuses: " + std::to_string(reasons) + (reasons == 1 ? " reason (" : " reasons (") + join(refusals) + ")" : "loads";
+  auto count = [](size_t n) { return std::to_string(n) + (n == 1 ? " reason (" : " reasons ("); };
+  v += reasons ? "refuses: " + count(reasons) + join(refusals) + ")" : broken ? "loads broken: " + count(broken) + join(breakages) + ")" : "loads";
+  if (reasons && broken) v += "; broken besides: " + count(broken) + join(breakages) + ")";
   if (!fallbacks.empty()) v += "; fallbacks or unknowns: " + join(fallbacks);
   if (others) v += "; " + std::to_string(others) + " other error" + (others == 1 ? "" : "s") + " in the checkpoint";
   if (l.capability == 0) v += " (no --gpu: the GPU rules were not run)";

@@ -1,7 +1,7 @@
 // The serving engines' load-time refusals for one deployment (validate / plan --runtime
 // vllm|sglang): the architecture registry (WS-E001, WS-E002), the parallel layout (WS-E003 to
 // WS-E006), the quantization kernels on the GPU (WS-E007, fallbacks WS-E008), the tensor names
-// vLLM's weight loader consumes (WS-E009), and the verdict.
+// the engine's weight loader consumes (WS-E009), and the verdict.
 #pragma once
 
 #include <string>
@@ -28,7 +28,9 @@ struct EngineCheck {
 };
 EngineCheck checkEngine(const Checkpoint& c, const std::string& engine, const EngineLayout& l);
 
-// "vLLM 0.11.0, TP 8, EP 8 on H200-141GB (SM 9.0): refuses: 2 reasons (WS-E005, WS-E007); ..."
+// "vLLM 0.11.0, TP 8, EP 8 on H200-141GB (SM 9.0): refuses: 2 reasons (WS-E005, WS-E007); ..." -
+// or "loads broken: 1 reason (WS-E009)" where the engine would load it with tensors skipped or
+// parameters uninitialised.
 // from the findings of a run with engineRules.
 std::string verdictLine(const std::string& engine, const EngineLayout& l, const std::vector<Finding>& findings);
 

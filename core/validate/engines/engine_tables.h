@@ -54,21 +54,25 @@ struct LlamaCppTensorRow {
 extern const std::string_view kLlamaCppGenericTensors;  // every class: the per-tensor scale pass
 const std::vector<LlamaCppTensorRow>& llamaCppTensors();  // llama_cpp_tensors.cpp (generated)
 
-// How one vLLM model class's load_weights turns checkpoint tensor names into its parameters: the
-// substring renames it applies, in order, and where a name it cannot place raises. The parameter
-// set each family's class builds from its config is code (vllm_weight_names.cpp), each line cited.
-enum class VllmFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe };
-struct VllmStackedRow {
+// How one engine's model class loads checkpoint tensor names into its parameters (its
+// load_weights): the substring renames it applies, in order, what it skips, and where a name it
+// cannot place raises or is dropped. The parameter set each family's class builds from its config
+// is code (weight_name_rules.cpp), each line cited.
+enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe };
+struct StackedRenameRow {
   std::string_view parameter;  // the fused parameter, e.g. "qkv_proj"
   std::string_view shardName;  // the checkpoint's name for one shard, e.g. "q_proj"
   std::string_view shardId;    // the shard id its weight_loader takes
 };
-struct VllmLoaderRow {
+// What a loader does with a name it cannot place.
+enum class Unplaced { KeyError, Warns, Silent };
+struct WeightLoaderRow {
+  std::string_view engine;                     // "vllm", "sglang"
   std::vector<std::string_view> architectures;
-  VllmFamily family;
-  std::string_view source;                     // file and function at vLLM 0.11.0
-  bool autoWeightsLoader;                      // AutoWeightsLoader routes model.* to the model's loader, lm_head.* to its head
-  std::vector<VllmStackedRow> stacked;         // stacked_params_mapping, in order
+  LoaderFamily family;
+  std::string_view source;                     // file and function at the engine's release
+  bool autoWeightsLoader;                      // vLLM's AutoWeightsLoader routes model.* to the model's loader, lm_head.* to its head
+  std::vector<StackedRenameRow> stacked;       // stacked_params_mapping, in order
   std::string_view expertGate, expertUp, expertDown;  // the checkpoint's names under experts.E.
   std::string_view expertGuard;                // a name holding it skips the stacked renames ...
   bool expertGuardOnlyIfNotParameter;          // ... only when it is not a parameter itself
@@ -76,10 +80,18 @@ struct VllmLoaderRow {
   bool stackedMissingContinues;                // a renamed name that is not a parameter tries the next row (else KeyError)
   bool expertPathDrops;                        // the expert renames drop names with droppedSuffixes too
   std::vector<std::string_view> droppedSuffixes;  // such a name that is not a parameter is skipped, not an error
-  std::string_view specLayers;                 // "prefix" / "substring": how MTP layers past num_hidden_layers are skipped; "" none
+  std::string_view specLayers;                 // how MTP layers past num_hidden_layers are skipped: "prefix" / "substring" (the
+                                               // nextn ones), "past" (any model.layers.K past them); "" none
+  Unplaced unplaced = Unplaced::KeyError;      // the last lookup of a name that is not a parameter
+  Unplaced expertUnplaced = Unplaced::KeyError;  // an expert rename that is not a parameter
+  bool layerRange = false;                     // a name whose first "layers.N." is past num_hidden_layers is skipped (get_layer_id)
+  bool mtpNames = false;                       // a name holding "mtp" is skipped (the main model's loader)
+  bool everyLayerSparse = false;               // the class builds every layer as MoE, whatever the config's dense layers
+  bool headTied = true;                        // tie_word_embeddings shares lm_head with the embedding
 };
 inline constexpr std::string_view kVllmRelease = "0.11.0";
-const std::vector<VllmLoaderRow>& vllmLoaderTable();  // vllm_loaders.cpp
+inline constexpr std::string_view kSglangRelease = "0.5.23";
+const std::vector<WeightLoaderRow>& weightLoaderTable();  // weight_loaders.cpp
 
 // One quantization path of one engine: what it needs of the GPU. `method` is the key
 // quantMethodOf() gives a checkpoint (the engine's resolved method, e.g. "awq" that vLLM turns

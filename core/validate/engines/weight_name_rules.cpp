@@ -1,4 +1,4 @@
-#include "core/validate/engines/vllm_weight_names.h"
+#include "core/validate/engines/weight_name_rules.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -21,6 +21,9 @@ namespace {
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
+// The words of the two findings of a load that goes through broken (loadsBroken).
+constexpr std::string_view kNeverLoads = "never loads", kLoadsUninitialised = "loads uninitialised";
+
 // Python's str.replace: every occurrence.
 std::string replaceAll(std::string s, std::string_view from, std::string_view to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
@@ -41,6 +44,10 @@ struct Config {
     if (defaults.contains(key)) return &defaults[key];
     missing.insert(key);
     return nullptr;
+  }
+  bool optionalFlag(const char* key, bool fallback) const {
+    const nlohmann::json& v = j.contains(key) ? j[key] : defaults.contains(key) ? defaults[key] : nlohmann::json();
+    return v.is_boolean() ? v.get<bool>() : fallback;
   }
   // A key the class reads with hasattr / getattr and a default of its own: absent is not unknown.
   int64_t optional(const char* key, int64_t fallback) const {
@@ -137,42 +144,51 @@ struct Parameters {
 
 std::string layer(int64_t l) { return "model.layers." + std::to_string(l) + "."; }
 
-// Qwen3MoeModel (qwen3_moe.py): qkv_proj with attention_bias (233), o_proj (237), q_norm / k_norm
+// A Qwen MoE layer is sparse where it is not in mlp_only_layers and (L+1) % decoder_sparse_step
+// == 0 (vLLM qwen3_moe.py:325-338, qwen2_moe.py:291-299); SGLang builds every layer sparse.
+bool sparseQwenLayer(const Config& c, int64_t l, int64_t experts, const WeightLoaderRow& row) {
+  if (row.everyLayerSparse) return true;
+  return !c.lists("mlp_only_layers", l) && experts > 0 && (l + 1) % std::max<int64_t>(1, c.integer("decoder_sparse_step", 1)) == 0;
+}
+
+// Qwen3MoeModel (vLLM qwen3_moe.py): qkv_proj with attention_bias (233), o_proj (237), q_norm / k_norm
 // (265-266), a sparse block where L is not in mlp_only_layers and (L+1) % decoder_sparse_step == 0
 // (325-338) with its gate (156), the head tied by tie_word_embeddings (599-600).
-Parameters qwen3Moe(const Config& c, int64_t layers, int64_t experts) {
+Parameters qwen3Moe(const Config& c, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
   Parameters p;
   p.experts = experts;
   for (int64_t l = 0; l < layers; ++l) {
     const std::string at = layer(l);
     p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, c.flag("attention_bias"));
     p.add(at + "self_attn.o_proj.weight");
+    if (row.engine == "sglang" && c.flag("attention_bias")) p.add(at + "self_attn.o_proj.bias");  // SGLang qwen3_moe.py:539
     p.add(at + "self_attn.q_norm.weight");
     p.add(at + "self_attn.k_norm.weight");
     p.norms(at);
-    if (!c.lists("mlp_only_layers", l) && p.experts > 0 && (l + 1) % std::max<int64_t>(1, c.integer("decoder_sparse_step", 1)) == 0) {
+    if (sparseQwenLayer(c, l, p.experts, row)) {
       p.add(at + "mlp.gate.weight");
       p.fusedExperts(at + "mlp.experts");
     } else {
       p.dense(at + "mlp.");
     }
   }
-  p.ends(!c.flag("tie_word_embeddings"));
+  p.ends(!(row.headTied && c.flag("tie_word_embeddings")));
   return p;
 }
 
 // Qwen2MoeModel (qwen2_moe.py): qkv_proj always with a bias (214), the sparse rule of Qwen3
 // (291-299), a shared expert where shared_expert_intermediate_size > 0 (130-141) and its
 // shared_expert_gate always (142-144), the head tied by tie_word_embeddings (525-526).
-Parameters qwen2Moe(const Config& c, int64_t layers, int64_t experts) {
+Parameters qwen2Moe(const Config& c, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
   Parameters p;
   p.experts = experts;
   for (int64_t l = 0; l < layers; ++l) {
     const std::string at = layer(l);
-    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, true);
+    // vLLM: always a bias (qwen2_moe.py:214); SGLang: qkv_bias, default true (qwen2_moe.py:1002)
+    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, row.engine != "sglang" || c.optionalFlag("qkv_bias", true));
     p.add(at + "self_attn.o_proj.weight");
     p.norms(at);
-    if (!c.lists("mlp_only_layers", l) && p.experts > 0 && (l + 1) % std::max<int64_t>(1, c.integer("decoder_sparse_step", 1)) == 0) {
+    if (sparseQwenLayer(c, l, p.experts, row)) {
       p.add(at + "mlp.gate.weight");
       p.fusedExperts(at + "mlp.experts");
       if (c.integer("shared_expert_intermediate_size", 0) > 0) p.dense(at + "mlp.shared_expert.");
@@ -181,13 +197,13 @@ Parameters qwen2Moe(const Config& c, int64_t layers, int64_t experts) {
       p.dense(at + "mlp.");
     }
   }
-  p.ends(!c.flag("tie_word_embeddings"));
+  p.ends(!(row.headTied && c.flag("tie_word_embeddings")));
   return p;
 }
 
 // MixtralModel (mixtral.py): every layer sparse (244-251), qkv_proj and o_proj without biases
 // (176-191), block_sparse_moe.gate (106-111), the head tied by tie_word_embeddings (511-512).
-Parameters mixtral(const Config& c, int64_t layers, int64_t experts) {
+Parameters mixtral(const Config& c, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
   Parameters p;
   p.experts = experts;
   for (int64_t l = 0; l < layers; ++l) {
@@ -198,7 +214,7 @@ Parameters mixtral(const Config& c, int64_t layers, int64_t experts) {
     p.add(at + "block_sparse_moe.gate.weight");
     p.fusedExperts(at + "block_sparse_moe.experts");
   }
-  p.ends(!c.flag("tie_word_embeddings"));  // lm_head.weight = embed_tokens.weight when tied
+  p.ends(!(row.headTied && c.flag("tie_word_embeddings")));  // lm_head.weight = embed_tokens.weight when tied
   return p;
 }
 
@@ -208,7 +224,7 @@ Parameters mixtral(const Config& c, int64_t layers, int64_t experts) {
 // where L >= first_k_dense_replace and L % moe_layer_freq == 0 (1034-1036) with its gate (158),
 // e_score_correction_bias under topk_method noaux_tc (163-167) and shared_experts where
 // n_shared_experts is set (210); only num_hidden_layers layers (1135); lm_head never tied (1211).
-Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts) {
+Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
   Parameters p;
   if (c.j.contains("index_topk")) p.unknown = "DeepSeek-V3.2's indexer (index_topk) was not read";
   if (!c.set("kv_lora_rank")) p.unknown = "a DeepSeek config without kv_lora_rank (not MLA) was not read";
@@ -237,7 +253,7 @@ Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts) {
       p.dense(at + "mlp.");
     }
   }
-  p.ends(true);
+  p.ends(!(row.headTied && c.flag("tie_word_embeddings")));
   return p;
 }
 
@@ -245,7 +261,7 @@ Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts) {
 // use_qk_norm (302-304), a sparse layer where L >= first_k_dense_replace (363-364, no
 // moe_layer_freq) with its gate (124), e_score_correction_bias always (130) and shared_experts
 // where n_shared_experts is set (149-160); lm_head never tied (633).
-Parameters glm4Moe(const Config& c, int64_t layers, int64_t experts) {
+Parameters glm4Moe(const Config& c, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
   Parameters p;
   p.experts = experts;
   for (int64_t l = 0; l < layers; ++l) {
@@ -266,20 +282,20 @@ Parameters glm4Moe(const Config& c, int64_t layers, int64_t experts) {
       p.dense(at + "mlp.");
     }
   }
-  p.ends(true);
+  p.ends(!(row.headTied && c.flag("tie_word_embeddings")));
   return p;
 }
 
 // The expert count is the model description's (num_experts, num_local_experts or n_routed_experts,
 // as the family's config names it).
-Parameters parametersOf(VllmFamily f, const Config& c, int64_t layers, int64_t experts) {
+Parameters parametersOf(const WeightLoaderRow& row, const Config& c, int64_t layers, int64_t experts) {
   Parameters p;
-  switch (f) {
-    case VllmFamily::Qwen3Moe: p = qwen3Moe(c, layers, experts); break;
-    case VllmFamily::Qwen2Moe: p = qwen2Moe(c, layers, experts); break;
-    case VllmFamily::Mixtral: p = mixtral(c, layers, experts); break;
-    case VllmFamily::DeepseekV2: p = deepseekV2(c, layers, experts); break;
-    case VllmFamily::Glm4Moe: p = glm4Moe(c, layers, experts); break;
+  switch (row.family) {
+    case LoaderFamily::Qwen3Moe: p = qwen3Moe(c, layers, experts, row); break;
+    case LoaderFamily::Qwen2Moe: p = qwen2Moe(c, layers, experts, row); break;
+    case LoaderFamily::Mixtral: p = mixtral(c, layers, experts, row); break;
+    case LoaderFamily::DeepseekV2: p = deepseekV2(c, layers, experts, row); break;
+    case LoaderFamily::Glm4Moe: p = glm4Moe(c, layers, experts, row); break;
   }
   for (const auto& key : c.missing) p.unknown += (p.unknown.empty() ? "config.json lacks " : ", ") + key;
   return p;
@@ -287,11 +303,13 @@ Parameters parametersOf(VllmFamily f, const Config& c, int64_t layers, int64_t e
 
 // Where load_weights puts one checkpoint tensor.
 struct Placement {
-  enum Kind { Loaded, Dropped, Unknown, Raises } kind = Unknown;
-  std::string parameter;  // Loaded: the name it lands in; Raises: the name looked up
+  // Dropped: a skip the loader means (rotary caches, MTP layers, a quantizer's extra bias);
+  // Ignored: a name it cannot place and skips all the same, with a warning or without a word.
+  enum Kind { Loaded, Dropped, Unknown, Raises, Ignored } kind = Unknown;
+  std::string parameter;  // Loaded: the name it lands in; Raises, Ignored: the name looked up
   std::string shard;      // the shard id, "" for a whole parameter
   int64_t expert = -1;
-  std::string exception;  // Raises: "KeyError: ...", "ValueError: ...", "TypeError: ..."
+  std::string exception;  // Raises: "KeyError: ...", "ValueError: ...", "TypeError: ..."; Ignored: how
 
   static Placement loaded(std::string parameter, std::string shard = {}, int64_t expert = -1) {
     Placement out;
@@ -314,7 +332,7 @@ struct ExpertMatch {
 
 class EmulatedLoader {
  public:
-  EmulatedLoader(const VllmLoaderRow& row, const Parameters& p, const Config& c, bool quantized, std::string cls)
+  EmulatedLoader(const WeightLoaderRow& row, const Parameters& p, const Config& c, bool quantized, std::string cls)
       : row_(row), p_(p), quantized_(quantized), cls_(std::move(cls)), hiddenLayers_(c.optional("num_hidden_layers", 0)), nextn_(c.optional("num_nextn_predict_layers", 0)) {}
 
   Placement place(std::string name) const {
@@ -336,6 +354,8 @@ class EmulatedLoader {
       return Placement::dropped();
     }
     if (specLayer(name)) return Placement::dropped();
+    if (row_.mtpNames && contains(name, "mtp")) return Placement::dropped();
+    if (row_.layerRange && pastTheLayers(name)) return Placement::dropped();
 
     for (const auto& s : row_.stacked) {
       if (!contains(name, s.shardName)) continue;
@@ -353,11 +373,11 @@ class EmulatedLoader {
     if (auto e = expertMatch(name)) {
       const std::string mapped = replaceAll(name, e->pattern, e->parameter);
       if (row_.expertPathDrops && dropped(mapped)) return Placement::dropped();
-      if (!has(mapped)) return raises("KeyError", mapped);
+      if (!has(mapped)) return unplaced(row_.expertUnplaced, mapped);
       return Placement::loaded(mapped, e->shard, e->expert);
     }
     if (dropped(name)) return Placement::dropped();
-    if (!has(name)) return raises("KeyError", name);
+    if (!has(name)) return unplaced(row_.unplaced, name);
     // FusedMoE.weight_loader needs weight_name, shard_id and expert_id (fused_moe/layer.py:1388-1394)
     if (p_.expertModules.count(moduleOf(name))) return raises("TypeError", name, "FusedMoE.weight_loader() missing its weight_name, shard_id and expert_id arguments");
     return Placement::loaded(name);
@@ -386,6 +406,25 @@ class EmulatedLoader {
     return out;
   }
 
+  Placement unplaced(Unplaced how, std::string name) const {
+    if (how == Unplaced::KeyError) return raises("KeyError", std::move(name));
+    Placement out;
+    out.kind = Placement::Ignored, out.parameter = std::move(name);
+    out.exception = how == Unplaced::Warns ? "skips them with a warning ('Parameter " + out.parameter + " not found in params_dict')" : "skips them without a word";
+    return out;
+  }
+
+  // SGLang's get_layer_id (layers/utils/common.py:12-17): the first "layers.N." anywhere in the
+  // name; the model holds layers [0, num_hidden_layers) without pipeline parallelism.
+  bool pastTheLayers(std::string_view name) const {
+    for (size_t at = name.find("layers."); at != std::string_view::npos; at = name.find("layers.", at + 1)) {
+      const size_t digits = at + 7, dot = name.find('.', digits);
+      if (dot == std::string_view::npos || dot == digits || name.substr(digits, dot - digits).find_first_not_of("0123456789") != std::string_view::npos) continue;
+      return dot - digits > 9 || std::stoll(std::string(name.substr(digits, dot - digits))) >= hiddenLayers_;
+    }
+    return false;
+  }
+
   // Is `name` in params_dict? Exact for an unquantized model; a quantized one's own parameters
   // (weight_scale_inv, qweight, weight_packed ...) are taken as present on every module that has
   // parameters - the quantization method decides, and its parameter lists are not read here.
@@ -401,6 +440,12 @@ class EmulatedLoader {
     return false;
   }
   bool specLayer(std::string_view name) const {
+    // SGLang glm4_moe.py:1150-1156: with nextn layers, every model.layers.K. past them
+    if (row_.specLayers == "past" && nextn_ > 0 && name.starts_with("model.layers.")) {
+      const size_t end = name.find('.', 13);
+      const std::string_view k = name.substr(13, end == std::string_view::npos ? 0 : end - 13);
+      return !k.empty() && k.size() <= 9 && k.find_first_not_of("0123456789") == std::string_view::npos && std::stoll(std::string(k)) >= hiddenLayers_;
+    }
     for (int64_t i = 0; i < nextn_; ++i) {
       const std::string l = "layers." + std::to_string(hiddenLayers_ + i) + ".";
       if (row_.specLayers == "prefix" && name.starts_with("model." + l)) return true;
@@ -429,22 +474,22 @@ class EmulatedLoader {
     return best;
   }
 
-  const VllmLoaderRow& row_;
+  const WeightLoaderRow& row_;
   const Parameters& p_;
   bool quantized_;
   std::string cls_;
   int64_t hiddenLayers_, nextn_;
 };
 
-// The class vLLM builds: the first of config.json's architectures it registers
-// (ModelRegistry.inspect_model_cls), and the loader row for it.
-const VllmLoaderRow* loaderFor(const ModelDescription& m, std::string& cls) {
-  const auto& registered = vllmArchitectures().supported;
+// The class the engine builds: the first of config.json's architectures its registry holds
+// (vLLM ModelRegistry.inspect_model_cls, SGLang get_model_architecture), and the loader row for it.
+const WeightLoaderRow* loaderFor(const ModelDescription& m, const std::string& engine, std::string& cls) {
+  const auto& registered = (engine == "vllm" ? vllmArchitectures() : sglangArchitectures()).supported;
   for (const auto& a : m.architectures) {
     if (std::find(registered.begin(), registered.end(), a) == registered.end()) continue;
     cls = a;
-    for (const auto& row : vllmLoaderTable())
-      if (std::find(row.architectures.begin(), row.architectures.end(), a) != row.architectures.end()) return &row;
+    for (const auto& row : weightLoaderTable())
+      if (row.engine == engine && std::find(row.architectures.begin(), row.architectures.end(), a) != row.architectures.end()) return &row;
     return nullptr;
   }
   return nullptr;
@@ -457,7 +502,7 @@ std::string listed(const std::vector<std::string>& items) {
   return out + (items.size() > 3 ? " ..." : "");
 }
 
-std::string shardName(const VllmLoaderRow& row, const std::string& parameter, const std::string& shard) {
+std::string shardName(const WeightLoaderRow& row, const std::string& parameter, const std::string& shard) {
   for (const auto& s : row.stacked)
     if (s.shardId == shard && contains(parameter, "." + std::string(s.parameter) + ".")) return std::string(s.shardName);
   return shard;
@@ -465,16 +510,18 @@ std::string shardName(const VllmLoaderRow& row, const std::string& parameter, co
 
 }  // namespace
 
-// vLLM loads a checkpoint by handing every tensor to its model class's load_weights, which renames
-// it by substring into a parameter of the class or raises; then DefaultModelLoader.load_weights
-// (model_loader/default_loader.py:261-277) refuses an unquantized model any of whose parameters
-// no tensor filled. Safetensors checkpoints whose config.json names a class of the loader table;
-// a bitsandbytes or MLX quantization goes through other loaders and is left out.
-void vllmWeightNameRules(const Checkpoint& c, Sink& sink) {
+// An engine loads a checkpoint by handing every tensor to its model class's load_weights, which
+// renames it by substring into a parameter of the class, raises, or skips it; then vLLM's
+// DefaultModelLoader.load_weights (model_loader/default_loader.py:261-277) refuses an unquantized
+// model any of whose parameters no tensor filled, and SGLang's (model_loader/loader.py
+// load_weights_and_postprocess) checks nothing. Safetensors checkpoints whose config.json names a
+// class of the loader table; a bitsandbytes or MLX quantization goes through other loaders and
+// is left out.
+void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink) {
   const ModelDescription& m = c.model;
   if (c.format != "safetensors" || c.adapter || m.source != "config.json" || m.quant.method == "bitsandbytes" || m.quant.method == "mlx") return;
   std::string cls;
-  const VllmLoaderRow* row = loaderFor(m, cls);
+  const WeightLoaderRow* row = loaderFor(m, engine, cls);
   if (!row) return;
   Config cfg;
   try {
@@ -484,8 +531,10 @@ void vllmWeightNameRules(const Checkpoint& c, Sink& sink) {
   }
   if (!cfg.j.is_object()) return;
   cfg.defaults = configDefaults(cfg.j.value("model_type", ""));
-  const Parameters p = parametersOf(row->family, cfg, cfg.integer("num_hidden_layers", 0), m.numExperts);
-  const std::string who = "vLLM " + std::string(kVllmRelease) + "'s " + cls + " (" + std::string(row->source) + ")";
+  const Parameters p = parametersOf(*row, cfg, cfg.integer("num_hidden_layers", 0), m.numExperts);
+  const bool vllm = engine == "vllm";
+  const std::string title = vllm ? "vLLM" : "SGLang";
+  const std::string who = title + " " + std::string(vllm ? kVllmRelease : kSglangRelease) + "'s " + cls + " (" + std::string(row->source) + ")";
   if (!p.unknown.empty()) {
     sink.add("WS-E008", "which tensor names " + who + " consumes is unknown here: " + p.unknown);
     return;
@@ -498,6 +547,8 @@ void vllmWeightNameRules(const Checkpoint& c, Sink& sink) {
   names.insert(names.end(), c.unreadable.begin(), c.unreadable.end());
   std::map<std::string, std::vector<std::string>> unplaced;  // by exception
   std::map<std::string, std::string> firstOf;
+  std::vector<std::string> ignored;  // skipped though no rule means them to be
+  std::string ignoredHow;
   std::set<std::string> filled;  // "parameter|shard|expert"
   for (const auto& name : names) {
     const Placement at = loader.place(name);
@@ -505,6 +556,10 @@ void vllmWeightNameRules(const Checkpoint& c, Sink& sink) {
       const std::string kind = at.exception.substr(0, at.exception.find(':'));
       if (!firstOf.count(kind)) firstOf[kind] = at.exception;
       unplaced[kind].push_back(at.parameter == name ? name : name + " (looked up as " + at.parameter + ")");
+    }
+    if (at.kind == Placement::Ignored) {
+      if (ignored.empty()) ignoredHow = at.exception;
+      ignored.push_back(at.parameter == name ? name : name + " (looked up as " + at.parameter + ")");
     }
     if (at.kind != Placement::Loaded) continue;
     const std::string param = loader.filledParameter(at.parameter);
@@ -517,6 +572,9 @@ void vllmWeightNameRules(const Checkpoint& c, Sink& sink) {
   for (const auto& [kind, list] : unplaced)
     sink.add("WS-E009", std::to_string(list.size()) + " checkpoint tensors " + who + " cannot place: the load stops at the first it reaches, " + firstOf[kind] + ": " + listed(list),
              list.front().substr(0, list.front().find(' ')));
+  if (!ignored.empty())
+    sink.add("WS-E009", std::to_string(ignored.size()) + " checkpoint tensors " + who + " " + std::string(kNeverLoads) + ": no parameter takes them and it " + ignoredHow + ": " + listed(ignored),
+             ignored.front().substr(0, ignored.front().find(' ')));
   if (c.incomplete && c.unreadable.empty()) return;  // the names of what could not be read are not known
 
   std::vector<std::string> whole, partial;
@@ -541,17 +599,22 @@ void vllmWeightNameRules(const Checkpoint& c, Sink& sink) {
       if (!filled.count(param + "||")) missing.push_back("");
     }
     if (missing.empty()) continue;
-    if (missing.size() == expected && !quantized) whole.push_back(param);
+    if (missing.size() == expected && !quantized && vllm) whole.push_back(param);
     else partial.push_back(param + (missing.front().empty() ? "" : " (" + std::to_string(missing.size()) + " of " + std::to_string(expected) + " shards unfilled: " + listed(missing) + ")"));
   }
   if (!whole.empty())
     sink.add("WS-E009", std::to_string(whole.size()) + " parameters of " + who + " that no checkpoint tensor fills: vLLM refuses, 'Following weights were not initialized from checkpoint' " +
                             "(model_loader/default_loader.py:273-277): " + listed(whole),
              whole.front());
+  const std::string why = vllm ? "its check (model_loader/default_loader.py:273) runs only for unquantized models and counts a fused or expert parameter as loaded once any shard is"
+                                : "its loader checks nothing after load_weights (model_loader/loader.py DefaultModelLoader.load_weights_and_postprocess)";
   if (!partial.empty())
-    sink.add("WS-E009", std::to_string(partial.size()) + " parameters of " + who + " left wholly or partly unfilled, which vLLM loads uninitialised: its check " +
-                            "(model_loader/default_loader.py:273) runs only for unquantized models and counts a fused or expert parameter as loaded once any shard is: " + listed(partial),
+    sink.add("WS-E009", std::to_string(partial.size()) + " parameters of " + who + " left wholly or partly unfilled, which " + title + " " + std::string(kLoadsUninitialised) + ": " + why + ": " + listed(partial),
              partial.front().substr(0, partial.front().find(' ')));
+}
+
+bool loadsBroken(const Finding& f) {
+  return f.code == "WS-E009" && (contains(f.message, kNeverLoads) || contains(f.message, kLoadsUninitialised));
 }
 
 }  // namespace ws::val::engines

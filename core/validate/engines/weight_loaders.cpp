@@ -1,0 +1,103 @@
+// The serving engines' weight loaders for the MoE families, read from their wheels on PyPI:
+// vLLM 0.11.0 (vllm-0.11.0-cp38-abi3-manylinux1_x86_64.whl, vllm/model_executor/models/*.py) and
+// SGLang 0.5.23 (sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl, sglang/srt/models/*.py).
+// Each row is one class's load_weights. Both engines' expert renames are
+// FusedMoE.make_expert_params_mapping's (vLLM layers/fused_moe/layer.py:2102-2113, SGLang
+// layers/moe/fused_moe_triton/layer.py:1797-1822): "experts.E.<gate>." and "experts.E.<up>." into
+// "experts.w13_", "experts.E.<down>." into "experts.w2_", for E below the expert count.
+#include "core/validate/engines/engine_tables.h"
+
+namespace ws::val::engines {
+
+namespace {
+
+const std::vector<StackedRenameRow> kQkvGateUp = {
+    {"qkv_proj", "q_proj", "q"}, {"qkv_proj", "k_proj", "k"}, {"qkv_proj", "v_proj", "v"}, {"gate_up_proj", "gate_proj", "0"}, {"gate_up_proj", "up_proj", "1"}};
+const std::vector<StackedRenameRow> kQkv = {{"qkv_proj", "q_proj", "q"}, {"qkv_proj", "k_proj", "k"}, {"qkv_proj", "v_proj", "v"}};
+
+}  // namespace
+
+const std::vector<WeightLoaderRow>& weightLoaderTable() {
+  static const std::vector<WeightLoaderRow> rows = {
+      // vLLM qwen3_moe.py:440-568 Qwen3MoeModel.load_weights (Qwen3MoeForCausalLM.load_weights:686,
+      // AutoWeightsLoader): ignore_suffixes at 452-454, "mlp.experts" guard at 470, a renamed name
+      // not in params_dict tries the next row (486).
+      {.engine = "vllm", .architectures = {"Qwen3MoeForCausalLM"}, .family = LoaderFamily::Qwen3Moe,
+       .source = "vllm/model_executor/models/qwen3_moe.py Qwen3MoeModel.load_weights", .autoWeightsLoader = true, .stacked = kQkvGateUp,
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = true,
+       .droppedSuffixes = {".bias", "_bias", ".k_scale", "_k_scale", ".v_scale", "_v_scale", ".weight_scale", "_weight_scale", ".input_scale", "_input_scale"}, .specLayers = ""},
+      // vLLM qwen2_moe.py:405-495 Qwen2MoeModel.load_weights (Qwen2MoeForCausalLM.load_weights:552):
+      // ".bias"/"_bias" dropped when not a parameter (434, 458, 478), not-in-params continues (440).
+      {.engine = "vllm", .architectures = {"Qwen2MoeForCausalLM"}, .family = LoaderFamily::Qwen2Moe,
+       .source = "vllm/model_executor/models/qwen2_moe.py Qwen2MoeModel.load_weights", .autoWeightsLoader = true, .stacked = kQkvGateUp,
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = true, .droppedSuffixes = {".bias", "_bias"}, .specLayers = ""},
+      // vLLM mixtral.py:367-464 MixtralModel.load_weights (MixtralForCausalLM.load_weights:600): q/k/v
+      // only (369-374), experts named w1 / w3 / w2 (360-365), a renamed name looked up at once (408).
+      {.engine = "vllm", .architectures = {"MixtralForCausalLM"}, .family = LoaderFamily::Mixtral,
+       .source = "vllm/model_executor/models/mixtral.py MixtralModel.load_weights", .autoWeightsLoader = true, .stacked = kQkv,
+       .expertGate = "w1", .expertUp = "w3", .expertDown = "w2", .expertGuard = "", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = true, .droppedSuffixes = {".bias", "_bias"}, .specLayers = ""},
+      // vLLM deepseek_v2.py:1306-1426 DeepseekV2ForCausalLM.load_weights on the full names (no
+      // AutoWeightsLoader; DeepseekV3ForCausalLM:1429 inherits it): fused_qkv_a_proj only where
+      // q_lora_rank makes it (1352), "mlp.experts." guard unless a parameter (1345), the expert
+      // renames looked up at once (1386), MTP layers model.layers.(N+i). skipped (1331, 1435-1443);
+      // lm_head never tied (1211).
+      {.engine = "vllm", .architectures = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"}, .family = LoaderFamily::DeepseekV2,
+       .source = "vllm/model_executor/models/deepseek_v2.py DeepseekV2ForCausalLM.load_weights", .autoWeightsLoader = false,
+       .stacked = {{"gate_up_proj", "gate_proj", "0"}, {"gate_up_proj", "up_proj", "1"}, {"fused_qkv_a_proj", "q_a_proj", "0"}, {"fused_qkv_a_proj", "kv_a_proj_with_mqa", "1"}},
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts.", .expertGuardOnlyIfNotParameter = true,
+       .optionalStacked = "fused_qkv_a_proj", .stackedMissingContinues = false, .expertPathDrops = false, .droppedSuffixes = {".bias"}, .specLayers = "prefix",
+       .headTied = false},
+      // vLLM glm4_moe.py:507-606 Glm4MoeModel.load_weights (Glm4MoeForCausalLM.load_weights:709): the
+      // DeepSeek loop without the optional fusion; MTP layers skipped where "layers.(N+i)." is in
+      // the name (522, 718-727); lm_head never tied (633).
+      {.engine = "vllm", .architectures = {"Glm4MoeForCausalLM"}, .family = LoaderFamily::Glm4Moe,
+       .source = "vllm/model_executor/models/glm4_moe.py Glm4MoeModel.load_weights", .autoWeightsLoader = true, .stacked = kQkvGateUp,
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts.", .expertGuardOnlyIfNotParameter = true,
+       .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false, .droppedSuffixes = {".bias"}, .specLayers = "substring", .headTied = false},
+
+      // SGLang qwen3_moe.py:1157-1276 Qwen3MoeForCausalLM.load_weights, a hand loop on the full
+      // names: "mtp" names skipped for the main model (1192), names past the layers skipped
+      // (get_layer_id, 1195-1204), a renamed name not in params_dict tries the next row
+      // (1222-1225), an expert rename that is not one skipped (1241-1261), any other name not in
+      // params_dict skipped without a word (1264-1267). Every layer is sparse (stage_facts,
+      // 877-879); lm_head is its own ParallelLMHead (1017).
+      {.engine = "sglang", .architectures = {"Qwen3MoeForCausalLM"}, .family = LoaderFamily::Qwen3Moe,
+       .source = "sglang/srt/models/qwen3_moe.py Qwen3MoeForCausalLM.load_weights", .autoWeightsLoader = false, .stacked = kQkvGateUp,
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = false, .droppedSuffixes = {".bias"}, .specLayers = "",
+       .unplaced = Unplaced::Silent, .expertUnplaced = Unplaced::Silent, .layerRange = true, .mtpNames = true, .everyLayerSparse = true, .headTied = false},
+      // SGLang qwen2_moe.py:1324-1408 Qwen2MoeForCausalLM.load_weights: the Qwen3 loop, but an
+      // expert rename looked up at once (1383-1384: KeyError) and no "mtp" filter. Every layer is
+      // sparse (1057-1059); lm_head its own (1238).
+      {.engine = "sglang", .architectures = {"Qwen2MoeForCausalLM"}, .family = LoaderFamily::Qwen2Moe,
+       .source = "sglang/srt/models/qwen2_moe.py Qwen2MoeForCausalLM.load_weights", .autoWeightsLoader = false, .stacked = kQkvGateUp,
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = true, .droppedSuffixes = {".bias", "_bias"}, .specLayers = "",
+       .unplaced = Unplaced::Silent, .expertUnplaced = Unplaced::KeyError, .layerRange = true, .everyLayerSparse = true, .headTied = false},
+      // SGLang mixtral.py:392-479 MixtralForCausalLM.load_weights: vLLM's loop on full names, but a
+      // name no rename places is logged ("Parameter ... not found in params_dict", 479) and
+      // skipped; lm_head its own (355).
+      {.engine = "sglang", .architectures = {"MixtralForCausalLM"}, .family = LoaderFamily::Mixtral,
+       .source = "sglang/srt/models/mixtral.py MixtralForCausalLM.load_weights", .autoWeightsLoader = false, .stacked = kQkv,
+       .expertGate = "w1", .expertUp = "w3", .expertDown = "w2", .expertGuard = "", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = true, .droppedSuffixes = {".bias", "_bias"}, .specLayers = "",
+       .unplaced = Unplaced::Warns, .expertUnplaced = Unplaced::KeyError, .layerRange = true, .everyLayerSparse = true, .headTied = false},
+      // SGLang glm4_moe.py:1071-1250 Glm4MoeForCausalLM.load_weights: MTP layers skipped (1154-1163),
+      // the "mlp.experts" guard always (1200), a renamed name not in params_dict tries the next row
+      // (1208-1209), an expert rename that is not one skipped (1237-1239), any other name skipped
+      // without a word (1242-1246). Shared experts fused into the routed ones (the default on
+      // CUDA SM 8.0+ without EP, 1011-1027) are renamed experts.<n_routed>.: the same tensors fill
+      // them, so the parameters are taken unfused.
+      {.engine = "sglang", .architectures = {"Glm4MoeForCausalLM"}, .family = LoaderFamily::Glm4Moe,
+       .source = "sglang/srt/models/glm4_moe.py Glm4MoeForCausalLM.load_weights", .autoWeightsLoader = false, .stacked = kQkvGateUp,
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = false, .droppedSuffixes = {".bias"}, .specLayers = "past",
+       .unplaced = Unplaced::Silent, .expertUnplaced = Unplaced::Silent, .headTied = false},
+  };
+  return rows;
+}
+
+}  // namespace ws::val::engines
