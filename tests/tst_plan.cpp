@@ -376,6 +376,36 @@ class TstPlan : public QObject {
     }
   }
 
+  // SGLang's --cpu-offload-gb (0.5.23 OffloaderV1): vLLM's first-layers-first walk, but the
+  // parameters of MLA's kv_b_proj stay on the device (post_load_weights derives w_kc / w_vc from
+  // them). With a cap past every layer, vLLM moves every decoder-layer byte and SGLang all but the
+  // kv_b_proj weights, counted from the names.
+  void sglangCpuOffloadKeepsKvB() {
+    wstest::TempDir d;
+    synth::Options so;
+    so.like = "deepseek-v3";
+    so.layers = 4;
+    so.out = d.file("dsv3");
+    QVERIFY(synth::write(so).ok());
+    auto c = wstest::openOrFail(so.out);
+    uint64_t layers = 0, kvB = 0;
+    for (const auto& t : c->tensors) {
+      if (t.layer < 0 || t.layer >= c->model.numLayers || t.role == Role::Mtp) continue;
+      layers += t.bytes;
+      if (t.name.find(".self_attn.kv_b_proj.") != std::string::npos) kvB += t.bytes;
+    }
+    QVERIFY(kvB > 0);
+    for (const std::string& engine : std::vector<std::string>{"vllm", "sglang"}) {
+      plan::PlanOptions opt;
+      opt.placement = plan::makePlacement(plan::PlacementKind::Linear, opt.rules->remainder, 1, c->model.numExperts).value();
+      opt.cpuOffloadCap = layers + (uint64_t(1) << 30);
+      opt.cpuOffloadEngine = engine;
+      auto r = plan::planCheckpoint(*c, opt);
+      QVERIFY(r.ok());
+      QCOMPARE(r.value().ranks[0].host, engine == "sglang" ? layers - kvB : layers);
+    }
+  }
+
   // llama.cpp's --n-cpu-moe N patterns, blk\.i\.ffn_(up|down|gate|gate_up)_(ch|)exps for i < N,
   // searched in each name: the routed expert tensors of the first N blocks, nothing else.
   void nCpuMoeMatchesLlamaCppsPatterns() {

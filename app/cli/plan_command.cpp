@@ -211,8 +211,8 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
     }
   }
   if (opt.cpuOffloadCap > 0)
-    std::printf("host memory (vLLM --cpu-offload-gb: %s of each rank's decoder-layer weights, the first layers first): rank 0 %s\n",
-                formatBytes(opt.cpuOffloadCap).c_str(), formatBytes(res.ranks.front().host).c_str());
+    std::printf("host memory (%s --cpu-offload-gb: %s of each rank's decoder-layer weights, the first layers first): rank 0 %s\n",
+                opt.cpuOffloadEngine == "sglang" ? "SGLang" : "vLLM", formatBytes(opt.cpuOffloadCap).c_str(), formatBytes(res.ranks.front().host).c_str());
   if (opt.kt) {
     std::printf("host memory (KTransformers --kt-method %s: every routed expert, the first %d of each MoE layer also on the GPU): %s\n  %s\n", opt.kt->method.c_str(),
                 opt.kt->gpuExperts, formatBytes(res.ranks.front().host).c_str(), res.hostFormula.c_str());
@@ -452,9 +452,13 @@ class PlanCommand : public Command {
     if (opt.nCpuMoe < 0) throw std::invalid_argument("--n-cpu-moe takes a block count, 0 or more");
     if (opt.nCpuMoe > 0 && c.format != "gguf") throw std::invalid_argument("--n-cpu-moe is llama.cpp's: PATH must be a GGUF file");
     const double gb = offload ? offload->cpuOffloadGb : cpuOffloadGbOf(a);
-    if (gb > 0 && std::string(opt.rules->name) != "vllm") throw std::invalid_argument("--cpu-offload-gb is vLLM's flag: it plans with --runtime vllm");
+    const std::string engine(opt.rules->name);
+    if (gb > 0 && engine != "vllm" && engine != "sglang") throw std::invalid_argument("--cpu-offload-gb is vLLM's and SGLang's flag: it plans with --runtime vllm or sglang");
+    if (gb > 0 && engine == "sglang" && gb != std::floor(gb))
+      throw std::invalid_argument("SGLang's --cpu-offload-gb is a whole number of GB (cpu_offload_gb: int, arg_groups/fields/exec_.py in SGLang 0.5.23)");
     opt.kt = ktOptionsOf(a, offload ? offload->ktGpuExperts : -1);
-    opt.cpuOffloadCap = plan::vllmCpuOffloadCap(gb);
+    opt.cpuOffloadCap = plan::cpuOffloadCap(gb);
+    opt.cpuOffloadEngine = engine;
     if (a.has("defer")) {
       std::string d = a.get("defer");
       for (size_t p = 0; p <= d.size();) {
@@ -496,8 +500,9 @@ class PlanCommand : public Command {
     if (!budget) throw std::invalid_argument("--host-mem needs --gpu-mem: the device the rest must fit");
     if (a.has("n-cpu-moe") || a.has("cpu-offload-gb") || a.has("kt-num-gpu-experts"))
       throw std::invalid_argument("--host-mem searches the offload: give --host-mem or --n-cpu-moe / --cpu-offload-gb / --kt-num-gpu-experts, not both");
-    if (!kt && !gguf && std::string(residencyRulesOf(a).name) != "vllm")
-      throw std::invalid_argument("--host-mem plans KTransformers (--kt-method), llama.cpp's --n-cpu-moe (a GGUF file) or vLLM's --cpu-offload-gb (--runtime vllm)");
+    const std::string engine(residencyRulesOf(a).name);
+    if (!kt && !gguf && engine != "vllm" && engine != "sglang")
+      throw std::invalid_argument("--host-mem plans KTransformers (--kt-method), llama.cpp's --n-cpu-moe (a GGUF file) or vLLM's / SGLang's --cpu-offload-gb (--runtime vllm or sglang)");
     HostFit h;
     h.hostMem = plan::parseSize(a.get("host-mem"));
     // The most there is to move: every block (llama.cpp), every decoder-layer byte in GiB (vLLM).
@@ -505,7 +510,7 @@ class PlanCommand : public Command {
     uint64_t layerBytes = 0;
     for (const auto& t : c.tensors) {
       most = std::max(most, int(t.layer) + 1);
-      if (plan::offloadableByVllmCpuOffload(t)) layerBytes += t.bytes;
+      if (plan::offloadableByCpuOffload(t, engine)) layerBytes += t.bytes;
     }
     const int experts = int(std::max<int64_t>(0, c.model.numExperts));
     if (kt) most = experts;  // experts a layer moved off the GPU

@@ -22,15 +22,15 @@ uint64_t sliceBytes(uint64_t bytes, uint64_t experts, uint64_t slots) {
   return experts ? bytes / experts * slots : bytes;
 }
 
-// vLLM's --cpu-offload-gb on one rank (host_offload.h): the held decoder-layer weights moved to
-// the host until `cap` bytes are - the cap exactly, the last tensor in part, which is the least
-// vLLM moves (it moves whole parameters). Held tensors come in the checkpoint's natural name
-// order, so layers.2 before layers.10: the layer order make_layers offloads in.
-void moveToHostByVllmCpuOffload(const Checkpoint& c, uint64_t cap, RankPlan& rp) {
+// vLLM's or SGLang's --cpu-offload-gb on one rank (host_offload.h): the held decoder-layer weights
+// moved to the host until `cap` bytes are - the cap exactly, the last tensor in part, which is the
+// least the engine moves (it moves whole parameters). Held tensors come in the checkpoint's natural
+// name order, so layers.2 before layers.10: the layer order make_layers offloads in.
+void moveToHostByCpuOffload(const Checkpoint& c, uint64_t cap, const std::string& engine, RankPlan& rp) {
   for (const HeldTensor& h : rp.held) {
     if (rp.host >= cap) break;
     const TensorRecord& t = c.tensors[h.tensor];
-    if (!offloadableByVllmCpuOffload(t)) continue;
+    if (!offloadableByCpuOffload(t, engine)) continue;
     const uint64_t moved = std::min(h.bytes, cap - rp.host);
     rp.bytes[categoryOf(t)] -= moved;
     if (isScaleComponent(t.component)) rp.scaleBytes -= moved;
@@ -253,9 +253,13 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
       res.notes.push_back("saved split over " + std::to_string(saved->ranks.size()) + " tensor-parallel ranks (" + saved->layout +
                           "): each rank holds its own files whole, as rank 0's shown here");
     if (opt.cpuOffloadCap) {
-      for (auto& rp : res.ranks) moveToHostByVllmCpuOffload(c, opt.cpuOffloadCap, rp);
-      res.notes.push_back("vLLM --cpu-offload-gb: " + std::to_string(opt.cpuOffloadCap) +
-                          " bytes of each rank's decoder-layer weights in host memory, the first layers first; vLLM moves whole parameters, so it "
+      bool mlaKept = false;  // SGLang keeps MLA's kv_b_proj: said where the model has one
+      for (const auto& t : c.tensors) mlaKept |= opt.cpuOffloadEngine == "sglang" && !offloadableByCpuOffload(t, "sglang") && offloadableByCpuOffload(t, "vllm");
+      const bool sglang = opt.cpuOffloadEngine == "sglang";
+      for (auto& rp : res.ranks) moveToHostByCpuOffload(c, opt.cpuOffloadCap, opt.cpuOffloadEngine, rp);
+      res.notes.push_back(std::string(sglang ? "SGLang" : "vLLM") + " --cpu-offload-gb: " + std::to_string(opt.cpuOffloadCap) +
+                          " bytes of each rank's decoder-layer weights in host memory, the first layers first" + (mlaKept ? " (MLA's kv_b_proj stays on the device)" : "") +
+                          "; the engine moves whole parameters, so it "
                           "moves this much and up to one parameter more (which parameter of a layer goes first follows the model's module order): "
                           "the device bytes shown are the most it keeps");
     }

@@ -32,9 +32,11 @@ struct PlanOptions {
   bool deferNgramTables = false;
   // llama.cpp's --n-cpu-moe N: the routed experts of blocks 0 .. N-1 in host memory (host_offload.h).
   int nCpuMoe = 0;
-  // vLLM's --cpu-offload-gb as its byte cap per rank (host_offload.h): that much of the rank's
-  // decoder-layer weights, the first layers first, in host memory.
+  // vLLM's or SGLang's --cpu-offload-gb as its byte cap per rank (host_offload.h): that much of
+  // the rank's decoder-layer weights, the first layers first, in host memory; `cpuOffloadEngine`
+  // says whose ("vllm", "sglang": SGLang keeps MLA's kv_b_proj on the device).
   uint64_t cpuOffloadCap = 0;
+  std::string cpuOffloadEngine = "vllm";
   // KTransformers (SGLang + kt-kernel): --kt-num-gpu-experts of each MoE layer on the GPU, every
   // routed expert in host memory (kt_offload.h).
   std::optional<KtOptions> kt;

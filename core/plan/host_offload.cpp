@@ -23,9 +23,10 @@ bool keptOnHostByNCpuMoe(const std::string& name, int n) {
 
 namespace ws::plan {
 
-uint64_t vllmCpuOffloadCap(double gib) { return uint64_t(gib * 1024.0 * 1024.0 * 1024.0); }
+uint64_t cpuOffloadCap(double gib) { return uint64_t(gib * 1024.0 * 1024.0 * 1024.0); }
 
-bool offloadableByVllmCpuOffload(const TensorRecord& t) {
+bool offloadableByCpuOffload(const TensorRecord& t, const std::string& engine) {
+  if (engine == "sglang" && t.name.find(".self_attn.kv_b_proj.") != std::string::npos) return false;
   return t.layer >= 0 && t.role != Role::Mtp && t.role != Role::Embedding && t.role != Role::LmHead;
 }
 

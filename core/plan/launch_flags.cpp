@@ -73,8 +73,7 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (r.maxModelLen > 0) add({"--context-length", std::to_string(r.maxModelLen)});
     if (kvDtype) add({"--kv-cache-dtype", r.kvCacheDtype});
     if (r.maxNumSeqs > 0) add({"--max-running-requests", std::to_string(r.maxNumSeqs)});
-    if (r.cpuOffloadGb > 0)
-      c.notes.push_back("the plan moves layer weights to the host as vLLM's --cpu-offload-gb does; SGLang's own --cpu-offload-gb was not read: not emitted");
+    if (r.cpuOffloadGb > 0) add({"--cpu-offload-gb", std::to_string(int64_t(r.cpuOffloadGb))});  // an int in SGLang (host_offload.h)
     if (r.gpuMemoryUtilization > 0)
       c.notes.push_back("--gpu-memory-utilization is vLLM's share of the whole device; SGLang's --mem-fraction-static (weights and KV cache) is another quantity, which SGLang works out itself (memory_hook.py handle_gpu_memory_settings): not emitted");
   } else if (r.engine == "llama.cpp") {

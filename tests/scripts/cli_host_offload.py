@@ -18,8 +18,10 @@ worked out from the shards' own headers: the cap is vLLM's int(G * 1024**3) per 
 - a cap of layers 0 and 1 leaves layer 2's experts and no dense MLP (layer 0's) on the device;
 - a cap past every layer moves the layers and nothing else (embeddings, final norm, lm_head stay);
 - --host-mem searches whole GiB: a device of what is left without the layers needs 1, the device
-  of the whole model 0; --emit vllm passes the flag; --runtime sglang and a negative G are usage
-  errors.
+  of the whole model 0; --emit vllm passes the flag; a negative G, a fraction of a GB for SGLang
+  and another engine's plan (--runtime seed) are usage errors.
+SGLang's --cpu-offload-gb (0.5.23) takes the same layers here (it keeps only MLA's kv_b_proj, which
+this model lacks) and --emit sglang passes it.
 
 KTransformers (SGLang + kt-kernel, ktransformers 95009ea) on the same fixture (8 experts a MoE
 layer), from the headers: --kt-num-gpu-experts N keeps experts 0..N-1 of each layer on the GPU
@@ -140,7 +142,15 @@ r = hf_plan("--gpu-mem", f"{rest - 1}B", "--host-mem", "1GiB")
 check(r.returncode == 1 and "does not fit even with --cpu-offload-gb 1" in r.stdout, f"a device too small for what stays: exit {r.returncode}: {r.stdout[-400:]}")
 r = hf_plan("--gpu-mem", f"{rest}B", "--host-mem", "1GiB", "--emit", "vllm")
 check(r.returncode == 0 and "--cpu-offload-gb 1" in r.stdout.split("launch:")[-1], f"--emit vllm: {r.stdout[-300:]}")
-for args, why in ((["--cpu-offload-gb", "-1"], "a negative size"), (["--cpu-offload-gb", "1", "--runtime", "sglang"], "another engine's plan")):
+# SGLang's --cpu-offload-gb (0.5.23 OffloaderV1, host_offload.h): the same walk - this model has no
+# MLA kv_b_proj to keep - a whole number of GB, passed by --emit sglang.
+rank = hf_json("--cpu-offload-gb", "1", "--runtime", "sglang").get("ranks", [{}])[0]
+check(rank.get("host") == layers, f"SGLang --cpu-offload-gb 1: host {rank.get('host')}, expected {layers}")
+# (exit 1: SGLang builds this fixture's dense layer 0 as MoE and would load it broken, WS-E009)
+r = hf_plan("--gpu-mem", f"{rest}B", "--host-mem", "1GiB", "--runtime", "sglang", "--emit", "sglang")
+check(r.returncode == 1 and "loads broken: 2 reasons (WS-E009)" in r.stdout and "--cpu-offload-gb 1" in r.stdout.split("launch:")[-1], f"--emit sglang: {r.stdout[-300:]}")
+for args, why in ((["--cpu-offload-gb", "-1"], "a negative size"), (["--cpu-offload-gb", "1", "--runtime", "seed"], "another engine's plan"),
+                  (["--cpu-offload-gb", "0.5", "--runtime", "sglang"], "a fraction of a GB for SGLang")):
     r = hf_plan(*args)
     check(r.returncode == 2 and "--cpu-offload-gb" in r.stderr, f"{why}: exit {r.returncode}: {r.stderr}")
 
