@@ -134,6 +134,25 @@ class TstDiff : public QObject {
     auto g = wstest::openOrFail(gguf);
     auto h = wstest::openOrFail(patched);
     QVERIFY(diff::diffMetadata(*g, *g).empty());
+    // tokenizer.json: the same vocabulary size with one token renamed, a merge added, an added
+    // token moved to another id - each a difference; an identical file none.
+    const auto tokenizer = [](const std::string& renamed, bool extraMerge, int eos) {
+      nlohmann::json t = {{"model", {{"type", "BPE"}, {"vocab", {{"a", 0}, {renamed, 1}, {"ab", 2}}}, {"merges", extraMerge ? nlohmann::json{"a b", "ab b"} : nlohmann::json{"a b"}}}},
+                          {"added_tokens", {{{"id", eos}, {"content", "<eos>"}, {"special", true}}}}};
+      return t.dump();
+    };
+    const std::string ta = d.file("ta"), tb = d.file("tb");
+    wstest::copyCheckpoint(wstest::fixture("hf/mixtral"), ta);
+    wstest::copyCheckpoint(wstest::fixture("hf/mixtral"), tb);
+    wstest::writeFile(ta + "/tokenizer.json", tokenizer("b", false, 3));
+    wstest::writeFile(tb + "/tokenizer.json", tokenizer("c", true, 4));
+    auto x = wstest::openOrFail(ta);
+    auto y = wstest::openOrFail(tb);
+    QVERIFY(diff::diffMetadata(*x, *x).empty());
+    std::vector<std::string> keys;
+    for (const auto& t : diff::diffMetadata(*x, *y))
+      if (t.source == "tokenizer.json") keys.push_back(t.key);
+    QCOMPARE(keys, (std::vector<std::string>{"/added_tokens/<eos>", "/model/merges (entries)", "/model/merges (hash of the text)", "/model/vocab (hash of the text)"}));
     const auto gm = diff::diffMetadata(*g, *h);
     QCOMPARE(gm.size(), size_t(1));
     QVERIFY(gm[0].source == "gguf" && gm[0].key == key && gm[0].a == std::string("2") && gm[0].b == std::string("4"));

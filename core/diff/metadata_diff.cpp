@@ -38,6 +38,34 @@ Flat flatJson(const std::string& path) {
   return out;
 }
 
+// tokenizer.json as what decides the token ids: the model's type, its vocabulary and merges by
+// count and by a hash of their text (a vocabulary of the same size with one token renamed differs),
+// and each added token's id and special flag by its text. Megabytes of vocabulary are not listed
+// key by key.
+Flat tokenizerJson(const std::string& path) {
+  Flat out;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(readTextFile(path));
+  } catch (const std::exception&) {
+    return out;
+  }
+  if (!j.is_object()) return out;
+  if (const auto m = j.find("model"); m != j.end() && m->is_object()) {
+    if (m->contains("type")) out["/model/type"] = (*m)["type"].dump();
+    for (const char* part : {"vocab", "merges"})
+      if (const auto v = m->find(part); v != m->end() && !v->is_null()) {
+        out["/model/" + std::string(part) + " (entries)"] = std::to_string(v->size());
+        out["/model/" + std::string(part) + " (hash of the text)"] = std::to_string(std::hash<std::string>{}(v->dump()));
+      }
+  }
+  if (const auto a = j.find("added_tokens"); a != j.end() && a->is_array())
+    for (const auto& t : *a)
+      if (t.is_object() && t.contains("content") && t["content"].is_string())
+        out["/added_tokens/" + t["content"].get<std::string>()] = nlohmann::json{{"id", t.value("id", nlohmann::json())}, {"special", t.value("special", false)}}.dump();
+  return out;
+}
+
 std::string metaValue(const MetaEntry& e) {
   auto scalar = [](const MetaScalar& s) -> nlohmann::json {
     if (const auto* u = std::get_if<uint64_t>(&s)) return *u;
@@ -83,6 +111,7 @@ std::vector<MetadataDifference> diffMetadata(const Checkpoint& a, const Checkpoi
   }
   const fs::path da(sideFolder(a)), db(sideFolder(b));
   for (const char* file : {"config.json", "generation_config.json", "tokenizer_config.json"}) compare(file, flatJson((da / file).string()), flatJson((db / file).string()), out);
+  compare("tokenizer.json", tokenizerJson((da / "tokenizer.json").string()), tokenizerJson((db / "tokenizer.json").string()), out);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // diff's comparison of everything besides the tensors (issue 53 item 3): the HF side files' keys
-// (config.json, generation_config.json, tokenizer_config.json; the chat template text separately,
-// by its first differing line), and a GGUF's metadata keys against another GGUF's. A GGUF against
+// (config.json, generation_config.json, tokenizer_config.json; tokenizer.json by its model type,
+// vocabulary and merges - their counts and a hash of their text - and each added token's id), and
+// a GGUF's metadata keys against another GGUF's (tokenizer.ggml.* among them). A GGUF against
 // an HF folder is not compared here (llama.cpp's converter renames and derives its keys).
 #pragma once
 
@@ -13,7 +14,7 @@
 namespace ws::diff {
 
 struct MetadataDifference {
-  std::string source;  // "config.json", "generation_config.json", "tokenizer_config.json", "gguf"
+  std::string source;  // "config.json", "generation_config.json", "tokenizer_config.json", "tokenizer.json", "gguf"
   std::string key;     // a JSON pointer's path ("/text_config/num_experts"), or the GGUF key
   std::optional<std::string> a, b;  // the values as JSON (GGUF arrays: type, length, first elements); none: absent
 };
