@@ -406,8 +406,9 @@ class TstMainWindow : public QObject {
   }
 
   // The EP Ranks tab's engine: SGLang splits the 8 experts over EP 3 unevenly and refuses (its
-  // FusedMoE asserts they divide); vLLM gives the remainder to the first ranks and loads. The
-  // caption says which, as plan --runtime does.
+  // FusedMoE asserts they divide) - and would load the fixture's dense layer 0 broken besides
+  // (WS-E009: it builds every Qwen3-MoE layer sparse); vLLM gives the remainder to the first
+  // ranks and loads. The caption says which, as plan --runtime does.
   void rankMapEngineRefusals() {
     ui::MainWindow w;
     w.show();
@@ -426,7 +427,7 @@ class TstMainWindow : public QObject {
     QVERIFY(settle([&] { v->budgetBox()->setCurrentText("H200-141GB"); }));
     QVERIFY(settle([&] { v->engineBox()->setCurrentIndex(v->engineBox()->findData("sglang")); }));
     QVERIFY(v->engineCheck() && v->engineCheck()->refuses());
-    QCOMPARE(v->engineCheck()->verdict, std::string("SGLang 0.5.23, TP 3 x DP 3, EP 3 on H200-141GB (SM 9.0): refuses: 1 reason (WS-E004)"));
+    QCOMPARE(v->engineCheck()->verdict, std::string("SGLang 0.5.23, TP 3 x DP 3, EP 3 on H200-141GB (SM 9.0): refuses: 1 reason (WS-E004); broken besides: 2 reasons (WS-E009)"));
     QVERIFY(v->caption()->text().contains("8 routed experts do not divide over EP 3"));
     QVERIFY(settle([&] { v->engineBox()->setCurrentIndex(v->engineBox()->findData("vllm")); }));
     QVERIFY(v->engineCheck() && !v->engineCheck()->refuses());
