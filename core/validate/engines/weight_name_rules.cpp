@@ -79,10 +79,11 @@ struct Config {
   }
 };
 
-// The defaults of the config class vLLM builds for a model_type, for the keys the parameter sets
-// read: vLLM's own DeepseekV3Config for deepseek_v3 / deepseek_v32 (transformers_utils/config.py:
-// 69-70 _CONFIG_REGISTRY, configs/deepseek_v3.py:14-49), else transformers' class (4.57.1, the
-// release vLLM 0.11.0 installed with: models/<type>/configuration_<type>.py __init__). DeepSeek-V2's
+// The defaults of the config class the engine builds for a model_type, for the keys the parameter
+// sets read: vLLM's own DeepseekV3Config for deepseek_v3 / deepseek_v32 (transformers_utils/
+// config.py:69-70 _CONFIG_REGISTRY, configs/deepseek_v3.py:14-49), else transformers' class
+// (models/<type>/configuration_<type>.py), read at 4.57.1 (vLLM 0.11.0 requires >= 4.55.2) and at
+// 5.19.0 (SGLang 0.5.23 pins it): the same defaults for these keys at both. DeepSeek-V2's
 // transformers class has no moe_layer_freq, which vLLM reads: absent, it stays unknown.
 nlohmann::json configDefaults(const std::string& modelType) {
   if (modelType == "deepseek_v3" || modelType == "deepseek_v32")
