@@ -88,6 +88,10 @@ struct WeightLoaderRow {
   bool mtpNames = false;                       // a name holding "mtp" is skipped (the main model's loader)
   bool everyLayerSparse = false;               // the class builds every layer as MoE, whatever the config's dense layers
   bool headTied = true;                        // tie_word_embeddings shares lm_head with the embedding
+  std::string_view unplacedWarning = "Parameter %s not found in params_dict";  // Unplaced::Warns's words
+  // SGLang's DeepSeek: with a q_lora_rank, q_a_proj and kv_a_proj_with_mqa wait in a cache until
+  // both halves are there, then load together into this parameter ("" none).
+  std::string_view pairedInto = {};
 };
 inline constexpr std::string_view kVllmRelease = "0.11.0";
 inline constexpr std::string_view kSglangRelease = "0.5.23";

@@ -85,6 +85,24 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .expertGate = "w1", .expertUp = "w3", .expertDown = "w2", .expertGuard = "", .expertGuardOnlyIfNotParameter = false,
        .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = true, .droppedSuffixes = {".bias", "_bias"}, .specLayers = "",
        .unplaced = Unplaced::Warns, .expertUnplaced = Unplaced::KeyError, .layerRange = true, .everyLayerSparse = true, .headTied = false},
+      // SGLang models/deepseek_common/deepseek_weight_loader.py DeepseekV2WeightLoaderMixin.do_load_weights
+      // (DeepseekV2ForCausalLM.load_weights, deepseek_v2.py:3436; V3 inherits it) on the full names:
+      // names past the layers skipped (301-310), gate/up the only stacked rows (257-261), the
+      // "mlp.experts." guard unless a parameter (384), a renamed name looked up at once (386-390:
+      // KeyError), an expert rename that is not one left to the last lookup (407-409), which logs
+      // "<name> not found in params_dict." and skips it (528-533); with a q_lora_rank the q_a /
+      // kv_a halves are cached and loaded as one into fused_qkv_a_proj_with_mqa once both are in
+      // (438-513) - a half whose partner never comes is never loaded. Shared experts fused into
+      // the routed ones (the default for V3 with 256 experts on CUDA SM 8.0+ without EP,
+      // deepseek_v2.py:3316-3394) are renamed experts.<n_routed>. (311-315): the same tensors
+      // fill them, so the parameters are taken unfused. lm_head tied by tie_word_embeddings
+      // (deepseek_v2.py:3288-3289).
+      {.engine = "sglang", .architectures = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"}, .family = LoaderFamily::DeepseekV2,
+       .source = "sglang/srt/models/deepseek_common/deepseek_weight_loader.py DeepseekV2WeightLoaderMixin.do_load_weights", .autoWeightsLoader = false,
+       .stacked = {{"gate_up_proj", "gate_proj", "0"}, {"gate_up_proj", "up_proj", "1"}}, .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj",
+       .expertGuard = "mlp.experts.", .expertGuardOnlyIfNotParameter = true, .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false,
+       .droppedSuffixes = {".bias"}, .specLayers = "", .unplaced = Unplaced::Warns, .expertUnplaced = Unplaced::Warns, .layerRange = true, .headTied = true,
+       .unplacedWarning = "%s not found in params_dict.", .pairedInto = "fused_qkv_a_proj_with_mqa"},
       // SGLang glm4_moe.py:1071-1250 Glm4MoeForCausalLM.load_weights: MTP layers skipped (1154-1163),
       // the "mlp.experts" guard always (1200), a renamed name not in params_dict tries the next row
       // (1208-1209), an expert rename that is not one skipped (1237-1239), any other name skipped

@@ -49,6 +49,11 @@ struct Config {
     const nlohmann::json& v = j.contains(key) ? j[key] : defaults.contains(key) ? defaults[key] : nlohmann::json();
     return v.is_boolean() ? v.get<bool>() : fallback;
   }
+  // Present and not None, read with hasattr: absent is not unknown.
+  bool present(const char* key) const {
+    const nlohmann::json& v = j.contains(key) ? j[key] : defaults.contains(key) ? defaults[key] : nlohmann::json();
+    return !v.is_null();
+  }
   // A key the class reads with hasattr / getattr and a default of its own: absent is not unknown.
   int64_t optional(const char* key, int64_t fallback) const {
     const nlohmann::json& v = j.contains(key) ? j[key] : defaults.contains(key) ? defaults[key] : nlohmann::json();
@@ -85,7 +90,11 @@ struct Config {
 // (models/<type>/configuration_<type>.py), read at 4.57.1 (vLLM 0.11.0 requires >= 4.55.2) and at
 // 5.19.0 (SGLang 0.5.23 pins it): the same defaults for these keys at both. DeepSeek-V2's
 // transformers class has no moe_layer_freq, which vLLM reads: absent, it stays unknown.
-nlohmann::json configDefaults(const std::string& modelType) {
+nlohmann::json configDefaults(const std::string& modelType, const std::string& engine) {
+  // SGLang 0.5.23 registers no DeepseekV3Config of its own: transformers 5.19.0's, which has no
+  // topk_method nor moe_layer_freq (configuration_deepseek_v3.py:89-112) - absent, they stay unknown.
+  if (engine == "sglang" && (modelType == "deepseek_v3" || modelType == "deepseek_v32"))
+    return {{"n_shared_experts", 1}, {"n_routed_experts", 256}, {"kv_lora_rank", 512}, {"q_lora_rank", 1536}, {"first_k_dense_replace", 3}, {"tie_word_embeddings", false}};
   if (modelType == "deepseek_v3" || modelType == "deepseek_v32")
     return {{"n_shared_experts", 1}, {"n_routed_experts", 256}, {"kv_lora_rank", 512}, {"q_lora_rank", 1536}, {"topk_method", "noaux_tc"},
             {"moe_layer_freq", 1},   {"first_k_dense_replace", 3}, {"num_nextn_predict_layers", 1}, {"tie_word_embeddings", false}};
@@ -233,7 +242,11 @@ Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const We
   const bool qLora = c.set("q_lora_rank");
   for (int64_t l = 0; l < layers; ++l) {
     const std::string at = layer(l);
-    if (qLora) {
+    if (qLora && row.engine == "sglang") {  // SGLang deepseek_v2.py:2069-2085
+      p.fused(at + "self_attn.fused_qkv_a_proj_with_mqa", {"q_a", "kv_a"});
+      p.add(at + "self_attn.q_a_layernorm.weight");
+      p.add(at + "self_attn.q_b_proj.weight");
+    } else if (qLora) {
       p.fused(at + "self_attn.fused_qkv_a_proj", {"0", "1"});
       p.add(at + "self_attn.q_a_layernorm.weight");
       p.add(at + "self_attn.q_b_proj.weight");
@@ -248,7 +261,8 @@ Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const We
     if (c.set("n_routed_experts") && l >= c.integer("first_k_dense_replace", 0) && l % std::max<int64_t>(1, c.integer("moe_layer_freq", 1)) == 0) {
       p.add(at + "mlp.gate.weight");
       if (c.text("topk_method") == "noaux_tc") p.add(at + "mlp.gate.e_score_correction_bias");
-      if (c.set("n_shared_experts")) p.dense(at + "mlp.shared_experts.");
+      // vLLM: n_shared_experts set (deepseek_v2.py:210); SGLang: above 0 (deepseek_v2.py:864-866)
+      if (row.engine == "sglang" ? c.integer("n_shared_experts", 0) > 0 : c.set("n_shared_experts")) p.dense(at + "mlp.shared_experts.");
       p.fusedExperts(at + "mlp.experts");
     } else {
       p.dense(at + "mlp.");
@@ -306,7 +320,8 @@ Parameters parametersOf(const WeightLoaderRow& row, const Config& c, int64_t lay
 struct Placement {
   // Dropped: a skip the loader means (rotary caches, MTP layers, a quantizer's extra bias);
   // Ignored: a name it cannot place and skips all the same, with a warning or without a word.
-  enum Kind { Loaded, Dropped, Unknown, Raises, Ignored } kind = Unknown;
+  // Paired: one half of SGLang's q_a / kv_a pair, loaded only with its partner.
+  enum Kind { Loaded, Dropped, Unknown, Raises, Ignored, Paired } kind = Unknown;
   std::string parameter;  // Loaded: the name it lands in; Raises, Ignored: the name looked up
   std::string shard;      // the shard id, "" for a whole parameter
   int64_t expert = -1;
@@ -334,7 +349,13 @@ struct ExpertMatch {
 class EmulatedLoader {
  public:
   EmulatedLoader(const WeightLoaderRow& row, const Parameters& p, const Config& c, bool quantized, std::string cls)
-      : row_(row), p_(p), quantized_(quantized), cls_(std::move(cls)), hiddenLayers_(c.optional("num_hidden_layers", 0)), nextn_(c.optional("num_nextn_predict_layers", 0)) {}
+      : row_(row),
+        p_(p),
+        quantized_(quantized),
+        cls_(std::move(cls)),
+        hiddenLayers_(c.optional("num_hidden_layers", 0)),
+        nextn_(c.optional("num_nextn_predict_layers", 0)),
+        paired_(!row.pairedInto.empty() && c.present("q_lora_rank")) {}
 
   Placement place(std::string name) const {
     if (name.ends_with(".k_scale") || name.ends_with(".v_scale") || name.ends_with(".kv_scale") || name.ends_with(".q_scale")) return {};  // the KV cache's quantization decides
@@ -378,6 +399,14 @@ class EmulatedLoader {
       return Placement::loaded(mapped, e->shard, e->expert);
     }
     if (dropped(name)) return Placement::dropped();
+    if (paired_ && (contains(name, "q_a_proj") || contains(name, "kv_a_proj_with_mqa"))) {
+      const bool q = contains(name, "q_a_proj");
+      std::string fused = replaceAll(name, q ? "q_a_proj" : "kv_a_proj_with_mqa", row_.pairedInto);
+      if (!has(fused)) return unplaced(Unplaced::Warns, std::move(fused));
+      Placement out = Placement::loaded(std::move(fused), q ? "q_a" : "kv_a");
+      out.kind = Placement::Paired;
+      return out;
+    }
     if (!has(name)) return unplaced(row_.unplaced, name);
     // FusedMoE.weight_loader needs weight_name, shard_id and expert_id (fused_moe/layer.py:1388-1394)
     if (p_.expertModules.count(moduleOf(name))) return raises("TypeError", name, "FusedMoE.weight_loader() missing its weight_name, shard_id and expert_id arguments");
@@ -411,7 +440,9 @@ class EmulatedLoader {
     if (how == Unplaced::KeyError) return raises("KeyError", std::move(name));
     Placement out;
     out.kind = Placement::Ignored, out.parameter = std::move(name);
-    out.exception = how == Unplaced::Warns ? "skips them with a warning ('Parameter " + out.parameter + " not found in params_dict')" : "skips them without a word";
+    std::string words(row_.unplacedWarning);
+    if (const size_t at = words.find("%s"); at != std::string::npos) words.replace(at, 2, out.parameter);
+    out.exception = how == Unplaced::Warns ? "skips them with a warning ('" + words + "')" : "skips them without a word";
     return out;
   }
 
@@ -480,6 +511,7 @@ class EmulatedLoader {
   bool quantized_;
   std::string cls_;
   int64_t hiddenLayers_, nextn_;
+  bool paired_;  // SGLang's q_a / kv_a cache is on (a q_lora_rank)
 };
 
 // The class the engine builds: the first of config.json's architectures its registry holds
@@ -531,7 +563,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
     return;
   }
   if (!cfg.j.is_object()) return;
-  cfg.defaults = configDefaults(cfg.j.value("model_type", ""));
+  cfg.defaults = configDefaults(cfg.j.value("model_type", ""), engine);
   const Parameters p = parametersOf(*row, cfg, cfg.integer("num_hidden_layers", 0), m.numExperts);
   const bool vllm = engine == "vllm";
   const std::string title = vllm ? "vLLM" : "SGLang";
@@ -550,6 +582,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   std::map<std::string, std::string> firstOf;
   std::vector<std::string> ignored;  // skipped though no rule means them to be
   std::string ignoredHow;
+  std::map<std::string, std::map<std::string, std::string>> pairs;  // fused name -> half -> the checkpoint's name
   std::set<std::string> filled;  // "parameter|shard|expert"
   for (const auto& name : names) {
     const Placement at = loader.place(name);
@@ -558,6 +591,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
       if (!firstOf.count(kind)) firstOf[kind] = at.exception;
       unplaced[kind].push_back(at.parameter == name ? name : name + " (looked up as " + at.parameter + ")");
     }
+    if (at.kind == Placement::Paired) pairs[at.parameter][at.shard] = name;
     if (at.kind == Placement::Ignored) {
       if (ignored.empty()) ignoredHow = at.exception;
       ignored.push_back(at.parameter == name ? name : name + " (looked up as " + at.parameter + ")");
@@ -573,6 +607,19 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   for (const auto& [kind, list] : unplaced)
     sink.add("WS-E009", std::to_string(list.size()) + " checkpoint tensors " + who + " cannot place: the load stops at the first it reaches, " + firstOf[kind] + ": " + listed(list),
              list.front().substr(0, list.front().find(' ')));
+  // A pair loads once both halves are in; a half alone waits in the cache for good.
+  std::vector<std::string> orphans;
+  for (const auto& [fused, halves] : pairs) {
+    if (halves.size() < 2) {
+      orphans.push_back(halves.begin()->second);
+      continue;
+    }
+    for (const auto& [half, name] : halves) filled.insert(loader.filledParameter(fused) + "|" + half + "|");
+  }
+  if (!orphans.empty())
+    sink.add("WS-E009", std::to_string(orphans.size()) + " checkpoint tensors " + who + " " + std::string(kNeverLoads) +
+                            ": each waits in its q_a / kv_a cache for a partner that never comes, without a word: " + listed(orphans),
+             orphans.front());
   if (!ignored.empty())
     sink.add("WS-E009", std::to_string(ignored.size()) + " checkpoint tensors " + who + " " + std::string(kNeverLoads) + ": no parameter takes them and it " + ignoredHow + ": " + listed(ignored),
              ignored.front().substr(0, ignored.front().find(' ')));
