@@ -86,6 +86,22 @@ std::string tensorsEdited(const wstest::TempDir& d, const std::string& src, cons
   return dst;
 }
 
+// The Mixtral fixture with layer 0's q, k and v stored as one qkv_proj, rows concatenated.
+std::string mixtralWithFusedQkv(const wstest::TempDir& d) {
+  return tensorsEdited(d, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) {
+    const std::string at = "model.layers.0.self_attn.";
+    wstest::StEntry fused = *f.find(at + "q_proj.weight");
+    fused.name = at + "qkv_proj.weight";
+    for (const char* kv : {"k_proj.weight", "v_proj.weight"}) {
+      const wstest::StEntry& part = *f.find(at + kv);
+      fused.shape[0] += part.shape[0];
+      fused.data.insert(fused.data.end(), part.data.begin(), part.data.end());
+    }
+    for (const char* n : {"q_proj.weight", "k_proj.weight", "v_proj.weight"}) f.remove(at + n);
+    f.tensors.push_back(fused);
+  });
+}
+
 // A family's published dimensions (synth --size full) over sparse data; four layers, since the
 // engines' rules read only the config's widths, never the layer count.
 std::string fullDims(const wstest::TempDir& d, const std::string& like, const std::string& scheme) {
@@ -296,18 +312,7 @@ class TstEngineRules : public QObject {
   // "v_proj" inside "qkv_proj" and looks up qkqkv_proj: KeyError; the layer's qkv_proj is unfilled.
   void vllmPrefusedQkv() {
     wstest::TempDir d;
-    const std::string p = tensorsEdited(d, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) {
-      const std::string at = "model.layers.0.self_attn.";
-      wstest::StEntry fused = *f.find(at + "q_proj.weight");
-      fused.name = at + "qkv_proj.weight";
-      for (const char* kv : {"k_proj.weight", "v_proj.weight"}) {
-        const wstest::StEntry& part = *f.find(at + kv);
-        fused.shape[0] += part.shape[0];
-        fused.data.insert(fused.data.end(), part.data.begin(), part.data.end());
-      }
-      for (const char* n : {"q_proj.weight", "k_proj.weight", "v_proj.weight"}) f.remove(at + n);
-      f.tensors.push_back(fused);
-    });
+    const std::string p = mixtralWithFusedQkv(d);
     const Run r = validateFor(p, "vllm", 1);
     QVERIFY2(r.says("WS-E009", "KeyError: 'layers.0.self_attn.qkqkv_proj.weight'"), r.dump().c_str());
     QVERIFY2(r.says("WS-E009", "1 parameters of vLLM 0.11.0's MixtralForCausalLM (vllm/model_executor/models/mixtral.py MixtralModel.load_weights) that no checkpoint tensor fills: vLLM refuses, "
@@ -416,14 +421,7 @@ class TstEngineRules : public QObject {
     }
     // q, k and v stored fused: SGLang's Mixtral loop looks up the mangled name at once (KeyError,
     // the full name: no AutoWeightsLoader strips it).
-    const std::string fused = tensorsEdited(t, wstest::fixture("hf/mixtral"), [](wstest::StFile& f) {
-      const std::string at = "model.layers.0.self_attn.";
-      wstest::StEntry all = *f.find(at + "q_proj.weight");
-      all.name = at + "qkv_proj.weight";
-      for (const char* n : {"q_proj.weight", "k_proj.weight", "v_proj.weight"}) f.remove(at + n);
-      f.tensors.push_back(all);
-    });
-    const Run k = validateFor(fused, "sglang", 1);
+    const Run k = validateFor(mixtralWithFusedQkv(t), "sglang", 1);
     QVERIFY2(k.says("WS-E009", "KeyError: 'model.layers.0.self_attn.qkqkv_proj.weight'") && k.says("WS-E009", "which SGLang loads uninitialised"), k.dump().c_str());
   }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -17,16 +18,20 @@ namespace {
 namespace fs = std::filesystem;
 using Flat = std::map<std::string, std::string>;
 
-// A JSON file's leaves by path (arrays whole: a list of layer types differs as one value); an
-// absent or unreadable file is empty (the integrity family reports it).
+// A side file's JSON; nothing when it is absent or unreadable (the integrity family reports it).
+std::optional<nlohmann::json> readJson(const std::string& path) {
+  try {
+    return nlohmann::json::parse(readTextFile(path));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// A JSON file's leaves by path (arrays whole: a list of layer types differs as one value).
 Flat flatJson(const std::string& path) {
   Flat out;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(readTextFile(path));
-  } catch (const std::exception&) {
-    return out;
-  }
+  const auto j = readJson(path);
+  if (!j) return out;
   std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& v, const std::string& at) {
     if (v.is_object() && !v.empty()) {
       for (const auto& [k, x] : v.items()) walk(x, at + "/" + k);
@@ -34,7 +39,7 @@ Flat flatJson(const std::string& path) {
     }
     out[at.empty() ? "/" : at] = v.dump();
   };
-  walk(j, "");
+  walk(*j, "");
   return out;
 }
 
@@ -44,13 +49,9 @@ Flat flatJson(const std::string& path) {
 // key by key.
 Flat tokenizerJson(const std::string& path) {
   Flat out;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(readTextFile(path));
-  } catch (const std::exception&) {
-    return out;
-  }
-  if (!j.is_object()) return out;
+  const auto file = readJson(path);
+  if (!file || !file->is_object()) return out;
+  const nlohmann::json& j = *file;
   if (const auto m = j.find("model"); m != j.end() && m->is_object()) {
     if (m->contains("type")) out["/model/type"] = (*m)["type"].dump();
     for (const char* part : {"vocab", "merges"})

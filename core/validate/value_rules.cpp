@@ -215,8 +215,7 @@ std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const Weight
     // The samples of WS-V015 / WS-V016 re-read values the pass has counted: not counted again.
     if (want.samples()) {
       dec.value()->setCounter(nullptr);
-      for (ExpertPrint& p : prints)
-        if (p.logical == li) sampleExpert(d, p.slice, experts, scratch, p);
+      for (ExpertPrint& p : prints) sampleExpert(d, p.slice, experts, scratch, p);  // this tensor's prints only
     }
     num::checkMappedReads(guard, c, l);
   } catch (const CoreError& e) {

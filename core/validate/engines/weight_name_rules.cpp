@@ -141,6 +141,16 @@ struct Parameters {
     fused(at + "gate_up_proj", {"0", "1"});
     add(at + "down_proj.weight");
   }
+  // Attention with q, k and v fused into qkv_proj (QKVParallelLinear) and its o_proj.
+  void attention(const std::string& at, bool qkvBias) {
+    fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, qkvBias);
+    add(at + "self_attn.o_proj.weight");
+  }
+  // A sparse block: its router's gate and the FusedMoE.
+  void routed(const std::string& block) {
+    add(block + "gate.weight");
+    fusedExperts(block + "experts");
+  }
   void norms(const std::string& at) {
     add(at + "input_layernorm.weight");
     add(at + "post_attention_layernorm.weight");
@@ -169,15 +179,13 @@ Parameters qwen3Moe(const Config& c, int64_t layers, int64_t experts, const Weig
   p.experts = experts;
   for (int64_t l = 0; l < layers; ++l) {
     const std::string at = layer(l);
-    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, c.flag("attention_bias"));
-    p.add(at + "self_attn.o_proj.weight");
+    p.attention(at, c.flag("attention_bias"));
     if (row.engine == "sglang" && c.flag("attention_bias")) p.add(at + "self_attn.o_proj.bias");  // SGLang qwen3_moe.py:539
     p.add(at + "self_attn.q_norm.weight");
     p.add(at + "self_attn.k_norm.weight");
     p.norms(at);
     if (sparseQwenLayer(c, l, p.experts, row)) {
-      p.add(at + "mlp.gate.weight");
-      p.fusedExperts(at + "mlp.experts");
+      p.routed(at + "mlp.");
     } else {
       p.dense(at + "mlp.");
     }
@@ -195,12 +203,10 @@ Parameters qwen2Moe(const Config& c, int64_t layers, int64_t experts, const Weig
   for (int64_t l = 0; l < layers; ++l) {
     const std::string at = layer(l);
     // vLLM: always a bias (qwen2_moe.py:214); SGLang: qkv_bias, default true (qwen2_moe.py:1002)
-    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, row.engine != "sglang" || c.optionalFlag("qkv_bias", true));
-    p.add(at + "self_attn.o_proj.weight");
+    p.attention(at, row.engine != "sglang" || c.optionalFlag("qkv_bias", true));
     p.norms(at);
     if (sparseQwenLayer(c, l, p.experts, row)) {
-      p.add(at + "mlp.gate.weight");
-      p.fusedExperts(at + "mlp.experts");
+      p.routed(at + "mlp.");
       if (c.integer("shared_expert_intermediate_size", 0) > 0) p.dense(at + "mlp.shared_expert.");
       p.add(at + "mlp.shared_expert_gate.weight");
     } else {
@@ -218,11 +224,9 @@ Parameters mixtral(const Config& c, int64_t layers, int64_t experts, const Weigh
   p.experts = experts;
   for (int64_t l = 0; l < layers; ++l) {
     const std::string at = layer(l);
-    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"});
-    p.add(at + "self_attn.o_proj.weight");
+    p.attention(at, false);
     p.norms(at);
-    p.add(at + "block_sparse_moe.gate.weight");
-    p.fusedExperts(at + "block_sparse_moe.experts");
+    p.routed(at + "block_sparse_moe.");
   }
   p.ends(!(row.headTied && c.flag("tie_word_embeddings")));  // lm_head.weight = embed_tokens.weight when tied
   return p;
@@ -259,11 +263,10 @@ Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const We
     p.add(at + "self_attn.o_proj.weight");
     p.norms(at);
     if (c.set("n_routed_experts") && l >= c.integer("first_k_dense_replace", 0) && l % std::max<int64_t>(1, c.integer("moe_layer_freq", 1)) == 0) {
-      p.add(at + "mlp.gate.weight");
+      p.routed(at + "mlp.");
       if (c.text("topk_method") == "noaux_tc") p.add(at + "mlp.gate.e_score_correction_bias");
       // vLLM: n_shared_experts set (deepseek_v2.py:210); SGLang: above 0 (deepseek_v2.py:864-866)
       if (row.engine == "sglang" ? c.integer("n_shared_experts", 0) > 0 : c.set("n_shared_experts")) p.dense(at + "mlp.shared_experts.");
-      p.fusedExperts(at + "mlp.experts");
     } else {
       p.dense(at + "mlp.");
     }
@@ -281,18 +284,16 @@ Parameters glm4Moe(const Config& c, int64_t layers, int64_t experts, const Weigh
   p.experts = experts;
   for (int64_t l = 0; l < layers; ++l) {
     const std::string at = layer(l);
-    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, c.flag("attention_bias"));
-    p.add(at + "self_attn.o_proj.weight");
+    p.attention(at, c.flag("attention_bias"));
     if (c.flag("use_qk_norm")) {
       p.add(at + "self_attn.q_norm.weight");
       p.add(at + "self_attn.k_norm.weight");
     }
     p.norms(at);
     if (c.set("n_routed_experts") && l >= c.integer("first_k_dense_replace", 0)) {
-      p.add(at + "mlp.gate.weight");
+      p.routed(at + "mlp.");
       p.add(at + "mlp.gate.e_score_correction_bias");
       if (c.set("n_shared_experts")) p.dense(at + "mlp.shared_experts.");
-      p.fusedExperts(at + "mlp.experts");
     } else {
       p.dense(at + "mlp.");
     }
