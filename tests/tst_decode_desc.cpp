@@ -291,12 +291,12 @@ class TstDecodeDesc : public QObject {
   // What GPTQModel, AutoAWQ and bitsandbytes packed (tests/data/library_quant, one folder a scheme;
   // the CPU decoders are held to each library's own dequantization there by
   // reference_library_quant): the device formulas and bodies over their grids equal the CPU
-  // decoders - GPTQ 2/3/4/8-bit, v1 and v2 zeros, act-order; AWQ GEMM; NF4 and FP4 with and
+  // decoders - GPTQ 2/3/4/8-bit, v1 and v2 zeros, act-order; AWQ GEMM and GEMV; NF4 and FP4 with and
   // without nested absmax, rounded to bf16 or f16; int8 rows.
   void libraryQuantSchemes_data() {
     QTest::addColumn<QString>("folder");
-    for (const char* f : {"gptq-2bit", "gptq-3bit", "gptq-4bit", "gptq-4bit-actorder", "gptq-4bit-v2", "gptq-8bit", "awq-gemm", "bnb-nf4",
-                          "bnb-nf4-nested", "bnb-fp4-nested-f16", "bnb-int8"})
+    for (const char* f : {"gptq-2bit", "gptq-3bit", "gptq-4bit", "gptq-4bit-actorder", "gptq-4bit-v2", "gptq-8bit", "awq-gemm", "awq-gemv",
+                          "bnb-nf4", "bnb-nf4-nested", "bnb-fp4-nested-f16", "bnb-int8"})
       QTest::newRow(f) << QString(f);
   }
   void libraryQuantSchemes() {

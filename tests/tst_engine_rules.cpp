@@ -244,6 +244,24 @@ class TstEngineRules : public QObject {
     QCOMPARE(val::engines::quantPathsOf(openCheckpoint(lib + "awq-gemm").value()->model), (std::vector<std::string>{"awq-marlin", "awq-moe"}));
   }
 
+  // AutoAWQ's GEMV packing (written by AutoAWQ itself): neither engine reads the config's version,
+  // both create GEMM's shapes, and the loader refuses GEMV's. The GEMM folder and an unread
+  // packing's name say otherwise.
+  void awqPackingVersions() {
+    const std::string lib = wstest::sourceDir() + "/tests/data/library_quant/";
+    for (const char* engine : {"vllm", "sglang"}) {
+      const Run gemv = validateFor(lib + "awq-gemv", engine, 1);
+      QVERIFY2(gemv.says("WS-E009", "AWQ version \"gemv\": ") && gemv.says("WS-E009", "which its weight loader's shape check refuses (first: model.layers.0.mlp.experts.0."),
+               gemv.dump().c_str());
+      QVERIFY2(gemv.verdict.find("refuses") != std::string::npos, gemv.verdict.c_str());
+      QVERIFY(!validateFor(lib + "awq-gemm", engine, 1).says("WS-E009", "AWQ version"));
+    }
+    wstest::TempDir d;
+    const std::string fast = editedCopy(d, lib + "awq-gemm", [](nlohmann::json& c) { c["quantization_config"]["version"] = "gemv_fast"; });
+    const Run r = validateFor(fast, "vllm", 1);
+    QVERIFY2(r.says("WS-E008", "AWQ version \"gemv_fast\": vLLM 0.11.0 reads no AWQ version") && !r.says("WS-E009", "AWQ version"), r.dump().c_str());
+  }
+
   // GPTQ under TP: o_proj's shard holds 32 input features a rank, half a group of 64.
   void gptqGroupShard() {
     wstest::TempDir d;

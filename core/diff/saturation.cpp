@@ -46,7 +46,9 @@ std::optional<bool> codeAtExtreme(const num::DecodeDesc& d, uint64_t r, uint64_t
       return q == 127 || q == -128;
     }
     case num::DescKind::GptqAwq: {
-      const uint32_t u = d.mode == 2 ? num::awqNibble(d.w.data, j * d.packedCols + r / 8, r) : num::streamCode(d.w.data + r * 4, d.packedCols, j, d.bits);
+      const uint32_t u = d.mode == 3   ? num::sequentialNibble(d.w.data, r * d.packedCols + j / 8, j)
+                         : d.mode == 2 ? num::awqNibble(d.w.data, j * d.packedCols + r / 8, r)
+                                       : num::streamCode(d.w.data + r * 4, d.packedCols, j, d.bits);
       return u == 0 || u == (1u << d.bits) - 1;
     }
     case num::DescKind::Bnb4: {  // the code maps' ends, -1 and 1 (NF4 codes 0 and 15; FP4 +-12/12, codes 3 and 11)

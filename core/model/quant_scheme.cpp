@@ -37,7 +37,7 @@ uint64_t expertProjectionElements(const ModelDescription& m, Projection p) {
 }
 
 // GPTQ packs qweight [in x bits / 32, out] along the input, AWQ (GEMM) [in, out x bits / 32]
-// along the output; both keep scales [groups, out]. The config names the writer, else the shapes
+// along the output; both keep scales [groups, out]. AWQ GEMV is 4-bit only, qweight [out, in / 8]. The config names the writer, else the shapes
 // do (equal last dimensions: GPTQ). `bits` 0: the width cannot be told (the decoder says why).
 Scheme gptqOrAwq(const QuantConfig& q, const Members& mb, uint64_t& params, uint32_t& bits) {
   const TensorRecord* w = mb.weight;
@@ -45,6 +45,11 @@ Scheme gptqOrAwq(const QuantConfig& q, const Members& mb, uint64_t& params, uint
   const uint64_t out = shaped ? mb.scale->shape[1] : 0;
   const bool awq = q.method == "awq" || (q.method != "gptq" && shaped && w->shape[1] != out);
   bits = q.bits > 0 && q.bits <= 8 ? uint32_t(q.bits) : 0;
+  if (awq && q.awqVersion == "gemv" && w->shape.size() == 2) {  // [out, in / 8], the scales padded
+    bits = 4;
+    params = w->shape[0] * w->shape[1] * 8;
+    return Scheme::Awq;
+  }
   if (!shaped) return awq ? Scheme::Awq : Scheme::Gptq;
   if (awq) {
     if (!bits && (w->shape[1] * 32) % out == 0) bits = uint32_t(w->shape[1] * 32 / out);

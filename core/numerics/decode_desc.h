@@ -41,8 +41,9 @@ struct DecodeDesc {
   Region zp, gidx;
   bool zpPacked = false;
   // GptqAwq (mode 0 GPTQ v1: each stored zero one below the real one; 1 GPTQ v2, zeros as stored;
-  // 2 AWQ GEMM): w the qweight words (packedCols words a row of qweight), zp the qzeros words
-  // (zpRowWords a row), s the scales [groups, rows], gidx GPTQ's g_idx.
+  // 2 AWQ GEMM; 3 AWQ GEMV): w the qweight words (packedCols words a row of qweight), zp the qzeros
+  // words (zpRowWords a row), s the scales [groups, rows] ([rows, 8 zpRowWords] in mode 3), gidx
+  // GPTQ's g_idx.
   uint64_t zpRowWords = 0;
   // Bnb4 (mode 0 NF4, 1 FP4): `group` values an absmax; s the absmax (F32, or U8 codes when nested),
   // g the nested absmax (one per `bn` absmax codes), nestedMap their code map, `offset` added after.

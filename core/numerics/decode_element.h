@@ -84,6 +84,23 @@ WS_HD uint32_t awqNibble(const uint8_t* words, uint64_t word, uint64_t col) {
   return (hdLoad<uint32_t>(words, word) >> (4u * ((o >> 1) | ((o & 1u) << 2)))) & 0xFu;
 }
 
+// AWQ GEMV's order: element k of a row sits in nibble k % 8 of the row's word k / 8, low first
+// (AutoAWQ 0.2.7.post3 WQLinear_GEMV.from_linear, order_map [0..7]).
+WS_HD uint32_t sequentialNibble(const uint8_t* words, uint64_t word, uint64_t k) { return (hdLoad<uint32_t>(words, word) >> (4u * uint32_t(k & 7))) & 0xFu; }
+
+// AutoAWQ 0.2.7.post3 gemv.py calculate_zeros_width: the words of a GEMV qzeros row, the groups
+// packed eight a word, rounded up to 4 (group 32), 2 (group 64) or 1 (128 and up); 0 for any
+// other group size, which AutoAWQ refuses.
+inline uint64_t awqGemvZerosWidth(uint64_t groups, uint64_t group) {
+  const uint64_t multiple = group >= 128 ? 1 : group == 64 ? 2 : group == 32 ? 4 : 0;
+  const uint64_t words = (groups + 7) / 8;
+  return multiple ? (words + multiple - 1) / multiple * multiple : 0;
+}
+
+// Where group g of output row r has its scale: [groups, out] for GPTQ and AWQ GEMM, [out, 8 W]
+// for AWQ GEMV (mode 3; W the qzeros row words).
+WS_HD uint64_t awqGptqScaleIndex(int mode, uint64_t rows, uint64_t zpRowWords, uint64_t r, uint64_t g) { return mode == 3 ? r * zpRowWords * 8 + g : g * rows + r; }
+
 // bitsandbytes' 1/127: the Python float 7.874015718698502e-3 that int8_vectorwise_dequant multiplies
 // a float32 tensor by, so float32's nearest (the double literal rounded once).
 constexpr float kInv127 = float(7.874015718698502e-3);
@@ -96,7 +113,11 @@ WS_HD float roundedTo(ElemKind k, float v) { return k == ElemKind::F16 ? hdRound
 WS_HD_FN float gptqAwqElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
   uint64_t g;
   uint32_t q, z;
-  if (d.mode == 2) {  // AWQ GEMM: qweight [in, out / 8], qzeros [groups, out / 8]
+  if (d.mode == 3) {  // AWQ GEMV: qweight [out, in / 8], qzeros [out, W]
+    g = j / d.group;
+    q = sequentialNibble(d.w.data, r * d.packedCols + j / 8, j);
+    z = sequentialNibble(d.zp.data, r * d.zpRowWords + g / 8, g);
+  } else if (d.mode == 2) {  // AWQ GEMM: qweight [in, out / 8], qzeros [groups, out / 8]
     g = j / d.group;
     q = awqNibble(d.w.data, j * d.packedCols + r / 8, r);
     z = d.zp.data ? awqNibble(d.zp.data, g * d.zpRowWords + r / 8, r) : 0u;
@@ -105,7 +126,7 @@ WS_HD_FN float gptqAwqElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
     q = streamCode(d.w.data + r * 4, d.packedCols, j, d.bits);
     z = gptqZero(d.zp.data + g * d.zpRowWords * 4, r, d.bits, d.mode);
   }
-  return roundedTo(d.roundTo, float(int(q) - int(z)) * scaleAt(d.s, g * d.rows + r));
+  return roundedTo(d.roundTo, float(int(q) - int(z)) * scaleAt(d.s, awqGptqScaleIndex(d.mode, d.rows, d.zpRowWords, r, g)));
 }
 
 // bitsandbytes 4-bit element (r, j): flat element i's code (high nibble first) times its block's

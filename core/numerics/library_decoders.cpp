@@ -40,8 +40,12 @@ ElemKind roundingOf(ElemKind k) { return k == ElemKind::F16 || k == ElemKind::BF
 // of 0 borrowed from its neighbour. v2 ("gptq_v2") stores the zeros as they are.
 // AWQ GEMM: qweight [in, out / 8] packs 8 output columns a word in the interleaved order,
 // qzeros [groups, out / 8] the same, scales [groups, out], no offset on the zeros (AutoAWQ 0.2.9
-// packing_utils.dequantize_gemm). Both multiply int (code - zero) by the half scales: the product
-// is rounded to the scales' dtype.
+// packing_utils.dequantize_gemm). AWQ GEMV (AutoAWQ 0.2.7.post3 WQLinear_GEMV.from_linear):
+// qweight [out, in / 8] with input 8c + i in nibble i of word c, qzeros [out, W] and scales
+// [out, 8 W] holding group 8c + i the same way, W padded (awqGemvZerosWidth). All multiply int
+// (code - zero) by the half scales: the product is rounded to the scales' dtype (for GEMV as its
+// gemmv2 kernel rounds it, AutoAWQ_kernels c7b0e88 gemm_cuda_gen.cu:614; its batch-1 gemv kernel
+// keeps the float32 product, which the half holds to within its last bit).
 class GptqAwqDecoder : public RowDecoder {
  public:
   GptqAwqDecoder(const Checkpoint& c, const LogicalTensor& l) {
@@ -53,13 +57,29 @@ class GptqAwqDecoder : public RowDecoder {
     const bool awq = l.scheme == Scheme::Awq;
     const char* who = awq ? "AWQ" : "GPTQ";
     if (w.shape.size() != 2 || (w.dtype->name != "I32" && w.dtype->name != "U32")) mismatch(c, w, std::string(who) + " qweight must be 2-D int32 words, not " + std::string(w.dtype->name) + " " + dims(w));
-    if (!s || s->shape.size() != 2 || !s->shape[0] || !s->shape[1]) mismatch(c, w, std::string(who) + " weight needs its scales [groups, out]");
-    const uint64_t groups = s->shape[0], out = s->shape[1];
+    const bool gemv = awq && q.awqVersion == "gemv";
+    if (!s || s->shape.size() != 2 || !s->shape[0] || !s->shape[1]) mismatch(c, w, std::string(who) + " weight needs its scales " + (gemv ? "[out, groups padded]" : "[groups, out]"));
+    uint64_t groups = s->shape[0], out = s->shape[1];
     uint64_t in = 0;
-    if (awq) {
-      // AutoAWQ's other packings keep qweight [out, in / 8] (gemv) or int16 tiles (gemv_fast); their
-      // own code has no dequantization to hold a decoder to.
-      if (!q.awqVersion.empty() && q.awqVersion != "gemm") mismatch(c, w, "AWQ version \"" + q.awqVersion + "\" is not decoded (only gemm's packing is)");
+    if (gemv) {
+      // AutoAWQ's GEMV packing keeps every tensor by output row, the groups padded to a width its
+      // kernels read in pairs of words, so the scales cannot tell the group size (gemv_cuda.cu).
+      out = w.shape[0];
+      in = w.shape[1] * 8;
+      if (q.groupSize <= 0 || in % uint64_t(q.groupSize)) mismatch(c, w, "AWQ GEMV needs quantization_config.group_size dividing its " + std::to_string(in) + " inputs (the padded scales do not tell it)");
+      groups = in / uint64_t(q.groupSize);
+      const uint64_t width = awqGemvZerosWidth(groups, uint64_t(q.groupSize));
+      if (!width) mismatch(c, w, "AWQ GEMV group size " + std::to_string(q.groupSize) + " is none AutoAWQ packs (32, 64 or 128 and up)");
+      if (s->shape[0] != out || s->shape[1] != width * 8)
+        mismatch(c, *s, "AWQ GEMV scales " + dims(*s) + " are not [" + std::to_string(out) + ", " + std::to_string(width * 8) + "] for " + std::to_string(groups) + " groups padded");
+      if (!zp) mismatch(c, w, "AWQ GEMV weight has no qzeros (AutoAWQ always packs them)");
+      zpRowWords_ = width;
+      bits_ = 4;
+      mode_ = 3;
+    } else if (awq) {
+      // AutoAWQ's gemv_fast keeps int16 tiles and marlin its own permutation; neither has a
+      // dequantization in AutoAWQ to hold a decoder to.
+      if (!q.awqVersion.empty() && q.awqVersion != "gemm") mismatch(c, w, "AWQ version \"" + q.awqVersion + "\" is not decoded (gemm's and gemv's packings are)");
       if (w.shape[1] * 8 != out) mismatch(c, w, "AWQ GEMM qweight " + dims(w) + " does not hold 8 codes a word for the " + std::to_string(out) + " columns of its scales");
       in = w.shape[0];
       bits_ = 4;
@@ -79,13 +99,14 @@ class GptqAwqDecoder : public RowDecoder {
       if (gidx && gidx->elements() != in) mismatch(c, *gidx, "g_idx holds " + std::to_string(gidx->elements()) + " groups for the " + std::to_string(in) + " inputs qweight packs");
     }
     group_ = q.groupSize > 0 ? uint64_t(q.groupSize) : ceilDiv(in, groups);
-    if (ceilDiv(in, group_) != groups && !gidx)
+    if (ceilDiv(in, group_) != groups && !gidx && !gemv)
       mismatch(c, *s, "scales hold " + std::to_string(groups) + " groups, but " + std::to_string(in) + " inputs in groups of " + std::to_string(group_) + " make " + std::to_string(ceilDiv(in, group_)));
     // 3-bit codes straddle words: a zero row that is not whole words would end mid-code.
     if (bits_ == 3 && out % 32) mismatch(c, w, "3-bit GPTQ needs output columns in 32s (the zeros pack 32 to 3 words), not " + std::to_string(out));
-    zpRowWords_ = ceilDiv(out * bits_, 32);
+    if (!gemv) zpRowWords_ = ceilDiv(out * bits_, 32);
+    const uint64_t zpRows = gemv ? out : groups;
     if (zp) {
-      if (zp->shape.size() != 2 || zp->shape[0] != groups || zp->shape[1] != zpRowWords_ || zp->dtype->blockBytes != 4)
+      if (zp->shape.size() != 2 || zp->shape[0] != zpRows || zp->shape[1] != zpRowWords_ || zp->dtype->blockBytes != 4)
         mismatch(c, *zp, "qzeros " + std::string(zp->dtype->name) + " " + dims(*zp) + " does not pack " + std::to_string(bits_) + "-bit zeros of " + std::to_string(groups) + " groups x " + std::to_string(out) + " columns");
       zp_ = StoredBytes(c, *zp);
     } else if (!awq) {
@@ -107,15 +128,22 @@ class GptqAwqDecoder : public RowDecoder {
   }
 
   void decode(uint64_t row, uint64_t n, float* out) const override {
-    std::vector<uint32_t> column(mode_ == 2 ? 0 : ceilDiv(cols_ * bits_, 32) + 1);
+    std::vector<uint32_t> column(mode_ >= 2 ? 0 : ceilDiv(cols_ * bits_, 32) + 1);
     std::vector<int> zeros(groups_);
     std::vector<float> scales(groups_);
     for (uint64_t r = row; r < row + n; ++r) {
       for (uint64_t g = 0; g < groups_; ++g) {
         zeros[g] = zeroOf(r, g);
-        scales[g] = scale_.at(g * rows_ + r);
+        scales[g] = scale_.at(awqGptqScaleIndex(mode_, rows_, zpRowWords_, r, g));
       }
       float* y = out + (r - row) * cols_;
+      if (mode_ == 3) {  // AWQ GEMV: the row's words in input order, eight nibbles each, low first
+        for (uint64_t k = 0; k < cols_; ++k) {
+          const uint64_t g = k / group_;
+          y[k] = roundedTo(roundTo_, float(int(sequentialNibble(w_.mapped, r * packedCols_ + k / 8, k)) - zeros[g]) * scales[g]);
+        }
+        continue;
+      }
       if (mode_ == 2) {
         const uint32_t shift = 4u * uint32_t(((r & 7) >> 1) | ((r & 1) << 2));
         for (uint64_t k = 0; k < cols_; ++k) {
@@ -147,12 +175,12 @@ class GptqAwqDecoder : public RowDecoder {
     d.kind = DescKind::GptqAwq;
     d.mode = mode_;
     d.rows = rows_, d.cols = cols_;
-    d.w = Region{w_.mapped, (mode_ == 2 ? cols_ : packedWords()) * packedCols_ * 4, 0, ElemKind::None};
+    d.w = Region{w_.mapped, (mode_ == 3 ? rows_ : mode_ == 2 ? cols_ : packedWords()) * packedCols_ * 4, 0, ElemKind::None};
     d.wWhole = true;
     d.bits = bits_;
     d.packedCols = packedCols_, d.groups = groups_, d.group = group_, d.zpRowWords = zpRowWords_;
     d.s = scale_.region();
-    if (zp_.mapped) d.zp = Region{zp_.mapped, groups_ * zpRowWords_ * 4, 0, ElemKind::None};
+    if (zp_.mapped) d.zp = Region{zp_.mapped, (mode_ == 3 ? rows_ : groups_) * zpRowWords_ * 4, 0, ElemKind::None};
     d.gidx = gidx_.region();
     d.roundTo = roundTo_;
     return d;
@@ -163,6 +191,7 @@ class GptqAwqDecoder : public RowDecoder {
   // Group g's zero for output column r: AWQ's interleaved nibble, GPTQ's stream code (plus one in v1).
   int zeroOf(uint64_t r, uint64_t g) const {
     if (!zp_.mapped) return 0;  // AWQ without zero points (zero_point false)
+    if (mode_ == 3) return int(sequentialNibble(zp_.mapped, r * zpRowWords_ + g / 8, g));
     const uint8_t* row = zp_.mapped + g * zpRowWords_ * 4;
     if (mode_ == 2) return int(awqNibble(row, r / 8, r));
     if (mode_ == 1) return int(streamCode(row, 1, r, bits_));

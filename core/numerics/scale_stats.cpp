@@ -125,6 +125,19 @@ void flushTally(ScaleScratch& s, ScaleGroup& g) {
   g.hist.addCounted(v.data(), k.data(), v.size());
 }
 
+// The columns of each scale row that hold scales, as {row length, leading columns that count}:
+// AWQ GEMV pads every row past its groups to the width its kernels read (AutoAWQ 0.2.7.post3
+// gemv.py calculate_zeros_width), and the padding zeros scale no weight.
+std::pair<uint64_t, uint64_t> scaleColumns(const Checkpoint& c, const LogicalTensor& l, const TensorRecord& s) {
+  const uint64_t n = s.elements();
+  const QuantConfig& q = c.model.quant;
+  const TensorRecord& w = c.tensors[uint32_t(l.weight)];
+  if (l.scheme != Scheme::Awq || q.awqVersion != "gemv" || q.groupSize <= 0 || s.shape.size() != 2 || w.shape.size() != 2) return {n, n};
+  const uint64_t groups = w.shape[1] * 8 / uint64_t(q.groupSize);
+  if (!s.shape[1] || groups > s.shape[1]) return {n, n};  // not GEMV's shape: the decoder names it
+  return {s.shape[1], groups};
+}
+
 TensorScales scalesWith(const Checkpoint& c, const LogicalTensor& l, ScaleScratch& scratch, ExtentScratch::Kept* keep) {
   std::vector<float>& buf = scratch.buf;
   std::vector<uint8_t>& raw = scratch.raw;
@@ -164,23 +177,26 @@ TensorScales scalesWith(const Checkpoint& c, const LogicalTensor& l, ScaleScratc
       c.files[s.file].map->readAt(s.offset, keep->bytes.data(), s.bytes);
       keep->file = c.files[s.file].map.get(), keep->offset = s.offset;
     }
-    for (uint64_t i = 0; i < n; i += buf.size()) {
-      const uint64_t k = std::min<uint64_t>(buf.size(), n - i);
-      const uint64_t at = i / dt->blockElems * dt->blockBytes;
-      const uint64_t len = std::min<uint64_t>(s.bytes - at, (k + dt->blockElems - 1) / dt->blockElems * dt->blockBytes);
-      const uint8_t* bytes = kept ? keep->bytes.data() + at : nullptr;
-      if (!kept) {
-        raw.resize(len);
-        c.files[s.file].map->readAt(s.offset + at, raw.data(), len);
-        bytes = raw.data();
+    const auto [rowLength, counted] = scaleColumns(c, l, s);
+    for (uint64_t row = 0; row < n; row += rowLength) {
+      for (uint64_t i = row; i < row + counted; i += buf.size()) {
+        const uint64_t k = std::min<uint64_t>(buf.size(), row + counted - i);
+        const uint64_t at = i / dt->blockElems * dt->blockBytes;
+        const uint64_t len = std::min<uint64_t>(s.bytes - at, (k + dt->blockElems - 1) / dt->blockElems * dt->blockBytes);
+        const uint8_t* bytes = kept ? keep->bytes.data() + at : nullptr;
+        if (!kept) {
+          raw.resize(len);
+          c.files[s.file].map->readAt(s.offset + at, raw.data(), len);
+          bytes = raw.data();
+        }
+        if (tallied) {
+          addTallied(scratch, r, bytes, k);
+          continue;
+        }
+        r.run(bytes, 0, k, buf.data());
+        g.stats.add(buf.data(), k);
+        g.hist.add(buf.data(), k);
       }
-      if (tallied) {
-        addTallied(scratch, r, bytes, k);
-        continue;
-      }
-      r.run(bytes, 0, k, buf.data());
-      g.stats.add(buf.data(), k);
-      g.hist.add(buf.data(), k);
     }
     if (tallied) flushTally(scratch, g);
     out.bytesRead += s.bytes;

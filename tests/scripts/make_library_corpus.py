@@ -13,6 +13,10 @@ CUDA's wheels); run by hand when the corpus changes, in a throwaway venv:
   tar xzf /tmp/gptqsrc/gptqmodel-7.7.0.tar.gz -C /tmp/gptqsrc
   PYTHONPATH=/tmp/gptqsrc/gptqmodel-7.7.0 /tmp/wv/bin/python tests/scripts/make_library_corpus.py tests/data/library_quant
 
+or one folder (awq-gemv needs AutoAWQ, torch, transformers, accelerate, datasets, zstandard only):
+
+  /tmp/wv/bin/python tests/scripts/make_library_corpus.py tests/data/library_quant awq-gemv
+
 (made with torch 2.15.0, bitsandbytes 0.50.2, GPTQModel 7.7.0 from its sdist - imported, not built:
 its pure-torch packing and dequantization need no extension - AutoAWQ 0.2.7.post3, transformers 5.)
 
@@ -23,6 +27,8 @@ library writes it:
   in the v1 format (convert_gptq_v2_to_v1_format_module: each zero one below) unless -v2; act-order
   folders get a permuted g_idx, as GPTQ's desc_act makes;
 - awq-gemm: AutoAWQ's WQLinear_GEMM.from_linear;
+- awq-gemv: AutoAWQ's WQLinear_GEMV.from_linear (AutoAWQ has no dequantization for it: the truth is its
+  kernels' formula on the codes, zeros and scales handed to from_linear - see awq_gemv);
 - bnb-nf4[-nested], bnb-fp4: bitsandbytes' Linear4bit state dict (QuantState.as_dict(packed=True));
 - bnb-int8: bitsandbytes' Linear8bitLt state dict (weight, SCB, weight_format).
 truth.json: for every quantized module, its PyTorch shape and the SHA-256 of the float32 bytes of
@@ -122,6 +128,33 @@ def awq(folder, group=32):
     write(folder, tensors, {"quant_method": "awq", "bits": 4, "group_size": group, "zero_point": True, "version": "gemm", "modules_to_not_convert": None}, truth)
 
 
+def awq_gemv(folder, group=32):
+    """GEMV keeps qweight [out, in / 8] with input 8c + i in nibble i of word c, qzeros [out, W]
+    packing group 8c + i in nibble i, scales [out, 8 W], W = calculate_zeros_width (padding).
+    AutoAWQ ships no dequantization for it; its kernels (AutoAWQ_kernels c7b0e88) form each weight
+    as scale * (code - zero) in float32 - gemv_cuda.cu keeps that, gemmv2 (gemm_cuda_gen.cu:614)
+    rounds it to half. The truth is the half one, made from the inputs from_linear is handed, after
+    checking from_linear's own rounding gives those codes back."""
+    from awq.modules.linear.gemv import WQLinear_GEMV
+    torch.manual_seed(1)  # the last folder: the others keep the sequence they were made with
+    tensors, truth = {}, {}
+    for name, out_f, in_f in modules():
+        groups = in_f // group
+        scales = (torch.rand(out_f, groups) * 0.02 + 0.001).half()
+        zeros = torch.randint(0, 16, (out_f, groups)).half()
+        codes = torch.randint(1, 15, (out_f, in_f)).half()
+        g = torch.arange(in_f) // group
+        lin = torch.nn.Linear(in_f, out_f, bias=False).half()
+        lin.weight.data = ((codes - zeros[:, g]) * scales[:, g]).contiguous()
+        rounded = torch.round((lin.weight.data + (zeros * scales)[:, g]) / scales[:, g])  # from_linear's intweight
+        assert torch.equal(rounded, codes), f"{name}: from_linear would pack other codes"
+        q = WQLinear_GEMV.from_linear(lin, w_bit=4, group_size=group, init_only=False, scales=scales, zeros=zeros)
+        truth[name] = truth_entry((scales.float()[:, g] * (codes.float() - zeros.float()[:, g])).half())
+        for k in ("qweight", "qzeros", "scales"):
+            tensors[f"{name}.{k}"] = getattr(q, k).detach().clone()
+    write(folder, tensors, {"quant_method": "awq", "bits": 4, "group_size": group, "zero_point": True, "version": "gemv", "modules_to_not_convert": None}, truth)
+
+
 def bnb4(folder, quant_type, nested, dtype):
     import bitsandbytes.functional as F
     from transformers import BitsAndBytesConfig
@@ -153,19 +186,31 @@ def bnb8(folder):
     write(folder, tensors, BitsAndBytesConfig(load_in_8bit=True).to_dict(), truth)
 
 
-def main(out):
+def main(out, only):
+    """Every folder, or only those named. A folder made alone matches a full run only if it seeds its
+    own draws, as awq-gemv does (its writer needs AutoAWQ alone, so it can be remade without the others)."""
     torch.manual_seed(0)
-    shutil.rmtree(out, ignore_errors=True)
-    for bits in (2, 3, 4, 8):
-        gptq(os.path.join(out, f"gptq-{bits}bit"), bits)
-    gptq(os.path.join(out, "gptq-4bit-actorder"), 4, actorder=True)
-    gptq(os.path.join(out, "gptq-4bit-v2"), 4, v2=True)
-    awq(os.path.join(out, "awq-gemm"))
-    bnb4(os.path.join(out, "bnb-nf4"), "nf4", False, torch.bfloat16)
-    bnb4(os.path.join(out, "bnb-nf4-nested"), "nf4", True, torch.bfloat16)
-    bnb4(os.path.join(out, "bnb-fp4-nested-f16"), "fp4", True, torch.float16)
-    bnb8(os.path.join(out, "bnb-int8"))
+    if not only:
+        shutil.rmtree(out, ignore_errors=True)
+    for name, make in folders():
+        if not only or name in only:
+            shutil.rmtree(os.path.join(out, name), ignore_errors=True)
+            make(os.path.join(out, name))
+
+
+def folders():
+    made = [(f"gptq-{bits}bit", lambda f, b=bits: gptq(f, b)) for bits in (2, 3, 4, 8)]
+    return made + [
+        ("gptq-4bit-actorder", lambda f: gptq(f, 4, actorder=True)),
+        ("gptq-4bit-v2", lambda f: gptq(f, 4, v2=True)),
+        ("awq-gemm", awq),
+        ("bnb-nf4", lambda f: bnb4(f, "nf4", False, torch.bfloat16)),
+        ("bnb-nf4-nested", lambda f: bnb4(f, "nf4", True, torch.bfloat16)),
+        ("bnb-fp4-nested-f16", lambda f: bnb4(f, "fp4", True, torch.float16)),
+        ("bnb-int8", bnb8),
+        ("awq-gemv", awq_gemv),
+    ]
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:])

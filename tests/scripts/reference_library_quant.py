@@ -11,7 +11,7 @@ For every folder of the corpus:
 - `validate --values` finds no error or warning.
 Then lying companions, each an error naming the tensor, never a crash or a silent wrong answer: a
 g_idx entry past the groups, a bitsandbytes quant state whose shape disagrees with the bytes, an
-AWQ version whose packing is not decoded, a GPTQ width the config and shapes cannot tell.
+AWQ version whose packing is not decoded, AWQ GEMV's padded scales against a wrong or missing group size, a GPTQ width the config and shapes cannot tell.
 
 usage: reference_library_quant.py WEIGHTSCOPE CORPUS_DIR"""
 import hashlib
@@ -32,7 +32,7 @@ from checks import check, fail, finish, schemes_by_logical  # noqa: E402
 WS, CORPUS = sys.argv[1], sys.argv[2]
 EXPECT = {
     "gptq-2bit": "gptq-int2", "gptq-3bit": "gptq-int3", "gptq-4bit": "gptq-int4", "gptq-4bit-actorder": "gptq-int4",
-    "gptq-4bit-v2": "gptq-int4", "gptq-8bit": "gptq-int8", "awq-gemm": "awq-int4", "bnb-nf4": "bnb-nf4",
+    "gptq-4bit-v2": "gptq-int4", "gptq-8bit": "gptq-int8", "awq-gemm": "awq-int4", "awq-gemv": "awq-int4", "bnb-nf4": "bnb-nf4",
     "bnb-nf4-nested": "bnb-nf4", "bnb-fp4-nested-f16": "bnb-fp4", "bnb-int8": "bnb-int8",
 }
 ROUTER = "model.layers.0.mlp.gate"
@@ -141,7 +141,9 @@ with tempfile.TemporaryDirectory() as tmp:
         blob = json.dumps(state).encode()
         t[key] = ("U8", [len(blob)], blob)
     refused(copy("bnb-nf4-nested", lying_state), mod, "quant state's shape has 4160 values", "quant state shape against the bytes")
-    refused(copy("awq-gemm", edit_config=lambda q: q.update(version="gemv")), mod, 'AWQ version "gemv" is not decoded', "AWQ gemv")
+    refused(copy("awq-gemm", edit_config=lambda q: q.update(version="gemv_fast")), mod, 'AWQ version "gemv_fast" is not decoded', "AWQ gemv_fast")
+    refused(copy("awq-gemv", edit_config=lambda q: q.update(group_size=64)), mod, "AWQ GEMV scales [64, 32] are not [64, 16]", "AWQ GEMV scales against the group size")
+    refused(copy("awq-gemv", edit_config=lambda q: q.pop("group_size")), mod, "AWQ GEMV needs quantization_config.group_size", "AWQ GEMV without a group size")
 
     def no_width(t):
         for name in list(t):

@@ -70,6 +70,30 @@ void capabilityRules(const ModelDescription& m, const std::string& engine, const
         sink.add("WS-E007", std::string(r.method) + " experts: '" + std::string(r.refusal) + "' [" + std::string(r.source) + "]");
 }
 
+// AutoAWQ's packings other than GEMM. vLLM 0.11.0 and SGLang 0.5.23 read no "version" from the
+// config (vLLM Q/awq.py:73-79 and Q/awq_marlin.py:98; SGLang Q/awq/awq.py:127-134 and :315) and
+// create every AWQ layer with GEMM's shapes, qweight [in, out / 8] and scales [groups, out] (vLLM
+// Q/awq.py:134-190, Q/awq_marlin.py:195-240; SGLang Q/awq/schemes/awq_linear.py:30-80,
+// awq_marlin.py:31-60). GEMV's [out, in / 8] and [out, 8 W] are never those shapes (in = out / 64
+// and out = in / 64 cannot both hold), so the weight loader's shape check raises on the first.
+void packingRules(const Checkpoint& c, const RuntimeInfo& rt, Sink& sink) {
+  const QuantConfig& q = c.model.quant;
+  if (q.method != "awq" || q.awqVersion.empty() || q.awqVersion == "gemm") return;
+  std::string first;
+  for (const auto& t : c.tensors)
+    if (t.name.ends_with(".qweight")) {
+      first = t.name;
+      break;
+    }
+  const std::string where = std::string(rt.title) + " " + std::string(rt.version) + " reads no AWQ version and creates GEMM's qweight [in, out / 8] and scales [groups, out]";
+  if (q.awqVersion == "gemv")
+    sink.add("WS-E009", "AWQ version \"gemv\": " + where + "; GEMV packs qweight [out, in / 8] and scales [out, groups padded], which its weight loader's shape check refuses" +
+                            (first.empty() ? std::string() : " (first: " + first + ")") + "; repack as GEMM (AutoAWQ version \"gemm\")",
+             first);
+  else
+    sink.add("WS-E008", "AWQ version \"" + q.awqVersion + "\": " + where + "; whether this packing's shapes pass its loader was not read - unknown", first);
+}
+
 }  // namespace
 
 bool isServingEngine(const std::string& runtime) { return runtime == "vllm" || runtime == "sglang"; }
@@ -82,6 +106,7 @@ void engineRules(const Checkpoint& c, const std::string& engine, const EngineLay
   capabilityRules(m, engine, l, *rt, sink);
   layoutRules(engine, m, l, quantPathsOf(m), sink);
   if (engine == "vllm") vllmDeepseekShardRules(c, l, sink);
+  packingRules(c, *rt, sink);
   weightNameRules(c, engine, sink);
 }
 
