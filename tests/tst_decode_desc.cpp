@@ -280,11 +280,11 @@ class TstDecodeDesc : public QObject {
   // ik_llama.cpp's own types as its own quantizer wrote them (tests/data/ik_llama; the CPU decoders
   // are held to its to_float by reference_ik_llama): Q6_0, IQ2_K .. IQ6_K, and the types whose rows
   // each begin with a float or f16 scale (IQ2_KS, IQ3_KS, IQ4_KS, IQ4_KSS, IQ5_KS, IQ2_KL, IQ1_KT ..
-  // IQ4_KT), and the row-interleaved _R4 / _R8 types - the device formula finds each block's row
-  // meta, and each row's group and place in it.
+  // IQ4_KT), the ternary IQ1_BN / IQ2_BN, and the row-interleaved _R4 / _R8 / _R16 types - the
+  // device formula finds each block's row meta, and each row's group and place in it.
   void ikLlamaTypes() {
     auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/ik_llama/ik-types.gguf");
-    QCOMPARE(compareAll(*c), uint64_t(14 * 16 * 512 + 12 * 2 * 8 * 512));  // all 26 tensors, every value
+    QCOMPARE(compareAll(*c), uint64_t(20 * 16 * 512 + 17 * 2 * 8 * 512));  // all 37 tensors, every value
     QVERIFY(compareGrids(*c) > 0);
   }
 

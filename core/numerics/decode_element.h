@@ -203,6 +203,15 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
       case 340: blocks::iq5_k_r4(group, b, k, y); break;
       case 344: blocks::iq4_ks_r4(group, b, k, y); break;
       case 352: blocks::iq5_ks_r4(group, b, k, y); break;
+      case 202: blocks::q4_0_r8(group, b, k, y); break;
+      case 206: blocks::q5_0_r4(group, b, k, y); break;
+      case 220: blocks::iq4_nl_r4(group, b, k, y); break;
+      case 233: blocks::q6_0_r4(group, b, k, y); break;
+      case 335: blocks::iq2_bn_r4(group, b, k, y); break;
+      case 353: blocks::mxfp4_r8(group, b, k, y); break;
+      case 397: blocks::q8_k_r16(group, b, k, y); break;
+      case 398: blocks::q8_kv_r8(group, b, k, y); break;
+      case 399: blocks::q8_k_r8(group, b, k, y); break;
       default: break;
     }
     return;
@@ -222,6 +231,8 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
       case 154: blocks::iq3_kt(meta, b, y); break;
       case 155: blocks::iq4_kt(meta, b, y); break;
       case 158: blocks::iq1_kt(meta, b, y); break;
+      case 134: blocks::iq1_bn(meta, b, y); break;
+      case 135: blocks::iq2_bn(meta, b, y); break;
       default: break;
     }
     return;

@@ -1078,4 +1078,142 @@ WS_HD void iq1_m(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
+// ik_llama.cpp's ternary types (iqk/iqk_quantize.cpp at 8337e4c). Each row starts with its scale:
+// IQ1_BN an f16, IQ2_BN an f32 (quantize_one_row_1bn / _2bn). The CPU to_float
+// (dequantize_row_iq1_bn / _iq2_bn) returns the ternary values and never applies it; the CUDA
+// dequantization (ggml-cuda/convert.cu dequantize_block_iq1_bn / _iq2_bn) multiplies by it. Values
+// are d x (t - 1), t in 0..2: exact in float32 however formed (IQ2_BN's d * q + (-d) fused is
+// d (q - 1) rounded once, which is exact).
+
+// IQ1_BN: ql[12] hold five trits a byte (byte x 81, 27, 9, 3, 1 mod 256, then (v + v / 2) >> 7),
+// `extra` the sixteenth of each 16 values.
+WS_HD int bnTrit(uint8_t q, uint32_t mult) {
+  const uint32_t v = uint8_t(q * mult);
+  return int((v + (v >> 1)) >> 7);
+}
+WS_HD void iq1_bn(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = f16(meta);
+  const uint8_t* ql = b;
+  const uint8_t extra = b[12];
+  const uint32_t mult[5] = {81, 27, 9, 3, 1};
+  for (int i16 = 0; i16 < 4; ++i16) {
+    for (int k = 0; k < 3; ++k)
+      for (int j = 0; j < 5; ++j) *y++ = d * float(bnTrit(ql[3 * i16 + k], mult[j]) - 1);
+    *y++ = d * float(bnTrit(extra, mult[i16]) - 1);
+  }
+}
+
+// IQ2_BN: qs[16], value j + 16 s in bits 2s of qs[j].
+WS_HD void iq2_bn(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+  const float d = hdLoad<float>(meta, 0);
+  for (int s = 0; s < 4; ++s)
+    for (int j = 0; j < 16; ++j) y[16 * s + j] = d * float(int((b[j] >> (2 * s)) & 3) - 1);
+}
+
+// IQ2_BN_R4 (dequantize_row_iq2_bn_r4): the 4 rows' f32 scales first; row k's value 16 l + i + 4 s
+// in bits 2s of qs[4k + i + 16 l]. Its CPU to_float applies the scales.
+WS_HD void iq2_bn_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = hdLoad<float>(meta, uint64_t(k));
+  for (int l = 0; l < 4; ++l)
+    for (int i = 0; i < 4; ++i) {
+      const uint8_t q = b[4 * k + i + 16 * l];
+      for (int s = 0; s < 4; ++s) y[16 * l + i + 4 * s] = d * float(int((q >> (2 * s)) & 3) - 1);
+    }
+}
+
+// Q4_0_R8 (dequantize_row_q4_0_r8): d[8] (f16), qs[128]: value 4l + i (+16 the high nibble) of row
+// k is a nibble of qs[32 l + 4k + i], minus 8.
+WS_HD void q4_0_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float scale = f16(b + 2 * k);
+  const uint8_t* qs = b + 16 + 4 * k;
+  for (int l = 0; l < 4; ++l)
+    for (int i = 0; i < 4; ++i) {
+      y[4 * l + i] = scale * float(int(qs[32 * l + i] & 0xF) - 8);
+      y[4 * l + i + 16] = scale * float(int(qs[32 * l + i] >> 4) - 8);
+    }
+}
+
+// IQ4_NL_R4 (dequantize_row_iq4_nl_r4): d[4] (f16), qs[64] in the _R4 nibble order, through iq4nl
+// (ik's iq4k_values, whose first half it is).
+WS_HD void iq4_nl_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float scale = f16(b + 2 * k);
+  const uint8_t* qs = b + 8 + 4 * k;
+  for (int h = 0; h < 4; ++h)  // qs quarter h holds values 16 (h & 1) + 4 (h >> 1) + i, +8 the high nibble
+    for (int i = 0; i < 4; ++i) {
+      const int at = 16 * (h & 1) + 4 * (h >> 1) + i;
+      y[at] = scale * float(hdIq4nl(qs[16 * h + i] & 0xF));
+      y[at + 8] = scale * float(hdIq4nl(qs[16 * h + i] >> 4));
+    }
+}
+
+// Q5_0_R4 / Q6_0_R4 (dequantize_row_q5_0_r4 / _q6_0_r4): d[4] (f16), qh, qs[64]. Value
+// ll + i (+8 the high nibble), ll = 16 (l % 2) + 4 (l / 2), is the nibble of qs[4k + i + 16 l]
+// with its high bits from qh; d * code + (-16 d or -32 d), each product exact (an 11-bit scale
+// times a 6-bit code), so fused or not the one rounding is the same.
+WS_HD void q5_0_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k), m = -16 * d;
+  const uint8_t *qh = b + 8, *qs = b + 24;
+  for (int l = 0; l < 4; ++l) {
+    const int ll = 16 * (l % 2) + 4 * (l / 2);
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t q = qs[4 * k + i + 16 * l], h = qh[4 * k + i];
+      y[i + ll] = d * float((q & 0xF) | (((h >> l) & 1) << 4)) + m;
+      y[i + ll + 8] = d * float((q >> 4) | (((h >> (l + 4)) & 1) << 4)) + m;
+    }
+  }
+}
+WS_HD void q6_0_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k), m = -32 * d;
+  const uint8_t *qh = b + 8, *qs = b + 40;
+  for (int l = 0; l < 4; ++l) {
+    const int ll = 16 * (l % 2) + 4 * (l / 2);
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t q = qs[4 * k + i + 16 * l], h = qh[4 * k + i + 16 * (l % 2)];
+      y[i + ll] = d * float((q & 0xF) | (((h >> (2 * (l / 2))) & 3) << 4)) + m;
+      y[i + ll + 8] = d * float((q >> 4) | (((h >> (2 * (l / 2) + 4)) & 3) << 4)) + m;
+    }
+  }
+}
+
+// MXFP4_R8 (dequantize_row_mxfp4_r8): e[8] (E8M0), qs[128]: value 4j + i (+16 the high nibble) of
+// row k is a nibble of qs[32 j + 4k + i], through the doubled E2M1 table times half the exponent.
+WS_HD void mxfp4_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = hdGgmlE8m0Half(b[k]);
+  const uint8_t* qs = b + 8 + 4 * k;
+  uint8_t c[16];
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 4; ++i) c[4 * j + i] = qs[32 * j + i];
+  for (int j = 0; j < 16; ++j) {
+    y[j] = d * float(hdMxfp4Doubled(c[j] & 0x0F));
+    y[j + 16] = d * float(hdMxfp4Doubled(c[j] >> 4));
+  }
+}
+
+// Q8_K_R8 (dequantize_row_q8_k_r8): d[8] (f16), qs[2048] (int8): value 4 ib + i of row k is
+// qs[32 ib + 4k + i].
+WS_HD void q8_k_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k);
+  const uint8_t* qs = b + 16 + 4 * k;
+  for (int ib = 0; ib < QK / 4; ++ib)
+    for (int i = 0; i < 4; ++i) y[4 * ib + i] = d * float(int8_t(qs[32 * ib + i]));
+}
+
+// Q8_K_R16 (dequantize_row_q8_k_r16): d[16] (f16), qs[4096] read unsigned: value 4 ib + i of row k
+// is d * qs[64 ib + 4k + i] - 128 d (the product exact, as Q5_0_R4's).
+WS_HD void q8_k_r16(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k), m = -128.f * d;
+  const uint8_t* qs = b + 32 + 4 * k;
+  for (int ib = 0; ib < QK / 4; ++ib)
+    for (int i = 0; i < 4; ++i) y[4 * ib + i] = d * float(qs[64 * ib + i]) + m;
+}
+
+// Q8_KV_R8 (dequantize_row_q8_KV_r8): the 8 rows' f32 scales first; per 16 columns 128 bytes, value
+// 16 h + 4 l + i of row k at qs[128 h + 32 l + 4k + i] (int8). A 32-column block is two of them.
+WS_HD void q8_kv_r8(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = hdLoad<float>(meta, uint64_t(k));
+  for (int h = 0; h < 2; ++h)
+    for (int l = 0; l < 4; ++l)
+      for (int i = 0; i < 4; ++i) y[16 * h + 4 * l + i] = d * float(int8_t(b[128 * h + 32 * l + 4 * k + i]));
+}
+
 }  // namespace ws::num::blocks

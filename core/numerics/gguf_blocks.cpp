@@ -72,6 +72,8 @@ WS_ROW_RUNNER(iq1_kt, 256, 56, 4)
 WS_ROW_RUNNER(iq2_kt, 256, 68, 4)
 WS_ROW_RUNNER(iq3_kt, 256, 100, 4)
 WS_ROW_RUNNER(iq4_kt, 256, 128, 4)
+WS_ROW_RUNNER(iq1_bn, 64, 13, 2)
+WS_ROW_RUNNER(iq2_bn, 64, 16, 4)
 
 // Row-interleaved types (ik_llama.cpp's _R4 / _R8): row k of a group from each of its column
 // blocks, the block formula given the group's row meta, the block's group of R blocks and k.
@@ -90,6 +92,15 @@ WS_INTERLEAVED_RUNNER(iq5_k_r4, 4, 256, 176, 0)
 WS_INTERLEAVED_RUNNER(iq4_ks_r4, 4, 256, 136, 4)
 WS_INTERLEAVED_RUNNER(iq5_ks_r4, 4, 256, 168, 4)
 WS_INTERLEAVED_RUNNER(q4_k_r4, 4, 256, 144, 0)
+WS_INTERLEAVED_RUNNER(q4_0_r8, 8, 32, 18, 0)
+WS_INTERLEAVED_RUNNER(q5_0_r4, 4, 32, 22, 0)
+WS_INTERLEAVED_RUNNER(iq4_nl_r4, 4, 32, 18, 0)
+WS_INTERLEAVED_RUNNER(q6_0_r4, 4, 32, 26, 0)
+WS_INTERLEAVED_RUNNER(iq2_bn_r4, 4, 64, 16, 4)
+WS_INTERLEAVED_RUNNER(mxfp4_r8, 8, 32, 17, 0)
+WS_INTERLEAVED_RUNNER(q8_k_r16, 16, 256, 258, 0)
+WS_INTERLEAVED_RUNNER(q8_kv_r8, 8, 32, 32, 4)
+WS_INTERLEAVED_RUNNER(q8_k_r8, 8, 256, 258, 0)
 
 InterleavedFn interleavedFn(int id) {
   switch (id) {
@@ -103,6 +114,15 @@ InterleavedFn interleavedFn(int id) {
     case 340: return interleaved_iq5_k_r4;
     case 344: return interleaved_iq4_ks_r4;
     case 352: return interleaved_iq5_ks_r4;
+    case 202: return interleaved_q4_0_r8;
+    case 206: return interleaved_q5_0_r4;
+    case 220: return interleaved_iq4_nl_r4;
+    case 233: return interleaved_q6_0_r4;
+    case 335: return interleaved_iq2_bn_r4;
+    case 353: return interleaved_mxfp4_r8;
+    case 397: return interleaved_q8_k_r16;
+    case 398: return interleaved_q8_kv_r8;
+    case 399: return interleaved_q8_k_r8;
     default: return nullptr;
   }
 }
@@ -119,6 +139,8 @@ RowFn rowFn(int id) {
     case 153: return row_iq2_kt;
     case 154: return row_iq3_kt;
     case 155: return row_iq4_kt;
+    case 134: return row_iq1_bn;
+    case 135: return row_iq2_bn;
     default: return nullptr;
   }
 }

@@ -21,7 +21,8 @@ with a random importance matrix, a stacked [2, 8, 512] expert tensor among them 
 of every expert row is exercised.
 truth.json: each tensor's PyTorch shape and the SHA-256 of the float32 values ik_llama.cpp's own
 to_float gives, row by row (a row's meta is at its start; a group of rows at once for the _R4 / _R8
-types), which `weightscope dequant` must equal
+/ _R16 types; IQ1_BN and IQ2_BN: to_float of the blocks times the row scale, see ROW_SCALE), which
+`weightscope dequant` must equal
 bit for bit (tests/scripts/reference_ik_llama.py).
 """
 import ctypes
@@ -46,7 +47,26 @@ DECODED = {"iq2_k": ("blk.0.attn_q.weight", (16, 512)), "iq4_k": ("blk.0.attn_k.
            "q6_k_r4": ("blk.2.attn_output.weight", (16, 512)), "iq4_xs_r8": ("blk.2.ffn_gate_exps.weight", (2, 8, 512)),
            "iq2_k_r4": ("blk.2.ffn_up_exps.weight", (2, 8, 512)), "iq3_k_r4": ("blk.3.attn_q.weight", (16, 512)),
            "iq4_k_r4": ("blk.3.attn_k.weight", (16, 512)), "iq5_k_r4": ("blk.3.ffn_down_exps.weight", (2, 8, 512)),
-           "iq4_ks_r4": ("blk.3.ffn_gate_exps.weight", (2, 8, 512)), "iq5_ks_r4": ("blk.3.ffn_up_exps.weight", (2, 8, 512))}
+           "iq4_ks_r4": ("blk.3.ffn_gate_exps.weight", (2, 8, 512)), "iq5_ks_r4": ("blk.3.ffn_up_exps.weight", (2, 8, 512)),
+           # Appended later (the draws of the types above are unchanged): the ternary types and
+           # more repacks. Q8_K_R16's groups of 16 rows make its tensor 16 rows, not two experts of 8.
+           "iq1_bn": ("blk.4.attn_q.weight", (16, 512)), "iq2_bn": ("blk.4.ffn_down_exps.weight", (2, 8, 512)),
+           "iq2_bn_r4": ("blk.4.attn_k.weight", (16, 512)), "q4_0_r8": ("blk.4.ffn_gate_exps.weight", (2, 8, 512)),
+           "q5_0_r4": ("blk.4.attn_v.weight", (16, 512)), "q6_0_r4": ("blk.4.ffn_up_exps.weight", (2, 8, 512)),
+           "iq4_nl_r4": ("blk.4.attn_output.weight", (16, 512)), "mxfp4_r8": ("blk.5.ffn_down_exps.weight", (2, 8, 512)),
+           "q8_k_r8": ("blk.5.attn_q.weight", (16, 512)), "q8_k_r16": ("blk.5.attn_k.weight", (16, 512)),
+           "q8_KV_r8": ("blk.5.ffn_gate_exps.weight", (2, 8, 512))}
+
+# The ternary types' CPU to_float gives d-less values and reads from the blocks, not the row: their
+# row scale (f16 for IQ1_BN, f32 for IQ2_BN) is applied after, as ik_llama.cpp's CUDA dequantization
+# applies it (ggml-cuda/convert.cu dequantize_block_iq1_bn / _iq2_bn).
+ROW_SCALE = {"iq1_bn": np.float16, "iq2_bn": np.float32}
+
+# MXFP4_R8's to_float at 8337e4c writes past its rows (dequantize_row_mxfp4_r8 counts k / 32 blocks
+# where a row has k / 8 / 32, iqk/iqk_quantize.cpp:4333): no reference. Its rows are quantized as
+# plain MXFP4, whose to_float is the truth, then repacked by ik_llama.cpp's own run-time repacker
+# (iqk_repack_tensor, repack_mxfp4: lossless), the bytes `--repack` writes.
+REPACKED_FROM = {"mxfp4_r8": "mxfp4"}
 
 
 def interleave(name):
@@ -89,6 +109,7 @@ def load(lib_path):
     lib.gguf_set_val_str.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
     lib.gguf_add_tensor.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.gguf_write_to_file.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_bool]
+    lib.iqk_repack_tensor.argtypes = [ctypes.c_void_p]
     # ggml_init fills the fp16 -> fp32 table GGML_FP16_TO_FP32 reads on this build: to_float of a
     # type with fp16 scales (IQ2_K, IQ4_K) returns zeros before it.
     lib.ggml_init(InitParams(1 << 20, None, False))
@@ -123,6 +144,20 @@ def to_float(lib, t):
     return ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(lib.ggml_internal_get_type_traits(t).to_float)
 
 
+def repacked(lib, plain, want, q, rows, n_per_row):
+    """q (rows of type `plain`) as ik_llama.cpp's iqk_repack_tensor rewrites them, checked to be type `want`."""
+    ctx = lib.ggml_init(InitParams(q.size + (1 << 20), None, False))
+    ne = (ctypes.c_int64 * 2)(n_per_row, rows)
+    gt = lib.ggml_new_tensor(ctx, plain, 2, ne)
+    lib.ggml_set_name(gt, b"blk.0.ffn_down.weight")
+    ctypes.memmove(lib.ggml_get_data(gt), q.ctypes.data, q.size)
+    lib.iqk_repack_tensor(gt)
+    assert ctypes.c_int.from_address(gt).value == want, "iqk_repack_tensor left the type"  # ggml_tensor.type comes first
+    out = np.empty_like(q)
+    ctypes.memmove(out.ctypes.data, lib.ggml_get_data(gt), q.size)
+    return out
+
+
 def write_gguf(lib, path, tensors):
     """tensors: (name, type id, PyTorch shape, bytes as ggml_nbytes counts them), through ik's gguf writer."""
     ctx = lib.ggml_init(InitParams(sum(q.size for *_, q in tensors) + (16 << 20), None, False))
@@ -151,11 +186,25 @@ def main(lib_path, out):
         rows, n_per_row = int(np.prod(shape[:-1])), shape[-1]
         x = (rng.standard_normal((rows, n_per_row)) * np.exp(rng.uniform(-6, 2, (rows, 1)))).astype(np.float32)
         x[1] = 0  # an all-zero row
-        q, row_size = quantize(lib, t, x, rng.uniform(0.1, 2.0, n_per_row).astype(np.float32))
+        imatrix = rng.uniform(0.1, 2.0, n_per_row).astype(np.float32)
         y = np.empty((rows, n_per_row), np.float32)
+        if tname in REPACKED_FROM:
+            plain = ids[REPACKED_FROM[tname]]
+            q, row_size = quantize(lib, plain, x, imatrix)
+            for r in range(rows):
+                to_float(lib, plain)(q.ctypes.data + r * row_size, y[r].ctypes.data, n_per_row)
+            tensors.append((tensor, t, shape, repacked(lib, plain, t, q, rows, n_per_row)))
+            truth[tensor] = {"type": tname, "shape": list(shape), "sha256": hashlib.sha256(y.astype("<f4").tobytes()).hexdigest()}
+            continue
+        q, row_size = quantize(lib, t, x, imatrix)
         f = to_float(lib, t)
         R = interleave(tname)  # an interleaved type's to_float takes a whole group of rows
         for r in range(0, rows, R):
+            if tname in ROW_SCALE:
+                meta = np.dtype(ROW_SCALE[tname]).itemsize
+                f(q.ctypes.data + r * row_size + meta, y[r].ctypes.data, n_per_row)
+                y[r] *= np.float32(q[r * row_size:r * row_size + meta].view(ROW_SCALE[tname])[0])
+                continue
             f(q.ctypes.data + r * row_size, y[r].ctypes.data, R * n_per_row)
         tensors.append((tensor, t, shape, q))
         truth[tensor] = {"type": tname, "shape": list(shape), "sha256": hashlib.sha256(y.astype("<f4").tobytes()).hexdigest()}

@@ -4,8 +4,8 @@ make_ik_llama_reference.py; its docstring has the recipe and commit).
 
 - `dequant` of each tensor of ik-types.gguf (one per decoded type: Q6_0, the IQn_K, IQn_KS, IQ4_KSS,
   IQ2_KL and the KT trellis types, several stacked over two experts, whose rows each begin with a
-  float or f16 scale, and the row-interleaved _R4 / _R8 types) equals ik_llama.cpp's own to_float
-  bit for bit
+  float or f16 scale, the ternary IQ1_BN / IQ2_BN, and the row-interleaved _R4 / _R8 / _R16 types)
+  equals ik_llama.cpp's own to_float bit for bit
   (truth.json: SHA-256 of the float32 values), and one expert's rows equal the whole's;
 - `inspect` sizes every tensor as ik_llama.cpp's ggml_nbytes does (the file's own layout: each
   tensor ends where the next begins, after alignment);
