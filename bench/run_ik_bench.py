@@ -26,7 +26,8 @@ from run_dequant_bench import best_of, run_ours  # noqa: E402
 TYPES = ["q6_0", "iq2_k", "iq3_k", "iq4_k", "iq5_k", "iq6_k", "iq2_ks", "iq3_ks", "iq4_ks", "iq4_kss", "iq5_ks", "iq2_kl",
          "iq1_kt", "iq2_kt", "iq3_kt", "iq4_kt", "q8_0_r8", "q4_k_r4", "q6_k_r4", "iq4_xs_r8", "iq2_k_r4", "iq3_k_r4", "iq4_k_r4",
          "iq5_k_r4", "iq4_ks_r4", "iq5_ks_r4", "iq1_bn", "iq2_bn", "iq2_bn_r4", "q4_0_r8", "q5_0_r4", "q6_0_r4", "iq4_nl_r4",
-         "mxfp4_r8", "q8_k_r8", "q8_k_r16", "q8_KV_r8"]
+         "mxfp4_r8", "q8_k_r8", "q8_k_r16", "q8_KV_r8", "q2_k_r4", "q3_k_r4", "q5_k_r4", "iq2_xxs_r4", "iq2_xs_r4", "iq3_xxs_r4",
+         "iq1_s_r4", "iq3_s_r4", "iq2_s_r4", "iq1_m_r4"]
 
 
 def main():

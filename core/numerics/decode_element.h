@@ -212,6 +212,16 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
       case 397: blocks::q8_k_r16(group, b, k, y); break;
       case 398: blocks::q8_kv_r8(group, b, k, y); break;
       case 399: blocks::q8_k_r8(group, b, k, y); break;
+      case 210: blocks::q2_k_r4(group, b, k, y); break;
+      case 211: blocks::q3_k_r4(group, b, k, y); break;
+      case 213: blocks::q5_k_r4(group, b, k, y); break;
+      case 216: blocks::iq2_xxs_r4(group, b, k, y); break;
+      case 217: blocks::iq2_xs_r4(group, b, k, y); break;
+      case 218: blocks::iq3_xxs_r4(group, b, k, y); break;
+      case 219: blocks::iq1_s_r4(group, b, k, y); break;
+      case 221: blocks::iq3_s_r4(group, b, k, y); break;
+      case 222: blocks::iq2_s_r4(group, b, k, y); break;
+      case 229: blocks::iq1_m_r4(group, b, k, y); break;
       default: break;
     }
     return;

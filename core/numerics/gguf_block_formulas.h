@@ -1216,4 +1216,187 @@ WS_HD void q8_kv_r8(const uint8_t* __restrict meta, const uint8_t* __restrict b,
       for (int i = 0; i < 4; ++i) y[16 * h + 4 * l + i] = d * float(int8_t(b[128 * h + 32 * l + 4 * k + i]));
 }
 
+// The K-quant repacks (dequantize_row_q2_k_r4 / _q3_k_r4 / _q5_k_r4). Their dl * q - ml fuse or
+// not alike: every product is exact (an f16 times a scale of at most 6 bits times a code of at
+// most 5 bits is at most 22 significant bits).
+// Q2_K_R4: d[4] and m[4] (f16), scales[64] (4-bit scale, 4-bit min), qs[256]: value i + 4s
+// (+16) of block ib is bits 2s of qs[32 ib + 4k + i] (+16).
+WS_HD void q2_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k), m = f16(b + 8 + 2 * k);
+  const uint8_t *scales = b + 16, *qs = b + 80;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    for (int half = 0; half < 2; ++half) {
+      const uint8_t sc = scales[8 * ib + k + 4 * half];
+      const float dl = d * float(sc & 0xF), ml = m * float(sc >> 4);
+      const uint8_t* q = qs + 32 * ib + 4 * k + 16 * half;
+      for (int s = 0; s < 4; ++s)
+        for (int i = 0; i < 4; ++i) y[16 * half + 4 * s + i] = dl * float((q[i] >> (2 * s)) & 3) - ml;
+    }
+    y += 32;
+  }
+}
+
+// Q3_K_R4: d[4] (f16), scales_h[16], scales_l[32] (6-bit scales minus 32), qh[128], qs[256]: value
+// i + 4s (+16) of block ib is bits 2s of qs[32 ib + 4k + i] (+16) with bit s (+4) of
+// qh[16 ib + 4k + i] above them, minus 4.
+WS_HD void q3_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k);
+  const uint8_t *sh = b + 8, *sl = b + 24, *qhAll = b + 56, *qs = b + 184;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    for (int half = 0; half < 2; ++half) {
+      const float dl = d * float(r4Scale6(sl, sh, 8 * ib + k + 4 * half) - 32);
+      const uint8_t* q = qs + 32 * ib + 4 * k + 16 * half;
+      const uint8_t* qh = qhAll + 16 * ib + 4 * k;
+      for (int s = 0; s < 4; ++s)
+        for (int i = 0; i < 4; ++i) {
+          const int code = int(((q[i] >> (2 * s)) & 3) | (((qh[i] >> (s + 4 * half)) & 1) << 2)) - 4;
+          y[16 * half + 4 * s + i] = dl * float(code);
+        }
+    }
+    y += 32;
+  }
+}
+
+// Q5_K_R4: Q4_K_R4's d, dmin, scales and nibbles (qs[1024] after qh[128]), each code's fifth bit in
+// qh[16 ib + 4k + i]: bits 0 1 2 3 4 5 6 7 for values i + 0, 8, 4, 12, 16, 24, 20, 28 (not IQ5_K_R4's order).
+WS_HD void q5_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k), m = f16(b + 8 + 2 * k);
+  const uint8_t *sh = b + 16, *sl = b + 32, *qhAll = b + 64, *qs = b + 192;
+  const int bitOf[8] = {0, 2, 1, 3, 4, 6, 5, 7};  // value i + 4 s's bit, s = 0..7
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const int is = 4 * ib + k;
+    const uint8_t h = uint8_t(sh[is % 16] >> 4 * (is / 16));
+    const float dl = d * float((sl[is] & 0xF) | ((h & 0x03) << 4));
+    const float ml = m * float((sl[is] >> 4) | ((h & 0x0C) << 2));
+    uint8_t c[32];
+    r4Nibbles(qs, ib, k, c);
+    const uint8_t* qh = qhAll + 16 * ib + 4 * k;
+    for (int s = 0; s < 8; ++s)
+      for (int i = 0; i < 4; ++i) c[4 * s + i] |= uint8_t(((qh[i] >> bitOf[s]) & 1) << 4);
+    for (int j = 0; j < 32; ++j) y[j] = dl * float(c[j]) - ml;
+    y += 32;
+  }
+}
+
+// The I-quant repacks (dequantize_row_iq2_xxs_r4 ... _iq1_m_r4): the grids of the plain types, each
+// row's indices, scales and signs interleaved by fours. Values are scale x grid x sign, as ggml's.
+
+// IQ2_XXS_R4 / IQ3_XXS_R4: d[4] (f16), sas[128] (a word a row and 32 values: the scale in bit 0 of
+// each byte, the signs in the rest, decoded as w & 0xfefefefe, then w ^ w >> 1), then the indices.
+WS_HD uint32_t r4SasScale(uint32_t w) { return (w & 1) | ((w >> 7) & 2) | ((w >> 14) & 4) | ((w >> 21) & 8); }
+WS_HD uint32_t r4SasSigns(uint32_t w) {
+  w &= 0xfefefefeu;
+  return w ^ (w >> 1);
+}
+WS_HD void iq2_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = 0.125f * f16(b + 2 * k);
+  const uint8_t *sas = b + 8, *qs = b + 136;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const uint32_t w = u32(sas + 4 * (4 * ib + k)), signs = r4SasSigns(w);
+    const float dl = d * float(2 * r4SasScale(w) + 1);
+    for (int i = 0; i < 4; ++i) {
+      const uint64_t grid = grids::hdIq2xxsGrid(qs[16 * ib + 4 * k + i]);
+      for (int j = 0; j < 8; ++j) y[8 * i + j] = dl * float(int8_t(gridByte(grid, j))) * signOf(signs >> (8 * i), j);
+    }
+    y += 32;
+  }
+}
+WS_HD void iq3_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = 0.25f * f16(b + 2 * k);
+  const uint8_t *sas = b + 8, *qs = b + 136;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const uint32_t w = u32(sas + 4 * (4 * ib + k)), signs = r4SasSigns(w);
+    const float dl = d * float(2 * r4SasScale(w) + 1);
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t grid = grids::hdIq3xxsGrid(qs[32 * ib + 8 * k + i]);
+      for (int j = 0; j < 4; ++j) y[4 * i + j] = dl * float(int8_t(gridByte(grid, j))) * signOf(signs >> (4 * i), j);
+    }
+    y += 32;
+  }
+}
+
+// IQ2_XS_R4: d[4] (f16), qs[128] (u16: a 9-bit index, 7 sign bits s decoded as s ^ s << 1),
+// scales[32] (two 4-bit scales, 2s + 1).
+WS_HD void iq2_xs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = 0.125f * f16(b + 2 * k);
+  const uint8_t *qs = b + 8, *scales = b + 264;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const float dl1 = d * float(2 * (scales[4 * ib + k] & 0xF) + 1), dl2 = d * float(2 * (scales[4 * ib + k] >> 4) + 1);
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t q = u16(qs + 2 * (16 * ib + 4 * k + i)), s7 = q >> 9, signs = s7 ^ (s7 << 1);
+      const uint64_t grid = grids::hdIq2xsGrid(q & 511);
+      const float dl = i < 2 ? dl1 : dl2;
+      for (int j = 0; j < 8; ++j) y[8 * i + j] = dl * float(int8_t(gridByte(grid, j))) * signOf(signs, j);
+    }
+    y += 32;
+  }
+}
+
+// IQ2_S_R4: d[4] (f16), qs[128], qh[32] (2 more index bits each), signs[128], scales[32].
+WS_HD void iq2_s_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = 0.125f * f16(b + 2 * k);
+  const uint8_t *qs = b + 8, *qh = b + 136, *signs = b + 168, *scales = b + 296;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const float dl1 = d * float(2 * (scales[4 * ib + k] & 0xF) + 1), dl2 = d * float(2 * (scales[4 * ib + k] >> 4) + 1);
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t index = qs[16 * ib + 4 * k + i] | ((uint32_t(qh[4 * ib + k]) << (8 - 2 * i)) & 0x300);
+      const uint64_t grid = grids::hdIq2sGrid(index);
+      const float dl = i < 2 ? dl1 : dl2;
+      for (int j = 0; j < 8; ++j) y[8 * i + j] = dl * float(int8_t(gridByte(grid, j))) * signOf(signs[16 * ib + 4 * k + i], j);
+    }
+    y += 32;
+  }
+}
+
+// IQ3_S_R4: d[4] (f16), qs[256], qh[32] (a ninth index bit each), signs[128], scales[16]
+// (4-bit, 2s + 1): values 4i + j and 16 + 4i + j from two grid points, their signs bits i and
+// i + 4 of signs[16 ib + 4k + j].
+WS_HD void iq3_s_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(b + 2 * k);
+  const uint8_t *qs = b + 8, *qh = b + 264, *signs = b + 296, *scales = b + 424;
+  for (int ib = 0; ib < QK / 32; ++ib) {
+    const int l = 4 * ib + k;
+    const float dl = d * float(1 + 2 * ((scales[l % 16] >> 4 * (l / 16)) & 0xF));
+    const uint32_t h = qh[4 * ib + k];
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t grid1 = grids::hdIq3sGrid(qs[32 * ib + k + 8 * i] + ((h << (8 - i)) & 0x100));
+      const uint32_t grid2 = grids::hdIq3sGrid(qs[32 * ib + k + 8 * i + 4] + ((h << (4 - i)) & 0x100));
+      for (int j = 0; j < 4; ++j) {
+        const uint32_t sg = signs[16 * ib + 4 * k + j];
+        y[4 * i + j] = dl * float(gridByte(grid1, j)) * signOf(sg, i);
+        y[4 * i + 16 + j] = dl * float(gridByte(grid2, j)) * signOf(sg, i + 4);
+      }
+    }
+    y += 32;
+  }
+}
+
+// IQ1_S_R4 / IQ1_M_R4: the 4 rows' f16 scales first (`meta`); blocks of 32.
+// IQ1_S_R4: qs[16], qh[4] (u16: 3 index bits per 8 values, a 3-bit scale 2s + 1, the delta's sign).
+WS_HD void iq1_s_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const uint32_t qh = u16(b + 16 + 2 * k);
+  const float shift = qh & 0x8000 ? -kIq1sDelta : kIq1sDelta;
+  const float dl = f16(meta + 2 * k) * float(2 * ((qh >> 12) & 7) + 1);
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t grid = grids::hdIq1sGrid(b[4 * i + k] | (((qh >> 3 * i) & 7) << 8));
+    for (int j = 0; j < 8; ++j) y[8 * i + j] = dl * (float(int8_t(gridByte(grid, j))) + shift);
+  }
+}
+// IQ1_M_R4: qs[16], qh[8] (3 index bits and a delta sign per 8 values), scales[4] (two 4-bit
+// scales, taken as they are - not 2s + 1 as IQ1_M's).
+WS_HD void iq1_m_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const float d = f16(meta + 2 * k);
+  const uint8_t *qs = b, *qh = b + 16;
+  const uint8_t sc = b[24 + k];
+  for (int i = 0; i < 2; ++i) {
+    const float dl = d * float(i ? sc >> 4 : sc & 0xF);
+    const uint32_t h = qh[4 * i + k];
+    const uint64_t grid1 = grids::hdIq1sGrid(qs[8 * i + k] | ((h & 0x07) << 8));
+    const uint64_t grid2 = grids::hdIq1sGrid(qs[8 * i + k + 4] | ((h & 0x70) << 4));
+    const float delta1 = h & 0x08 ? -kIq1sDelta : kIq1sDelta, delta2 = h & 0x80 ? -kIq1sDelta : kIq1sDelta;
+    for (int j = 0; j < 8; ++j) y[16 * i + j] = dl * (float(int8_t(gridByte(grid1, j))) + delta1);
+    for (int j = 0; j < 8; ++j) y[16 * i + j + 8] = dl * (float(int8_t(gridByte(grid2, j))) + delta2);
+  }
+}
+
 }  // namespace ws::num::blocks

@@ -101,6 +101,16 @@ WS_INTERLEAVED_RUNNER(mxfp4_r8, 8, 32, 17, 0)
 WS_INTERLEAVED_RUNNER(q8_k_r16, 16, 256, 258, 0)
 WS_INTERLEAVED_RUNNER(q8_kv_r8, 8, 32, 32, 4)
 WS_INTERLEAVED_RUNNER(q8_k_r8, 8, 256, 258, 0)
+WS_INTERLEAVED_RUNNER(q2_k_r4, 4, 256, 84, 0)
+WS_INTERLEAVED_RUNNER(q3_k_r4, 4, 256, 110, 0)
+WS_INTERLEAVED_RUNNER(q5_k_r4, 4, 256, 176, 0)
+WS_INTERLEAVED_RUNNER(iq2_xxs_r4, 4, 256, 66, 0)
+WS_INTERLEAVED_RUNNER(iq2_xs_r4, 4, 256, 74, 0)
+WS_INTERLEAVED_RUNNER(iq3_xxs_r4, 4, 256, 98, 0)
+WS_INTERLEAVED_RUNNER(iq1_s_r4, 4, 32, 6, 2)
+WS_INTERLEAVED_RUNNER(iq3_s_r4, 4, 256, 110, 0)
+WS_INTERLEAVED_RUNNER(iq2_s_r4, 4, 256, 82, 0)
+WS_INTERLEAVED_RUNNER(iq1_m_r4, 4, 32, 7, 2)
 
 InterleavedFn interleavedFn(int id) {
   switch (id) {
@@ -123,6 +133,16 @@ InterleavedFn interleavedFn(int id) {
     case 397: return interleaved_q8_k_r16;
     case 398: return interleaved_q8_kv_r8;
     case 399: return interleaved_q8_k_r8;
+    case 210: return interleaved_q2_k_r4;
+    case 211: return interleaved_q3_k_r4;
+    case 213: return interleaved_q5_k_r4;
+    case 216: return interleaved_iq2_xxs_r4;
+    case 217: return interleaved_iq2_xs_r4;
+    case 218: return interleaved_iq3_xxs_r4;
+    case 219: return interleaved_iq1_s_r4;
+    case 221: return interleaved_iq3_s_r4;
+    case 222: return interleaved_iq2_s_r4;
+    case 229: return interleaved_iq1_m_r4;
     default: return nullptr;
   }
 }

@@ -55,7 +55,12 @@ DECODED = {"iq2_k": ("blk.0.attn_q.weight", (16, 512)), "iq4_k": ("blk.0.attn_k.
            "q5_0_r4": ("blk.4.attn_v.weight", (16, 512)), "q6_0_r4": ("blk.4.ffn_up_exps.weight", (2, 8, 512)),
            "iq4_nl_r4": ("blk.4.attn_output.weight", (16, 512)), "mxfp4_r8": ("blk.5.ffn_down_exps.weight", (2, 8, 512)),
            "q8_k_r8": ("blk.5.attn_q.weight", (16, 512)), "q8_k_r16": ("blk.5.attn_k.weight", (16, 512)),
-           "q8_KV_r8": ("blk.5.ffn_gate_exps.weight", (2, 8, 512))}
+           "q8_KV_r8": ("blk.5.ffn_gate_exps.weight", (2, 8, 512)),
+           "q2_k_r4": ("blk.5.attn_v.weight", (16, 512)), "q3_k_r4": ("blk.5.ffn_up_exps.weight", (2, 8, 512)),
+           "q5_k_r4": ("blk.5.attn_output.weight", (16, 512)), "iq2_xxs_r4": ("blk.6.attn_q.weight", (16, 512)),
+           "iq2_xs_r4": ("blk.6.ffn_down_exps.weight", (2, 8, 512)), "iq3_xxs_r4": ("blk.6.attn_k.weight", (16, 512)),
+           "iq1_s_r4": ("blk.6.ffn_gate_exps.weight", (2, 8, 512)), "iq3_s_r4": ("blk.6.attn_v.weight", (16, 512)),
+           "iq2_s_r4": ("blk.6.ffn_up_exps.weight", (2, 8, 512)), "iq1_m_r4": ("blk.6.attn_output.weight", (16, 512))}
 
 # The ternary types' CPU to_float gives d-less values and reads from the blocks, not the row: their
 # row scale (f16 for IQ1_BN, f32 for IQ2_BN) is applied after, as ik_llama.cpp's CUDA dequantization

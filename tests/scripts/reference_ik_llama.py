@@ -9,8 +9,8 @@ make_ik_llama_reference.py; its docstring has the recipe and commit).
   (truth.json: SHA-256 of the float32 values), and one expert's rows equal the whole's;
 - `inspect` sizes every tensor as ik_llama.cpp's ggml_nbytes does (the file's own layout: each
   tensor ends where the next begins, after alignment);
-- a tensor retyped to an ik type that is known but not decoded (Q3_K_R4, the same block size as
-  IQ3_K) is refused naming the type and its id; one retyped to an interleaved type whose rows are
+- a tensor retyped to the one ik type that is known but not decoded (BF16_R16, which ik_llama.cpp
+  registers no to_float for) is refused naming the type and its id; one retyped to an interleaved type whose rows are
   not whole groups (IQ4_K_R4 over 6 rows) is refused naming the group size; one retyped to an id
   neither ggml nor ik_llama.cpp stores in files (99, ik's in-memory Q8_2_X4) is refused at open
   naming the id.
@@ -79,8 +79,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(by_name["blk.0.ffn_down_exps.weight"]["bytes"] == 16 * (4 + 2 * 136), f"IQ4_KS bytes {by_name['blk.0.ffn_down_exps.weight']['bytes']}")
         # IQ2_KS [2, 8, 512]: 16 rows of a 2-byte (f16) row scale and two 70-byte blocks.
         check(by_name["blk.1.ffn_down_exps.weight"]["bytes"] == 16 * (2 + 2 * 70), f"IQ2_KS bytes {by_name['blk.1.ffn_down_exps.weight']['bytes']}")
-    r = run("dequant", retyped(GGUF, "blk.0.attn_output.weight", 211, os.path.join(tmp, "r4.gguf")), "blk.0.attn_output.weight", "--out", out)
-    check(r.returncode not in (0, -6, -11) and "Q3_K_R4 (ik_llama.cpp's type 211) is not implemented" in r.stderr, f"Q3_K_R4: exit {r.returncode}: {r.stderr.strip()}")
+    # Q8_K_R16 [16, 512] holds 8,256 bytes: BF16_R16 over 8 of its rows fits inside them.
+    r = run("dequant", retyped(GGUF, "blk.5.attn_k.weight", 230, os.path.join(tmp, "r16.gguf"), rows=8), "blk.5.attn_k.weight", "--out", out)
+    check(r.returncode not in (0, -6, -11) and "BF16_R16 (ik_llama.cpp's type 230) is not implemented" in r.stderr, f"BF16_R16: exit {r.returncode}: {r.stderr.strip()}")
     r = run("dequant", retyped(GGUF, "blk.0.attn_k.weight", 339, os.path.join(tmp, "r4-6.gguf"), rows=6), "blk.0.attn_k.weight", "--out", out)
     check(r.returncode not in (0, -6, -11) and "interleaved groups of 4; the tensor's 6 rows are not whole groups" in r.stderr and "blk.0.attn_k.weight" in r.stderr,
           f"IQ4_K_R4 over 6 rows: exit {r.returncode}: {r.stderr.strip()}")
