@@ -58,7 +58,7 @@ const std::vector<LlamaCppTensorRow>& llamaCppTensors();  // llama_cpp_tensors.c
 // load_weights): the substring renames it applies, in order, what it skips, and where a name it
 // cannot place raises or is dropped. The parameter set each family's class builds from its config
 // is code (weight_name_rules.cpp), each line cited.
-enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe };
+enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe, GptOss };
 struct StackedRenameRow {
   std::string_view parameter;  // the fused parameter, e.g. "qkv_proj"
   std::string_view shardName;  // the checkpoint's name for one shard, e.g. "q_proj"
@@ -92,6 +92,12 @@ struct WeightLoaderRow {
   // SGLang's DeepSeek: with a q_lora_rank, q_a_proj and kv_a_proj_with_mqa wait in a cache until
   // both halves are there, then load together into this parameter ("" none).
   std::string_view pairedInto = {};
+  // vLLM's WeightsMapper (models/utils.py:40-62), applied before anything else: each substring
+  // row replaces its first occurrence, then each suffix row its last, in order.
+  std::vector<std::pair<std::string_view, std::string_view>> mapperSubstrings = {}, mapperSuffixes = {};
+  // Substrings whose names are looked up as they are, before the stacked renames: the parameter
+  // or a KeyError (gpt-oss's fused expert tensors and attention sinks).
+  std::vector<std::string_view> directNames = {};
 };
 inline constexpr std::string_view kVllmRelease = "0.11.0";
 inline constexpr std::string_view kSglangRelease = "0.5.23";

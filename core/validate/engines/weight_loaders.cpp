@@ -57,6 +57,23 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .source = "vllm/model_executor/models/glm4_moe.py Glm4MoeModel.load_weights", .autoWeightsLoader = true, .stacked = kQkvGateUp,
        .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts.", .expertGuardOnlyIfNotParameter = true,
        .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false, .droppedSuffixes = {".bias"}, .specLayers = "substring", .headTied = false},
+      // vLLM gpt_oss.py:600-632 GptOssModel.load_weights (GptOssForCausalLM.load_weights:705,
+      // AutoWeightsLoader with hf_to_vllm_mapper 651-672): ".self_attn." -> ".attn.", the HF
+      // expert names by suffix into w13_* / w2_*, embed_tokens -> embedding; then (mxfp4 297-487,
+      // other 489-598) a name holding a fused-expert suffix or "sinks" is looked up as it is, q/k/v
+      // renamed into qkv with a KeyError when missing, and anything else not in params_dict
+      // skipped without a word (482-484, 593-595). The head is never tied (674-678); the loader's
+      // skip_prefixes for a tied config is not modelled.
+      {.engine = "vllm", .architectures = {"GptOssForCausalLM"}, .family = LoaderFamily::GptOss,
+       .source = "vllm/model_executor/models/gpt_oss.py GptOssModel.load_weights", .autoWeightsLoader = true,
+       .stacked = {{".qkv", ".q_proj", "q"}, {".qkv", ".k_proj", "k"}, {".qkv", ".v_proj", "v"}}, .expertGate = "", .expertUp = "", .expertDown = "",
+       .expertGuard = "", .expertGuardOnlyIfNotParameter = false, .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false,
+       .droppedSuffixes = {}, .specLayers = "", .unplaced = Unplaced::Silent, .headTied = false,
+       .mapperSubstrings = {{".self_attn.", ".attn."}},
+       .mapperSuffixes = {{".embed_tokens.weight", ".embedding.weight"}, {".gate_up_proj_blocks", ".w13_weight"}, {".down_proj_blocks", ".w2_weight"},
+                          {".gate_up_proj_scales", ".w13_weight_scale"}, {".down_proj_scales", ".w2_weight_scale"}, {".gate_up_proj", ".w13_weight"},
+                          {".down_proj", ".w2_weight"}, {".gate_up_proj_bias", ".w13_bias"}, {".down_proj_bias", ".w2_bias"}},
+       .directNames = {".w13_weight_scale", ".w2_weight_scale", ".w13_weight", ".w2_weight", ".w13_bias", ".w2_bias", "sinks"}},
 
       // SGLang qwen3_moe.py:1157-1276 Qwen3MoeForCausalLM.load_weights, a hand loop on the full
       // names: "mtp" names skipped for the main model (1192), names past the layers skipped

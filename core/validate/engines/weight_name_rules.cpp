@@ -302,6 +302,32 @@ Parameters glm4Moe(const Config& c, int64_t layers, int64_t experts, const Weigh
   return p;
 }
 
+// GptOssModel (vLLM gpt_oss.py): embedding (239), per layer qkv and o_proj with their biases
+// (QKVParallelLinear / RowParallelLinear default bias=True, 87-101), sinks (78), the router with
+// its bias (nn.Linear, 153), a FusedMoE with has_bias (156-167) that takes each fused tensor whole,
+// the two norms (202-203); norm (251); lm_head always (674).
+Parameters gptOss(const Config&, int64_t layers, int64_t experts) {
+  Parameters p;
+  p.experts = experts;
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string at = layer(l);
+    p.fused(at + "attn.qkv", {"q", "k", "v"}, true);
+    p.add(at + "attn.o_proj.weight");
+    p.add(at + "attn.o_proj.bias");
+    p.add(at + "attn.sinks");
+    p.add(at + "mlp.router.weight");
+    p.add(at + "mlp.router.bias");
+    // Plain parameters, not expertModules: each is filled by one whole tensor, and a scale
+    // (w13_weight_scale) fills only itself.
+    for (const char* leaf : {".w13_weight", ".w13_bias", ".w2_weight", ".w2_bias"}) p.add(at + "mlp.experts" + leaf);
+    p.norms(at);
+  }
+  p.add("model.embedding.weight");
+  p.add("model.norm.weight");
+  p.add("lm_head.weight");
+  return p;
+}
+
 // The expert count is the model description's (num_experts, num_local_experts or n_routed_experts,
 // as the family's config names it).
 Parameters parametersOf(const WeightLoaderRow& row, const Config& c, int64_t layers, int64_t experts) {
@@ -312,6 +338,7 @@ Parameters parametersOf(const WeightLoaderRow& row, const Config& c, int64_t lay
     case LoaderFamily::Mixtral: p = mixtral(c, layers, experts, row); break;
     case LoaderFamily::DeepseekV2: p = deepseekV2(c, layers, experts, row); break;
     case LoaderFamily::Glm4Moe: p = glm4Moe(c, layers, experts, row); break;
+    case LoaderFamily::GptOss: p = gptOss(c, layers, experts); break;
   }
   for (const auto& key : c.missing) p.unknown += (p.unknown.empty() ? "config.json lacks " : ", ") + key;
   return p;
@@ -360,6 +387,10 @@ class EmulatedLoader {
 
   Placement place(std::string name) const {
     if (name.ends_with(".k_scale") || name.ends_with(".v_scale") || name.ends_with(".kv_scale") || name.ends_with(".q_scale")) return {};  // the KV cache's quantization decides
+    for (const auto& [from, to] : row_.mapperSubstrings)
+      if (const size_t at = name.find(from); at != std::string::npos) name.replace(at, from.size(), to);
+    for (const auto& [from, to] : row_.mapperSuffixes)
+      if (name.ends_with(from)) name.replace(name.size() - from.size(), from.size(), to);
     if (row_.autoWeightsLoader) {
       // utils.py: ROTARY_EMBEDS_UNUSED_WEIGHTS skipped (102-106, 291-292); names grouped by their
       // first component (129-139): "model" to the model's load_weights, lm_head to its one
@@ -379,6 +410,8 @@ class EmulatedLoader {
     if (specLayer(name)) return Placement::dropped();
     if (row_.mtpNames && contains(name, "mtp")) return Placement::dropped();
     if (row_.layerRange && pastTheLayers(name)) return Placement::dropped();
+    for (auto direct : row_.directNames)
+      if (contains(name, direct)) return has(name) ? Placement::loaded(name) : raises("KeyError", name);
 
     for (const auto& s : row_.stacked) {
       if (!contains(name, s.shardName)) continue;
@@ -537,8 +570,9 @@ std::string listed(const std::vector<std::string>& items) {
 }
 
 std::string shardName(const WeightLoaderRow& row, const std::string& parameter, const std::string& shard) {
+  auto bare = [](std::string_view n) { return std::string(n.starts_with('.') ? n.substr(1) : n); };  // gpt-oss's rows hold ".qkv"
   for (const auto& s : row.stacked)
-    if (s.shardId == shard && contains(parameter, "." + std::string(s.parameter) + ".")) return std::string(s.shardName);
+    if (s.shardId == shard && contains(parameter, "." + bare(s.parameter) + ".")) return bare(s.shardName);
   return shard;
 }
 
