@@ -6,6 +6,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -41,6 +42,8 @@ DiffWindow::DiffWindow(QWidget* parent)
       poll_(new QTimer(this)),
       map_(new HeatmapPlot),
       list_(new QTreeWidget),
+      metadata_(new QTreeWidget),
+      tabs_(new QTabWidget),
       previewA_(new HeatmapPlot),
       previewB_(new HeatmapPlot),
       previewD_(new HeatmapPlot),
@@ -74,6 +77,14 @@ DiffWindow::DiffWindow(QWidget* parent)
     if (item) showPair(item->data(0, Qt::UserRole).toInt());
   });
 
+  metadata_->setColumnCount(4);
+  metadata_->setHeaderLabels({tr("file"), tr("key"), tr("A"), tr("B")});
+  metadata_->setRootIsDecorated(false);
+  metadata_->setSortingEnabled(false);  // diff's order: by file, then key
+  metadata_->header()->setSectionResizeMode(1, QHeaderView::Stretch);
+  tabs_->addTab(list_, tr("&Tensors of the cell"));
+  tabs_->addTab(metadata_, tr("&Metadata"));
+
   previewA_->setAxisLabels(tr("in"), tr("out"), tr("A"));
   previewB_->setAxisLabels(tr("in"), tr("out"), tr("B"));
   previewD_->setAxisLabels(tr("in"), tr("out"), tr("A - B"));
@@ -91,7 +102,7 @@ DiffWindow::DiffWindow(QWidget* parent)
   pl->addWidget(previewStats_);
 
   auto* right = new QSplitter(Qt::Vertical);
-  right->addWidget(list_);
+  right->addWidget(tabs_);
   right->addWidget(previews);
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(map_);
@@ -126,9 +137,9 @@ void DiffWindow::start(const QString& pathA, const QString& pathB) {
   const std::string a = pathA.toStdString(), b = pathB.toStdString();
   job_ = jobs_.start(Comparison, [a, b](JobState& job) -> Outcome {
     auto ca = openCheckpoint(a);
-    if (!ca) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(ca.error().describe())};
+    if (!ca) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(ca.error().describe()), {}};
     auto cb = openCheckpoint(b);
-    if (!cb) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(cb.error().describe())};
+    if (!cb) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(cb.error().describe()), {}};
     diff::DiffOptions opt;
     opt.progress = [&](uint64_t d, uint64_t t) {
       job.done = d;
@@ -136,8 +147,8 @@ void DiffWindow::start(const QString& pathA, const QString& pathB) {
       return !job.cancel;
     };
     auto r = diff::diffCheckpoints(*ca.value(), *cb.value(), opt);
-    if (!r) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(r.error().message)};
-    return Outcome{ca.value(), cb.value(), std::make_shared<diff::DiffReport>(std::move(r.value())), {}};
+    if (!r) return Outcome{nullptr, nullptr, nullptr, QString::fromStdString(r.error().message), {}};
+    return Outcome{ca.value(), cb.value(), std::make_shared<diff::DiffReport>(std::move(r.value())), {}, diff::diffMetadata(*ca.value(), *cb.value())};
   }, [this](Outcome o) { onFinished(std::move(o)); });
 }
 
@@ -158,14 +169,16 @@ void DiffWindow::onFinished(Outcome o) {
   uint64_t identical = 0;
   for (const auto& p : report_->pairs) identical += p.error.empty() && p.metrics.identical;
   header_->setText(tr("<b>A</b> %1<br><b>B</b> %2<br>%3 tensors matched (%4 identical), %5 only in A, %6 only in B, %7 shape mismatches; "
-                      "dequantized on %8. Click a cell for its tensors and previews.")
+                      "dequantized on %8; %9 metadata keys differ (the Metadata tab). Click a cell for its tensors and previews.")
                        .arg(QString::fromStdString(report_->pathA).toHtmlEscaped(), QString::fromStdString(report_->pathB).toHtmlEscaped())
                        .arg(report_->pairs.size())
                        .arg(identical)
                        .arg(report_->onlyA.size())
                        .arg(report_->onlyB.size())
                        .arg(report_->shapeMismatches)
-                       .arg(QString::fromStdString(report_->device)));
+                       .arg(QString::fromStdString(report_->device))
+                       .arg(o.metadata.size()));
+  listMetadata(o.metadata);
   buildMap();
   emit finished();
 }
@@ -180,6 +193,20 @@ void DiffWindow::buildMap() {
   map_->setMatrix(worst, rows_, cols_, -1);
 }
 
+void DiffWindow::listMetadata(const std::vector<diff::MetadataDifference>& differences) {
+  metadata_->clear();
+  const QString absent = tr("(absent)");
+  for (const auto& d : differences) {
+    auto* item = new QTreeWidgetItem(metadata_);
+    item->setText(0, QString::fromStdString(d.source));
+    item->setText(1, QString::fromStdString(d.key));
+    item->setText(2, d.a ? QString::fromStdString(*d.a) : absent);
+    item->setText(3, d.b ? QString::fromStdString(*d.b) : absent);
+    for (int c = 1; c < 4; ++c) item->setToolTip(c, item->text(c));  // long values (templates, arrays) in full
+  }
+  tabs_->setTabText(1, differences.empty() ? tr("&Metadata (the same)") : tr("&Metadata (%1 differ)").arg(differences.size()));
+}
+
 QPoint DiffWindow::worstCell() const {
   if (!report_ || cells_.worstCell < 0) return {-1, -1};
   const diff::DiffCell& c = cells_.cells[size_t(cells_.worstCell)];
@@ -188,6 +215,7 @@ QPoint DiffWindow::worstCell() const {
 
 void DiffWindow::selectCell(int row, int col) {
   if (!report_ || row < 0 || col < 0 || row >= rows_ || col >= cols_) return;
+  tabs_->setCurrentWidget(list_);  // a click asks for the cell's tensors
   list_->clear();
   const diff::DiffCell* cell = cells_.find(row - 1, col - 1);
   for (size_t i : cell ? cell->pairs : std::vector<size_t>{}) {

@@ -1,7 +1,8 @@
 // Two checkpoints side by side: the per-layer x per-expert error map of weightscope diff (worst
 // relative error of the cell's tensors; column -1 holds each layer's non-expert tensors, row 0
-// the tensors outside layers), the tensors of a clicked cell, and previews of A, B and A - B.
-// The comparison runs off the GUI thread with progress and cancel.
+// the tensors outside layers), the tensors of a clicked cell, and previews of A, B and A - B;
+// beside the cell's tensors, a Metadata tab: every key besides the tensors that differs (diff's
+// own list, core/diff/metadata_diff). The comparison runs off the GUI thread with progress and cancel.
 #pragma once
 
 #include <QWidget>
@@ -10,12 +11,14 @@
 
 #include "core/diff/diff.h"
 #include "core/diff/diff_cells.h"
+#include "core/diff/metadata_diff.h"
 #include "core/diff/unit_matrix.h"
 #include "ui/job_runner.h"
 
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QTabWidget;
 class QTimer;
 class QTreeWidget;
 
@@ -39,6 +42,9 @@ class DiffWindow : public QWidget {
   const diff::DiffReport* report() const { return report_.get(); }
   HeatmapPlot* errorMap() const { return map_; }
   QTreeWidget* cellList() const { return list_; }
+  // The Metadata tab: one row a differing key (file, key, A, B), in diff's order.
+  QTreeWidget* metadataList() const { return metadata_; }
+  QTabWidget* lists() const { return tabs_; }
   HeatmapPlot* preview(int which) const { return which == 0 ? previewA_ : which == 1 ? previewB_ : previewD_; }
   QString previewKey() const { return previewKey_; }
 
@@ -51,6 +57,7 @@ class DiffWindow : public QWidget {
     std::shared_ptr<const Checkpoint> a, b;
     std::shared_ptr<diff::DiffReport> report;
     QString error;
+    std::vector<diff::MetadataDifference> metadata;
   };
   struct Preview {
     QString key, error;
@@ -58,6 +65,7 @@ class DiffWindow : public QWidget {
   };
   void onFinished(Outcome o);
   void buildMap();
+  void listMetadata(const std::vector<diff::MetadataDifference>& differences);
   void showPair(int pairIndex);
   void onPreview(Preview pv);
 
@@ -67,6 +75,8 @@ class DiffWindow : public QWidget {
   QTimer* poll_;
   HeatmapPlot* map_;
   QTreeWidget* list_;
+  QTreeWidget* metadata_;
+  QTabWidget* tabs_;
   HeatmapPlot *previewA_, *previewB_, *previewD_;
   QLabel* previewStats_;
   JobRunner jobs_;

@@ -2,6 +2,7 @@
 // off the GUI thread, read the error map, click a cell and see its tensors listed and previewed
 // (A - B equal to A minus B), and cancel a run. Checks state, not pixels.
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -9,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/diff/metadata_diff.h"
+#include "core/formats/open_checkpoint.h"
 #include "core/report/diff_report.h"
 #include "test_support.h"
 #include "ui/diff_window.h"
@@ -59,6 +62,34 @@ class TstDiffWindow : public QObject {
     QVERIFY(a->rows() > 0 && a->rows() == b->rows() && a->cols() == d->cols());
     for (int r = 0; r < a->rows(); r += 37)
       for (int c = 0; c < a->cols(); c += 29) QCOMPARE(d->valueAt(r, c), a->valueAt(r, c) - b->valueAt(r, c));
+  }
+
+  // The Metadata tab lists diff's own metadata differences, row for row: the FP8 copy's config.json
+  // gains its quantization_config (and transformers' EP plan); a cell click goes back to the tensors.
+  void metadataTab() {
+    ui::DiffWindow w;
+    QSignalSpy finished(&w, &ui::DiffWindow::finished);
+    const std::string a = wstest::fixture("hf/qwen3_moe"), b = wstest::fixture("hf/qwen3_moe_fp8");
+    w.start(QString::fromStdString(a), QString::fromStdString(b));
+    QVERIFY(finished.wait(wstest::kPatienceMs));
+    const auto want = diff::diffMetadata(*openCheckpoint(a).value(), *openCheckpoint(b).value());
+    QVERIFY(want.size() > 5);
+    QTreeWidget* list = w.metadataList();
+    QCOMPARE(list->topLevelItemCount(), int(want.size()));
+    bool quantMethod = false;
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+      const QTreeWidgetItem* row = list->topLevelItem(i);
+      QCOMPARE(row->text(0), QString::fromStdString(want[size_t(i)].source));
+      QCOMPARE(row->text(1), QString::fromStdString(want[size_t(i)].key));
+      QCOMPARE(row->text(2), want[size_t(i)].a ? QString::fromStdString(*want[size_t(i)].a) : QString("(absent)"));
+      QCOMPARE(row->text(3), want[size_t(i)].b ? QString::fromStdString(*want[size_t(i)].b) : QString("(absent)"));
+      quantMethod |= row->text(0) == "config.json" && row->text(1) == "/quantization_config/quant_method" && row->text(2) == "(absent)" && row->text(3) == "\"fp8\"";
+    }
+    QVERIFY(quantMethod);
+    QCOMPARE(w.lists()->tabText(1), QString("&Metadata (%1 differ)").arg(want.size()));
+    w.lists()->setCurrentWidget(list);
+    w.selectCell(w.worstCell().y(), w.worstCell().x());
+    QCOMPARE(w.lists()->currentWidget(), static_cast<QWidget*>(w.cellList()));
   }
 
   void cancels() {
