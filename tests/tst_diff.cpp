@@ -13,6 +13,7 @@
 #include "core/numerics/dequant.h"
 #include "core/numerics/device_dequant.h"
 #include "core/numerics/kernel_threads.h"
+#include "core/synth/synth.h"
 #include "corpus_support.h"
 #include "test_support.h"
 
@@ -156,6 +157,64 @@ class TstDiff : public QObject {
     const auto gm = diff::diffMetadata(*g, *h);
     QCOMPARE(gm.size(), size_t(1));
     QVERIFY(gm[0].source == "gguf" && gm[0].key == key && gm[0].a == std::string("2") && gm[0].b == std::string("4"));
+  }
+
+  // An HF folder against its llama.cpp conversion (tests/data/llama_cpp: the converter itself
+  // wrote them from these synth sources, README there): every key the converter derives from
+  // config.json agrees, both ways and for BF16 and Q8_0 - DeepSeek's MLA keys by its own formula.
+  // A changed rope_theta, a patched expert_used_count and a changed kv_lora_rank each show as one
+  // difference naming both keys.
+  void convertedKeysAgainstTheirGguf() {
+    wstest::TempDir d;
+    struct Source {
+      std::string like;
+      int64_t denseLayers, intermediate, denseIntermediate;
+    };
+    std::map<std::string, std::string> hf;
+    for (const Source& s : std::vector<Source>{{"mixtral", -1, 32, -1}, {"deepseek-v3", 1, 32, 64}, {"glm-4.5", 1, 32, 64}, {"gpt-oss", -1, 64, -1}}) {
+      synth::Options o;
+      o.like = s.like, o.scheme = "bf16", o.shards = 1, o.layers = 2, o.experts = 4, o.hidden = 64, o.expertIntermediate = s.intermediate, o.vocab = 1000;
+      o.denseLayers = s.denseLayers, o.denseIntermediate = s.denseIntermediate, o.mtpLayers = s.like == "mixtral" || s.like == "gpt-oss" ? -1 : 0;
+      o.out = d.file(s.like);
+      QVERIFY(synth::write(o).ok());
+      hf[s.like] = o.out;
+      auto a = wstest::openOrFail(o.out);
+      for (const char* kind : {"bf16", "q8_0"}) {
+        auto g = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/" + s.like + "-" + kind + ".gguf");
+        for (const auto& m : diff::diffMetadata(*a, *g)) QFAIL((s.like + ": " + m.key + ": " + m.a.value_or("-") + " / " + m.b.value_or("-")).c_str());
+        QVERIFY(diff::diffMetadata(*g, *a).empty());
+      }
+    }
+    const std::string gguf = wstest::sourceDir() + "/tests/data/llama_cpp/mixtral-bf16.gguf";
+    auto g = wstest::openOrFail(gguf);
+    wstest::editJson(hf["mixtral"] + "/config.json", [](nlohmann::ordered_json& j) { j["rope_theta"] = 500000.0; });
+    auto a = wstest::openOrFail(hf["mixtral"]);
+    const auto rope = diff::diffMetadata(*a, *g);
+    QCOMPARE(rope.size(), size_t(1));
+    QVERIFY2(rope[0].source == "config.json -> gguf" && rope[0].key == "rope_theta -> llama.rope.freq_base" && rope[0].a == std::string("500000.0") && rope[0].b && *rope[0].b != "500000.0",
+             (rope[0].key + " " + rope[0].a.value_or("-") + " " + rope[0].b.value_or("-")).c_str());
+    wstest::editJson(hf["mixtral"] + "/config.json", [](nlohmann::ordered_json& j) { j.erase("rope_theta"); });
+
+    std::ifstream in(gguf, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string key = "llama.expert_used_count";
+    const size_t at = bytes.find(key);
+    QVERIFY(at != std::string::npos);
+    const uint32_t three = 3;
+    std::memcpy(bytes.data() + at + key.size() + 4, &three, 4);  // after the UINT32 type
+    wstest::writeFile(d.file("patched.gguf"), bytes);
+    auto h = wstest::openOrFail(d.file("patched.gguf"));
+    auto b = wstest::openOrFail(hf["mixtral"]);
+    const auto used = diff::diffMetadata(*h, *b);  // the GGUF as A: its value on the A side
+    QCOMPARE(used.size(), size_t(1));
+    QVERIFY(used[0].key == "num_experts_per_tok -> llama.expert_used_count" && used[0].a == std::string("3") && used[0].b == std::string("2"));
+
+    wstest::editJson(hf["deepseek-v3"] + "/config.json", [](nlohmann::ordered_json& j) { j["kv_lora_rank"] = j["kv_lora_rank"].get<int>() * 2; });
+    auto ds = wstest::openOrFail(hf["deepseek-v3"]);
+    auto dg = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/deepseek-v3-bf16.gguf");
+    std::set<std::string> keys;
+    for (const auto& m : diff::diffMetadata(*ds, *dg)) keys.insert(m.key);
+    QCOMPARE(keys, (std::set<std::string>{"kv_lora_rank + qk_rope_head_dim -> deepseek2.attention.key_length", "kv_lora_rank -> deepseek2.attention.value_length"}));
   }
 
   // Qwen3-VL-MoE against itself: the vision tower's norms keep keys of their own instead of all

@@ -1,8 +1,9 @@
 // diff's comparison of everything besides the tensors (issue 53 item 3): the HF side files' keys
 // (config.json, generation_config.json, tokenizer_config.json; tokenizer.json by its model type,
 // vocabulary and merges - their counts and a hash of their text - and each added token's id), and
-// a GGUF's metadata keys against another GGUF's (tokenizer.ggml.* among them). A GGUF against
-// an HF folder is not compared here (llama.cpp's converter renames and derives its keys).
+// a GGUF's metadata keys against another GGUF's (tokenizer.ggml.* among them), and an HF folder
+// against a GGUF by the keys llama.cpp's converter derives from config.json (source
+// "config.json -> gguf", key "hidden_size -> qwen3moe.embedding_length").
 #pragma once
 
 #include <optional>
@@ -19,8 +20,8 @@ struct MetadataDifference {
   std::optional<std::string> a, b;  // the values as JSON (GGUF arrays: type, length, first elements); none: absent
 };
 
-// Every key whose value differs or that one side lacks, in source then key order; empty when the
-// two checkpoints are of different formats.
+// Every key whose value differs or that one side lacks, in source then key order; between an HF
+// folder and a GGUF, only the converter's keys; empty for other mixes of formats.
 std::vector<MetadataDifference> diffMetadata(const Checkpoint& a, const Checkpoint& b);
 
 }  // namespace ws::diff
