@@ -99,8 +99,8 @@ void compare(const std::string& source, const Flat& a, const Flat& b, std::vecto
 // (conversion/base.py TextModel.set_gguf_parameters:1434-1545 at 0c1e57098, llama-cpp-python
 // 0.3.36's sdist; key names gguf-py/gguf/constants.py), each from the first HF key present
 // (find_hparam), text_config's keys over the top level's (base.py:1352-1354). A model class may
-// write a key its own way after these (DeepSeek's MLA heads, say): such a key is listed as a
-// difference, with the converter's reading of config.json on the HF side.
+// write a key its own way after these: DeepSeek's MLA keys are followed (convertedAgainstGguf);
+// another class's would be listed as a difference, config.json's value on the HF side.
 struct ConvertedKey {
   const char* gguf;                // after "{arch}."
   std::vector<const char*> hf;     // find_hparam's candidates, in order
@@ -125,16 +125,19 @@ const std::vector<ConvertedKey>& convertedKeys() {
   return rows;
 }
 
-// rope.freq_base: rope_parameters' (or rope_scaling's) full_attention or top-level rope_theta,
-// else the first of the converter's global theta keys (base.py:1359-1371, 1462, 1505-1506).
+// rope.freq_base as the converter finds it (base.py:1359-1371, 1462, 1505-1506): rope_parameters
+// (else rope_scaling; null counts as empty), its full_attention's rope_theta where it splits by
+// attention kind, else its own; a theta it lacks is mirrored from the global keys only where it
+// does not split.
 const nlohmann::json* ropeTheta(const nlohmann::json& h) {
-  for (const char* holder : {"rope_parameters", "rope_scaling"}) {
-    const auto r = h.find(holder);
-    if (r == h.end() || !r->is_object()) continue;
-    if (const auto f = r->find("full_attention"); f != r->end() && f->is_object() && f->contains("rope_theta")) return &(*f)["rope_theta"];
-    if (r->contains("rope_theta")) return &(*r)["rope_theta"];
-    break;  // the converter reads only the first present (rope_parameters, else rope_scaling)
+  const nlohmann::json* r = h.contains("rope_parameters") ? &h["rope_parameters"] : h.contains("rope_scaling") ? &h["rope_scaling"] : nullptr;
+  const bool object = r && r->is_object();
+  if (object && (r->contains("full_attention") || r->contains("sliding_attention"))) {
+    const auto f = r->find("full_attention");
+    const nlohmann::json& params = f != r->end() && f->is_object() ? *f : *r;
+    return params.contains("rope_theta") ? &params["rope_theta"] : nullptr;
   }
+  if (object && r->contains("rope_theta")) return &(*r)["rope_theta"];
   for (const char* k : {"global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta", "rotary_emb_base"})
     if (h.contains(k)) return &h[k];
   return nullptr;

@@ -37,7 +37,8 @@ uint64_t expertProjectionElements(const ModelDescription& m, Projection p) {
 }
 
 // GPTQ packs qweight [in x bits / 32, out] along the input, AWQ (GEMM) [in, out x bits / 32]
-// along the output; both keep scales [groups, out]. AWQ GEMV is 4-bit only, qweight [out, in / 8]. The config names the writer, else the shapes
+// along the output; both keep scales [groups, out] (AWQ GEMV: 4-bit only, qweight [out, in / 8],
+// scales padded). The config names the writer, else the shapes
 // do (equal last dimensions: GPTQ). `bits` 0: the width cannot be told (the decoder says why).
 Scheme gptqOrAwq(const QuantConfig& q, const Members& mb, uint64_t& params, uint32_t& bits) {
   const TensorRecord* w = mb.weight;

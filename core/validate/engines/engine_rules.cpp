@@ -74,8 +74,9 @@ void capabilityRules(const ModelDescription& m, const std::string& engine, const
 // config (vLLM Q/awq.py:73-79 and Q/awq_marlin.py:98; SGLang Q/awq/awq.py:127-134 and :315) and
 // create every AWQ layer with GEMM's shapes, qweight [in, out / 8] and scales [groups, out] (vLLM
 // Q/awq.py:134-190, Q/awq_marlin.py:195-240; SGLang Q/awq/schemes/awq_linear.py:30-80,
-// awq_marlin.py:31-60). GEMV's [out, in / 8] and [out, 8 W] are never those shapes (in = out / 64
-// and out = in / 64 cannot both hold), so the weight loader's shape check raises on the first.
+// awq_marlin.py:31-60). GEMV's scales [out, 8 W] never have GEMM's shape [groups, out] (that
+// would take a group of one input), so the weight loader's shape check raises - at the latest on
+// a layer's scales, even where a square layer's qweight [n, n / 8] fits the wrong way round.
 void packingRules(const Checkpoint& c, const RuntimeInfo& rt, Sink& sink) {
   const QuantConfig& q = c.model.quant;
   if (q.method != "awq" || q.awqVersion.empty() || q.awqVersion == "gemm") return;
