@@ -996,6 +996,38 @@ std::vector<Case> cases() {
                  return editFile(written(synthOptions(d, "qwen3-moe", "fp8-block")), L1 + "2.up_proj.weight",
                                  [](wstest::StFile& f) { f.remove(L1 + "2.up_proj.weight_scale_inv"); });
                }, "kt", std::nullopt, "WS-C003"});  // the weight cannot be dequantized either
+  // WS-R004's remaining branches, each alone (issue 50 item 7): an expert stored as E5M2 with its
+  // scale kept, a block size other than [128, 128] (the loader's first check: its grids are not
+  // listed again), and fused FP8 experts.
+  v.push_back({"an E5M2 expert (its scale kept) for KTransformers native FP8", "WS-R004", L1 + "2.up_proj.weight", [](auto& d) {
+                 return editFile(written(synthOptions(d, "qwen3-moe", "fp8-block")), L1 + "2.up_proj.weight", [](wstest::StFile& f) {
+                   wstest::StEntry* w = f.find(L1 + "2.up_proj.weight");
+                   w->dtype = "F8_E5M2";
+                   for (auto& b : w->data) b = uint8_t(num::hdToF16Rne(num::hdE4m3ToFloat(b)) >> 8);  // each value as E5M2 (a half's top byte)
+                 });
+               }, "kt"});
+  // The same checkpoint in blocks of [128, 64]: every scale grid doubled along its columns (each
+  // 128 x 128 block's scale now for its two halves), so nothing else about it changes.
+  v.push_back({"FP8 blocks of [128, 64] for KTransformers native FP8", "WS-R004", "config.json", [](auto& d) {
+                 auto o = synthOptions(d, "qwen3-moe", "fp8-block");
+                 o.shards = 1;
+                 const std::string dir = editFile(written(o), "", [](wstest::StFile& f) {
+                   for (auto& t : f.tensors) {
+                     if (!t.name.ends_with("weight_scale_inv") || t.shape.size() != 2) continue;
+                     const size_t rows = t.shape[0], cols = t.shape[1], size = t.data.size() / (rows * cols);
+                     std::vector<uint8_t> doubled(t.data.size() * 2);
+                     for (size_t i = 0; i < rows * cols; ++i)
+                       for (size_t half = 0; half < 2; ++half) std::memcpy(doubled.data() + (2 * i + half) * size, t.data.data() + i * size, size);
+                     t.shape[1] = cols * 2;
+                     t.data = std::move(doubled);
+                   }
+                 });
+                 wstest::editJson(dir + "/config.json", [](Json& j) { j["quantization_config"]["weight_block_size"] = Json::array({128, 64}); });
+                 return dir;
+               }, "kt"});
+  v.push_back({"fused FP8 experts for KTransformers native FP8", "WS-R004", "model.language_model.layers.0.mlp.experts.down_proj", [](auto& d) {
+                 return written(synthOptions(d, "qwen3-vl-moe", "fp8-block"));
+               }, "kt"});
   v.push_back({"an F16 group scale for KTransformers RAWINT4", "WS-R002", L1 + "2.up_proj.weight_scale", [toF16](auto& d) {
                  return editFile(written(synthOptions(d, "kimi-k2", "int4-ct")), L1 + "2.up_proj.weight_scale",
                                  [toF16](wstest::StFile& f) { toF16(f.find(L1 + "2.up_proj.weight_scale"), true); });

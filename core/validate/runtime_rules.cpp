@@ -76,15 +76,18 @@ void ktNativeFp8(const Checkpoint& c, Sink& sink) {
   });
   if (!any) return;
   dimsDivisibleBy(m, 128, "WS-R001", "KTransformers native FP8 SFT", sink);
-  if (!m.quant.blockSize.empty() && m.quant.blockSize != std::vector<int64_t>{128, 128})
+  // The block size is the loader's first check (before it opens a file): other blocks are refused
+  // there, and the scale grids they make are not listed again.
+  const bool otherBlocks = !m.quant.blockSize.empty() && m.quant.blockSize != std::vector<int64_t>{128, 128};
+  if (otherBlocks)
     sink.add("WS-R004", "weight_block_size is " + formatShape(std::vector<uint64_t>(m.quant.blockSize.begin(), m.quant.blockSize.end())) +
                             "; KTransformers native FP8 SFT requires [128, 128]",
-             {});
+             {}, "config.json");
   fused.report(sink, "WS-R004", "fused expert tensors where KTransformers native FP8 SFT loads per-expert weights");
   dtype.report(sink, "WS-R004", "expert weights that are not F8_E4M3 (KTransformers native FP8 SFT reads E4M3 only)");
   noScale.report(sink, "WS-R004", "expert weights without a weight_scale_inv (KTransformers native FP8 SFT needs one per expert projection)");
   scaleDtype.report(sink, "WS-R004", "scale tensors that are neither BF16 nor F32 (KTransformers native FP8 SFT)");
-  scaleShape.report(sink, "WS-R004", "scale grids that are not exactly [rows/128, cols/128] (KTransformers native FP8 SFT refuses squeezed or other block grids)");
+  if (!otherBlocks) scaleShape.report(sink, "WS-R004", "scale grids that are not exactly [rows/128, cols/128] (KTransformers native FP8 SFT refuses squeezed or other block grids)");
 }
 
 // KTransformers RAWINT4 SFT (load_rawint4_experts_from_checkpoint_files): group size 32, hidden and
