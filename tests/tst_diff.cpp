@@ -19,6 +19,18 @@
 
 using namespace ws;
 
+// A copy of a GGUF with one UINT32 key's value rewritten in place (the key found by its name's
+// bytes; its value sits after the name and the 4-byte type).
+std::string withU32(const std::string& gguf, const std::string& key, uint32_t value, const std::string& out) {
+  std::ifstream in(gguf, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = bytes.find(key);
+  if (at == std::string::npos) qFatal("%s has no key %s", gguf.c_str(), key.c_str());
+  std::memcpy(bytes.data() + at + key.size() + 4, &value, 4);
+  wstest::writeFile(out, bytes);
+  return out;
+}
+
 // The F32 dequantization kernels' per-thread bodies over their launch grid, on the CPU.
 Result<std::vector<float>> kernelBodiesOnTheCpu(const Checkpoint& c, uint32_t logical, uint64_t firstRow, uint64_t rows) {
   auto d = num::makeDecoder(c, logical);
@@ -122,18 +134,9 @@ class TstDiff : public QObject {
     QVERIFY(r.ok());
     QCOMPARE(r.value().metadata.size(), size_t(3));
 
-    const std::string gguf = wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf");
-    std::ifstream in(gguf, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string key = "qwen3moe.expert_used_count";
-    const size_t at = bytes.find(key);
-    QVERIFY(at != std::string::npos);
-    const uint32_t four = 4;
-    std::memcpy(bytes.data() + at + key.size() + 4, &four, 4);  // after the UINT32 type
-    const std::string patched = d.file("patched.gguf");
-    wstest::writeFile(patched, bytes);
+    const std::string gguf = wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"), key = "qwen3moe.expert_used_count";
     auto g = wstest::openOrFail(gguf);
-    auto h = wstest::openOrFail(patched);
+    auto h = wstest::openOrFail(withU32(gguf, key, 4, d.file("patched.gguf")));
     QVERIFY(diff::diffMetadata(*g, *g).empty());
     // tokenizer.json: the same vocabulary size with one token renamed, a merge added, an added
     // token moved to another id - each a difference; an identical file none.
@@ -189,21 +192,13 @@ class TstDiff : public QObject {
     auto g = wstest::openOrFail(gguf);
     wstest::editJson(hf["mixtral"] + "/config.json", [](nlohmann::ordered_json& j) { j["rope_theta"] = 500000.0; });
     auto a = wstest::openOrFail(hf["mixtral"]);
-    const auto rope = diff::diffMetadata(*a, *g);
+    const auto rope = diff::diffMetadata(*a, *g);  // the GGUF holds 1e6, though its source named no theta
     QCOMPARE(rope.size(), size_t(1));
-    QVERIFY2(rope[0].source == "config.json -> gguf" && rope[0].key == "rope_theta -> llama.rope.freq_base" && rope[0].a == std::string("500000.0") && rope[0].b && *rope[0].b != "500000.0",
+    QVERIFY2(rope[0].source == "config.json -> gguf" && rope[0].key == "rope_theta -> llama.rope.freq_base" && rope[0].a == std::string("500000.0") && rope[0].b == std::string("1000000.0"),
              (rope[0].key + " " + rope[0].a.value_or("-") + " " + rope[0].b.value_or("-")).c_str());
     wstest::editJson(hf["mixtral"] + "/config.json", [](nlohmann::ordered_json& j) { j.erase("rope_theta"); });
 
-    std::ifstream in(gguf, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string key = "llama.expert_used_count";
-    const size_t at = bytes.find(key);
-    QVERIFY(at != std::string::npos);
-    const uint32_t three = 3;
-    std::memcpy(bytes.data() + at + key.size() + 4, &three, 4);  // after the UINT32 type
-    wstest::writeFile(d.file("patched.gguf"), bytes);
-    auto h = wstest::openOrFail(d.file("patched.gguf"));
+    auto h = wstest::openOrFail(withU32(gguf, "llama.expert_used_count", 3, d.file("patched.gguf")));
     auto b = wstest::openOrFail(hf["mixtral"]);
     const auto used = diff::diffMetadata(*h, *b);  // the GGUF as A: its value on the A side
     QCOMPARE(used.size(), size_t(1));

@@ -178,7 +178,8 @@ void convertedAgainstGguf(const Checkpoint& hf, const Checkpoint& gguf, bool hfI
   // rms_norm_eps 1e-6 unless given.
   std::set<std::string> derived;
   if (arch == "deepseek2") {
-    const int64_t rank = h.value("kv_lora_rank", nlohmann::json(512)).is_number_integer() ? h.value("kv_lora_rank", nlohmann::json(512)).get<int64_t>() : 512;
+    const nlohmann::json kv = h.value("kv_lora_rank", nlohmann::json(512));
+    const int64_t rank = kv.is_number_integer() ? kv.get<int64_t>() : 512;
     one("num_key_value_heads (MLA: the converter writes 1)", 1, "attention.head_count_kv");
     if (h.contains("qk_rope_head_dim") && h["qk_rope_head_dim"].is_number_integer())
       one("kv_lora_rank + qk_rope_head_dim", rank + h["qk_rope_head_dim"].get<int64_t>(), "attention.key_length");

@@ -1288,32 +1288,26 @@ WS_HD uint32_t r4SasSigns(uint32_t w) {
   w &= 0xfefefefeu;
   return w ^ (w >> 1);
 }
-WS_HD void iq2_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
-  const float d = 0.125f * f16(b + 2 * k);
+// kPoint values a grid point: 8 for IQ2_XXS_R4 (iq2xxs_grid, d x 1/8), 4 for IQ3_XXS_R4
+// (iq3xxs_grid, d x 1/4); 32 / kPoint indices a row and block, at qs[4 n ib + n k + i].
+template <int kPoint>
+WS_HD void sasR4(const uint8_t* __restrict b, int k, float* __restrict y) {
+  constexpr int n = 32 / kPoint;
+  const float d = (kPoint == 8 ? 0.125f : 0.25f) * f16(b + 2 * k);
   const uint8_t *sas = b + 8, *qs = b + 136;
   for (int ib = 0; ib < QK / 32; ++ib) {
     const uint32_t w = u32(sas + 4 * (4 * ib + k)), signs = r4SasSigns(w);
     const float dl = d * float(2 * r4SasScale(w) + 1);
-    for (int i = 0; i < 4; ++i) {
-      const uint64_t grid = grids::hdIq2xxsGrid(qs[16 * ib + 4 * k + i]);
-      for (int j = 0; j < 8; ++j) y[8 * i + j] = dl * float(int8_t(gridByte(grid, j))) * signOf(signs >> (8 * i), j);
+    for (int i = 0; i < n; ++i) {
+      const uint8_t index = qs[4 * n * ib + n * k + i];
+      const uint64_t grid = kPoint == 8 ? grids::hdIq2xxsGrid(index) : grids::hdIq3xxsGrid(index);
+      for (int j = 0; j < kPoint; ++j) y[kPoint * i + j] = dl * float(int8_t(gridByte(grid, j))) * signOf(signs >> (kPoint * i), j);
     }
     y += 32;
   }
 }
-WS_HD void iq3_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
-  const float d = 0.25f * f16(b + 2 * k);
-  const uint8_t *sas = b + 8, *qs = b + 136;
-  for (int ib = 0; ib < QK / 32; ++ib) {
-    const uint32_t w = u32(sas + 4 * (4 * ib + k)), signs = r4SasSigns(w);
-    const float dl = d * float(2 * r4SasScale(w) + 1);
-    for (int i = 0; i < 8; ++i) {
-      const uint32_t grid = grids::hdIq3xxsGrid(qs[32 * ib + 8 * k + i]);
-      for (int j = 0; j < 4; ++j) y[4 * i + j] = dl * float(int8_t(gridByte(grid, j))) * signOf(signs >> (4 * i), j);
-    }
-    y += 32;
-  }
-}
+WS_HD void iq2_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) { sasR4<8>(b, k, y); }
+WS_HD void iq3_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) { sasR4<4>(b, k, y); }
 
 // IQ2_XS_R4: d[4] (f16), qs[128] (u16: a 9-bit index, 7 sign bits s decoded as s ^ s << 1),
 // scales[32] (two 4-bit scales, 2s + 1).
