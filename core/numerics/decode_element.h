@@ -210,6 +210,7 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
       case 335: blocks::iq2_bn_r4(group, b, k, y); break;
       case 353: blocks::mxfp4_r8(group, b, k, y); break;
       case 397: blocks::q8_k_r16(group, b, k, y); break;
+      case 230: blocks::bf16_r16(group, b, k, y); break;
       case 398: blocks::q8_kv_r8(group, b, k, y); break;
       case 399: blocks::q8_k_r8(group, b, k, y); break;
       case 210: blocks::q2_k_r4(group, b, k, y); break;

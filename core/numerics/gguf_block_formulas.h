@@ -1207,6 +1207,15 @@ WS_HD void q8_k_r16(const uint8_t* __restrict, const uint8_t* __restrict b, int 
     for (int i = 0; i < 4; ++i) y[4 * ib + i] = d * float(qs[64 * ib + i]) + m;
 }
 
+// BF16_R16 (repack_bf16, iqk/iqk_quantize.cpp; ik_llama.cpp registers no to_float): 16 rows'
+// values in pairs, value 2p + j of row k at bf16 [32 p + 2 k + j]. ik's block is one value of 2
+// bytes, so block i's address in the group's merged blocks, group + 32 i, is its pair's start for
+// an even i and 32 bytes past it for an odd one.
+WS_HD void bf16_r16(const uint8_t* __restrict group, const uint8_t* __restrict b, int k, float* __restrict y) {
+  const bool odd = ((b - group) / 32) % 2;
+  y[0] = hdBf16ToFloat(hdLoad<uint16_t>(b - (odd ? 30 : 0) + 4 * k, 0));
+}
+
 // Q8_KV_R8 (dequantize_row_q8_KV_r8): the 8 rows' f32 scales first; per 16 columns 128 bytes, value
 // 16 h + 4 l + i of row k at qs[128 h + 32 l + 4k + i] (int8). A 32-column block is two of them.
 WS_HD void q8_kv_r8(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {

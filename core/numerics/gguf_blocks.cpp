@@ -99,6 +99,7 @@ WS_INTERLEAVED_RUNNER(q6_0_r4, 4, 32, 26, 0)
 WS_INTERLEAVED_RUNNER(iq2_bn_r4, 4, 64, 16, 4)
 WS_INTERLEAVED_RUNNER(mxfp4_r8, 8, 32, 17, 0)
 WS_INTERLEAVED_RUNNER(q8_k_r16, 16, 256, 258, 0)
+WS_INTERLEAVED_RUNNER(bf16_r16, 16, 1, 2, 0)
 WS_INTERLEAVED_RUNNER(q8_kv_r8, 8, 32, 32, 4)
 WS_INTERLEAVED_RUNNER(q8_k_r8, 8, 256, 258, 0)
 WS_INTERLEAVED_RUNNER(q2_k_r4, 4, 256, 84, 0)
@@ -131,6 +132,7 @@ InterleavedFn interleavedFn(int id) {
     case 335: return interleaved_iq2_bn_r4;
     case 353: return interleaved_mxfp4_r8;
     case 397: return interleaved_q8_k_r16;
+    case 230: return interleaved_bf16_r16;
     case 398: return interleaved_q8_kv_r8;
     case 399: return interleaved_q8_k_r8;
     case 210: return interleaved_q2_k_r4;

@@ -60,7 +60,9 @@ DECODED = {"iq2_k": ("blk.0.attn_q.weight", (16, 512)), "iq4_k": ("blk.0.attn_k.
            "q5_k_r4": ("blk.5.attn_output.weight", (16, 512)), "iq2_xxs_r4": ("blk.6.attn_q.weight", (16, 512)),
            "iq2_xs_r4": ("blk.6.ffn_down_exps.weight", (2, 8, 512)), "iq3_xxs_r4": ("blk.6.attn_k.weight", (16, 512)),
            "iq1_s_r4": ("blk.6.ffn_gate_exps.weight", (2, 8, 512)), "iq3_s_r4": ("blk.6.attn_v.weight", (16, 512)),
-           "iq2_s_r4": ("blk.6.ffn_up_exps.weight", (2, 8, 512)), "iq1_m_r4": ("blk.6.attn_output.weight", (16, 512))}
+           "iq2_s_r4": ("blk.6.ffn_up_exps.weight", (2, 8, 512)), "iq1_m_r4": ("blk.6.attn_output.weight", (16, 512)),
+           # BF16_R16's groups of 16 rows: one 16-row tensor, as Q8_K_R16's.
+           "bf16_r16": ("blk.7.attn_q.weight", (16, 512))}
 
 # The ternary types' CPU to_float gives d-less values and reads from the blocks, not the row: their
 # row scale (f16 for IQ1_BN, f32 for IQ2_BN) is applied after, as ik_llama.cpp's CUDA dequantization
@@ -72,6 +74,13 @@ ROW_SCALE = {"iq1_bn": np.float16, "iq2_bn": np.float32}
 # plain MXFP4, whose to_float is the truth, then repacked by ik_llama.cpp's own run-time repacker
 # (iqk_repack_tensor, repack_mxfp4: lossless), the bytes `--repack` writes.
 REPACKED_FROM = {"mxfp4_r8": "mxfp4"}
+
+# BF16_R16 has no to_float at all (ggml.c's type traits at 8337e4c leave it commented out), and
+# iqk_repack_tensor repacks BF16 only in an AVX512-BF16 build. Its bytes are ggml_quantize_chunk's
+# (repack_f32_bf16_r16, which truncates each float to bf16); the truth is plain BF16's to_float of
+# ggml_quantize_chunk's plain BF16 (which rounds). Both are fed floats already exact in bf16, so
+# truncating and rounding agree and the two hold the same values.
+TRUTH_FROM = {"bf16_r16": "bf16"}
 
 
 def interleave(name):
@@ -193,6 +202,16 @@ def main(lib_path, out):
         x[1] = 0  # an all-zero row
         imatrix = rng.uniform(0.1, 2.0, n_per_row).astype(np.float32)
         y = np.empty((rows, n_per_row), np.float32)
+        if tname in TRUTH_FROM:
+            x = (x.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)  # exact in bf16
+            plain = ids[TRUTH_FROM[tname]]
+            p, row_size = quantize(lib, plain, x, imatrix)
+            for r in range(rows):
+                to_float(lib, plain)(p.ctypes.data + r * row_size, y[r].ctypes.data, n_per_row)
+            q, _ = quantize(lib, t, x, imatrix)
+            tensors.append((tensor, t, shape, q))
+            truth[tensor] = {"type": tname, "shape": list(shape), "sha256": hashlib.sha256(y.astype("<f4").tobytes()).hexdigest()}
+            continue
         if tname in REPACKED_FROM:
             plain = ids[REPACKED_FROM[tname]]
             q, row_size = quantize(lib, plain, x, imatrix)

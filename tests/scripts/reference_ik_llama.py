@@ -5,13 +5,11 @@ make_ik_llama_reference.py; its docstring has the recipe and commit).
 - `dequant` of each tensor of ik-types.gguf (one per decoded type: Q6_0, the IQn_K, IQn_KS, IQ4_KSS,
   IQ2_KL and the KT trellis types, several stacked over two experts, whose rows each begin with a
   float or f16 scale, the ternary IQ1_BN / IQ2_BN, and the row-interleaved _R4 / _R8 / _R16 types)
-  equals ik_llama.cpp's own to_float bit for bit
+  equals ik_llama.cpp's own to_float bit for bit (BF16_R16, which has none: plain BF16's)
   (truth.json: SHA-256 of the float32 values), and one expert's rows equal the whole's;
 - `inspect` sizes every tensor as ik_llama.cpp's ggml_nbytes does (the file's own layout: each
   tensor ends where the next begins, after alignment);
-- a tensor retyped to the one ik type that is known but not decoded (BF16_R16, which ik_llama.cpp
-  registers no to_float for) is refused naming the type and its id; one retyped to an interleaved type whose rows are
-  not whole groups (IQ4_K_R4 over 6 rows) is refused naming the group size; one retyped to an id
+- a tensor retyped to an interleaved type whose rows are not whole groups (IQ4_K_R4 over 6 rows) is refused naming the group size; one retyped to an id
   neither ggml nor ik_llama.cpp stores in files (99, ik's in-memory Q8_2_X4) is refused at open
   naming the id.
 
@@ -79,9 +77,6 @@ with tempfile.TemporaryDirectory() as tmp:
         check(by_name["blk.0.ffn_down_exps.weight"]["bytes"] == 16 * (4 + 2 * 136), f"IQ4_KS bytes {by_name['blk.0.ffn_down_exps.weight']['bytes']}")
         # IQ2_KS [2, 8, 512]: 16 rows of a 2-byte (f16) row scale and two 70-byte blocks.
         check(by_name["blk.1.ffn_down_exps.weight"]["bytes"] == 16 * (2 + 2 * 70), f"IQ2_KS bytes {by_name['blk.1.ffn_down_exps.weight']['bytes']}")
-    # Q8_K_R16 [16, 512] holds 8,256 bytes: BF16_R16 over 8 of its rows fits inside them.
-    r = run("dequant", retyped(GGUF, "blk.5.attn_k.weight", 230, os.path.join(tmp, "r16.gguf"), rows=8), "blk.5.attn_k.weight", "--out", out)
-    check(r.returncode not in (0, -6, -11) and "BF16_R16 (ik_llama.cpp's type 230) is not implemented" in r.stderr, f"BF16_R16: exit {r.returncode}: {r.stderr.strip()}")
     r = run("dequant", retyped(GGUF, "blk.0.attn_k.weight", 339, os.path.join(tmp, "r4-6.gguf"), rows=6), "blk.0.attn_k.weight", "--out", out)
     check(r.returncode not in (0, -6, -11) and "interleaved groups of 4; the tensor's 6 rows are not whole groups" in r.stderr and "blk.0.attn_k.weight" in r.stderr,
           f"IQ4_K_R4 over 6 rows: exit {r.returncode}: {r.stderr.strip()}")
