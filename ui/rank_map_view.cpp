@@ -23,6 +23,7 @@
 #include "core/util/format_bytes.h"
 #include "ui/byte_axis.h"
 #include "ui/engine_log_view.h"
+#include "ui/host_offload_controls.h"
 #include "ui/placement_controls.h"
 #include "ui/remembered.h"
 
@@ -54,6 +55,7 @@ RankMapView::RankMapView(QWidget* parent)
       requests_(new QSpinBox),
       kvDtype_(new QComboBox),
       engine_(new QComboBox),
+      offload_(new HostOffloadControls(this)),
       plot_(new QCustomPlot),
       details_(new QTreeWidget),
       caption_(new QLabel),
@@ -98,6 +100,7 @@ RankMapView::RankMapView(QWidget* parent)
   controls->addRow(tr("&KV cache dtype"), kvDtype_);
   controls->addRow(tr("Re&quests"), requests_);
   controls->addRow(tr("E&ngine"), engine_);
+  offload_->addRows(controls);
   details_->setHeaderLabels({tr("rank contents"), tr("bytes")});
   details_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
   details_->setRootIsDecorated(true);
@@ -108,6 +111,13 @@ RankMapView::RankMapView(QWidget* parent)
   sideLayout->addWidget(details_, 1);
   sideLayout->addWidget(engineLog_, 1);
 
+  // The ranks' axes in a row of their own, where the host panel joins them (drawHost), so the
+  // legend below keeps the plot's whole width.
+  auto* panels = new QCPLayoutGrid;
+  QCPAxisRect* ranksRect = plot_->axisRect();
+  plot_->plotLayout()->take(ranksRect);
+  plot_->plotLayout()->addElement(0, 0, panels);
+  panels->addElement(0, 0, ranksRect);
   plot_->yAxis->setLabel(tr("bytes per rank"));
   plot_->xAxis->setLabel(tr("EP rank (click one to list its experts)"));
   // The legend in a row of its own under the plot, so it never hides a bar.
@@ -138,6 +148,7 @@ RankMapView::RankMapView(QWidget* parent)
   connect(kvDtype_, &QComboBox::currentTextChanged, this, &RankMapView::replan);
   connect(requests_, &QSpinBox::valueChanged, this, &RankMapView::replan);
   connect(engine_, &QComboBox::currentIndexChanged, this, &RankMapView::replan);
+  connect(offload_, &HostOffloadControls::changed, this, &RankMapView::replan);
   connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
     if (!result_ || !plot_->axisRect()->rect().contains(e->pos())) return QToolTip::hideText();
     const int r = int(std::lround(plot_->xAxis->pixelToCoord(e->pos().x())));
@@ -201,9 +212,11 @@ void RankMapView::replan() {
   kvOpt.llamaCpp = ckpt_->format == "gguf";
   const double requests = requests_->value();
   const std::string engine = engine_->currentData().toString().toStdString();
+  const HostOffloadChoice host = offload_->choice();
   auto ckpt = ckpt_;
-  jobs_.start(0, [ckpt, spec, ep, budget, kvOpt, requests, engine](JobState&) -> Outcome {
+  jobs_.start(0, [ckpt, spec, ep, budget, kvOpt, requests, engine, host](JobState&) -> Outcome {
     plan::PlanOptions opt;
+    host.apply(opt);
     if (!budget.isEmpty()) {
       try {
         opt.capacity = plan::budgetFor(budget.toStdString(), 1.0).usable();
@@ -250,6 +263,8 @@ void RankMapView::onPlanned(Outcome o) {
     caption_->setText(tr("<b>Cannot plan:</b> %1").arg(o.error.toHtmlEscaped()));
     plot_->clearPlottables();
     plot_->clearItems();
+    hostBars_ = nullptr;
+    hostBytes_.clear();
     plot_->replot();
     details_->clear();
     emit planned();
@@ -283,6 +298,7 @@ void RankMapView::dropEvent(QDropEvent* e) {
 void RankMapView::draw() {
   plot_->clearPlottables();
   plot_->clearItems();
+  const QString hostLine = drawHost();
   const auto& ranks = result_->ranks;
   // Above the weights: the runtime reserves, and the KV cache of each rank's share of the requests
   // (each rank serves its own with attention data-parallel, as plan --fit counts them).
@@ -405,6 +421,7 @@ void RankMapView::draw() {
   } else if (!fitError_.isEmpty()) {
     text += tr("<br>Fit not worked out: %1").arg(fitError_.toHtmlEscaped());
   }
+  text += hostLine;
   for (const auto& n : result_->notes) text += "<br>" + QString::fromStdString(n).toHtmlEscaped();
   if (engineCheck_) {
     text += QString("<br><b style='color:%1'>%2</b>").arg(engineCheck_->refuses() ? "#c00" : "#080", QString::fromStdString(engineCheck_->verdict).toHtmlEscaped());
@@ -416,6 +433,98 @@ void RankMapView::draw() {
   caption_->setText(text);
 }
 
+// What the plan keeps in host memory, in a panel of its own beside the ranks (host memory is
+// another budget and often ten times the GPU's): by NUMA node where the plan splits it so
+// (KTransformers, a KT folder), else the ranks' host bytes together - and the host budget's line.
+QString RankMapView::drawHost() {
+  hostBars_ = nullptr;
+  hostBytes_.clear();
+  QVector<double> keys;
+  QVector<QString> labels;
+  if (!result_->numaBytes.empty()) {
+    for (size_t n = 0; n < result_->numaBytes.size(); ++n) {
+      hostBytes_.push_back(result_->numaBytes[n]);
+      labels << tr("NUMA %1").arg(n);
+    }
+  } else {
+    uint64_t total = 0;
+    for (const auto& r : result_->ranks) total += r.host;
+    if (total) {
+      hostBytes_.push_back(total);
+      labels << tr("host");
+    }
+  }
+  auto* panels = static_cast<QCPLayoutGrid*>(plot_->plotLayout()->element(0, 0));  // the constructor's
+  if (hostBytes_.empty()) {
+    if (hostRect_) {
+      panels->remove(hostRect_);
+      panels->simplify();
+      hostRect_ = nullptr;
+    }
+    return {};
+  }
+  if (!hostRect_) {
+    hostRect_ = new QCPAxisRect(plot_);
+    panels->addElement(0, 1, hostRect_);
+    panels->setColumnStretchFactor(1, 0.2);
+  }
+  uint64_t total = 0;
+  double largest = 0;
+  for (size_t i = 0; i < hostBytes_.size(); ++i) {
+    keys << double(i);
+    total += hostBytes_[i];
+    largest = std::max(largest, double(hostBytes_[i]));
+  }
+  const HostOffloadChoice choice = offload_->choice();
+  std::optional<uint64_t> hostMem;
+  QString budgetProblem;
+  if (!choice.hostMemory.isEmpty()) {
+    try {
+      hostMem = plan::parseSize(choice.hostMemory.toStdString());
+      largest = std::max(largest, double(*hostMem));
+    } catch (const std::exception& e) {
+      budgetProblem = tr("host memory '%1': %2").arg(choice.hostMemory, QString::fromStdString(e.what()));
+    }
+  }
+  const ByteUnit unit = byteUnitFor(largest);
+  QCPAxis* x = hostRect_->axis(QCPAxis::atBottom);
+  QCPAxis* y = hostRect_->axis(QCPAxis::atLeft);
+  y->setLabel(tr("host memory (%1)").arg(unit.name));
+  hostBars_ = new QCPBars(x, y);
+  hostBars_->setName(tr("host memory"));
+  hostBars_->removeFromLegend();  // its own panel says what it is
+  hostBars_->setPen(Qt::NoPen);
+  hostBars_->setBrush(QColor(140, 107, 177));
+  hostBars_->setWidth(0.6);
+  QVector<double> values;
+  for (uint64_t b : hostBytes_) values << double(b) / unit.divisor;
+  hostBars_->setData(keys, values, true);
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  for (int i = 0; i < labels.size(); ++i) ticker->addTick(double(i), labels[i]);
+  x->setTicker(ticker);
+  x->setRange(-0.6, double(hostBytes_.size()) - 0.4);
+  y->setRange(0, largest / unit.divisor * 1.12 + 1e-9);
+  QString line = tr("<br>Host memory");
+  if (!choice.mode.empty()) line += " (" + choice.flags().toHtmlEscaped() + ")";
+  line += tr(": %1").arg(bytesText(total));
+  if (hostBytes_.size() > 1)
+    for (size_t i = 0; i < hostBytes_.size(); ++i) line += tr("; NUMA node %1: %2").arg(i).arg(bytesText(hostBytes_[i]));
+  if (!result_->hostFormula.empty()) line += "<br>" + QString::fromStdString(result_->hostFormula).toHtmlEscaped();
+  if (hostMem) {
+    auto* budget = new QCPItemStraightLine(plot_);
+    budget->setClipAxisRect(hostRect_);
+    for (QCPItemPosition* p : {budget->point1, budget->point2}) p->setAxes(x, y);
+    budget->point1->setCoords(0, double(*hostMem) / unit.divisor);
+    budget->point2->setCoords(1, double(*hostMem) / unit.divisor);
+    budget->setPen(QPen(QColor(200, 0, 0), 2, Qt::DashLine));
+    line += total <= *hostMem ? tr("; fits the host's %1").arg(bytesText(*hostMem))
+                              : tr("; <b>does NOT fit</b> the host's %1: short by %2").arg(bytesText(*hostMem), bytesText(total - *hostMem));
+  } else if (!budgetProblem.isEmpty()) {
+    line += "; " + budgetProblem.toHtmlEscaped();
+  }
+  return line;
+}
+
 void RankMapView::selectRank(int rank) {
   details_->clear();
   if (!result_ || rank < 0 || rank >= int(result_->ranks.size())) return;
@@ -423,6 +532,7 @@ void RankMapView::selectRank(int rank) {
   const plan::RankPlan& r = result_->ranks[size_t(rank)];
   new QTreeWidgetItem(details_, {tr("rank %1: resident").arg(rank), bytesText(r.resident)});
   new QTreeWidgetItem(details_, {tr("predicted load peak"), bytesText(r.peak)});
+  if (r.host) new QTreeWidgetItem(details_, {tr("kept in host memory"), bytesText(r.host)});
   if (r.fits) new QTreeWidgetItem(details_, {*r.fits ? tr("fits; headroom") : tr("does NOT fit; short by"), signedBytes(r.headroom)});
   if (kv_ && kv_->cache) {
     auto* kvItem = new QTreeWidgetItem(details_, {tr("KV cache per token"), bytesText(kv_->cache->bytesPerToken)});

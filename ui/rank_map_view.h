@@ -3,8 +3,11 @@
 // bars by category, the runtime reserves and the KV cache for the requested concurrency at the
 // chosen context length and KV dtype, the budget line, each rank's predicted load peak and
 // headroom, the tokens that fit and the maximum concurrency per rank, the imbalance, and the
-// fewest GPUs on which the requests fit (plan --fit). A click on a rank lists its experts. The plan
-// (core/plan) runs off the GUI thread and is redone whenever a control changes.
+// fewest GPUs on which the requests fit (plan --fit). With a host offload chosen (llama.cpp
+// --n-cpu-moe, --cpu-offload-gb, KTransformers), a panel beside the ranks shows the host memory it
+// takes - by NUMA node for KTransformers and KT folders - against the host budget. A click on a
+// rank lists its experts. The plan (core/plan) runs off the GUI thread and is redone whenever a
+// control changes.
 #pragma once
 
 #include <QWidget>
@@ -17,6 +20,8 @@
 #include "ui/job_runner.h"
 
 class QComboBox;
+class QCPAxisRect;
+class QCPBars;
 class QCustomPlot;
 class QLabel;
 class QSpinBox;
@@ -26,6 +31,7 @@ class QTreeWidgetItem;
 namespace ws::ui {
 
 class EngineLogView;
+class HostOffloadControls;
 class PlacementControls;
 
 class RankMapView : public QWidget, public CheckpointView {
@@ -50,7 +56,12 @@ class RankMapView : public QWidget, public CheckpointView {
   const plan::KvBudget* kvBudget() const { return kv_.get(); }
   const plan::FitResult* fit() const { return fit_.get(); }
   const plan::PlanOptions* planOptions() const { return opt_.get(); }
+  HostOffloadControls* hostOffload() const { return offload_; }
   QCustomPlot* plot() const { return plot_; }
+  // The host panel's bars (null when nothing is in host memory) and the bytes they draw: one bar
+  // of the ranks' host bytes together, or one a NUMA node.
+  QCPBars* hostBars() const { return hostBars_; }
+  const std::vector<uint64_t>& hostBytes() const { return hostBytes_; }
   QTreeWidget* rankDetails() const { return details_; }
   QLabel* caption() const { return caption_; }
   // The latest plan (null before the first one, or when the options were refused).
@@ -88,6 +99,7 @@ class RankMapView : public QWidget, public CheckpointView {
   void replan();
   void onPlanned(Outcome o);
   void draw();
+  QString drawHost();  // the host panel; returns its caption line
   void fillTensors(QTreeWidgetItem* list);
 
   QSpinBox* epSize_;
@@ -95,7 +107,11 @@ class RankMapView : public QWidget, public CheckpointView {
   QComboBox* budget_;
   QSpinBox *context_, *requests_;
   QComboBox *kvDtype_, *engine_;
+  HostOffloadControls* offload_;
   QCustomPlot* plot_;
+  QCPAxisRect* hostRect_ = nullptr;
+  QCPBars* hostBars_ = nullptr;
+  std::vector<uint64_t> hostBytes_;
   QTreeWidget* details_;
   QLabel* caption_;
   EngineLogView* engineLog_;

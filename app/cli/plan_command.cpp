@@ -449,8 +449,6 @@ class PlanCommand : public Command {
     opt.skipMtp = a.has("skip-mtp");
     opt.deferNgramTables = a.has("defer-ngram");
     opt.nCpuMoe = offload ? offload->nCpuMoe : int(a.getInt("n-cpu-moe", 0));
-    if (opt.nCpuMoe < 0) throw std::invalid_argument("--n-cpu-moe takes a block count, 0 or more");
-    if (opt.nCpuMoe > 0 && c.format != "gguf") throw std::invalid_argument("--n-cpu-moe is llama.cpp's: PATH must be a GGUF file");
     const double gb = offload ? offload->cpuOffloadGb : cpuOffloadGbOf(a);
     const std::string engine(opt.rules->name);
     if (gb > 0 && engine != "vllm" && engine != "sglang") throw std::invalid_argument("--cpu-offload-gb is vLLM's and SGLang's flag: it plans with --runtime vllm or sglang");

@@ -117,14 +117,16 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
     res.moeLayers = m.moeLayers;
     const uint64_t E = uint64_t(std::max<int64_t>(0, m.numExperts));
     if (E && pl.logicalExperts != int64_t(E)) fail(ErrorCode::Usage, "placement was built for a different expert count");
+    if (opt.kt && pl.epSize != 1)
+      fail(ErrorCode::Usage, "KTransformers (--kt-num-gpu-experts) plans one expert-parallel rank: its GPU experts are the first N of each layer on every GPU");
+    if (opt.nCpuMoe < 0) fail(ErrorCode::Usage, "--n-cpu-moe takes a block count, 0 or more");
+    if (opt.nCpuMoe > 0 && c.format != "gguf") fail(ErrorCode::Usage, "--n-cpu-moe is llama.cpp's: PATH must be a GGUF file");
     // A checkpoint saved split per rank (vLLM's sharded state) loads only at the layout it was
     // saved for: vLLM 0.11.0's ShardedStateLoader.load_weights reads
     // model-rank-{tensor-parallel rank}-part-*.safetensors and copies each tensor into the rank's
     // parameter as it is. Each rank then holds its own files whole - the catalog's (rank 0's)
     // shapes, which every rank shares (describeRanks) - and nothing is split again. TP 1 (the
     // default, as load and the GUI plan) means that layout too.
-    if (opt.kt && pl.epSize != 1)
-      fail(ErrorCode::Usage, "KTransformers (--kt-num-gpu-experts) plans one expert-parallel rank: its GPU experts are the first N of each layer on every GPU");
     const std::optional<Prepartitioned>& saved = c.prepartitioned;
     if (saved && (pl.epSize != 1 || (opt.tp != 1 && opt.tp != int(saved->ranks.size()))))
       fail(ErrorCode::Usage, "the checkpoint is saved split over " + std::to_string(saved->ranks.size()) +

@@ -7,6 +7,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLabel>
@@ -58,6 +59,7 @@
 #include "test_support.h"
 #include "ui/expert_map_view.h"
 #include "ui/findings_model.h"
+#include "ui/host_offload_controls.h"
 #include "ui/findings_view.h"
 #include "ui/gui_main.h"
 #include "ui/heatmap_plot.h"
@@ -173,6 +175,7 @@ class TstMainWindow : public QObject {
     QSettings s;
     s.clear();
     QFile::remove(s.fileName());
+    QDir().rmdir(QFileInfo(s.fileName()).absolutePath());  // the process's own folder, now empty
   }
 
   // The proxies the window puts over its models (the tree's sort and filter, the findings'
@@ -432,6 +435,72 @@ class TstMainWindow : public QObject {
     QVERIFY(settle([&] { v->engineBox()->setCurrentIndex(v->engineBox()->findData("vllm")); }));
     QVERIFY(v->engineCheck() && !v->engineCheck()->refuses());
     QVERIFY(v->caption()->text().contains("vLLM 0.11.0, TP 1 x DP 3, EP 3 on H200-141GB (SM 9.0): loads"));
+  }
+
+  // The host-offload choosers fill the plan as plan's flags do, and the panel beside the ranks
+  // draws what goes to host memory. llama.cpp's --n-cpu-moe 1 on the llama.cpp-written GGUF: block
+  // 0's routed expert tensors (blk.0.ffn_*_exps, found here by name), gone from the rank; a host
+  // budget one byte short says so. KTransformers on the transformers-written qwen3_moe, BF16 over
+  // two NUMA nodes: the nodes together hold every routed expert as stored (its mlp.experts.*
+  // tensors), the first 2 experts of each layer also on the GPU.
+  void rankMapHostOffload() {
+    ui::MainWindow w;
+    w.show();
+    QSignalSpy planned(w.rankMap(), &ui::RankMapView::planned);
+    QVERIFY(openAndWait(w, wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf")));
+    QVERIFY(planned.count() || planned.wait(wstest::kPatienceMs));
+    w.showTab(ui::MainWindow::RanksTab);
+    ui::RankMapView* v = w.rankMap();
+    ui::HostOffloadControls* h = v->hostOffload();
+    auto settle = [&](const std::function<void()>& change) {
+      planned.clear();
+      change();
+      return planned.count() || planned.wait(wstest::kPatienceMs);
+    };
+    QVERIFY(settle([&] { v->epSizeBox()->setValue(1); }));
+    QVERIFY(!v->hostBars());
+    const uint64_t before = v->result()->ranks[0].resident;
+    QVERIFY(settle([&] { h->modeBox()->setCurrentIndex(h->modeBox()->findData("n-cpu-moe")); }));
+    QVERIFY(settle([&] { h->amountBox()->setValue(1); }));
+    uint64_t block0 = 0;
+    const QRegularExpression exps("^blk\\.0\\.ffn_(up|down|gate|gate_up)_(ch|)exps");
+    for (const auto& t : w.checkpoint()->tensors)
+      if (exps.match(QString::fromStdString(t.name)).hasMatch()) block0 += t.bytes;
+    QVERIFY(block0 > 0);
+    QCOMPARE(v->result()->ranks[0].host, block0);
+    QCOMPARE(v->result()->ranks[0].resident, before - block0);
+    QVERIFY(v->hostBars());
+    QCOMPARE(v->hostBytes(), std::vector<uint64_t>{block0});
+    QCOMPARE(v->hostBars()->dataCount(), 1);
+    QVERIFY2(v->caption()->text().contains("Host memory (llama.cpp --n-cpu-moe 1)"), qPrintable(v->caption()->text()));
+    QVERIFY(settle([&] { h->hostMemoryBox()->setEditText(QString::number(block0 - 1)); }));
+    QVERIFY2(v->caption()->text().contains("does NOT fit</b> the host's"), qPrintable(v->caption()->text()));
+    QVERIFY(settle([&] { h->hostMemoryBox()->setEditText(QString::number(block0)); }));
+    QVERIFY2(v->caption()->text().contains("fits the host's"), qPrintable(v->caption()->text()));
+    QVERIFY(settle([&] { h->modeBox()->setCurrentIndex(0); }));
+    QVERIFY(!v->hostBars());  // nothing on the host: no panel
+
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
+    QTRY_VERIFY_WITH_TIMEOUT(v->result() && v->result()->ranks.size() == 8, wstest::kPatienceMs);
+    QVERIFY(settle([&] { v->epSizeBox()->setValue(1); }));
+    QVERIFY(settle([&] { h->ktMethodBox()->setCurrentText("BF16"); }));
+    QVERIFY(settle([&] { h->numaNodesBox()->setValue(2); }));
+    QVERIFY(settle([&] { h->amountBox()->setValue(2); }));
+    QVERIFY(settle([&] { h->modeBox()->setCurrentIndex(h->modeBox()->findData("kt")); }));
+    QVERIFY2(v->result(), qPrintable(v->caption()->text()));
+    uint64_t routed = 0;
+    for (const auto& t : w.checkpoint()->tensors)
+      if (QString::fromStdString(t.name).contains(".mlp.experts.")) routed += t.bytes;
+    QCOMPARE(v->hostBytes().size(), size_t(2));
+    QCOMPARE(v->hostBars()->dataCount(), 2);
+    QCOMPARE(v->hostBytes()[0] + v->hostBytes()[1], routed);
+    // 8 experts a layer, of equal size: 2 of them on the GPU.
+    QCOMPARE(v->result()->ranks[0].bytes[plan::RoutedExperts], routed / 4);
+    QVERIFY2(v->caption()->text().contains("--kt-num-gpu-experts 2 --kt-method BF16 --kt-threadpool-count 2"), qPrintable(v->caption()->text()));
+    // KTransformers plans one rank: EP 2 is refused by the core, with its reason.
+    QVERIFY(settle([&] { v->epSizeBox()->setValue(2); }));
+    QVERIFY(!v->result() && !v->hostBars());
+    QVERIFY2(v->caption()->text().contains("plans one expert-parallel rank"), qPrintable(v->caption()->text()));
   }
 
   void rankMapFollowsEpSize() {
