@@ -350,6 +350,74 @@ class TstEngineRules : public QObject {
     }
   }
 
+  // Qwen3-Next as transformers 5.25.0 writes it (tests/data/qwen3_next: GatedDeltaNet and full
+  // attention layers, every layer sparse). vLLM 0.11.0 loads it clean. SGLang 0.5.23 cannot build
+  // the model from transformers 5's config.json, which keeps layer_types and drops
+  // full_attention_interval - the one key SGLang reads; with it (2, as layer_types says) it loads
+  // clean. The two engines then differ:
+  // - mlp_only_layers [0] makes vLLM build layer 0 dense: its 24 experts' renames look up
+  //   w13_weight / w2_weight there, and its router and shared expert (5 tensors) find no
+  //   parameter either: KeyError; SGLang builds every layer sparse and loads it;
+  // - the GatedDeltaNet's projections split as in_proj_qkv / in_proj_z / in_proj_b / in_proj_a:
+  //   SGLang's rows merge them into in_proj_qkvz and in_proj_ba; vLLM has no row for them: KeyError;
+  // - MTP tensors (mtp.*): both skip them.
+  void qwen3NextWeightNames() {
+    const std::string written = wstest::sourceDir() + "/tests/data/qwen3_next";
+    const std::string who = "vLLM 0.11.0's Qwen3NextForCausalLM (vllm/model_executor/models/qwen3_next.py Qwen3NextModel.load_weights)";
+    const Run v = validateFor(written, "vllm", 1);
+    QVERIFY2(!v.says("WS-E009", "") && !v.says("WS-E008", "") && !v.codes(val::Severity::Error).size(), v.dump().c_str());
+    const Run s = validateFor(written, "sglang", 1);
+    QVERIFY2(s.says("WS-E009", "SGLang 0.5.23's Qwen3NextForCausalLM (sglang/srt/models/qwen3_next.py Qwen3NextForCausalLM.load_weights) cannot be built: config.json has no full_attention_interval"),
+             s.dump().c_str());
+    wstest::TempDir d;
+    const std::string interval = editedCopy(d, written, [](nlohmann::json& c) { c["full_attention_interval"] = 2; });
+    const Run si = validateFor(interval, "sglang", 1);
+    QVERIFY2(!si.says("WS-E009", "") && !si.says("WS-E008", ""), si.dump().c_str());
+    QVERIFY2(!validateFor(interval, "vllm", 1).says("WS-E009", ""), validateFor(interval, "vllm", 1).dump().c_str());
+
+    wstest::TempDir e;
+    const std::string dense0 = editedCopy(e, interval, [](nlohmann::json& c) { c["mlp_only_layers"] = nlohmann::json::array({0}); });
+    const Run vd = validateFor(dense0, "vllm", 1);
+    QVERIFY2(vd.says("WS-E009", "29 checkpoint tensors " + who + " cannot place: the load stops at the first it reaches, KeyError: 'layers.0.mlp.experts.w2_weight'") &&
+                 vd.says("WS-E009", "model.layers.0.mlp.experts.0.down_proj.weight (looked up as model.layers.0.mlp.experts.w2_weight)") &&
+                 vd.says("WS-E009", "'Following weights were not initialized from checkpoint'") && vd.says("WS-E009", "model.layers.0.mlp.down_proj.weight"),
+             vd.dump().c_str());
+    QVERIFY2(!validateFor(dense0, "sglang", 1).says("WS-E009", ""), validateFor(dense0, "sglang", 1).dump().c_str());
+
+    wstest::TempDir g;
+    const std::string split = tensorsEdited(g, interval, [](wstest::StFile& f) {
+      const std::string at = "model.layers.0.linear_attn.";
+      // in_proj_qkvz [192, 64] of bf16: q, k (2 heads of 16) and v (4 heads of 16) rows, then z;
+      // in_proj_ba [8, 64]: b then a. The rows split where the shards do.
+      auto cut = [&](const std::string& whole, const std::vector<std::pair<std::string, uint64_t>>& parts) {
+        const wstest::StEntry w = *f.find(at + whole);
+        uint64_t row = 0;
+        for (const auto& [name, rows] : parts) {
+          wstest::StEntry p = w;
+          p.name = at + name;
+          p.shape[0] = rows;
+          const uint64_t bytes = rows * w.shape[1] * 2;
+          p.data.assign(w.data.begin() + int64_t(row * w.shape[1] * 2), w.data.begin() + int64_t(row * w.shape[1] * 2 + bytes));
+          row += rows;
+          f.tensors.push_back(p);
+        }
+        f.remove(at + whole);
+      };
+      cut("in_proj_qkvz.weight", {{"in_proj_qkv.weight", 128}, {"in_proj_z.weight", 64}});
+      cut("in_proj_ba.weight", {{"in_proj_b.weight", 4}, {"in_proj_a.weight", 4}});
+      wstest::StEntry mtp = *f.find("model.norm.weight");
+      mtp.name = "mtp.norm.weight";
+      f.tensors.push_back(mtp);
+    });
+    const Run ss = validateFor(split, "sglang", 1);
+    QVERIFY2(!ss.says("WS-E009", "") && !ss.says("WS-E008", ""), ss.dump().c_str());
+    const Run vs = validateFor(split, "vllm", 1);
+    QVERIFY2(vs.says("WS-E009", "4 checkpoint tensors " + who + " cannot place: the load stops at the first it reaches, KeyError: 'layers.0.linear_attn.in_proj_") &&
+                 vs.says("WS-E009", "'Following weights were not initialized from checkpoint'") && vs.says("WS-E009", "model.layers.0.linear_attn.in_proj_ba.weight") &&
+                 !vs.says("WS-E009", "mtp.norm.weight"),
+             vs.dump().c_str());
+  }
+
   // vllm#19149: a checkpoint whose language model sits under model.language_model. (saved from a
   // multimodal class) loaded as the text class - MixtralModel.load_weights renames q_proj into
   // qkv_proj and looks the name up: KeyError; and every parameter of the class stays unfilled.

@@ -58,7 +58,7 @@ const std::vector<LlamaCppTensorRow>& llamaCppTensors();  // llama_cpp_tensors.c
 // load_weights): the substring renames it applies, in order, what it skips, and where a name it
 // cannot place raises or is dropped. The parameter set each family's class builds from its config
 // is code (weight_name_rules.cpp), each line cited.
-enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe, GptOss };
+enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe, GptOss, Qwen3Next };
 struct StackedRenameRow {
   std::string_view parameter;  // the fused parameter, e.g. "qkv_proj"
   std::string_view shardName;  // the checkpoint's name for one shard, e.g. "q_proj"
@@ -98,6 +98,11 @@ struct WeightLoaderRow {
   // Substrings whose names are looked up as they are, before the stacked renames: the parameter
   // or a KeyError (gpt-oss's fused expert tensors and attention sinks).
   std::vector<std::string_view> directNames = {};
+  // AutoWeightsLoader's skip_prefixes: a name starting with one is skipped before anything else.
+  std::vector<std::string_view> skipPrefixes = {};
+  // The stacked renames keep the name until a renamed one is a parameter (SGLang's replaced_name):
+  // a row that does not place it leaves it as it was for the next.
+  bool renameOnlyWhenPlaced = false;
 };
 inline constexpr std::string_view kVllmRelease = "0.11.0";
 inline constexpr std::string_view kSglangRelease = "0.5.23";

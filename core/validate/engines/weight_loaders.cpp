@@ -74,6 +74,37 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
                           {".gate_up_proj_scales", ".w13_weight_scale"}, {".down_proj_scales", ".w2_weight_scale"}, {".gate_up_proj", ".w13_weight"},
                           {".down_proj", ".w2_weight"}, {".gate_up_proj_bias", ".w13_bias"}, {".down_proj_bias", ".w2_bias"}},
        .directNames = {".w13_weight_scale", ".w2_weight_scale", ".w13_weight", ".w2_weight", ".w13_bias", ".w2_bias", "sinks"}},
+      // vLLM qwen3_next.py:952-1026 Qwen3NextModel.load_weights (Qwen3NextForCausalLM.load_weights:
+      // 1179-1185, AutoWeightsLoader with skip_prefixes ["mtp."]): q/k/v and gate/up the stacked
+      // rows (954-961), the "mlp.experts" guard (980), the name renamed before any check (983) and
+      // a renamed name that is no parameter trying the next row (985-992), the expert renames
+      // looked up at once (1008: KeyError), and the last lookup too (1021). The GatedDeltaNet's
+      // in_proj_qkvz / in_proj_ba are single parameters (247-261): split tensors have no row.
+      // lm_head is never tied (1059-1067). The expert path's skip of a "_bias" name is not
+      // modelled (its ".bias" is).
+      {.engine = "vllm", .architectures = {"Qwen3NextForCausalLM"}, .family = LoaderFamily::Qwen3Next,
+       .source = "vllm/model_executor/models/qwen3_next.py Qwen3NextModel.load_weights", .autoWeightsLoader = true, .stacked = kQkvGateUp,
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = true, .droppedSuffixes = {".bias"}, .specLayers = "", .headTied = false,
+       .skipPrefixes = {"mtp."}},
+
+      // SGLang qwen3_next.py:1138-1276 Qwen3NextForCausalLM.load_weights, a hand loop on the full
+      // names: any name holding "mtp" skipped (1186), ".self_attn" taken out (1192-1193: the
+      // full-attention layer holds qkv_proj itself), the stacked rows with the GatedDeltaNet's
+      // split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a besides (1141-1155), each renamed
+      // name kept only once it is a parameter (1222-1228), the expert renames looked up at once
+      // (1249: KeyError), the last lookup too (1270). A stray "_scale" is skipped once it holds
+      // 1.0 (1264-1268) - not modelled. Shared experts fused into the routed ones (1195-1199) are
+      // renamed experts.<num_experts>.: the same tensors fill them, so the parameters are taken
+      // unfused. Every layer is sparse (543-559); lm_head never tied (1049-1056).
+      {.engine = "sglang", .architectures = {"Qwen3NextForCausalLM"}, .family = LoaderFamily::Qwen3Next,
+       .source = "sglang/srt/models/qwen3_next.py Qwen3NextForCausalLM.load_weights", .autoWeightsLoader = false,
+       .stacked = {{"qkv_proj", "q_proj", "q"}, {"qkv_proj", "k_proj", "k"}, {"qkv_proj", "v_proj", "v"}, {"gate_up_proj", "gate_proj", "0"}, {"gate_up_proj", "up_proj", "1"},
+                   {"in_proj_qkvz.", "in_proj_qkv.", "0,1,2"}, {"in_proj_qkvz.", "in_proj_z.", "3"}, {"in_proj_ba.", "in_proj_b.", "0"}, {"in_proj_ba.", "in_proj_a.", "1"}},
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = true, .droppedSuffixes = {".bias"}, .specLayers = "",
+       .unplaced = Unplaced::KeyError, .expertUnplaced = Unplaced::KeyError, .mtpNames = true, .everyLayerSparse = true, .headTied = false,
+       .mapperSubstrings = {{".self_attn.", "."}}, .renameOnlyWhenPlaced = true},
 
       // SGLang qwen3_moe.py:1157-1276 Qwen3MoeForCausalLM.load_weights, a hand loop on the full
       // names: "mtp" names skipped for the main model (1192), names past the layers skipped

@@ -105,6 +105,11 @@ nlohmann::json configDefaults(const std::string& modelType, const std::string& e
   if (modelType == "qwen2_moe")  // configuration_qwen2_moe.py:183-198
     return {{"tie_word_embeddings", false}, {"decoder_sparse_step", 1}, {"shared_expert_intermediate_size", 5632}, {"mlp_only_layers", nlohmann::json::array()}};
   if (modelType == "mixtral") return {{"tie_word_embeddings", false}};  // configuration_mixtral.py:145
+  // Each engine's own Qwen3NextConfig (vLLM transformers_utils/configs/qwen3_next.py:214-227,
+  // SGLang configs/qwen3_next.py:209-218). vLLM fills an absent layer_types with full attention
+  // every fourth layer (248-253); SGLang reads full_attention_interval, which it never defaults.
+  if (modelType == "qwen3_next")
+    return {{"decoder_sparse_step", 1}, {"mlp_only_layers", nlohmann::json::array()}, {"shared_expert_intermediate_size", 512}};
   if (modelType == "glm4_moe")  // configuration_glm4_moe.py:184-198
     return {{"tie_word_embeddings", false}, {"attention_bias", false}, {"n_shared_experts", 1}, {"n_routed_experts", 128}, {"first_k_dense_replace", 1}, {"use_qk_norm", false}};
   return nlohmann::json::object();
@@ -120,6 +125,7 @@ struct Parameters {
   std::set<std::string, std::less<>> expertModules;
   int64_t experts = 0;
   std::string unknown;  // why the class's parameters are not known here ("" when they are)
+  std::string refusal;  // why the engine cannot build the class from this config ("" when it can)
 
   void add(const std::string& name, std::vector<std::string> ids = {}) {
     names.insert(name);
@@ -328,6 +334,68 @@ Parameters gptOss(const Config&, int64_t layers, int64_t experts) {
   return p;
 }
 
+// Qwen3NextModel. vLLM (qwen3_next.py): layer_types[L] (its config fills an absent list with full
+// attention every fourth layer) picks the GatedDeltaNet - conv1d, in_proj_qkvz, in_proj_ba, dt_bias,
+// A_log, norm, out_proj (236-308) - or full attention - qkv_proj with a bias under qkv_bias, o_proj,
+// q_norm / k_norm (646-692); the Qwen sparse rule (768-776), a sparse block with a shared expert
+// where shared_expert_intermediate_size > 0 and its gate always (111-143), else a dense MLP;
+// attn_layer_scale / ffn_layer_scale under layer_scale (790-805); lm_head never tied (1059-1067).
+// SGLang (qwen3_next.py): full attention where (L+1) % full_attention_interval == 0
+// (configs/qwen3_next.py:259-269; layer_types is dropped), its qkv_proj (no bias), o_proj, q_norm
+// and k_norm on the decoder layer itself (665-732); in_proj_qkvz merged of four shards and
+// in_proj_ba of two (168-184), either loaded whole; every layer sparse (543-559).
+Parameters qwen3Next(const Config& c, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
+  Parameters p;
+  p.experts = experts;
+  const bool sglang = row.engine == "sglang";
+  int64_t interval = 4;
+  const nlohmann::json* types = nullptr;
+  if (sglang) {
+    if (!c.present("full_attention_interval")) {
+      p.refusal = "config.json has no full_attention_interval, which SGLang's Qwen3NextConfig.layers_block_type reads with no default "
+                  "(configs/qwen3_next.py:264): building the model raises AttributeError";
+      return p;
+    }
+    interval = c.optional("full_attention_interval", 0);
+  } else if (c.present("layer_types")) {
+    types = c.find("layer_types");
+    if (!types->is_array() || int64_t(types->size()) < layers) p.unknown = "layer_types is not a list of num_hidden_layers entries";
+  }
+  if (interval < 1) p.unknown = "full_attention_interval is not a positive integer";
+  if (!p.unknown.empty()) return p;
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string at = layer(l);
+    const bool full = types ? (*types)[size_t(l)] == "full_attention" : (l + 1) % interval == 0;
+    if (full && sglang) {
+      p.fused(at + "qkv_proj", {"q", "k", "v"});
+      for (const char* leaf : {"o_proj.weight", "q_norm.weight", "k_norm.weight"}) p.add(at + leaf);
+    } else if (full) {
+      p.attention(at, c.optionalFlag("qkv_bias", false));
+      p.add(at + "self_attn.q_norm.weight");
+      p.add(at + "self_attn.k_norm.weight");
+    } else {
+      const std::string gdn = at + "linear_attn.";
+      p.add(gdn + "in_proj_qkvz.weight", sglang ? std::vector<std::string>{"0,1,2", "3"} : std::vector<std::string>{});
+      p.add(gdn + "in_proj_ba.weight", sglang ? std::vector<std::string>{"0", "1"} : std::vector<std::string>{});
+      for (const char* leaf : {"conv1d.weight", "dt_bias", "A_log", "norm.weight", "out_proj.weight"}) p.add(gdn + leaf);
+    }
+    p.norms(at);
+    if (!sglang && c.optionalFlag("layer_scale", false)) {
+      p.add(at + "attn_layer_scale");
+      p.add(at + "ffn_layer_scale");
+    }
+    if (sparseQwenLayer(c, l, p.experts, row)) {
+      p.routed(at + "mlp.");
+      if (c.integer("shared_expert_intermediate_size", 0) > 0) p.dense(at + "mlp.shared_expert.");
+      p.add(at + "mlp.shared_expert_gate.weight");
+    } else {
+      p.dense(at + "mlp.");
+    }
+  }
+  p.ends(true);
+  return p;
+}
+
 // The expert count is the model description's (num_experts, num_local_experts or n_routed_experts,
 // as the family's config names it).
 Parameters parametersOf(const WeightLoaderRow& row, const Config& c, int64_t layers, int64_t experts) {
@@ -339,6 +407,7 @@ Parameters parametersOf(const WeightLoaderRow& row, const Config& c, int64_t lay
     case LoaderFamily::DeepseekV2: p = deepseekV2(c, layers, experts, row); break;
     case LoaderFamily::Glm4Moe: p = glm4Moe(c, layers, experts, row); break;
     case LoaderFamily::GptOss: p = gptOss(c, layers, experts); break;
+    case LoaderFamily::Qwen3Next: p = qwen3Next(c, layers, experts, row); break;
   }
   for (const auto& key : c.missing) p.unknown += (p.unknown.empty() ? "config.json lacks " : ", ") + key;
   return p;
@@ -391,6 +460,8 @@ class EmulatedLoader {
       if (const size_t at = name.find(from); at != std::string::npos) name.replace(at, from.size(), to);
     for (const auto& [from, to] : row_.mapperSuffixes)
       if (name.ends_with(from)) name.replace(name.size() - from.size(), from.size(), to);
+    for (auto prefix : row_.skipPrefixes)  // utils.py:291-292, on the full name
+      if (name.starts_with(prefix)) return Placement::dropped();
     if (row_.autoWeightsLoader) {
       // utils.py: ROTARY_EMBEDS_UNUSED_WEIGHTS skipped (102-106, 291-292); names grouped by their
       // first component (129-139): "model" to the model's load_weights, lm_head to its one
@@ -418,6 +489,10 @@ class EmulatedLoader {
       if (!row_.expertGuard.empty() && contains(name, row_.expertGuard) && (!row_.expertGuardOnlyIfNotParameter || !has(name))) continue;
       std::string mapped = replaceAll(name, s.shardName, s.parameter);
       if (s.parameter == row_.optionalStacked && !has(mapped)) continue;
+      if (row_.renameOnlyWhenPlaced) {
+        if (dropped(mapped) || !has(mapped)) continue;
+        return Placement::loaded(mapped, std::string(s.shardId));
+      }
       name = std::move(mapped);
       if (dropped(name)) continue;
       if (!has(name)) {
@@ -570,7 +645,11 @@ std::string listed(const std::vector<std::string>& items) {
 }
 
 std::string shardName(const WeightLoaderRow& row, const std::string& parameter, const std::string& shard) {
-  auto bare = [](std::string_view n) { return std::string(n.starts_with('.') ? n.substr(1) : n); };  // gpt-oss's rows hold ".qkv"
+  auto bare = [](std::string_view n) {  // gpt-oss's rows hold ".qkv", SGLang's Qwen3-Next "in_proj_qkvz."
+    if (n.starts_with('.')) n.remove_prefix(1);
+    if (n.ends_with('.')) n.remove_suffix(1);
+    return std::string(n);
+  };
   for (const auto& s : row.stacked)
     if (s.shardId == shard && contains(parameter, "." + bare(s.parameter) + ".")) return bare(s.shardName);
   return shard;
@@ -605,6 +684,10 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   const std::string who = title + " " + std::string(vllm ? kVllmRelease : kSglangRelease) + "'s " + cls + " (" + std::string(row->source) + ")";
   if (!p.unknown.empty()) {
     sink.add("WS-E008", "which tensor names " + who + " consumes is unknown here: " + p.unknown);
+    return;
+  }
+  if (!p.refusal.empty()) {
+    sink.add("WS-E009", who + " cannot be built: " + p.refusal, "config.json");
     return;
   }
   const bool quantized = !m.quant.method.empty();
