@@ -172,6 +172,30 @@ class TstKvCache : public QObject {
     QCOMPARE(kvOf(c->model, o).bytesPerToken, uint64_t(2 * (64 + 64) * 34 / 32 * 2));
   }
 
+  // A GGUF's reserves are llama.cpp's, not vLLM's profile-run terms: its compute buffers (not
+  // predicted, 0) and its output buffer of n_vocab x n_seq_max FP32 logits in host memory. The
+  // real gpt-oss conversion has no gpt-oss.vocab_size key: n_vocab is its token list's length, as
+  // llama.cpp's load_hparams falls back to - checked here against token_embd.weight's rows.
+  void ggufReservesAreLlamaCpps() {
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/gpt-oss-bf16.gguf");
+    uint64_t vocab = 0;
+    for (const auto& t : c->tensors)
+      if (t.name == "token_embd.weight") vocab = t.shape.front();  // PyTorch order: [vocab, hidden]
+    QVERIFY(vocab > 0);
+    plan::KvOptions o;
+    o.llamaCpp = true;
+    o.maxNumSeqs = 4;
+    const auto r = plan::runtimeReserves(c->model, o, 0);
+    std::map<std::string, plan::Reserve> by;
+    for (const auto& x : r) by[x.name] = x;
+    QCOMPARE(by.size(), size_t(2));
+    QVERIFY(by.count("compute_buffers") && by.count("output_buffer"));
+    QCOMPARE(by["compute_buffers"].bytes, uint64_t(0));
+    QCOMPARE(by["output_buffer"].bytes, uint64_t(0));  // not on the GPU
+    QCOMPARE(by["output_buffer"].hostBytes, vocab * 4 * 4);
+    QVERIFY(plan::runtimeReserves(c->model, [] { plan::KvOptions v; return v; }(), 0).front().name == "logits");  // the same model as vLLM would serve it
+  }
+
   // llama.cpp's own layout for the real gpt-oss conversion (tests/data/llama_cpp, written by the
   // converter of llama.cpp 0c1e57098): its architecture's pattern 2 slides layer 0 and keeps layer 1
   // full (openai-moe.cpp load_swa_pattern(ml, 2); set_swa_pattern: il % 2 < 1), not every layer as

@@ -536,7 +536,10 @@ void RankMapView::selectRank(int rank) {
   if (r.fits) new QTreeWidgetItem(details_, {*r.fits ? tr("fits; headroom") : tr("does NOT fit; short by"), signedBytes(r.headroom)});
   if (kv_ && kv_->cache) {
     auto* kvItem = new QTreeWidgetItem(details_, {tr("KV cache per token"), bytesText(kv_->cache->bytesPerToken)});
-    for (const auto& res : kv_->reserves) new QTreeWidgetItem(kvItem, {tr("reserve: %1").arg(QString::fromStdString(res.name)), bytesText(res.bytes)});
+    for (const auto& res : kv_->reserves) {
+      auto* it = new QTreeWidgetItem(kvItem, {tr("reserve: %1").arg(QString::fromStdString(res.name)), res.hostBytes ? tr("%1 host").arg(bytesText(res.hostBytes)) : bytesText(res.bytes)});
+      it->setToolTip(0, QString::fromStdString(res.formula));
+    }
     if (opt_ && opt_->capacity) {
       const plan::KvFit f = kv_->fit(*opt_, r);
       new QTreeWidgetItem(kvItem, {tr("free for the KV cache"), signedBytes(f.freeBytes)});

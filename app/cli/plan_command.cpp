@@ -78,7 +78,10 @@ nlohmann::json kvJson(const KvPlan& kv, const plan::PlanOptions& opt, const plan
 
 nlohmann::json reservesJson(const KvPlan& kv) {
   nlohmann::json r = nlohmann::json::object();
-  for (const auto& x : kv.reserves) r[x.name] = {{"bytes", x.bytes}, {"formula", x.formula}};
+  for (const auto& x : kv.reserves) {
+    r[x.name] = {{"bytes", x.bytes}, {"formula", x.formula}};
+    if (x.hostBytes) r[x.name]["host_bytes"] = x.hostBytes;
+  }
   return r;
 }
 
@@ -164,7 +167,8 @@ void printKv(const plan::PlanOptions& opt, const plan::PlanResult& res, const Kv
   if (c.layers.linear) std::printf("; %d linear-attention layers: %s state per sequence", c.layers.linear, formatBytes(c.stateBytesPerSeq).c_str());
   std::printf("\n");
   for (const auto& f : c.formulas) std::printf("  %s\n", f.c_str());
-  for (const auto& r : kv.reserves) std::printf("reserve %-16s %11s  %s\n", r.name.c_str(), formatBytes(r.bytes).c_str(), r.formula.c_str());
+  for (const auto& r : kv.reserves)
+    std::printf("reserve %-16s %11s  %s\n", r.name.c_str(), (r.hostBytes ? formatBytes(r.hostBytes) + " host" : formatBytes(r.bytes)).c_str(), r.formula.c_str());
   if (!kv.llamaCppLog.empty()) {
     std::printf("llama.cpp at -c %lld -np %lld would print:\n", (long long)c.maxModelLen, (long long)std::max<int64_t>(1, kv.options.maxNumSeqs));
     for (const auto& l : kv.llamaCppLog) std::printf("  %s\n", l.c_str());

@@ -40,7 +40,11 @@ ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path) {
   m.expertGroupsUsed = std::max<int64_t>(1, count("expert_group_used_count", 1));
   m.expertIntermediateSize = num("expert_feed_forward_length");
   if (m.expertIntermediateSize < 0 && m.numExperts > 0) m.expertIntermediateSize = m.intermediateSize;
+  // llama.cpp's n_vocab: <arch>.vocab_size, else the token list's length (load_hparams:
+  // get_key(LLM_KV_VOCAB_SIZE) || get_arr_n(LLM_KV_TOKENIZER_LIST)).
   m.vocabSize = num("vocab_size");
+  if (m.vocabSize < 0)
+    if (const GgufKv* tokens = g.find("tokenizer.ggml.tokens"); tokens && tokens->type == GgufType::Array) m.vocabSize = int64_t(tokens->arrayCount);
   if (m.numLayers >= 0) {
     int64_t leadingDense = num("leading_dense_block_count");
     applyLayerPattern(m, leadingDense, -1, {}, -1, num("interleave_moe_layer_step"), {});

@@ -169,6 +169,21 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
 
 std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions& o, uint64_t cudaGraphs) {
   std::vector<Reserve> r;
+  if (o.llamaCpp) {
+    // llama.cpp sizes its compute buffers by reserving the worst-case graph of n_ubatch tokens
+    // (llama_context's sched_reserve): not modelled here. Its output buffer - n_vocab FP32 logits
+    // for each of n_seq_max outputs at llama-server's defaults (llama_context::output_reserve) - is
+    // allocated in the output device's host buffer type (CUDA_Host), not on the GPU.
+    r.push_back({"compute_buffers", "not predicted: llama.cpp sizes them by reserving its worst-case graph of n_ubatch tokens (sched_reserve); add what yours prints (CUDA0 compute buffer size) with --reserve", 0, 0});
+    if (m.vocabSize > 0) {
+      const uint64_t seqs = uint64_t(std::max<int64_t>(1, o.maxNumSeqs));
+      r.push_back({"output_buffer", "n_vocab " + std::to_string(m.vocabSize) + " x n_seq_max " + std::to_string(seqs) +
+                                        " x 4 B (llama_context::output_reserve), in host memory: the output device's host buffer type (CUDA_Host)",
+                   0, uint64_t(m.vocabSize) * seqs * 4});
+    }
+    if (cudaGraphs) r.push_back({"cuda_graphs", "given (--reserve-cuda-graphs)", cudaGraphs, 0});
+    return r;
+  }
   const uint64_t tokens = uint64_t(std::max<int64_t>(0, o.maxNumBatchedTokens));
   if (m.vocabSize > 0)
     r.push_back({"logits", "max-num-batched-tokens " + std::to_string(tokens) + " x vocab " + std::to_string(m.vocabSize) + " x 4 B",

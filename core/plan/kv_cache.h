@@ -43,10 +43,12 @@ struct KvCache {
 // Fails naming the config key a layer kind needs when it is missing, never a silent zero.
 Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o);
 
-// Runtime buffers besides weights and cache, each a named line with its formula.
+// Runtime buffers besides weights and cache, each a named line with its formula: vLLM's for a
+// safetensors model, llama.cpp's own for a GGUF (o.llamaCpp).
 struct Reserve {
   std::string name, formula;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;      // on each GPU
+  uint64_t hostBytes = 0;  // in host memory instead (llama.cpp's output buffer)
 };
 std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions& o, uint64_t cudaGraphs);
 
