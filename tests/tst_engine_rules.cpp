@@ -4,6 +4,7 @@
 // each refusal in the engine's own words.
 #include <QtTest>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -416,6 +417,59 @@ class TstEngineRules : public QObject {
                  vs.says("WS-E009", "'Following weights were not initialized from checkpoint'") && vs.says("WS-E009", "model.layers.0.linear_attn.in_proj_ba.weight") &&
                  !vs.says("WS-E009", "mtp.norm.weight"),
              vs.dump().c_str());
+  }
+
+  // WS-E010, fused expert tensors: vLLM 0.11.0 and SGLang 0.5.23 transpose every one from
+  // transformers 4.x's [E, H, 2I] / [E, I, H]. The Qwen3-VL-MoE fixture, written by transformers
+  // 5.17 in its own [E, 2I, H] / [E, H, I], is refused by both: down_proj [8, 256, 128] fails the
+  // copy; gate_up_proj, square here (2I = H = 256), would pass it scrambled. vLLM also builds 60
+  // experts (transformers 4.57.1's num_experts default: the fixture writes num_local_experts). Its
+  // twin - each expert transposed to 4.x's layout, num_experts named - loads in both. Llama 4 as
+  // transformers 5.25 writes it (tests/data/llama4) is already in the loaders' layout and loads;
+  // transposed to the other, both refuse it, with no square tensor to mention.
+  void fusedExpertLayouts() {
+    const std::string vl = wstest::fixture("hf/qwen3_vl_moe");
+    const Run v = validateFor(vl, "vllm", 1), s = validateFor(vl, "sglang", 1);
+    for (const Run* r : {&v, &s})
+      QVERIFY2(r->says("WS-E010", "2 fused expert tensors stored as transformers 5 keeps them") &&
+                   r->says("WS-E010", "model.language_model.layers.0.mlp.experts.down_proj [8, 256, 128]") &&
+                   r->says("WS-E010", "the square ones (model.language_model.layers.0.mlp.experts.gate_up_proj [8, 256, 256]"),
+               r->dump().c_str());
+    QVERIFY2(v.says("WS-E010", "text_config has no num_experts (transformers 5 writes num_local_experts): vLLM 0.11.0") && v.says("WS-E010", "builds 60 experts a layer"), v.dump().c_str());
+    QVERIFY2(!s.says("WS-E010", "experts a layer"), s.dump().c_str());
+
+    // Each expert's [a, b] matrix transposed in place of the bf16 tensor [E, a, b].
+    auto transposed = [](wstest::StEntry& t) {
+      const uint64_t E = t.shape[0], a = t.shape[1], b = t.shape[2];
+      std::vector<uint8_t> out(t.data.size());
+      for (uint64_t e = 0; e < E; ++e)
+        for (uint64_t i = 0; i < a; ++i)
+          for (uint64_t j = 0; j < b; ++j) std::memcpy(&out[2 * ((e * b + j) * a + i)], &t.data[2 * ((e * a + i) * b + j)], 2);
+      t.data = std::move(out);
+      t.shape = {E, b, a};
+    };
+    auto fusedTransposed = [&](wstest::StFile& f) {
+      for (auto& t : f.tensors)
+        if (t.name.ends_with("experts.gate_up_proj") || t.name.ends_with("experts.down_proj")) transposed(t);
+    };
+    wstest::TempDir d, e;
+    const std::string named = editedCopy(d, vl, [](nlohmann::json& c) { c["text_config"]["num_experts"] = 8; });
+    const std::string twin = tensorsEdited(e, named, fusedTransposed);
+    for (const char* engine : {"vllm", "sglang"}) {
+      const Run r = validateFor(twin, engine, 1);
+      QVERIFY2(!r.says("WS-E010", ""), r.dump().c_str());
+    }
+
+    const std::string l4 = wstest::sourceDir() + "/tests/data/llama4";
+    wstest::TempDir g;
+    const std::string flipped = tensorsEdited(g, l4, fusedTransposed);
+    for (const char* engine : {"vllm", "sglang"}) {
+      const Run clean = validateFor(l4, engine, 1), r = validateFor(flipped, engine, 1);
+      QVERIFY2(!clean.says("WS-E010", ""), clean.dump().c_str());
+      QVERIFY2(r.says("WS-E010", "4 fused expert tensors stored as transformers 5 keeps them") && r.says("WS-E010", "language_model.model.layers.1.feed_forward.experts.down_proj [4, 64, 48]") &&
+                   r.says("WS-E010", "language_model.model.layers.1.feed_forward.experts.gate_up_proj [4, 96, 64]") && !r.says("WS-E010", "square"),
+               r.dump().c_str());
+    }
   }
 
   // vllm#19149: a checkpoint whose language model sits under model.language_model. (saved from a

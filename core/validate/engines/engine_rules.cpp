@@ -6,6 +6,7 @@
 #include "core/plan/devices.h"
 #include "core/validate/engines/deepseek_shard_rules.h"
 #include "core/validate/engines/engine_tables.h"
+#include "core/validate/engines/expert_layout_rules.h"
 #include "core/validate/engines/layout_rules.h"
 #include "core/validate/engines/quant_method.h"
 #include "core/validate/engines/weight_name_rules.h"
@@ -109,6 +110,7 @@ void engineRules(const Checkpoint& c, const std::string& engine, const EngineLay
   if (engine == "vllm") vllmDeepseekShardRules(c, l, sink);
   packingRules(c, *rt, sink);
   weightNameRules(c, engine, sink);
+  expertLayoutRules(c, engine, sink);
 }
 
 bool EngineCheck::refuses() const {
