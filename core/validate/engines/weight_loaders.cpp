@@ -88,6 +88,27 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = true, .droppedSuffixes = {".bias"}, .specLayers = "", .headTied = false,
        .skipPrefixes = {"mtp."}},
 
+      // SGLang gpt_oss.py:898-1321 GptOssForCausalLM.load_weights on the full names. An MXFP4
+      // checkpoint's ".experts" names go to _load_mxfp4_experts_weights (937-942): the six
+      // *_blocks / *_scales / *_bias suffixes renamed into w13_ / w2_ weight, weight_scale and
+      // weight_bias (1012-1139), any other skipped without a word (974-985); the rest, and every name
+      // of another checkpoint, to _load_normal_weights: names past the layers skipped (1231-1240),
+      // q/k/v stacked into qkv_proj unless the name holds "mlp.experts" (1244-1259), the fused expert
+      // renames by substring - experts.gate_up_proj to w13_weight, its _bias to w13_weight_bias,
+      // down_proj likewise (make_expert_params_mapping_fused) - and anything that is no parameter
+      // skipped without a word at every step (1253, 1266, 1285-1288). The suffix rows stand for
+      // both. Not modelled: the MXFP4 path's KeyError (or get_submodule's AttributeError) for a name
+      // it renames into no parameter - the normal path's silence is taken. lm_head never tied.
+      {.engine = "sglang", .architectures = {"GptOssForCausalLM"}, .family = LoaderFamily::GptOss,
+       .source = "sglang/srt/models/gpt_oss.py GptOssForCausalLM.load_weights", .autoWeightsLoader = false, .stacked = kQkv,
+       .expertGate = "", .expertUp = "", .expertDown = "", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false, .optionalStacked = "",
+       .stackedMissingContinues = true, .expertPathDrops = false, .droppedSuffixes = {".bias"}, .specLayers = "", .unplaced = Unplaced::Silent,
+       .expertUnplaced = Unplaced::Silent, .layerRange = true, .headTied = false,
+       .mapperSuffixes = {{".experts.gate_up_proj_blocks", ".experts.w13_weight"}, {".experts.gate_up_proj_scales", ".experts.w13_weight_scale"},
+                          {".experts.gate_up_proj_bias", ".experts.w13_weight_bias"}, {".experts.down_proj_blocks", ".experts.w2_weight"},
+                          {".experts.down_proj_scales", ".experts.w2_weight_scale"}, {".experts.down_proj_bias", ".experts.w2_weight_bias"},
+                          {".experts.gate_up_proj", ".experts.w13_weight"}, {".experts.down_proj", ".experts.w2_weight"}}},
+
       // SGLang qwen3_next.py:1138-1276 Qwen3NextForCausalLM.load_weights, a hand loop on the full
       // names: any name holding "mtp" skipped (1186), ".self_attn" taken out (1192-1193: the
       // full-attention layer holds qkv_proj itself), the stacked rows with the GatedDeltaNet's

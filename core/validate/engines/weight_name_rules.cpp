@@ -108,6 +108,7 @@ nlohmann::json configDefaults(const std::string& modelType, const std::string& e
   // Each engine's own Qwen3NextConfig (vLLM transformers_utils/configs/qwen3_next.py:214-227,
   // SGLang configs/qwen3_next.py:209-218). vLLM fills an absent layer_types with full attention
   // every fourth layer (248-253); SGLang reads full_attention_interval, which it never defaults.
+  if (modelType == "gpt_oss") return {{"attention_bias", true}};  // transformers 5.19.0 configuration_gpt_oss.py:76
   if (modelType == "qwen3_next")
     return {{"decoder_sparse_step", 1}, {"mlp_only_layers", nlohmann::json::array()}, {"shared_expert_intermediate_size", 512}};
   if (modelType == "glm4_moe")  // configuration_glm4_moe.py:184-198
@@ -308,27 +309,35 @@ Parameters glm4Moe(const Config& c, int64_t layers, int64_t experts, const Weigh
   return p;
 }
 
-// GptOssModel (vLLM gpt_oss.py): embedding (239), per layer qkv and o_proj with their biases
+// GptOssModel. vLLM (gpt_oss.py): embedding (239), per layer qkv and o_proj with their biases
 // (QKVParallelLinear / RowParallelLinear default bias=True, 87-101), sinks (78), the router with
 // its bias (nn.Linear, 153), a FusedMoE with has_bias (156-167) that takes each fused tensor whole,
-// the two norms (202-203); norm (251); lm_head always (674).
-Parameters gptOss(const Config&, int64_t layers, int64_t experts) {
+// the two norms (202-203); norm (251); lm_head always (674). SGLang (gpt_oss.py): qkv_proj and
+// o_proj under self_attn with biases where attention_bias (transformers 5.19.0's default true,
+// 413-442), sinks, the router with its bias (257-264), the FusedMoE's w13_weight / w2_weight and
+// their w13_weight_bias / w2_weight_bias (with_bias, 240-253), embed_tokens (658-666), norm,
+// lm_head never tied (768-774).
+Parameters gptOss(const Config& c, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
   Parameters p;
   p.experts = experts;
+  const bool sglang = row.engine == "sglang";
+  const bool bias = !sglang || c.optionalFlag("attention_bias", true);
   for (int64_t l = 0; l < layers; ++l) {
-    const std::string at = layer(l);
-    p.fused(at + "attn.qkv", {"q", "k", "v"}, true);
-    p.add(at + "attn.o_proj.weight");
-    p.add(at + "attn.o_proj.bias");
-    p.add(at + "attn.sinks");
+    const std::string at = layer(l), attn = at + (sglang ? "self_attn." : "attn.");
+    p.fused(attn + (sglang ? "qkv_proj" : "qkv"), {"q", "k", "v"}, bias);
+    p.add(attn + "o_proj.weight");
+    if (bias) p.add(attn + "o_proj.bias");
+    p.add(attn + "sinks");
     p.add(at + "mlp.router.weight");
     p.add(at + "mlp.router.bias");
     // Plain parameters, not expertModules: each is filled by one whole tensor, and a scale
     // (w13_weight_scale) fills only itself.
-    for (const char* leaf : {".w13_weight", ".w13_bias", ".w2_weight", ".w2_bias"}) p.add(at + "mlp.experts" + leaf);
+    for (const char* leaf : {".w13_weight", ".w2_weight"}) p.add(at + "mlp.experts" + leaf);
+    p.add(at + "mlp.experts" + (sglang ? ".w13_weight_bias" : ".w13_bias"));
+    p.add(at + "mlp.experts" + (sglang ? ".w2_weight_bias" : ".w2_bias"));
     p.norms(at);
   }
-  p.add("model.embedding.weight");
+  p.add(sglang ? "model.embed_tokens.weight" : "model.embedding.weight");
   p.add("model.norm.weight");
   p.add("lm_head.weight");
   return p;
@@ -406,7 +415,7 @@ Parameters parametersOf(const WeightLoaderRow& row, const Config& c, int64_t lay
     case LoaderFamily::Mixtral: p = mixtral(c, layers, experts, row); break;
     case LoaderFamily::DeepseekV2: p = deepseekV2(c, layers, experts, row); break;
     case LoaderFamily::Glm4Moe: p = glm4Moe(c, layers, experts, row); break;
-    case LoaderFamily::GptOss: p = gptOss(c, layers, experts); break;
+    case LoaderFamily::GptOss: p = gptOss(c, layers, experts, row); break;
     case LoaderFamily::Qwen3Next: p = qwen3Next(c, layers, experts, row); break;
   }
   for (const auto& key : c.missing) p.unknown += (p.unknown.empty() ? "config.json lacks " : ", ") + key;
