@@ -15,6 +15,7 @@
 
 #include "core/formats/gguf.h"
 #include "core/numerics/hd.h"
+#include "core/report/validate_report.h"
 #include "core/synth/synth.h"
 #include "core/validate/rules.h"
 #include "core/validate/sink.h"
@@ -1199,6 +1200,46 @@ class TstValidateCorpus : public QObject {
     QVERIFY(near != r.value().findings.end());
     QVERIFY2(near->message.find("1 pair of experts of layer 1 are near-duplicates, cosine at least 0.99 in every projection: experts 2 and 5 (cosine 1.0000 down, 1.0000 gate, 1.0000 up)") != std::string::npos,
              near->message.c_str());
+  }
+
+  // The report's expert health grid, from the same samples: expert 2 copied over expert 5 of layer
+  // 1 with noise (as WS-V015's case), expert 6's down_proj of layer 2 scaled 10x (as WS-V016's).
+  // The copy and its source name each other as nearest, at a cosine above 0.99; the scaled expert
+  // sits log2(10) = 3.32 octaves above its layer's median, within its sample's error; the
+  // untouched experts of the transformers fixture sit within an octave of the median and at a
+  // cosine under 0.5 from any sibling (random weights: near 0).
+  void expertHealthGrid() {
+    wstest::TempDir d;
+    const std::string dir = editFile(fixtureCopy(d, Q), L1 + "2.down_proj.weight", [](wstest::StFile& f) {
+      for (const char* p : {"down_proj.weight", "gate_proj.weight", "up_proj.weight"}) {
+        auto& copy = f.find(L1 + "5." + p)->data;
+        copy = f.find(L1 + "2." + p)->data;
+        for (size_t i = 0; i < copy.size(); i += 6) copy[i] ^= 0x01;
+      }
+    });
+    editFile(dir, L2 + "6.down_proj.weight", [](wstest::StFile& f) { scaleBf16(f.find(L2 + "6.down_proj.weight")->data, 10.0f); });  // another shard
+    val::ValidateOptions opt;
+    opt.only = {"values"};
+    auto r = val::validatePath(dir, opt);
+    QVERIFY(r.ok());
+    const auto& cells = r.value().expertHealth;
+    std::map<std::pair<int32_t, int64_t>, val::ExpertHealthCell> at;
+    for (const auto& h : cells) at[std::make_pair(h.layer, h.expert)] = h;
+    auto cell = [&](int32_t layer, int64_t expert) { return at[std::make_pair(layer, expert)]; };
+    QCOMPARE(at.size(), size_t(2 * 8));  // layers 1 and 2, 8 experts each (layer 0 is dense)
+    QCOMPARE(cell(1, 5).nearest, int64_t(2));
+    QCOMPARE(cell(1, 2).nearest, int64_t(5));
+    QVERIFY2(cell(1, 5).nearestCosine > 0.99, std::to_string(cell(1, 5).nearestCosine).c_str());
+    QVERIFY2(std::abs(cell(2, 6).normOctaves - std::log2(10.0)) < 0.25, std::to_string(cell(2, 6).normOctaves).c_str());
+    for (const auto& [key, h] : at) {
+      if (key == std::make_pair(1, int64_t(5)) || key == std::make_pair(1, int64_t(2)) || key == std::make_pair(2, int64_t(6))) continue;
+      QVERIFY2(std::abs(h.normOctaves) < 1 && h.nearestCosine < 0.5, (std::to_string(h.layer) + "/" + std::to_string(h.expert) + ": " + std::to_string(h.normOctaves) + " " + std::to_string(h.nearestCosine)).c_str());
+    }
+    // The JSON report carries the same cells.
+    const nlohmann::json j = validateJson(r.value(), val::Severity::Info);
+    QCOMPARE(j["expert_health"].size(), cells.size());
+    const auto copy = std::find_if(j["expert_health"].begin(), j["expert_health"].end(), [](const nlohmann::json& c) { return c["layer"] == 1 && c["expert"] == 5; });
+    QVERIFY(copy != j["expert_health"].end() && (*copy)["nearest"] == 2);
   }
 
   // WS-V015 / WS-V016's twins just inside their thresholds: expert 5 made of expert 2 and expert

@@ -18,7 +18,7 @@ namespace ws::ui {
 
 namespace {
 
-const char* kMetricLegend[] = {"bytes", "parameters", "tensors", "scale bytes", "log2 typical |scale|"};
+const char* kMetricLegend[] = {"bytes", "parameters", "tensors", "scale bytes", "log2 typical |scale|", "octaves from the layer's median norm", "cosine to the nearest expert"};
 
 }  // namespace
 
@@ -40,6 +40,8 @@ ExpertMapView::ExpertMapView(ScalePass* scales, QWidget* parent)
   metric_->addItem(tr("tensors"), Tensors);
   metric_->addItem(tr("scale bytes"), ScaleBytes);
   metric_->addItem(tr("typical |scale| (geometric mean)"), TypicalScale);
+  metric_->addItem(tr("norm against the layer's median (validation)"), NormOctaves);
+  metric_->addItem(tr("nearest expert's cosine (validation)"), NearestCosine);
   remember(metric_, "experts/metric");
   plot_->setAxisLabels(tr("expert  (-1: shared experts, or the dense MLP)"), tr("layer"), tr("bytes"));
   plot_->setGradient(magnitudeGradient());
@@ -52,13 +54,19 @@ ExpertMapView::ExpertMapView(ScalePass* scales, QWidget* parent)
     QString scale = std::isfinite(v) && metric_->currentData().toInt() == TypicalScale
                         ? tr("\ntypical |scale| 2^%1 = %2%3").arg(v, 0, 'f', 2).arg(std::exp2(v), 0, 'g', 4).arg(stacked ? tr(" (the whole stacked tensor's)") : QString())
                         : QString();
-    return tr("layer %1, %2\n%3 in %4 tensors, %5 parameters%6\n(a fused or stacked tensor counts its share)\nclick to select it in the tree")
+    QString health;
+    if (const val::ExpertHealthCell* h = healthCells_.empty() ? nullptr : healthCells_[size_t(row) * size_t(grid_.columns()) + size_t(col)]) {
+      if (std::isfinite(h->normOctaves)) health += tr("\nnorm %1 octaves %2 the layer's median (sampled)").arg(std::abs(h->normOctaves), 0, 'f', 2).arg(h->normOctaves < 0 ? tr("below") : tr("above"));
+      if (h->nearest >= 0) health += tr("\nnearest expert %1, cosine %2 (sampled)").arg(h->nearest).arg(h->nearestCosine, 0, 'f', 4);
+    }
+    return tr("layer %1, %2\n%3 in %4 tensors, %5 parameters%6%7\n(a fused or stacked tensor counts its share)\nclick to select it in the tree")
         .arg(row)
         .arg(what)
         .arg(QString::fromStdString(formatBytes(c.bytes)))
         .arg(c.tensors)
         .arg(QString::fromStdString(formatCount(c.parameters)))
-        .arg(scale);
+        .arg(scale)
+        .arg(health);
   });
   connect(plot_, &HeatmapPlot::cellClicked, this, [this](int row, int col) {
     if (int64_t t = firstTensor(row, col); t >= 0) emit tensorRequested(uint32_t(t));
@@ -134,6 +142,8 @@ void ExpertMapView::setCheckpoint(std::shared_ptr<const Checkpoint> c) {
   ckpt_ = std::move(c);
   grid_ = ckpt_ ? expertGrid(*ckpt_) : ExpertGrid{};
   scaleCells_.assign(grid_.cells.size(), ScaleCell{});
+  health_.clear();
+  healthCells_.clear();
   scalesGathered_ = false;
   if (!ckpt_) return;
   if (grid_.layers <= 0) {
@@ -158,6 +168,15 @@ void ExpertMapView::setMetric(Metric m) {
   draw();
 }
 
+void ExpertMapView::setHealth(std::vector<val::ExpertHealthCell> cells) {
+  health_ = std::move(cells);
+  healthCells_.assign(grid_.cells.size(), nullptr);
+  for (const auto& h : health_)
+    if (h.layer >= 0 && h.layer < grid_.layers && h.expert >= 0 && h.expert < grid_.experts)
+      healthCells_[size_t(h.layer) * size_t(grid_.columns()) + size_t(h.expert + 1)] = &h;
+  if (ckpt_ && grid_.layers > 0) draw();
+}
+
 void ExpertMapView::gatherScales() {
   if (!ckpt_ || waiting_) return;
   waiting_ = true;
@@ -178,6 +197,12 @@ double ExpertMapView::cellValue(int layer, int64_t expert) const {
     case TypicalScale: {
       const ScaleCell& s = scaleCells_[size_t(layer) * size_t(grid_.columns()) + size_t(expert + 1)];
       return s.log2Count > 0 ? s.log2Sum / s.log2Count : NAN;
+    }
+    case NormOctaves:
+    case NearestCosine: {
+      const val::ExpertHealthCell* h = healthCells_.empty() ? nullptr : healthCells_[size_t(layer) * size_t(grid_.columns()) + size_t(expert + 1)];
+      if (!h) return NAN;
+      return metric_->currentData().toInt() == NormOctaves ? h->normOctaves : h->nearestCosine;
     }
     default: return double(c.bytes);
   }
@@ -219,7 +244,12 @@ void ExpertMapView::draw() {
                      .arg(rows)
                      .arg(grid_.experts)
                      .arg(tr(kMetricLegend[metric]));
-  if (!any) text = tr("No cell has a value for this statistic (the checkpoint stores no scales there).");
+  const bool health = metric == NormOctaves || metric == NearestCosine;
+  if (health && any)
+    text += tr(" Sampled by the last validation's value pass (1,024 values a projection; WS-V015 and WS-V016 judge their candidates exactly): %1")
+                .arg(metric == NormOctaves ? tr("an expert 3 octaves (8x) from its layer's median is an outlier.") : tr("1.0 is a copy, 0.99 or more a near-duplicate."));
+  if (!any) text = health ? tr("Press Validate (F5): this map is drawn from the value pass's samples of each routed expert.")
+                          : tr("No cell has a value for this statistic (the checkpoint stores no scales there).");
   caption_->setText(text);
   emit drawn();
 }

@@ -4,7 +4,9 @@
 // layer's shared experts, or its dense MLP in a dense layer; dense layers are hatched across the
 // expert columns. A click asks for the cell's first tensor, which the main window selects in the
 // tree. The scale statistic is gathered off the GUI thread when first chosen, with progress and
-// cancel (it reads every scale of the checkpoint).
+// cancel (it reads every scale of the checkpoint). The health maps - each routed expert's norm
+// against its layer's median, and its nearest sibling's cosine - come from the last validation's
+// value pass (setHealth; core/validate/expert_health.h).
 #pragma once
 
 #include <QWidget>
@@ -13,6 +15,7 @@
 
 #include "core/model/checkpoint.h"
 #include "core/model/expert_grid.h"
+#include "core/validate/expert_health.h"
 #include "ui/checkpoint_view.h"
 #include "ui/scale_pass.h"
 
@@ -29,12 +32,15 @@ class HeatmapPlot;
 class ExpertMapView : public QWidget, public CheckpointView {
   Q_OBJECT
  public:
-  enum Metric { Bytes, Parameters, Tensors, ScaleBytes, TypicalScale };
+  enum Metric { Bytes, Parameters, Tensors, ScaleBytes, TypicalScale, NormOctaves, NearestCosine };
 
   // The typical-scale statistic comes from `scales`, the pass the main window shares.
   explicit ExpertMapView(ScalePass* scales, QWidget* parent = nullptr);
   void setCheckpoint(std::shared_ptr<const Checkpoint> c) override;
   void setMetric(Metric m);
+  // The value pass's expert statistics of the last validation (empty: none ran, or for another
+  // checkpoint); the health maps draw them.
+  void setHealth(std::vector<val::ExpertHealthCell> cells);
   HeatmapPlot* plot() const { return plot_; }
   QComboBox* metricBox() const { return metric_; }
   void cancel() { scales_->cancel(); }
@@ -72,6 +78,8 @@ class ExpertMapView : public QWidget, public CheckpointView {
   ExpertGrid grid_;
   std::vector<ScaleCell> scaleCells_;  // parallel to grid_.cells
   bool scalesGathered_ = false;
+  std::vector<const val::ExpertHealthCell*> healthCells_;  // parallel to grid_.cells, into health_
+  std::vector<val::ExpertHealthCell> health_;
 };
 
 }  // namespace ws::ui

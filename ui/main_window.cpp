@@ -126,7 +126,10 @@ MainWindow::MainWindow(QWidget* parent)
   }
   setCentralWidget(tabs_);
   connect(findings_, &FindingsView::finished, this, [this] {
-    if (const auto* r = findings_->report()) histograms_->setFindings(r->findings);
+    if (const auto* r = findings_->report()) {
+      histograms_->setFindings(r->findings);
+      if (r->checkpoint.get() == checkpoint()) experts_->setHealth(r->expertHealth);  // not a report of the checkpoint before
+    }
     showDetails(tree_->currentIndex());  // the findings on the selected tensor
   });
 

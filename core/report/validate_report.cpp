@@ -75,6 +75,14 @@ nlohmann::json validateJson(const val::ValidationReport& r, Severity min) {
     for (int64_t b : r.kernelBytesReadByRank) measured.push_back(b < 0 ? nlohmann::json(nullptr) : nlohmann::json(b));
     doc["bytes_read_by_rank_measured"] = std::move(measured);
   }
+  if (!r.expertHealth.empty()) {  // the value pass's sampled expert statistics (expert_health.h)
+    auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    nlohmann::json cells = nlohmann::json::array();
+    for (const auto& h : r.expertHealth)
+      cells.push_back({{"layer", h.layer}, {"expert", h.expert}, {"norm_octaves", number(h.normOctaves)}, {"nearest_cosine", number(h.nearestCosine)},
+                       {"nearest", h.nearest < 0 ? nlohmann::json(nullptr) : nlohmann::json(h.nearest)}});
+    doc["expert_health"] = std::move(cells);
+  }
   if (c)
     doc["model"] = {{"architecture", c->model.architecture}, {"format", c->format}, {"num_layers", c->model.numLayers}, {"num_experts", c->model.numExperts},
                     {"tensors", c->tensors.size()}, {"bytes", c->totalBytes()}};

@@ -186,6 +186,42 @@ void judgeNearDuplicateExperts(const Checkpoint& c, const std::vector<ExpertPrin
   }
 }
 
+std::vector<ExpertHealthCell> expertHealth(const Checkpoint& c, const std::vector<ExpertPrint>& prints) {
+  // Medians by layer, projection and scheme, as WS-V016 takes them.
+  std::map<std::tuple<int32_t, std::string, std::string>, double> medians;
+  {
+    std::map<std::tuple<int32_t, std::string, std::string>, std::vector<double>> rmsOf;
+    for (const ExpertPrint& p : prints)
+      if (!p.sketch.empty() && p.sampleCount) rmsOf[{p.layer, p.projection, c.logical[p.logical].schemeName}].push_back(std::sqrt(p.sampleSquares / double(p.sampleCount)));
+    for (auto& [key, r] : rmsOf) {
+      if (r.size() < 3) continue;
+      std::nth_element(r.begin(), r.begin() + long(r.size() / 2), r.end());
+      medians[key] = r[r.size() / 2];
+    }
+  }
+  std::vector<ExpertHealthCell> out;
+  for (const auto& [layer, experts] : byLayer(prints))
+    for (const auto& [expert, projections] : experts) {
+      ExpertHealthCell h;
+      h.layer = layer, h.expert = expert, h.normOctaves = NAN, h.nearestCosine = NAN;
+      for (const auto& [proj, p] : projections) {
+        const auto m = medians.find({p->layer, p->projection, c.logical[p->logical].schemeName});
+        if (m == medians.end() || m->second <= 0 || !p->sampleCount) continue;
+        const double octaves = std::log2(std::max(std::sqrt(p->sampleSquares / double(p->sampleCount)), 1e-300) / m->second);
+        if (!std::isfinite(h.normOctaves) || std::abs(octaves) > std::abs(h.normOctaves)) h.normOctaves = octaves;
+      }
+      for (const auto& [other, theirs] : experts) {
+        if (other == expert) continue;
+        double least = INFINITY;
+        for (const auto& [proj, p] : projections)
+          if (const auto q = theirs.find(proj); q != theirs.end()) least = std::min(least, cosine(p->sketch, q->second->sketch));
+        if (std::isfinite(least) && (!std::isfinite(h.nearestCosine) || least > h.nearestCosine)) h.nearestCosine = least, h.nearest = other;
+      }
+      out.push_back(h);
+    }
+  return out;
+}
+
 void judgeExpertNormOutliers(const Checkpoint& c, const std::vector<ExpertPrint>& prints, Sink& sink) {
   // The median sampled RMS of each layer's projection, and the experts far from it.
   // Peers: the layer's experts of the same projection stored in the same scheme (an expert whose

@@ -15,6 +15,7 @@
 #include "core/model/checkpoint.h"
 #include "core/numerics/dequant.h"
 #include "core/validate/expert_fingerprints.h"
+#include "core/validate/expert_health.h"
 #include "core/validate/sink.h"
 
 namespace ws::val {
@@ -45,5 +46,8 @@ void judgeNearDuplicateExperts(const Checkpoint& c, const std::vector<ExpertPrin
 // One WS-V016 warning per expert projection whose exact Frobenius norm is kNormOctaves octaves or
 // more from the median of its layer's experts (the median from the sampled RMS of each).
 void judgeExpertNormOutliers(const Checkpoint& c, const std::vector<ExpertPrint>& prints, Sink& sink);
+
+// Every sampled routed expert's health cell (expert_health.h), in layer and expert order.
+std::vector<ExpertHealthCell> expertHealth(const Checkpoint& c, const std::vector<ExpertPrint>& prints);
 
 }  // namespace ws::val

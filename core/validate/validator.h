@@ -18,6 +18,7 @@
 #include "core/plan/placement.h"
 #include "core/plan/residency_rules.h"
 #include "core/validate/engines/engine_layout.h"
+#include "core/validate/expert_health.h"
 #include "core/validate/finding.h"
 
 namespace ws::val {
@@ -74,6 +75,9 @@ struct ValidationReport {
   // by what is read through the mapping (plain float weights).
   std::vector<int64_t> kernelBytesReadByRank;
   num::ScaleReport scalesByLayer;                // for the HTML report's histograms
+  // The value pass's sampled statistics of each routed expert (WS-V015 / WS-V016's samples), for
+  // the Experts tab's health maps and the JSON report; empty where those rules did not run.
+  std::vector<ExpertHealthCell> expertHealth;
   // --runtime vllm|sglang: "vLLM 0.11.0, TP 8 on H200-141GB (SM 9.0): loads" - the report's
   // first line (engines::verdictLine); empty for other runs.
   std::string verdict;

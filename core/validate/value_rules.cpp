@@ -368,6 +368,7 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, Val
       if (!flagged.count(p.logical) && !apart.count(p.logical)) sampled.push_back(p);
     if (want.nearDuplicates) judgeNearDuplicateExperts(c, sampled, sink);
     if (want.normOutliers) judgeExpertNormOutliers(c, sampled, sink);
+    rep.expertHealth = expertHealth(c, sampled);
   }
   if (want.duplicates) judgeDuplicateExperts(c, std::move(weights.prints), sink);
   rep.scalesByLayer = num::regroupScales(c, scales.value(), num::ScaleGrouping::Layer);

@@ -208,6 +208,33 @@ class TstMainWindow : public QObject {
     }
   }
 
+  // The Experts tab's health maps draw the last validation's value pass: nothing before Validate,
+  // then each routed expert's cell the report's expert_health cell for it (norm octaves, nearest
+  // cosine), the shared / dense column and dense layers empty; a new checkpoint clears them.
+  void expertHealthMaps() {
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
+    ui::ExpertMapView* v = w.expertMap();
+    w.showTab(ui::MainWindow::ExpertsTab);
+    v->setMetric(ui::ExpertMapView::NearestCosine);
+    QVERIFY(std::isnan(v->cellValue(1, 0)));
+    QSignalSpy finished(w.findings(), &ui::FindingsView::finished);
+    w.findings()->run();
+    QVERIFY(finished.wait(wstest::kPatienceMs));
+    const auto& cells = w.findings()->report()->expertHealth;
+    QCOMPARE(cells.size(), size_t(2 * 8));  // MoE layers 1 and 2
+    for (const auto& h : cells) {
+      v->setMetric(ui::ExpertMapView::NearestCosine);
+      QCOMPARE(v->cellValue(h.layer, h.expert), h.nearestCosine);
+      v->setMetric(ui::ExpertMapView::NormOctaves);
+      QCOMPARE(v->cellValue(h.layer, h.expert), h.normOctaves);
+    }
+    QVERIFY(std::isnan(v->cellValue(1, -1)) && std::isnan(v->cellValue(0, 0)));
+    QVERIFY(openAndWait(w, wstest::fixture("hf/mixtral")));
+    QVERIFY(std::isnan(v->cellValue(1, 0)));
+  }
+
   // The Experts tab draws exactly inspect --json's "experts" section (one core grid), every
   // metric of it, on every fixture.
   void expertMapEqualsInspectJson_data() { proxiesOnEveryFixture_data(); }
