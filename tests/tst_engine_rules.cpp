@@ -444,6 +444,58 @@ class TstEngineRules : public QObject {
              vs.dump().c_str());
   }
 
+  // Qwen3-VL-MoE's names (the transformers 5.17 fixture: the language model under
+  // model.language_model., fused experts, the vision tower under model.visual. with attn.qkv fused)
+  // place in both engines: vLLM 0.11.0 through its WeightsMapper into language_model. and visual.,
+  // SGLang 0.5.23 shortening model.language_model. to model. and renaming the tower's qkv to
+  // qkv_proj. Where they part:
+  // - the language model saved under model.layers. (without language_model.): vLLM's mapper has no
+  //   prefix for it and AutoWeightsLoader has no child 'model' - ValueError; SGLang's names are
+  //   already its own, and it loads;
+  // - the tower's qkv split into attn.q / attn.k / attn.v: vLLM's tower rows stack them into
+  //   attn.qkv; SGLang's tower has no rows, warns "Parameter ... not found in params_dict" and
+  //   leaves qkv_proj uninitialised.
+  void qwen3VlMoeWeightNames() {
+    const std::string vl = wstest::fixture("hf/qwen3_vl_moe");
+    for (const char* engine : {"vllm", "sglang"}) {
+      const Run r = validateFor(vl, engine, 1);
+      QVERIFY2(!r.says("WS-E009", "") && !r.says("WS-E008", "consumes is unknown"), r.dump().c_str());
+    }
+    wstest::TempDir d, e;
+    const std::string bare = tensorsEdited(d, vl, [](wstest::StFile& f) {
+      for (auto& t : f.tensors)
+        if (t.name.starts_with("model.language_model.")) t.name = "model." + t.name.substr(21);
+    });
+    const Run vb = validateFor(bare, "vllm", 1);
+    QVERIFY2(vb.says("WS-E009", "cannot place: the load stops at the first it reaches, ValueError: There is no module or parameter named 'model' in Qwen3VLMoeForConditionalGeneration") &&
+                 vb.says("WS-E009", "model.embed_tokens.weight"),
+             vb.dump().c_str());
+    const Run sb = validateFor(bare, "sglang", 1);
+    QVERIFY2(!sb.says("WS-E009", ""), sb.dump().c_str());
+
+    const std::string split = tensorsEdited(e, vl, [](wstest::StFile& f) {
+      const std::string at = "model.visual.blocks.0.attn.";
+      for (const char* leaf : {"weight", "bias"}) {
+        const wstest::StEntry qkv = *f.find(at + "qkv." + leaf);
+        const uint64_t rows = qkv.shape[0] / 3, rowBytes = qkv.data.size() / qkv.shape[0];
+        for (int k = 0; k < 3; ++k) {
+          wstest::StEntry part = qkv;
+          part.name = at + "qkv"[k] + std::string(".") + leaf;
+          part.shape[0] = rows;
+          part.data.assign(qkv.data.begin() + int64_t(k * rows * rowBytes), qkv.data.begin() + int64_t((k + 1) * rows * rowBytes));
+          f.tensors.push_back(part);
+        }
+        f.remove(at + "qkv." + leaf);
+      }
+    });
+    const Run vs = validateFor(split, "vllm", 1);
+    QVERIFY2(!vs.says("WS-E009", ""), vs.dump().c_str());
+    const Run ss = validateFor(split, "sglang", 1);
+    QVERIFY2(ss.says("WS-E009", "never loads: no parameter takes them and it skips them with a warning ('Parameter visual.blocks.0.attn.k.bias not found in params_dict')") &&
+                 ss.says("WS-E009", "which SGLang loads uninitialised") && ss.says("WS-E009", "visual.blocks.0.attn.qkv_proj.bias"),
+             ss.dump().c_str());
+  }
+
   // WS-E010, fused expert tensors: vLLM 0.11.0 and SGLang 0.5.23 transpose every one from
   // transformers 4.x's [E, H, 2I] / [E, I, H]. The Qwen3-VL-MoE fixture, written by transformers
   // 5.17 in its own [E, 2I, H] / [E, H, I], is refused by both: down_proj [8, 256, 128] fails the

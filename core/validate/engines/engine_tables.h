@@ -58,7 +58,7 @@ const std::vector<LlamaCppTensorRow>& llamaCppTensors();  // llama_cpp_tensors.c
 // load_weights): the substring renames it applies, in order, what it skips, and where a name it
 // cannot place raises or is dropped. The parameter set each family's class builds from its config
 // is code (weight_name_rules.cpp), each line cited.
-enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe, GptOss, Qwen3Next };
+enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe, GptOss, Qwen3Next, Qwen3VlMoe };
 struct StackedRenameRow {
   std::string_view parameter;  // the fused parameter, e.g. "qkv_proj"
   std::string_view shardName;  // the checkpoint's name for one shard, e.g. "q_proj"
@@ -93,8 +93,11 @@ struct WeightLoaderRow {
   // both halves are there, then load together into this parameter ("" none).
   std::string_view pairedInto = {};
   // vLLM's WeightsMapper (models/utils.py:40-62), applied before anything else: each substring
-  // row replaces its first occurrence, then each suffix row its last, in order.
+  // row replaces its first occurrence, then each prefix row (mapperPrefixes), then each suffix
+  // row its last, in order.
   std::vector<std::pair<std::string_view, std::string_view>> mapperSubstrings = {}, mapperSuffixes = {};
+  // The mapper's prefix rows, between the two: each replaces the name's start where it matches.
+  std::vector<std::pair<std::string_view, std::string_view>> mapperPrefixes = {};
   // Substrings whose names are looked up as they are, before the stacked renames: the parameter
   // or a KeyError (gpt-oss's fused expert tensors and attention sinks).
   std::vector<std::string_view> directNames = {};
@@ -103,6 +106,20 @@ struct WeightLoaderRow {
   // The stacked renames keep the name until a renamed one is a parameter (SGLang's replaced_name):
   // a row that does not place it leaves it as it was for the next.
   bool renameOnlyWhenPlaced = false;
+  // AutoWeightsLoader's routing: names under modelPrefix go to the language model's load_weights,
+  // headName is the head's one parameter (a multimodal class nests them under language_model.).
+  std::string_view modelPrefix = "model.", headName = "lm_head.weight";
+  // Fused expert tensors (all experts in one, no expert index) renamed by substring into the
+  // FusedMoE parameter they fill whole; a renamed name that is no parameter raises KeyError.
+  std::vector<std::pair<std::string_view, std::string_view>> fusedExperts = {};
+  // A vision tower loaded beside the language model: a name starting with towerMarker (holding it,
+  // where towerMarkerAnywhere) is the tower's - renamed by towerRenames, then the towerStacked rows
+  // or looked up as it is; a miss does towerUnplaced.
+  std::string_view towerMarker = {};
+  bool towerMarkerAnywhere = false;
+  std::vector<std::pair<std::string_view, std::string_view>> towerRenames = {};
+  std::vector<StackedRenameRow> towerStacked = {};
+  Unplaced towerUnplaced = Unplaced::KeyError;
 };
 inline constexpr std::string_view kVllmRelease = "0.11.0";
 inline constexpr std::string_view kSglangRelease = "0.5.23";

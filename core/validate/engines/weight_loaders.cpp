@@ -126,6 +126,44 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = true, .droppedSuffixes = {".bias"}, .specLayers = "",
        .unplaced = Unplaced::KeyError, .expertUnplaced = Unplaced::KeyError, .mtpNames = true, .everyLayerSparse = true, .headTied = false,
        .mapperSubstrings = {{".self_attn.", "."}}, .renameOnlyWhenPlaced = true},
+      // vLLM qwen3_vl_moe.py Qwen3VLMoeForConditionalGeneration.load_weights (qwen3_vl.py:1596-1603,
+      // AutoWeightsLoader with the WeightsMapper's prefixes 1104-1109): the tower's names to
+      // Qwen3_VisionTransformer.load_weights (qwen3_vl.py:534-561: attn.q / k / v stacked into
+      // attn.qkv, anything else looked up at once), the language model's to Qwen3MoeForCausalLM
+      // (qwen3_moe.py:686-689) and its Qwen3MoeLLMModel.load_weights (qwen3_vl_moe.py:142-286):
+      // Qwen3-MoE's rows and ignore_suffixes (144-155), and fused expert tensors (experts.gate_up_proj
+      // / experts.down_proj, no expert index) renamed into w13_weight / w2_weight, which they fill
+      // for every expert (160-163, 217-233; the layout WS-E010 checks). Not modelled: after the
+      // first fused name the loader drops the per-expert renames for good (166-170), so a
+      // checkpoint mixing both layouts raises on its per-expert names after it.
+      {.engine = "vllm", .architectures = {"Qwen3VLMoeForConditionalGeneration"}, .family = LoaderFamily::Qwen3VlMoe,
+       .source = "vllm/model_executor/models/qwen3_vl_moe.py Qwen3MoeLLMModel.load_weights", .autoWeightsLoader = true, .stacked = kQkvGateUp,
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = true,
+       .droppedSuffixes = {".bias", "_bias", ".k_scale", "_k_scale", ".v_scale", "_v_scale", ".weight_scale", "_weight_scale", ".input_scale", "_input_scale"}, .specLayers = "",
+       .mapperPrefixes = {{"model.visual.", "visual."}, {"lm_head.", "language_model.lm_head."}, {"model.language_model.", "language_model.model."}},
+       .modelPrefix = "language_model.model.", .headName = "language_model.lm_head.weight",
+       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarker = "visual.",
+       .towerStacked = {{"attn.qkv.", "attn.q.", "q"}, {"attn.qkv.", "attn.k.", "k"}, {"attn.qkv.", "attn.v.", "v"}}},
+
+      // SGLang qwen3_vl_moe.py:214-392 Qwen3VLMoeForConditionalGeneration.load_weights, one loop on
+      // the full names: model.language_model. shortened to model. (257), names past the layers
+      // skipped (258-269), the stacked rows - up_proj before gate_proj - skipping the tower's names
+      // and the experts' (215-222, 276-304), fused and per-expert expert names (309-365, a renamed
+      // name looked up at once: KeyError), then the tower's attn.qkv. -> attn.qkv_proj. and
+      // model.visual. -> visual. (370-373) and, for any name no parameter takes, "Parameter ...
+      // not found in params_dict" and nothing loaded (392). Every layer sparse (qwen3_moe.py
+      // 873-886); the head tied by the top level's tie_word_embeddings (qwen3_vl.py:1349-1368).
+      {.engine = "sglang", .architectures = {"Qwen3VLMoeForConditionalGeneration"}, .family = LoaderFamily::Qwen3VlMoe,
+       .source = "sglang/srt/models/qwen3_vl_moe.py Qwen3VLMoeForConditionalGeneration.load_weights", .autoWeightsLoader = false,
+       .stacked = {{".qkv_proj", ".q_proj", "q"}, {".qkv_proj", ".k_proj", "k"}, {".qkv_proj", ".v_proj", "v"}, {"gate_up_proj", "up_proj", "1"}, {"gate_up_proj", "gate_proj", "0"}},
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = true,
+       .droppedSuffixes = {".bias", "_bias", ".k_scale", "_k_scale", ".v_scale", "_v_scale", ".weight_scale", "_weight_scale", ".input_scale", "_input_scale"}, .specLayers = "",
+       .unplaced = Unplaced::Warns, .expertUnplaced = Unplaced::KeyError, .layerRange = true, .everyLayerSparse = true,
+       .mapperSubstrings = {{"model.language_model.", "model."}},
+       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarker = "visual", .towerMarkerAnywhere = true,
+       .towerRenames = {{"attn.qkv.", "attn.qkv_proj."}, {"model.visual.", "visual."}}, .towerUnplaced = Unplaced::Warns},
 
       // SGLang qwen3_moe.py:1157-1276 Qwen3MoeForCausalLM.load_weights, a hand loop on the full
       // names: "mtp" names skipped for the main model (1192), names past the layers skipped

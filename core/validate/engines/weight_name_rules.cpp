@@ -23,6 +23,8 @@ bool contains(std::string_view s, std::string_view part) { return s.find(part) !
 
 // The words of the two findings of a load that goes through broken (loadsBroken).
 constexpr std::string_view kNeverLoads = "never loads", kLoadsUninitialised = "loads uninitialised";
+// The shard of a fused expert tensor that fills every expert's shards of its parameter at once.
+constexpr std::string_view kAllExperts = "all experts";
 
 // Python's str.replace: every occurrence.
 std::string replaceAll(std::string s, std::string_view from, std::string_view to) {
@@ -109,6 +111,12 @@ nlohmann::json configDefaults(const std::string& modelType, const std::string& e
   // SGLang configs/qwen3_next.py:209-218). vLLM fills an absent layer_types with full attention
   // every fourth layer (248-253); SGLang reads full_attention_interval, which it never defaults.
   if (modelType == "gpt_oss") return {{"attention_bias", true}};  // transformers 5.19.0 configuration_gpt_oss.py:76
+  // Qwen3VLMoeTextConfig at 4.57.1 (configuration_qwen3_vl_moe.py:161-186) and 5.19.0 (:78-116):
+  // the same for these keys but tie_word_embeddings (false at 4.57.1, true at 5.19.0; SGLang reads
+  // the top level's instead).
+  if (modelType == "qwen3_vl_moe_text")
+    return {{"attention_bias", false}, {"decoder_sparse_step", 1}, {"mlp_only_layers", nlohmann::json::array()},
+            {"tie_word_embeddings", engine == "vllm" ? false : true}};
   if (modelType == "qwen3_next")
     return {{"decoder_sparse_step", 1}, {"mlp_only_layers", nlohmann::json::array()}, {"shared_expert_intermediate_size", 512}};
   if (modelType == "glm4_moe")  // configuration_glm4_moe.py:184-198
@@ -405,9 +413,67 @@ Parameters qwen3Next(const Config& c, int64_t layers, int64_t experts, const Wei
   return p;
 }
 
+// Qwen3-VL's vision tower (vLLM qwen3_vl.py Qwen3_VisionTransformer; SGLang qwen3_vl.py): the
+// patch embedding (a Conv3d with a bias, 109-113) and pos_embed (293); per block norm1 / norm2
+// (LayerNorm), attn.qkv (one fused parameter with a bias - SGLang's VisionAttention names it
+// qkv_proj) and attn.proj, mlp.linear_fc1 / linear_fc2 (134-147; qwen2_5_vl.py:290-303); the
+// merger and one deepstack merger per deepstack_visual_indexes entry, each norm, linear_fc1,
+// linear_fc2 (300-321); every one with a bias. vision_config's depth and deepstack_visual_indexes
+// default as transformers 4.57.1's Qwen3VLMoeVisionConfig (27; [8, 16, 24]).
+void qwen3VisionTower(const nlohmann::json& vision, bool sglang, Parameters& p) {
+  const nlohmann::json v = vision.is_object() ? vision : nlohmann::json::object();
+  const int64_t depth = v.value("depth", int64_t(27));
+  const size_t deepstack = v.contains("deepstack_visual_indexes") && v["deepstack_visual_indexes"].is_array() ? v["deepstack_visual_indexes"].size() : 3;
+  auto withBias = [&](const std::string& module) {
+    p.add(module + ".weight");
+    p.add(module + ".bias");
+  };
+  withBias("visual.patch_embed.proj");
+  p.add("visual.pos_embed.weight");
+  for (int64_t b = 0; b < depth; ++b) {
+    const std::string at = "visual.blocks." + std::to_string(b) + ".";
+    for (const char* m : {"norm1", "norm2", "attn.proj", "mlp.linear_fc1", "mlp.linear_fc2"}) withBias(at + m);
+    p.fused(at + (sglang ? "attn.qkv_proj" : "attn.qkv"), {"q", "k", "v"}, true);
+  }
+  for (const char* m : {"norm", "linear_fc1", "linear_fc2"}) withBias(std::string("visual.merger.") + m);
+  for (size_t k = 0; k < deepstack; ++k)
+    for (const char* m : {"norm", "linear_fc1", "linear_fc2"}) withBias("visual.deepstack_merger_list." + std::to_string(k) + "." + m);
+}
+
+// `p` with every name under `prefix`.
+Parameters prefixed(const Parameters& p, const std::string& prefix) {
+  Parameters out;
+  out.experts = p.experts, out.unknown = p.unknown, out.refusal = p.refusal;
+  for (const auto& name : p.names) {
+    const auto ids = p.shards.find(name);
+    out.add(prefix + name, ids == p.shards.end() ? std::vector<std::string>{} : ids->second);
+  }
+  for (const auto& m : p.expertModules) out.expertModules.insert(prefix + m);
+  return out;
+}
+
+// Qwen3VLMoeForConditionalGeneration: the Qwen3-MoE language model of text_config (vLLM
+// qwen3_vl_moe.py Qwen3MoeLLMModel on Qwen3MoeModel's layers; SGLang's every layer sparse) beside
+// the vision tower. vLLM nests it under language_model. (model. and lm_head.) and ties the head by
+// text_config.tie_word_embeddings (qwen3_vl_moe.py:293-301); SGLang keeps model. and lm_head. and
+// ties it by the top level's tie_word_embeddings, which it copies over text_config's (qwen3_vl.py
+// 1349-1368).
+Parameters qwen3VlMoe(const Config& c, const Config& text, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
+  const bool sglang = row.engine == "sglang";
+  Parameters lm = qwen3Moe(text, layers, experts, row);
+  lm.names.erase("lm_head.weight");
+  lm.modules.erase("lm_head");
+  const bool tied = sglang ? c.optionalFlag("tie_word_embeddings", false) : text.flag("tie_word_embeddings");
+  if (!tied) lm.add("lm_head.weight");
+  Parameters p = sglang ? lm : prefixed(lm, "language_model.");
+  qwen3VisionTower(c.j.contains("vision_config") ? c.j["vision_config"] : nlohmann::json(), sglang, p);
+  return p;
+}
+
 // The expert count is the model description's (num_experts, num_local_experts or n_routed_experts,
-// as the family's config names it).
-Parameters parametersOf(const WeightLoaderRow& row, const Config& c, int64_t layers, int64_t experts) {
+// as the family's config names it). `text` is the language model's config: text_config in a
+// multimodal one, else `c` itself.
+Parameters parametersOf(const WeightLoaderRow& row, const Config& c, const Config& text, int64_t layers, int64_t experts) {
   Parameters p;
   switch (row.family) {
     case LoaderFamily::Qwen3Moe: p = qwen3Moe(c, layers, experts, row); break;
@@ -417,8 +483,11 @@ Parameters parametersOf(const WeightLoaderRow& row, const Config& c, int64_t lay
     case LoaderFamily::Glm4Moe: p = glm4Moe(c, layers, experts, row); break;
     case LoaderFamily::GptOss: p = gptOss(c, layers, experts, row); break;
     case LoaderFamily::Qwen3Next: p = qwen3Next(c, layers, experts, row); break;
+    case LoaderFamily::Qwen3VlMoe: p = qwen3VlMoe(c, text, layers, experts, row); break;
   }
   for (const auto& key : c.missing) p.unknown += (p.unknown.empty() ? "config.json lacks " : ", ") + key;
+  if (&text != &c)
+    for (const auto& key : text.missing) p.unknown += std::string(p.unknown.empty() ? "config.json lacks " : ", ") + "text_config." + key;
   return p;
 }
 
@@ -467,25 +536,38 @@ class EmulatedLoader {
     if (name.ends_with(".k_scale") || name.ends_with(".v_scale") || name.ends_with(".kv_scale") || name.ends_with(".q_scale")) return {};  // the KV cache's quantization decides
     for (const auto& [from, to] : row_.mapperSubstrings)
       if (const size_t at = name.find(from); at != std::string::npos) name.replace(at, from.size(), to);
+    for (const auto& [from, to] : row_.mapperPrefixes)
+      if (name.starts_with(from)) name.replace(0, from.size(), to);
     for (const auto& [from, to] : row_.mapperSuffixes)
       if (name.ends_with(from)) name.replace(name.size() - from.size(), from.size(), to);
     for (auto prefix : row_.skipPrefixes)  // utils.py:291-292, on the full name
       if (name.starts_with(prefix)) return Placement::dropped();
+    const bool tower = !row_.towerMarker.empty() && (row_.towerMarkerAnywhere ? contains(name, row_.towerMarker) : name.starts_with(row_.towerMarker));
     if (row_.autoWeightsLoader) {
       // utils.py: ROTARY_EMBEDS_UNUSED_WEIGHTS skipped (102-106, 291-292); names grouped by their
       // first component (129-139): "model" to the model's load_weights, lm_head to its one
-      // parameter, anything else "There is no module or parameter named" (278-280).
+      // parameter (both under language_model. in a multimodal class, the tower beside them),
+      // anything else "There is no module or parameter named" (278-280).
       for (const char* unused : {"rotary_emb.inv_freq", "rotary_emb.cos_cached", "rotary_emb.sin_cached"})
         if (contains(name, unused)) return Placement::dropped();
-      const std::string first = name.substr(0, std::min(name.find('.'), name.size()));
-      if (first == "lm_head") {
-        if (name == "lm_head.weight") return Placement::loaded(name);
-        if (name.starts_with("lm_head.weight.")) return raises("ValueError", name, "Attempted to load nested weight '" + name + "' into a single parameter 'lm_head.weight'");
+      if (tower) return placeInTower(std::move(name));
+      const std::string_view head = row_.headName, headModule = head.substr(0, head.rfind('.'));
+      if (name.starts_with(std::string(headModule) + ".")) {
+        if (name == head) return Placement::loaded(name);
+        if (name.starts_with(std::string(head) + ".")) return raises("ValueError", name, "Attempted to load nested weight '" + name + "' into a single parameter '" + std::string(head) + "'");
         return raises("ValueError", name, "There is no module or parameter named '" + name + "' in " + cls_);
       }
-      if (first != "model") return raises("ValueError", name, "There is no module or parameter named '" + first + "' in " + cls_);
+      if (!name.starts_with(row_.modelPrefix)) {
+        // The first component the class has no child for; under a container the prefix names
+        // (language_model.), the container's child.
+        const size_t dot = row_.modelPrefix.find('.');
+        const bool nested = dot + 1 < row_.modelPrefix.size() && name.starts_with(row_.modelPrefix.substr(0, dot + 1));
+        return raises("ValueError", name, "There is no module or parameter named '" + name.substr(0, std::min(name.find('.', nested ? dot + 1 : 0), name.size())) + "' in " + cls_);
+      }
     } else if (contains(name, "rotary_emb.inv_freq")) {
       return Placement::dropped();
+    } else if (tower) {
+      return placeInTower(std::move(name));
     }
     if (specLayer(name)) return Placement::dropped();
     if (row_.mtpNames && contains(name, "mtp")) return Placement::dropped();
@@ -510,6 +592,12 @@ class EmulatedLoader {
       }
       return Placement::loaded(name, std::string(s.shardId));
     }
+    for (const auto& [from, to] : row_.fusedExperts)  // all experts in one tensor, filling the parameter whole
+      if (contains(name, from)) {
+        std::string mapped = replaceAll(name, from, to);
+        if (!has(mapped)) return raises("KeyError", std::move(mapped));
+        return Placement::loaded(std::move(mapped), std::string(kAllExperts));
+      }
     if (auto e = expertMatch(name)) {
       const std::string mapped = replaceAll(name, e->pattern, e->parameter);
       if (row_.expertPathDrops && dropped(mapped)) return Placement::dropped();
@@ -548,10 +636,22 @@ class EmulatedLoader {
   Placement raises(const char* exception, std::string name, std::string message = {}) const {
     Placement out;
     out.kind = Placement::Raises, out.parameter = std::move(name);
-    const bool stripped = row_.autoWeightsLoader && out.parameter.starts_with("model.");
-    if (message.empty()) message = "'" + out.parameter.substr(stripped ? 6 : 0) + "'";
+    const bool stripped = row_.autoWeightsLoader && out.parameter.starts_with(row_.modelPrefix);
+    if (message.empty()) message = "'" + out.parameter.substr(stripped ? row_.modelPrefix.size() : 0) + "'";
     out.exception = std::string(exception) + ": " + message;
     return out;
+  }
+
+  // A vision tower's name: its renames, its stacked rows (a renamed name looked up at once), else
+  // the name as it is.
+  Placement placeInTower(std::string name) const {
+    for (const auto& [from, to] : row_.towerRenames) name = replaceAll(name, from, to);
+    for (const auto& s : row_.towerStacked)
+      if (contains(name, s.shardName)) {
+        std::string mapped = replaceAll(name, s.shardName, s.parameter);
+        return has(mapped) ? Placement::loaded(std::move(mapped), std::string(s.shardId)) : unplaced(row_.towerUnplaced, std::move(mapped));
+      }
+    return has(name) ? Placement::loaded(name) : unplaced(row_.towerUnplaced, std::move(name));
   }
 
   Placement unplaced(Unplaced how, std::string name) const {
@@ -687,7 +787,12 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   }
   if (!cfg.j.is_object()) return;
   cfg.defaults = configDefaults(cfg.j.value("model_type", ""), engine);
-  const Parameters p = parametersOf(*row, cfg, cfg.integer("num_hidden_layers", 0), m.numExperts);
+  Config text = cfg;  // the language model's: text_config in a multimodal config
+  if (cfg.j.contains("text_config") && cfg.j["text_config"].is_object()) {
+    text.j = cfg.j["text_config"];
+    text.defaults = configDefaults(text.j.value("model_type", ""), engine);
+  }
+  const Parameters p = parametersOf(*row, cfg, text, text.integer("num_hidden_layers", 0), m.numExperts);
   const bool vllm = engine == "vllm";
   const std::string title = vllm ? "vLLM" : "SGLang";
   const std::string who = title + " " + std::string(vllm ? kVllmRelease : kSglangRelease) + "'s " + cls + " (" + std::string(row->source) + ")";
@@ -700,7 +805,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
     return;
   }
   const bool quantized = !m.quant.method.empty();
-  const EmulatedLoader loader(*row, p, cfg, quantized, cls);
+  const EmulatedLoader loader(*row, p, text, quantized, cls);
 
   std::vector<std::string> names;
   for (const auto& t : c.tensors) names.push_back(t.name);
@@ -726,7 +831,10 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
     if (at.kind != Placement::Loaded) continue;
     const std::string param = loader.filledParameter(at.parameter);
     const auto ids = p.shards.find(param);
-    if (at.shard.empty() && ids != p.shards.end())
+    if (at.shard == kAllExperts) {
+      for (int64_t e = 0; e < p.experts; ++e)
+        for (const char* s : param.ends_with(".w13_weight") ? std::vector<const char*>{"w1", "w3"} : std::vector<const char*>{"w2"}) filled.insert(param + "|" + s + "|" + std::to_string(e));
+    } else if (at.shard.empty() && ids != p.shards.end())
       for (const auto& id : ids->second) filled.insert(param + "|" + id + "|");
     else
       filled.insert(param + "|" + at.shard + "|" + (at.expert >= 0 ? std::to_string(at.expert) : ""));
