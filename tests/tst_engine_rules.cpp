@@ -455,8 +455,21 @@ class TstEngineRules : public QObject {
   // - the tower's qkv split into attn.q / attn.k / attn.v: vLLM's tower rows stack them into
   //   attn.qkv; SGLang's tower has no rows, warns "Parameter ... not found in params_dict" and
   //   leaves qkv_proj uninitialised.
+  //
+  // The fixture's text_config also ties the head (transformers 5's default; the top level says
+  // false): vLLM ties by text_config and still copies the file's own lm_head.weight into the shared
+  // tensor, which differs from the embedding - broken; SGLang unties by the top level and loads it.
+  // The cases above start from the twin untied in text_config, which both load clean.
   void qwen3VlMoeWeightNames() {
-    const std::string vl = wstest::fixture("hf/qwen3_vl_moe");
+    const std::string fixture = wstest::fixture("hf/qwen3_vl_moe");
+    const Run tied = validateFor(fixture, "vllm", 1);
+    QVERIFY2(tied.says("WS-E009", "ties language_model.lm_head.weight to the embedding (text_config.tie_word_embeddings is true) and still loads the checkpoint's lm_head.weight into it, "
+                                  "which differs from model.language_model.embed_tokens.weight (from byte 0)") &&
+                 tied.verdict.find("broken besides: 1 reason (WS-E009)") != std::string::npos,
+             tied.dump().c_str());
+    QVERIFY2(!validateFor(fixture, "sglang", 1).says("WS-E009", ""), validateFor(fixture, "sglang", 1).dump().c_str());
+    wstest::TempDir u;
+    const std::string vl = editedCopy(u, fixture, [](nlohmann::json& c) { c["text_config"]["tie_word_embeddings"] = false; });
     for (const char* engine : {"vllm", "sglang"}) {
       const Run r = validateFor(vl, engine, 1);
       QVERIFY2(!r.says("WS-E009", "") && !r.says("WS-E008", "consumes is unknown"), r.dump().c_str());

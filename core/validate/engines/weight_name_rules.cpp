@@ -1,6 +1,7 @@
 #include "core/validate/engines/weight_name_rules.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -22,7 +23,7 @@ namespace {
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 // The words of the two findings of a load that goes through broken (loadsBroken).
-constexpr std::string_view kNeverLoads = "never loads", kLoadsUninitialised = "loads uninitialised";
+constexpr std::string_view kNeverLoads = "never loads", kLoadsUninitialised = "loads uninitialised", kOverwrites = "the later load overwrites the earlier";
 // The shard of a fused expert tensor that fills every expert's shards of its parameter at once.
 constexpr std::string_view kAllExperts = "all experts";
 
@@ -746,6 +747,34 @@ const WeightLoaderRow* loaderFor(const ModelDescription& m, const std::string& e
   return nullptr;
 }
 
+// Where the stored bytes of two tensors first differ (shapes apart, byte 0), read in chunks through
+// their files; nullopt when they are equal, or where either cannot be read here (a remote or cut
+// file: unknown, not judged).
+std::optional<uint64_t> firstDifference(const Checkpoint& c, const std::string& a, const std::string& b) {
+  const TensorRecord *ta = nullptr, *tb = nullptr;
+  for (const auto& t : c.tensors) {
+    if (t.name == a) ta = &t;
+    if (t.name == b) tb = &t;
+  }
+  if (!ta || !tb || ta->cut || tb->cut || !c.files[ta->file].map || !c.files[tb->file].map) return std::nullopt;
+  if (ta->shape != tb->shape || ta->dtype != tb->dtype || ta->bytes != tb->bytes) return 0;
+  constexpr uint64_t kChunk = uint64_t(4) << 20;
+  std::vector<uint8_t> x(kChunk), y(kChunk);
+  try {
+    for (uint64_t at = 0; at < ta->bytes; at += kChunk) {
+      const uint64_t n = std::min(kChunk, ta->bytes - at);
+      c.files[ta->file].map->readAt(ta->offset + at, x.data(), n);
+      c.files[tb->file].map->readAt(tb->offset + at, y.data(), n);
+      if (std::memcmp(x.data(), y.data(), n) != 0)
+        for (uint64_t i = 0; i < n; ++i)
+          if (x[i] != y[i]) return at + i;
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;  // the read failed: the integrity rules say why
+  }
+  return std::nullopt;
+}
+
 // The first three of a list, "..." after them when there are more.
 std::string listed(const std::vector<std::string>& items) {
   std::string out;
@@ -816,8 +845,12 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   std::string ignoredHow;
   std::map<std::string, std::map<std::string, std::string>> pairs;  // fused name -> half -> the checkpoint's name
   std::set<std::string> filled;  // "parameter|shard|expert"
+  std::string headTensor, embedTensor;  // the checkpoint's, where the loader puts them into the head / the embedding
+  const std::string headParam(row->autoWeightsLoader ? row->headName : "lm_head.weight");
   for (const auto& name : names) {
     const Placement at = loader.place(name);
+    if (at.kind == Placement::Loaded && at.parameter == headParam) headTensor = name;
+    if (at.kind == Placement::Loaded && at.parameter.ends_with("embed_tokens.weight")) embedTensor = name;
     if (at.kind == Placement::Raises) {
       const std::string kind = at.exception.substr(0, at.exception.find(':'));
       if (!firstOf.count(kind)) firstOf[kind] = at.exception;
@@ -858,6 +891,15 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   if (!ignored.empty())
     sink.add("WS-E009", std::to_string(ignored.size()) + " checkpoint tensors " + who + " " + std::string(kNeverLoads) + ": no parameter takes them and it " + ignoredHow + ": " + listed(ignored),
              ignored.front().substr(0, ignored.front().find(' ')));
+  // A head the class ties to the embedding (no parameter of its own) while the loader still copies
+  // the checkpoint's own head tensor into it: both load into the one shared tensor, so unless their
+  // bytes agree the model runs with one of them in the other's place.
+  if (!headTensor.empty() && !embedTensor.empty() && !p.names.count(headParam))
+    if (auto at = firstDifference(c, headTensor, embedTensor))
+      sink.add("WS-E009", who + " ties " + headParam + " to the embedding (" + (&text != &cfg ? "text_config." : "") + "tie_word_embeddings is true) and still loads the checkpoint's " +
+                              headTensor + " into it, which differs from " + embedTensor + " (from byte " + std::to_string(*at) + "): both fill the one shared tensor and " +
+                              std::string(kOverwrites) + ", so either the logits or the embeddings use the other's matrix",
+               headTensor);
   if (c.incomplete && c.unreadable.empty()) return;  // the names of what could not be read are not known
 
   std::vector<std::string> whole, partial;
@@ -897,7 +939,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
 }
 
 bool loadsBroken(const Finding& f) {
-  return f.code == "WS-E009" && (contains(f.message, kNeverLoads) || contains(f.message, kLoadsUninitialised));
+  return f.code == "WS-E009" && (contains(f.message, kNeverLoads) || contains(f.message, kLoadsUninitialised) || contains(f.message, kOverwrites));
 }
 
 }  // namespace ws::val::engines
