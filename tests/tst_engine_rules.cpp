@@ -509,6 +509,37 @@ class TstEngineRules : public QObject {
              ss.dump().c_str());
   }
 
+  // Llama 4 as transformers 5.25 writes it (tests/data/llama4: fused experts, a shared expert, the
+  // vision tower and projector) loads in vLLM 0.11.0 and SGLang 0.5.23 - SGLang, without
+  // --enable-multimodal, skipping the tower's names. Both place MoE layers by
+  // interleave_moe_layer_step and read no moe_layers: with the step 1 and moe_layers [1, 3] kept
+  // (transformers would build layers 0 and 2 dense), layer 0's dense tensors find no parameter in
+  // either - KeyError. The projector's weight gone: vLLM refuses the unfilled parameter, SGLang never
+  // builds it.
+  void llama4WeightNames() {
+    const std::string l4 = wstest::sourceDir() + "/tests/data/llama4";
+    for (const char* engine : {"vllm", "sglang"}) {
+      const Run r = validateFor(l4, engine, 1);
+      QVERIFY2(!r.says("WS-E009", "") && !r.says("WS-E008", "consumes is unknown"), r.dump().c_str());
+    }
+    wstest::TempDir d, e;
+    const std::string stepped = editedCopy(d, l4, [](nlohmann::json& c) {
+      QCOMPARE(c["text_config"]["moe_layers"], nlohmann::json::array({1, 3}));
+      c["text_config"]["interleave_moe_layer_step"] = 1;
+    });
+    for (const char* engine : {"vllm", "sglang"}) {
+      const Run r = validateFor(stepped, engine, 1);
+      QVERIFY2(r.says("WS-E009", "6 checkpoint tensors") && r.says("WS-E009", "cannot place: the load stops at the first it reaches, KeyError: '") &&
+                   r.says("WS-E009", "language_model.model.layers.0.feed_forward.gate_proj.weight (looked up as language_model.model.layers.0.feed_forward.gate_up_proj.weight)"),
+               r.dump().c_str());
+    }
+    QVERIFY2(validateFor(stepped, "sglang", 1).says("WS-E009", "it only warns ('Some weights are not initialized from checkpoints')"), validateFor(stepped, "sglang", 1).dump().c_str());
+    const std::string noProjector = tensorsEdited(e, l4, [](wstest::StFile& f) { f.remove("multi_modal_projector.linear_1.weight"); });
+    const Run v = validateFor(noProjector, "vllm", 1);
+    QVERIFY2(v.says("WS-E009", "'Following weights were not initialized from checkpoint'") && v.says("WS-E009", "multi_modal_projector.linear_1.weight"), v.dump().c_str());
+    QVERIFY2(!validateFor(noProjector, "sglang", 1).says("WS-E009", ""), validateFor(noProjector, "sglang", 1).dump().c_str());
+  }
+
   // WS-E010, fused expert tensors: vLLM 0.11.0 and SGLang 0.5.23 transpose every one from
   // transformers 4.x's [E, H, 2I] / [E, I, H]. The Qwen3-VL-MoE fixture, written by transformers
   // 5.17 in its own [E, 2I, H] / [E, H, I], is refused by both: down_proj [8, 256, 128] fails the

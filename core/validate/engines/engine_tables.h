@@ -58,7 +58,7 @@ const std::vector<LlamaCppTensorRow>& llamaCppTensors();  // llama_cpp_tensors.c
 // load_weights): the substring renames it applies, in order, what it skips, and where a name it
 // cannot place raises or is dropped. The parameter set each family's class builds from its config
 // is code (weight_name_rules.cpp), each line cited.
-enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe, GptOss, Qwen3Next, Qwen3VlMoe };
+enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe, GptOss, Qwen3Next, Qwen3VlMoe, Llama4 };
 struct StackedRenameRow {
   std::string_view parameter;  // the fused parameter, e.g. "qkv_proj"
   std::string_view shardName;  // the checkpoint's name for one shard, e.g. "q_proj"
@@ -109,17 +109,24 @@ struct WeightLoaderRow {
   // AutoWeightsLoader's routing: names under modelPrefix go to the language model's load_weights,
   // headName is the head's one parameter (a multimodal class nests them under language_model.).
   std::string_view modelPrefix = "model.", headName = "lm_head.weight";
+  // AutoWeightsLoader's skip_prefixes holds the head where the config ties it: the checkpoint's
+  // own head tensor is then skipped.
+  bool headSkippedWhenTied = false;
   // Fused expert tensors (all experts in one, no expert index) renamed by substring into the
-  // FusedMoE parameter they fill whole; a renamed name that is no parameter raises KeyError.
+  // FusedMoE parameter they fill whole; a renamed name that is no parameter does fusedUnplaced.
   std::vector<std::pair<std::string_view, std::string_view>> fusedExperts = {};
-  // A vision tower loaded beside the language model: a name starting with towerMarker (holding it,
-  // where towerMarkerAnywhere) is the tower's - renamed by towerRenames, then the towerStacked rows
-  // or looked up as it is; a miss does towerUnplaced.
-  std::string_view towerMarker = {};
-  bool towerMarkerAnywhere = false;
+  Unplaced fusedUnplaced = Unplaced::KeyError;
+  // A vision tower loaded beside the language model: a name starting with one of towerMarkers
+  // (holding one, where towerMarkerAnywhere) is the tower's - skipped where towerSkipped (a
+  // text-only default), else renamed by towerRenames, then the towerStacked rows or looked up as
+  // it is; a miss does towerUnplaced.
+  std::vector<std::string_view> towerMarkers = {};
+  bool towerMarkerAnywhere = false, towerSkipped = false;
   std::vector<std::pair<std::string_view, std::string_view>> towerRenames = {};
   std::vector<StackedRenameRow> towerStacked = {};
   Unplaced towerUnplaced = Unplaced::KeyError;
+  // What the engine says after loading about parameters no tensor filled ("": nothing).
+  std::string_view unfilledWarning = {};
 };
 inline constexpr std::string_view kVllmRelease = "0.11.0";
 inline constexpr std::string_view kSglangRelease = "0.5.23";

@@ -143,7 +143,7 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .droppedSuffixes = {".bias", "_bias", ".k_scale", "_k_scale", ".v_scale", "_v_scale", ".weight_scale", "_weight_scale", ".input_scale", "_input_scale"}, .specLayers = "",
        .mapperPrefixes = {{"model.visual.", "visual."}, {"lm_head.", "language_model.lm_head."}, {"model.language_model.", "language_model.model."}},
        .modelPrefix = "language_model.model.", .headName = "language_model.lm_head.weight",
-       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarker = "visual.",
+       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarkers = {"visual."},
        .towerStacked = {{"attn.qkv.", "attn.q.", "q"}, {"attn.qkv.", "attn.k.", "k"}, {"attn.qkv.", "attn.v.", "v"}}},
 
       // SGLang qwen3_vl_moe.py:214-392 Qwen3VLMoeForConditionalGeneration.load_weights, one loop on
@@ -162,8 +162,46 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .droppedSuffixes = {".bias", "_bias", ".k_scale", "_k_scale", ".v_scale", "_v_scale", ".weight_scale", "_weight_scale", ".input_scale", "_input_scale"}, .specLayers = "",
        .unplaced = Unplaced::Warns, .expertUnplaced = Unplaced::KeyError, .layerRange = true, .everyLayerSparse = true,
        .mapperSubstrings = {{"model.language_model.", "model."}},
-       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarker = "visual", .towerMarkerAnywhere = true,
+       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarkers = {"visual"}, .towerMarkerAnywhere = true,
        .towerRenames = {{"attn.qkv.", "attn.qkv_proj."}, {"model.visual.", "visual."}}, .towerUnplaced = Unplaced::Warns},
+      // vLLM mllama4.py:1029-1076 Llama4ForConditionalGeneration.load_weights: names under
+      // language_model. to AutoWeightsLoader (1061-1070), so Llama4ForCausalLM.load_weights (llama4.py
+      // 688-699: lm_head. skipped where text_config ties it) and Llama4Model.load_weights (485-655):
+      // q/k/v and gate/up stacked unless the name holds "experts" (489-496, 550), a renamed name looked
+      // up at once (KeyError), fused expert tensors into w13_weight / w2_weight whole (400-424) or
+      // per-expert names through the expert mapping, any other name looked up (648: KeyError). The
+      // vision tower's and projector's names to _load_other_weights (998-1027): its seven stacked
+      // rows (1032-1043), else looked up at once. Not modelled: the sticky switch to the fused
+      // mapping after the first fused name (525-527), as for Qwen3-VL-MoE.
+      {.engine = "vllm", .architectures = {"Llama4ForConditionalGeneration"}, .family = LoaderFamily::Llama4,
+       .source = "vllm/model_executor/models/llama4.py Llama4Model.load_weights", .autoWeightsLoader = true,
+       .stacked = {{".qkv_proj", ".q_proj", "q"}, {".qkv_proj", ".k_proj", "k"}, {".qkv_proj", ".v_proj", "v"}, {".gate_up_proj", ".gate_proj", "0"}, {".gate_up_proj", ".up_proj", "1"}},
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "experts", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false, .droppedSuffixes = {}, .specLayers = "",
+       .modelPrefix = "language_model.model.", .headName = "language_model.lm_head.weight", .headSkippedWhenTied = true,
+       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarkers = {"vision_model.", "multi_modal_projector."},
+       .towerStacked = {{".self_attn.qkv_proj", ".self_attn.q_proj", "q"}, {".self_attn.qkv_proj", ".self_attn.k_proj", "k"}, {".self_attn.qkv_proj", ".self_attn.v_proj", "v"},
+                        {".shared_expert.gate_up_proj", ".shared_expert.gate_proj", "0"}, {".shared_expert.gate_up_proj", ".shared_expert.up_proj", "1"},
+                        {".feed_forward.gate_up_proj", ".feed_forward.gate_proj", "0"}, {".feed_forward.gate_up_proj", ".feed_forward.up_proj", "1"}}},
+
+      // SGLang mllama4.py:640-706 Llama4ForConditionalGeneration.load_weights, one loop on the full
+      // names: without --enable-multimodal (model_config.py:691-705) every name holding "vision" or
+      // "multi_modal_projector" skipped without a word (708-712); the seven stacked rows, a renamed
+      // name looked up at once (641-650, 731-747: KeyError); fused expert tensors into w13_weight /
+      // w2_weight per expert, a missing parameter skipped (895-957), per-expert names through the
+      // expert mapping (787-816: KeyError); a ".bias" that is no parameter skipped, anything else
+      // looked up (959-969: KeyError); at the end, "Some weights are not initialized from
+      // checkpoints" for what nothing filled (702-706).
+      {.engine = "sglang", .architectures = {"Llama4ForConditionalGeneration"}, .family = LoaderFamily::Llama4,
+       .source = "sglang/srt/models/mllama4.py Llama4ForConditionalGeneration.load_weights", .autoWeightsLoader = false,
+       .stacked = {{".self_attn.qkv_proj", ".self_attn.q_proj", "q"}, {".self_attn.qkv_proj", ".self_attn.k_proj", "k"}, {".self_attn.qkv_proj", ".self_attn.v_proj", "v"},
+                   {".shared_expert.gate_up_proj", ".shared_expert.gate_proj", "0"}, {".shared_expert.gate_up_proj", ".shared_expert.up_proj", "1"},
+                   {".feed_forward.gate_up_proj", ".feed_forward.gate_proj", "0"}, {".feed_forward.gate_up_proj", ".feed_forward.up_proj", "1"}},
+       .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "", .expertGuardOnlyIfNotParameter = false,
+       .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false, .droppedSuffixes = {".bias"}, .specLayers = "",
+       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .fusedUnplaced = Unplaced::Silent,
+       .towerMarkers = {"vision", "multi_modal_projector"}, .towerMarkerAnywhere = true, .towerSkipped = true,
+       .unfilledWarning = "Some weights are not initialized from checkpoints"},
 
       // SGLang qwen3_moe.py:1157-1276 Qwen3MoeForCausalLM.load_weights, a hand loop on the full
       // names: "mtp" names skipped for the main model (1192), names past the layers skipped

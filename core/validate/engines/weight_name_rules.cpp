@@ -115,6 +115,8 @@ nlohmann::json configDefaults(const std::string& modelType, const std::string& e
   // Qwen3VLMoeTextConfig at 4.57.1 (configuration_qwen3_vl_moe.py:161-186) and 5.19.0 (:78-116):
   // the same for these keys but tie_word_embeddings (false at 4.57.1, true at 5.19.0; SGLang reads
   // the top level's instead).
+  // Llama4TextConfig: the same at 4.57.1 (configuration_llama4.py:310-316) and 5.19.0 (156-161).
+  if (modelType == "llama4_text") return {{"tie_word_embeddings", false}, {"interleave_moe_layer_step", 1}};
   if (modelType == "qwen3_vl_moe_text")
     return {{"attention_bias", false}, {"decoder_sparse_step", 1}, {"mlp_only_layers", nlohmann::json::array()},
             {"tie_word_embeddings", engine == "vllm" ? false : true}};
@@ -441,6 +443,64 @@ void qwen3VisionTower(const nlohmann::json& vision, bool sglang, Parameters& p) 
     for (const char* m : {"norm", "linear_fc1", "linear_fc2"}) withBias("visual.deepstack_merger_list." + std::to_string(k) + "." + m);
 }
 
+// Llama 4's vision tower and projector (vLLM mllama4.py): the patch embedding's linear (no bias),
+// class_embedding, positional_embedding_vlm, layernorm_pre / _post; per layer of
+// vision_config.num_hidden_layers (transformers' default 34) q / k / v fused into qkv_proj, o_proj,
+// mlp.fc1 / fc2 and the two norms, all with biases (95-523); the vision adapter's fc1 / fc2 with
+// biases only under multi_modal_projector_bias (default false, 200-204); the projector's linear_1
+// (146-153).
+void llama4VisionTower(const nlohmann::json& vision, Parameters& p) {
+  const nlohmann::json v = vision.is_object() ? vision : nlohmann::json::object();
+  auto withBias = [&](const std::string& module) {
+    p.add(module + ".weight");
+    p.add(module + ".bias");
+  };
+  for (const char* n : {"patch_embedding.linear.weight", "class_embedding", "positional_embedding_vlm"}) p.add(std::string("vision_model.") + n);
+  withBias("vision_model.layernorm_pre");
+  withBias("vision_model.layernorm_post");
+  for (int64_t l = 0; l < v.value("num_hidden_layers", int64_t(34)); ++l) {
+    const std::string at = "vision_model.model.layers." + std::to_string(l) + ".";
+    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, true);
+    for (const char* m : {"self_attn.o_proj", "mlp.fc1", "mlp.fc2", "input_layernorm", "post_attention_layernorm"}) withBias(at + m);
+  }
+  const bool adapterBias = v.value("multi_modal_projector_bias", false);
+  for (const char* m : {"vision_model.vision_adapter.mlp.fc1", "vision_model.vision_adapter.mlp.fc2"}) adapterBias ? withBias(m) : p.add(std::string(m) + ".weight");
+  p.add("multi_modal_projector.linear_1.weight");
+}
+
+// Llama4ForConditionalGeneration's language model (vLLM llama4.py Llama4Model, SGLang llama4.py):
+// qkv_proj and o_proj without biases whatever attention_bias says (vLLM 300-301, SGLang 398-399);
+// a MoE layer where (L+1) % interleave_moe_layer_step == 0 - moe_layers is read by neither (vLLM
+// 305-306; SGLang 438-441, where a step of 0 makes every layer MoE and vLLM's none) - with its
+// router, FusedMoE and shared expert (gate_up_proj and down_proj), else a dense gate_up_proj /
+// down_proj; the two norms; embed_tokens, norm, and lm_head unless text_config ties it. vLLM
+// builds the vision tower too; SGLang, without --enable-multimodal, none.
+Parameters llama4(const Config& c, const Config& text, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
+  Parameters p;
+  p.experts = experts;
+  const bool sglang = row.engine == "sglang";
+  const int64_t step = text.integer("interleave_moe_layer_step", 1);
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string at = "language_model.model.layers." + std::to_string(l) + ".";
+    p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"});
+    p.add(at + "self_attn.o_proj.weight");
+    p.norms(at);
+    const bool moe = step > 0 ? (l + 1) % step == 0 : sglang && experts > 0;
+    if (moe) {
+      p.add(at + "feed_forward.router.weight");
+      p.fusedExperts(at + "feed_forward.experts");
+      p.dense(at + "feed_forward.shared_expert.");
+    } else {
+      p.dense(at + "feed_forward.");
+    }
+  }
+  p.add("language_model.model.embed_tokens.weight");
+  p.add("language_model.model.norm.weight");
+  if (!text.flag("tie_word_embeddings")) p.add("language_model.lm_head.weight");
+  if (!sglang) llama4VisionTower(c.j.contains("vision_config") ? c.j["vision_config"] : nlohmann::json(), p);
+  return p;
+}
+
 // `p` with every name under `prefix`.
 Parameters prefixed(const Parameters& p, const std::string& prefix) {
   Parameters out;
@@ -485,6 +545,7 @@ Parameters parametersOf(const WeightLoaderRow& row, const Config& c, const Confi
     case LoaderFamily::GptOss: p = gptOss(c, layers, experts, row); break;
     case LoaderFamily::Qwen3Next: p = qwen3Next(c, layers, experts, row); break;
     case LoaderFamily::Qwen3VlMoe: p = qwen3VlMoe(c, text, layers, experts, row); break;
+    case LoaderFamily::Llama4: p = llama4(c, text, layers, experts, row); break;
   }
   for (const auto& key : c.missing) p.unknown += (p.unknown.empty() ? "config.json lacks " : ", ") + key;
   if (&text != &c)
@@ -543,7 +604,9 @@ class EmulatedLoader {
       if (name.ends_with(from)) name.replace(name.size() - from.size(), from.size(), to);
     for (auto prefix : row_.skipPrefixes)  // utils.py:291-292, on the full name
       if (name.starts_with(prefix)) return Placement::dropped();
-    const bool tower = !row_.towerMarker.empty() && (row_.towerMarkerAnywhere ? contains(name, row_.towerMarker) : name.starts_with(row_.towerMarker));
+    const bool tower = std::any_of(row_.towerMarkers.begin(), row_.towerMarkers.end(),
+                                   [&](std::string_view m) { return row_.towerMarkerAnywhere ? contains(name, m) : name.starts_with(m); });
+    if (tower && row_.towerSkipped) return Placement::dropped();
     if (row_.autoWeightsLoader) {
       // utils.py: ROTARY_EMBEDS_UNUSED_WEIGHTS skipped (102-106, 291-292); names grouped by their
       // first component (129-139): "model" to the model's load_weights, lm_head to its one
@@ -554,7 +617,7 @@ class EmulatedLoader {
       if (tower) return placeInTower(std::move(name));
       const std::string_view head = row_.headName, headModule = head.substr(0, head.rfind('.'));
       if (name.starts_with(std::string(headModule) + ".")) {
-        if (name == head) return Placement::loaded(name);
+        if (name == head) return row_.headSkippedWhenTied && !p_.names.count(name) ? Placement::dropped() : Placement::loaded(name);
         if (name.starts_with(std::string(head) + ".")) return raises("ValueError", name, "Attempted to load nested weight '" + name + "' into a single parameter '" + std::string(head) + "'");
         return raises("ValueError", name, "There is no module or parameter named '" + name + "' in " + cls_);
       }
@@ -596,7 +659,7 @@ class EmulatedLoader {
     for (const auto& [from, to] : row_.fusedExperts)  // all experts in one tensor, filling the parameter whole
       if (contains(name, from)) {
         std::string mapped = replaceAll(name, from, to);
-        if (!has(mapped)) return raises("KeyError", std::move(mapped));
+        if (!has(mapped)) return unplaced(row_.fusedUnplaced, std::move(mapped));
         return Placement::loaded(std::move(mapped), std::string(kAllExperts));
       }
     if (auto e = expertMatch(name)) {
@@ -932,7 +995,8 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
                             "(model_loader/default_loader.py:273-277): " + listed(whole),
              whole.front());
   const std::string why = vllm ? "its check (model_loader/default_loader.py:273) runs only for unquantized models and counts a fused or expert parameter as loaded once any shard is"
-                                : "its loader checks nothing after load_weights (model_loader/loader.py DefaultModelLoader.load_weights_and_postprocess)";
+                         : !row->unfilledWarning.empty() ? "it only warns ('" + std::string(row->unfilledWarning) + "')"
+                                                          : "its loader checks nothing after load_weights (model_loader/loader.py DefaultModelLoader.load_weights_and_postprocess)";
   if (!partial.empty())
     sink.add("WS-E009", std::to_string(partial.size()) + " parameters of " + who + " left wholly or partly unfilled, which " + title + " " + std::string(kLoadsUninitialised) + ": " + why + ": " + listed(partial),
              partial.front().substr(0, partial.front().find(' ')));
