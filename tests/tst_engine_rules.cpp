@@ -538,6 +538,16 @@ class TstEngineRules : public QObject {
     const Run v = validateFor(noProjector, "vllm", 1);
     QVERIFY2(v.says("WS-E009", "'Following weights were not initialized from checkpoint'") && v.says("WS-E009", "multi_modal_projector.linear_1.weight"), v.dump().c_str());
     QVERIFY2(!validateFor(noProjector, "sglang", 1).says("WS-E009", ""), validateFor(noProjector, "sglang", 1).dump().c_str());
+    // text_config tying the head over the file's own lm_head (random, so unlike the embedding):
+    // vLLM's skip_prefixes drops it and the logits come from the embedding; SGLang's tied head is
+    // the embedding module, and the file's head a name it looks up: KeyError.
+    wstest::TempDir g;
+    const std::string tied = editedCopy(g, l4, [](nlohmann::json& c) { c["text_config"]["tie_word_embeddings"] = true; });
+    const Run vt = validateFor(tied, "vllm", 1), st = validateFor(tied, "sglang", 1);
+    QVERIFY2(vt.says("WS-E009", "never loads the checkpoint's own language_model.lm_head.weight (AutoWeightsLoader's skip_prefixes), which differs from language_model.model.embed_tokens.weight") &&
+                 vt.verdict.find("loads broken") != std::string::npos,
+             vt.dump().c_str());
+    QVERIFY2(st.says("WS-E009", "KeyError: 'language_model.lm_head.weight'"), st.dump().c_str());
   }
 
   // WS-E010, fused expert tensors: vLLM 0.11.0 and SGLang 0.5.23 transpose every one from

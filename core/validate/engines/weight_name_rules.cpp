@@ -617,7 +617,12 @@ class EmulatedLoader {
       if (tower) return placeInTower(std::move(name));
       const std::string_view head = row_.headName, headModule = head.substr(0, head.rfind('.'));
       if (name.starts_with(std::string(headModule) + ".")) {
-        if (name == head) return row_.headSkippedWhenTied && !p_.names.count(name) ? Placement::dropped() : Placement::loaded(name);
+        if (name == head && row_.headSkippedWhenTied && !p_.names.count(name)) {  // skip_prefixes: the tied head's own tensor
+          Placement skipped = Placement::dropped();
+          skipped.parameter = name;
+          return skipped;
+        }
+        if (name == head) return Placement::loaded(name);
         if (name.starts_with(std::string(head) + ".")) return raises("ValueError", name, "Attempted to load nested weight '" + name + "' into a single parameter '" + std::string(head) + "'");
         return raises("ValueError", name, "There is no module or parameter named '" + name + "' in " + cls_);
       }
@@ -909,10 +914,12 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   std::map<std::string, std::map<std::string, std::string>> pairs;  // fused name -> half -> the checkpoint's name
   std::set<std::string> filled;  // "parameter|shard|expert"
   std::string headTensor, embedTensor;  // the checkpoint's, where the loader puts them into the head / the embedding
+  std::string skippedHead;              // the checkpoint's head tensor, skipped because the config ties the head
   const std::string headParam(row->autoWeightsLoader ? row->headName : "lm_head.weight");
   for (const auto& name : names) {
     const Placement at = loader.place(name);
     if (at.kind == Placement::Loaded && at.parameter == headParam) headTensor = name;
+    if (at.kind == Placement::Dropped && at.parameter == headParam) skippedHead = name;
     if (at.kind == Placement::Loaded && at.parameter.ends_with("embed_tokens.weight")) embedTensor = name;
     if (at.kind == Placement::Raises) {
       const std::string kind = at.exception.substr(0, at.exception.find(':'));
@@ -963,6 +970,12 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
                               headTensor + " into it, which differs from " + embedTensor + " (from byte " + std::to_string(*at) + "): both fill the one shared tensor and " +
                               std::string(kOverwrites) + ", so either the logits or the embeddings use the other's matrix",
                headTensor);
+  if (!skippedHead.empty() && !embedTensor.empty())
+    if (auto at = firstDifference(c, skippedHead, embedTensor))
+      sink.add("WS-E009", who + " ties " + headParam + " to the embedding (" + (&text != &cfg ? "text_config." : "") + "tie_word_embeddings is true) and so " +
+                              std::string(kNeverLoads) + " the checkpoint's own " + skippedHead + " (AutoWeightsLoader's skip_prefixes), which differs from " + embedTensor +
+                              " (from byte " + std::to_string(*at) + "): the logits come from the embedding, not the trained head",
+               skippedHead);
   if (c.incomplete && c.unreadable.empty()) return;  // the names of what could not be read are not known
 
   std::vector<std::string> whole, partial;
