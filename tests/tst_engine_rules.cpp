@@ -771,6 +771,13 @@ class TstEngineRules : public QObject {
     QVERIFY2(s.says("WS-E009", "1 parameters of SGLang 0.5.23's MixtralForCausalLM (sglang/srt/models/mixtral.py MixtralForCausalLM.load_weights) left wholly or partly unfilled, which SGLang "
                                "loads uninitialised: its loader checks nothing after load_weights (model_loader/loader.py DefaultModelLoader.load_weights_and_postprocess): lm_head.weight"),
              s.dump().c_str());
+    // Tied with the fixture's own lm_head kept (unlike its embedding): vLLM's AutoWeightsLoader
+    // copies it into the shared tensor - one of the two overwrites the other.
+    wstest::TempDir c;
+    const std::string both = editedCopy(c, wstest::fixture("hf/mixtral"), [](nlohmann::json& j) { j["tie_word_embeddings"] = true; });
+    const Run v = validateFor(both, "vllm", 1);
+    QVERIFY2(v.says("WS-E009", "ties lm_head.weight to the embedding (tie_word_embeddings is true) and still loads the checkpoint's lm_head.weight into it, which differs from model.embed_tokens.weight"),
+             v.dump().c_str());
   }
 
   // Names the engines treat apart: a layer past num_hidden_layers (a stray MTP layer) is vLLM

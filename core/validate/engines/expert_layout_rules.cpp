@@ -8,6 +8,7 @@
 #include "core/formats/tokenizer_info.h"
 #include "core/io/text_file.h"
 #include "core/validate/engines/engine_tables.h"
+#include "core/validate/engines/name_list.h"
 
 namespace ws::val::engines {
 
@@ -43,13 +44,6 @@ const std::vector<FusedExpertLoaderRow>& fusedExpertLoaders() {
        "", ""},
   };
   return rows;
-}
-
-// The first three of a list, "..." after them when there are more.
-std::string listed(const std::vector<std::string>& items) {
-  std::string out;
-  for (size_t i = 0; i < std::min<size_t>(3, items.size()); ++i) out += (i ? ", " : "") + items[i];
-  return out + (items.size() > 3 ? " ..." : "");
 }
 
 std::string shapeText(const std::vector<uint64_t>& s) {

@@ -15,6 +15,7 @@
 #include "core/formats/tokenizer_info.h"
 #include "core/io/text_file.h"
 #include "core/validate/engines/engine_tables.h"
+#include "core/validate/engines/name_list.h"
 
 namespace ws::val::engines {
 
@@ -168,6 +169,10 @@ struct Parameters {
   void routed(const std::string& block) {
     add(block + "gate.weight");
     fusedExperts(block + "experts");
+  }
+  void weightAndBias(const std::string& module) {
+    add(module + ".weight");
+    add(module + ".bias");
   }
   void norms(const std::string& at) {
     add(at + "input_layernorm.weight");
@@ -427,20 +432,16 @@ void qwen3VisionTower(const nlohmann::json& vision, bool sglang, Parameters& p) 
   const nlohmann::json v = vision.is_object() ? vision : nlohmann::json::object();
   const int64_t depth = v.value("depth", int64_t(27));
   const size_t deepstack = v.contains("deepstack_visual_indexes") && v["deepstack_visual_indexes"].is_array() ? v["deepstack_visual_indexes"].size() : 3;
-  auto withBias = [&](const std::string& module) {
-    p.add(module + ".weight");
-    p.add(module + ".bias");
-  };
-  withBias("visual.patch_embed.proj");
+  p.weightAndBias("visual.patch_embed.proj");
   p.add("visual.pos_embed.weight");
   for (int64_t b = 0; b < depth; ++b) {
     const std::string at = "visual.blocks." + std::to_string(b) + ".";
-    for (const char* m : {"norm1", "norm2", "attn.proj", "mlp.linear_fc1", "mlp.linear_fc2"}) withBias(at + m);
+    for (const char* m : {"norm1", "norm2", "attn.proj", "mlp.linear_fc1", "mlp.linear_fc2"}) p.weightAndBias(at + m);
     p.fused(at + (sglang ? "attn.qkv_proj" : "attn.qkv"), {"q", "k", "v"}, true);
   }
-  for (const char* m : {"norm", "linear_fc1", "linear_fc2"}) withBias(std::string("visual.merger.") + m);
+  for (const char* m : {"norm", "linear_fc1", "linear_fc2"}) p.weightAndBias(std::string("visual.merger.") + m);
   for (size_t k = 0; k < deepstack; ++k)
-    for (const char* m : {"norm", "linear_fc1", "linear_fc2"}) withBias("visual.deepstack_merger_list." + std::to_string(k) + "." + m);
+    for (const char* m : {"norm", "linear_fc1", "linear_fc2"}) p.weightAndBias("visual.deepstack_merger_list." + std::to_string(k) + "." + m);
 }
 
 // Llama 4's vision tower and projector (vLLM mllama4.py): the patch embedding's linear (no bias),
@@ -451,20 +452,16 @@ void qwen3VisionTower(const nlohmann::json& vision, bool sglang, Parameters& p) 
 // (146-153).
 void llama4VisionTower(const nlohmann::json& vision, Parameters& p) {
   const nlohmann::json v = vision.is_object() ? vision : nlohmann::json::object();
-  auto withBias = [&](const std::string& module) {
-    p.add(module + ".weight");
-    p.add(module + ".bias");
-  };
   for (const char* n : {"patch_embedding.linear.weight", "class_embedding", "positional_embedding_vlm"}) p.add(std::string("vision_model.") + n);
-  withBias("vision_model.layernorm_pre");
-  withBias("vision_model.layernorm_post");
+  p.weightAndBias("vision_model.layernorm_pre");
+  p.weightAndBias("vision_model.layernorm_post");
   for (int64_t l = 0; l < v.value("num_hidden_layers", int64_t(34)); ++l) {
     const std::string at = "vision_model.model.layers." + std::to_string(l) + ".";
     p.fused(at + "self_attn.qkv_proj", {"q", "k", "v"}, true);
-    for (const char* m : {"self_attn.o_proj", "mlp.fc1", "mlp.fc2", "input_layernorm", "post_attention_layernorm"}) withBias(at + m);
+    for (const char* m : {"self_attn.o_proj", "mlp.fc1", "mlp.fc2", "input_layernorm", "post_attention_layernorm"}) p.weightAndBias(at + m);
   }
   const bool adapterBias = v.value("multi_modal_projector_bias", false);
-  for (const char* m : {"vision_model.vision_adapter.mlp.fc1", "vision_model.vision_adapter.mlp.fc2"}) adapterBias ? withBias(m) : p.add(std::string(m) + ".weight");
+  for (const char* m : {"vision_model.vision_adapter.mlp.fc1", "vision_model.vision_adapter.mlp.fc2"}) adapterBias ? p.weightAndBias(m) : p.add(std::string(m) + ".weight");
   p.add("multi_modal_projector.linear_1.weight");
 }
 
@@ -843,13 +840,6 @@ std::optional<uint64_t> firstDifference(const Checkpoint& c, const std::string& 
   return std::nullopt;
 }
 
-// The first three of a list, "..." after them when there are more.
-std::string listed(const std::vector<std::string>& items) {
-  std::string out;
-  for (size_t i = 0; i < std::min<size_t>(3, items.size()); ++i) out += (i ? ", " : "") + items[i];
-  return out + (items.size() > 3 ? " ..." : "");
-}
-
 std::string shardName(const WeightLoaderRow& row, const std::string& parameter, const std::string& shard) {
   auto bare = [](std::string_view n) {  // gpt-oss's rows hold ".qkv", SGLang's Qwen3-Next "in_proj_qkvz."
     if (n.starts_with('.')) n.remove_prefix(1);
@@ -884,11 +874,14 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   }
   if (!cfg.j.is_object()) return;
   cfg.defaults = configDefaults(cfg.j.value("model_type", ""), engine);
-  Config text = cfg;  // the language model's: text_config in a multimodal config
-  if (cfg.j.contains("text_config") && cfg.j["text_config"].is_object()) {
-    text.j = cfg.j["text_config"];
-    text.defaults = configDefaults(text.j.value("model_type", ""), engine);
+  // The language model's config: text_config in a multimodal one.
+  const bool nested = cfg.j.contains("text_config") && cfg.j["text_config"].is_object();
+  Config textConfig;
+  if (nested) {
+    textConfig.j = cfg.j["text_config"];
+    textConfig.defaults = configDefaults(textConfig.j.value("model_type", ""), engine);
   }
+  const Config& text = nested ? textConfig : cfg;
   const Parameters p = parametersOf(*row, cfg, text, text.integer("num_hidden_layers", 0), m.numExperts);
   const bool vllm = engine == "vllm";
   const std::string title = vllm ? "vLLM" : "SGLang";
@@ -966,13 +959,13 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   // bytes agree the model runs with one of them in the other's place.
   if (!headTensor.empty() && !embedTensor.empty() && !p.names.count(headParam))
     if (auto at = firstDifference(c, headTensor, embedTensor))
-      sink.add("WS-E009", who + " ties " + headParam + " to the embedding (" + (&text != &cfg ? "text_config." : "") + "tie_word_embeddings is true) and still loads the checkpoint's " +
+      sink.add("WS-E009", who + " ties " + headParam + " to the embedding (" + (nested ? "text_config." : "") + "tie_word_embeddings is true) and still loads the checkpoint's " +
                               headTensor + " into it, which differs from " + embedTensor + " (from byte " + std::to_string(*at) + "): both fill the one shared tensor and " +
                               std::string(kOverwrites) + ", so either the logits or the embeddings use the other's matrix",
                headTensor);
   if (!skippedHead.empty() && !embedTensor.empty())
     if (auto at = firstDifference(c, skippedHead, embedTensor))
-      sink.add("WS-E009", who + " ties " + headParam + " to the embedding (" + (&text != &cfg ? "text_config." : "") + "tie_word_embeddings is true) and so " +
+      sink.add("WS-E009", who + " ties " + headParam + " to the embedding (" + (nested ? "text_config." : "") + "tie_word_embeddings is true) and so " +
                               std::string(kNeverLoads) + " the checkpoint's own " + skippedHead + " (AutoWeightsLoader's skip_prefixes), which differs from " + embedTensor +
                               " (from byte " + std::to_string(*at) + "): the logits come from the embedding, not the trained head",
                skippedHead);
