@@ -200,25 +200,54 @@ std::vector<ExpertHealthCell> expertHealth(const Checkpoint& c, const std::vecto
     }
   }
   std::vector<ExpertHealthCell> out;
-  for (const auto& [layer, experts] : byLayer(prints))
+  for (const auto& [layer, experts] : byLayer(prints)) {
+    // Each expert's sketches as unit vectors, one row of kSketchDims per projection of the layer
+    // (empty where the expert lacks it), so a cosine is one dot product: the pairs are E^2.
+    std::vector<std::string> projs;
+    for (const auto& [expert, projections] : experts)
+      for (const auto& [proj, p] : projections)
+        if (std::find(projs.begin(), projs.end(), proj) == projs.end()) projs.push_back(proj);
+    const size_t P = projs.size(), D = kSketchDims;
+    std::vector<int64_t> ids;
+    std::vector<float> unit;       // [expert][projection][D]
+    std::vector<char> present;     // [expert][projection]
     for (const auto& [expert, projections] : experts) {
+      ids.push_back(expert);
+      for (const auto& proj : projs) {
+        const auto it = projections.find(proj);
+        double norm = 0;
+        if (it != projections.end())
+          for (float v : it->second->sketch) norm += double(v) * v;
+        present.push_back(norm > 0);
+        for (size_t k = 0; k < D; ++k) unit.push_back(norm > 0 ? float(it->second->sketch[k] / std::sqrt(norm)) : 0.0f);
+      }
+    }
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const auto& projections = experts.at(ids[i]);
       ExpertHealthCell h;
-      h.layer = layer, h.expert = expert, h.normOctaves = NAN, h.nearestCosine = NAN;
+      h.layer = layer, h.expert = ids[i], h.normOctaves = NAN, h.nearestCosine = NAN;
       for (const auto& [proj, p] : projections) {
         const auto m = medians.find({p->layer, p->projection, c.logical[p->logical].schemeName});
         if (m == medians.end() || m->second <= 0 || !p->sampleCount) continue;
         const double octaves = std::log2(std::max(std::sqrt(p->sampleSquares / double(p->sampleCount)), 1e-300) / m->second);
         if (!std::isfinite(h.normOctaves) || std::abs(octaves) > std::abs(h.normOctaves)) h.normOctaves = octaves;
       }
-      for (const auto& [other, theirs] : experts) {
-        if (other == expert) continue;
-        double least = INFINITY;
-        for (const auto& [proj, p] : projections)
-          if (const auto q = theirs.find(proj); q != theirs.end()) least = std::min(least, cosine(p->sketch, q->second->sketch));
-        if (std::isfinite(least) && (!std::isfinite(h.nearestCosine) || least > h.nearestCosine)) h.nearestCosine = least, h.nearest = other;
+      for (size_t j = 0; j < ids.size(); ++j) {
+        if (j == i) continue;
+        double least = INFINITY;  // over the projections both have
+        for (size_t q = 0; q < P; ++q) {
+          if (!present[i * P + q] || !present[j * P + q]) continue;
+          const float* a = &unit[(i * P + q) * D];
+          const float* b = &unit[(j * P + q) * D];
+          double dot = 0;
+          for (size_t k = 0; k < D; ++k) dot += double(a[k]) * b[k];
+          least = std::min(least, dot);
+        }
+        if (std::isfinite(least) && (!std::isfinite(h.nearestCosine) || least > h.nearestCosine)) h.nearestCosine = least, h.nearest = ids[j];
       }
       out.push_back(h);
     }
+  }
   return out;
 }
 
