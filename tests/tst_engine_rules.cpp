@@ -509,6 +509,31 @@ class TstEngineRules : public QObject {
              ss.dump().c_str());
   }
 
+  // vLLM 0.11.0's ModelOpt NVFP4 MoE creates its per-expert input scales with torch.empty and only
+  // each expert's own input_scale fills them: the synth NVFP4 checkpoint (every expert projection
+  // with its input_scale) loads; with layer 1's expert input scales gone - a checkpoint keeping one
+  // for the layer, as vllm PR #45320's - vLLM loads them as allocated (loads broken, not refused).
+  // SGLang's handling was not read: no finding.
+  void nvfp4ExpertInputScales() {
+    wstest::TempDir d;
+    synth::Options o;
+    o.like = "qwen3-moe", o.scheme = "nvfp4", o.shards = 1, o.out = d.file("nvfp4");
+    QVERIFY(synth::write(o).ok());
+    QVERIFY2(!validateFor(o.out, "vllm", 1).says("WS-E010", ""), validateFor(o.out, "vllm", 1).dump().c_str());
+    const std::string shared = tensorsEdited(d, o.out, [](wstest::StFile& f) {
+      std::vector<std::string> gone;
+      for (const auto& t : f.tensors)
+        if (t.name.starts_with("model.layers.1.mlp.experts.") && t.name.ends_with(".input_scale")) gone.push_back(t.name);
+      QVERIFY(!gone.empty());
+      for (const auto& n : gone) f.remove(n);
+    });
+    const Run v = validateFor(shared, "vllm", 1);
+    QVERIFY2(v.says("WS-E010", "routed expert projections of this ModelOpt NVFP4 checkpoint have no input_scale of their own, which vLLM 0.11.0") &&
+                 v.says("WS-E010", "loads with those scales uninitialised: model.layers.1.mlp.experts.0.down_proj.input_scale") && v.verdict.find("loads broken") != std::string::npos,
+             v.dump().c_str());
+    QVERIFY2(!validateFor(shared, "sglang", 1).says("WS-E010", ""), validateFor(shared, "sglang", 1).dump().c_str());
+  }
+
   // Llama 4 as transformers 5.25 writes it (tests/data/llama4: fused experts, a shared expert, the
   // vision tower and projector) loads in vLLM 0.11.0 and SGLang 0.5.23 - SGLang, without
   // --enable-multimodal, skipping the tower's names. Both place MoE layers by

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "core/formats/tokenizer_info.h"
 #include "core/io/text_file.h"
 #include "core/validate/engines/engine_tables.h"
+#include "core/validate/engines/quant_method.h"
 #include "core/validate/engines/name_list.h"
 
 namespace ws::val::engines {
@@ -52,9 +54,36 @@ std::string shapeText(const std::vector<uint64_t>& s) {
   return out + "]";
 }
 
+// vLLM 0.11.0's ModelOpt NVFP4 MoE (ModelOptNvFp4FusedMoE.create_weights, quantization/modelopt.py
+// 1186-1194) creates w13_input_scale [E, 2] and w2_input_scale [E] with torch.empty, and only each
+// routed expert's own gate / up / down input_scale fills them (the expert mapping's shards); its
+// process_weights_after_loading takes their max and inverse (1310-1330) whatever they hold. An
+// expert projection stored without one leaves its entry as the allocator left it. SGLang's
+// handling was not read: not judged.
+void nvfp4ExpertInputScales(const Checkpoint& c, const std::string& engine, Sink& sink) {
+  if (engine != "vllm") return;
+  const auto paths = quantPathsOf(c.model);
+  if (std::find(paths.begin(), paths.end(), "modelopt-nvfp4") == paths.end()) return;
+  std::set<std::string, std::less<>> names;
+  for (const auto& t : c.tensors) names.insert(t.name);
+  std::vector<std::string> missing;
+  for (const auto& t : c.tensors) {
+    if (t.role != Role::RoutedExpert || t.expert < 0 || !t.name.ends_with(".weight")) continue;
+    if (t.projection != Projection::Gate && t.projection != Projection::Up && t.projection != Projection::Down) continue;
+    const std::string scale = t.name.substr(0, t.name.size() - 7) + ".input_scale";
+    if (!names.count(scale)) missing.push_back(scale);
+  }
+  if (!missing.empty())
+    sink.add("WS-E010", std::to_string(missing.size()) + " routed expert projections of this ModelOpt NVFP4 checkpoint have no input_scale of their own, which vLLM " + std::string(kVllmRelease) +
+                            " (quantization/modelopt.py ModelOptNvFp4FusedMoE: w13_input_scale / w2_input_scale from torch.empty, 1186-1194) " + std::string(kLoadsUninitialisedScales) +
+                            ": " + listed(missing),
+             missing.front().substr(0, missing.front().rfind('.')) + ".weight");
+}
+
 }  // namespace
 
 void expertLayoutRules(const Checkpoint& c, const std::string& engine, Sink& sink) {
+  nvfp4ExpertInputScales(c, engine, sink);
   const ModelDescription& m = c.model;
   if (c.format != "safetensors" || m.source != "config.json" || m.hiddenSize <= 0) return;
   const FusedExpertLoaderRow* row = nullptr;

@@ -15,6 +15,7 @@
 #include "core/formats/tokenizer_info.h"
 #include "core/io/text_file.h"
 #include "core/validate/engines/engine_tables.h"
+#include "core/validate/engines/expert_layout_rules.h"
 #include "core/validate/engines/name_list.h"
 
 namespace ws::val::engines {
@@ -1009,6 +1010,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
 }
 
 bool loadsBroken(const Finding& f) {
+  if (f.code == "WS-E010") return contains(f.message, kLoadsUninitialisedScales);
   return f.code == "WS-E009" && (contains(f.message, kNeverLoads) || contains(f.message, kLoadsUninitialised) || contains(f.message, kOverwrites));
 }
 

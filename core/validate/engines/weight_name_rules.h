@@ -13,8 +13,8 @@ namespace ws::val::engines {
 
 void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink);
 
-// True for a WS-E009 finding of a load that goes through broken - tensors the loader skips, or
-// parameters it leaves uninitialised - rather than one the engine refuses.
+// True for a WS-E009 / WS-E010 finding of a load that goes through broken - tensors the loader
+// skips, parameters or scales it leaves uninitialised - rather than one the engine refuses.
 bool loadsBroken(const Finding& f);
 
 }  // namespace ws::val::engines
