@@ -507,6 +507,42 @@ class TstEngineRules : public QObject {
     QVERIFY2(ss.says("WS-E009", "never loads: no parameter takes them and it skips them with a warning ('Parameter visual.blocks.0.attn.k.bias not found in params_dict')") &&
                  ss.says("WS-E009", "which SGLang loads uninitialised") && ss.says("WS-E009", "visual.blocks.0.attn.qkv_proj.bias"),
              ss.dump().c_str());
+
+    // One layer's experts stored per expert, the other's fused: the first fused name switches both
+    // loaders to the fused mapping for good, so per-expert names that load after it (layer 1 after
+    // layer 0, in sorted order) place nowhere - vLLM's KeyError, SGLang's warning - while the same
+    // names loading before it (layer 0 per expert, layer 1 fused) place as usual.
+    auto perExpert = [](int layer) {
+      return [layer](wstest::StFile& f) {
+        const std::string at = "model.language_model.layers." + std::to_string(layer) + ".mlp.experts.";
+        const wstest::StEntry gateUp = *f.find(at + "gate_up_proj"), down = *f.find(at + "down_proj");
+        const uint64_t E = gateUp.shape[0], I = gateUp.shape[1] / 2, H = gateUp.shape[2];  // transformers 5: [E, 2I, H], [E, H, I]
+        for (uint64_t e = 0; e < E; ++e) {
+          const std::string ex = at + std::to_string(e) + ".";
+          auto slice = [&](const wstest::StEntry& from, const std::string& name, uint64_t first, uint64_t rows, uint64_t cols) {
+            wstest::StEntry t = from;
+            t.name = name, t.shape = {rows, cols};
+            const uint64_t per = from.shape[1] * from.shape[2] * 2, row = cols * 2;
+            t.data.assign(from.data.begin() + int64_t(e * per + first * row), from.data.begin() + int64_t(e * per + (first + rows) * row));
+            f.tensors.push_back(t);
+          };
+          slice(gateUp, ex + "gate_proj.weight", 0, I, H);
+          slice(gateUp, ex + "up_proj.weight", I, I, H);
+          slice(down, ex + "down_proj.weight", 0, H, I);
+        }
+        f.remove(at + "gate_up_proj");
+        f.remove(at + "down_proj");
+      };
+    };
+    wstest::TempDir m1, m2;
+    const std::string after = tensorsEdited(m1, vl, perExpert(1)), before = tensorsEdited(m2, vl, perExpert(0));
+    const Run va = validateFor(after, "vllm", 1), sa = validateFor(after, "sglang", 1);
+    QVERIFY2(va.says("WS-E009", "24 checkpoint tensors") && va.says("WS-E009", "KeyError: 'layers.1.mlp.experts.0.down_proj.weight'"), va.dump().c_str());
+    QVERIFY2(sa.says("WS-E009", "skips them with a warning ('Parameter model.layers.1.mlp.experts.0.down_proj.weight not found in params_dict')"), sa.dump().c_str());
+    for (const char* engine : {"vllm", "sglang"}) {
+      const Run r = validateFor(before, engine, 1);
+      QVERIFY2(!r.says("WS-E009", ""), r.dump().c_str());
+    }
   }
 
   // vLLM 0.11.0's ModelOpt NVFP4 MoE creates its per-expert input scales with torch.empty and only

@@ -116,6 +116,9 @@ struct WeightLoaderRow {
   // FusedMoE parameter they fill whole; a renamed name that is no parameter does fusedUnplaced.
   std::vector<std::pair<std::string_view, std::string_view>> fusedExperts = {};
   Unplaced fusedUnplaced = Unplaced::KeyError;
+  // The first fused expert name switches the expert mapping to the fused one for good: per-expert
+  // names after it (in load order) no longer match an expert row.
+  bool fusedSticky = false;
   // A vision tower loaded beside the language model: a name starting with one of towerMarkers
   // (holding one, where towerMarkerAnywhere) is the tower's - skipped where towerSkipped (a
   // text-only default), else renamed by towerRenames, then the towerStacked rows or looked up as

@@ -133,9 +133,9 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
       // (qwen3_moe.py:686-689) and its Qwen3MoeLLMModel.load_weights (qwen3_vl_moe.py:142-286):
       // Qwen3-MoE's rows and ignore_suffixes (144-155), and fused expert tensors (experts.gate_up_proj
       // / experts.down_proj, no expert index) renamed into w13_weight / w2_weight, which they fill
-      // for every expert (160-163, 217-233; the layout WS-E010 checks). Not modelled: after the
-      // first fused name the loader drops the per-expert renames for good (166-170), so a
-      // checkpoint mixing both layouts raises on its per-expert names after it.
+      // for every expert (160-163, 217-233; the layout WS-E010 checks); after the first fused name
+      // the per-expert renames are gone for good (166-170), so a checkpoint mixing both layouts
+      // raises on the per-expert names that load after it.
       {.engine = "vllm", .architectures = {"Qwen3VLMoeForConditionalGeneration"}, .family = LoaderFamily::Qwen3VlMoe,
        .source = "vllm/model_executor/models/qwen3_vl_moe.py Qwen3MoeLLMModel.load_weights", .autoWeightsLoader = true, .stacked = kQkvGateUp,
        .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
@@ -143,16 +143,17 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .droppedSuffixes = {".bias", "_bias", ".k_scale", "_k_scale", ".v_scale", "_v_scale", ".weight_scale", "_weight_scale", ".input_scale", "_input_scale"}, .specLayers = "",
        .mapperPrefixes = {{"model.visual.", "visual."}, {"lm_head.", "language_model.lm_head."}, {"model.language_model.", "language_model.model."}},
        .modelPrefix = "language_model.model.", .headName = "language_model.lm_head.weight",
-       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarkers = {"visual."},
+       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .fusedSticky = true, .towerMarkers = {"visual."},
        .towerStacked = {{"attn.qkv.", "attn.q.", "q"}, {"attn.qkv.", "attn.k.", "k"}, {"attn.qkv.", "attn.v.", "v"}}},
 
       // SGLang qwen3_vl_moe.py:214-392 Qwen3VLMoeForConditionalGeneration.load_weights, one loop on
       // the full names: model.language_model. shortened to model. (257), names past the layers
       // skipped (258-269), the stacked rows - up_proj before gate_proj - skipping the tower's names
       // and the experts' (215-222, 276-304), fused and per-expert expert names (309-365, a renamed
-      // name looked up at once: KeyError), then the tower's attn.qkv. -> attn.qkv_proj. and
-      // model.visual. -> visual. (370-373) and, for any name no parameter takes, "Parameter ...
-      // not found in params_dict" and nothing loaded (392). Every layer sparse (qwen3_moe.py
+      // name looked up at once: KeyError; the fused mapping takes over for good at the first fused
+      // name, 245-249, 271-274), then the tower's attn.qkv. -> attn.qkv_proj. and model.visual. ->
+      // visual. (370-373) and, for any name no parameter takes, "Parameter ... not found in
+      // params_dict" and nothing loaded (392). Every layer sparse (qwen3_moe.py
       // 873-886); the head tied by the top level's tie_word_embeddings (qwen3_vl.py:1349-1368).
       {.engine = "sglang", .architectures = {"Qwen3VLMoeForConditionalGeneration"}, .family = LoaderFamily::Qwen3VlMoe,
        .source = "sglang/srt/models/qwen3_vl_moe.py Qwen3VLMoeForConditionalGeneration.load_weights", .autoWeightsLoader = false,
@@ -162,7 +163,7 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .droppedSuffixes = {".bias", "_bias", ".k_scale", "_k_scale", ".v_scale", "_v_scale", ".weight_scale", "_weight_scale", ".input_scale", "_input_scale"}, .specLayers = "",
        .unplaced = Unplaced::Warns, .expertUnplaced = Unplaced::KeyError, .layerRange = true, .everyLayerSparse = true,
        .mapperSubstrings = {{"model.language_model.", "model."}},
-       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarkers = {"visual"}, .towerMarkerAnywhere = true,
+       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .fusedSticky = true, .towerMarkers = {"visual"}, .towerMarkerAnywhere = true,
        .towerRenames = {{"attn.qkv.", "attn.qkv_proj."}, {"model.visual.", "visual."}}, .towerUnplaced = Unplaced::Warns},
       // vLLM mllama4.py:1029-1076 Llama4ForConditionalGeneration.load_weights: names under
       // language_model. to AutoWeightsLoader (1061-1070), so Llama4ForCausalLM.load_weights (llama4.py
@@ -171,15 +172,16 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
       // up at once (KeyError), fused expert tensors into w13_weight / w2_weight whole (400-424) or
       // per-expert names through the expert mapping, any other name looked up (648: KeyError). The
       // vision tower's and projector's names to _load_other_weights (998-1027): its seven stacked
-      // rows (1032-1043), else looked up at once. Not modelled: the sticky switch to the fused
-      // mapping after the first fused name (525-527), as for Qwen3-VL-MoE.
+      // rows (1032-1043), else looked up at once. The switch to the fused mapping after the first
+      // fused name is for good (525-527), as Qwen3-VL-MoE's.
       {.engine = "vllm", .architectures = {"Llama4ForConditionalGeneration"}, .family = LoaderFamily::Llama4,
        .source = "vllm/model_executor/models/llama4.py Llama4Model.load_weights", .autoWeightsLoader = true,
        .stacked = {{".qkv_proj", ".q_proj", "q"}, {".qkv_proj", ".k_proj", "k"}, {".qkv_proj", ".v_proj", "v"}, {".gate_up_proj", ".gate_proj", "0"}, {".gate_up_proj", ".up_proj", "1"}},
        .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "experts", .expertGuardOnlyIfNotParameter = false,
        .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false, .droppedSuffixes = {}, .specLayers = "",
        .modelPrefix = "language_model.model.", .headName = "language_model.lm_head.weight", .headSkippedWhenTied = true,
-       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .towerMarkers = {"vision_model.", "multi_modal_projector."},
+       .fusedExperts = {{"experts.gate_up_proj", "experts.w13_weight"}, {"experts.down_proj", "experts.w2_weight"}}, .fusedSticky = true,
+       .towerMarkers = {"vision_model.", "multi_modal_projector."},
        .towerStacked = {{".self_attn.qkv_proj", ".self_attn.q_proj", "q"}, {".self_attn.qkv_proj", ".self_attn.k_proj", "k"}, {".self_attn.qkv_proj", ".self_attn.v_proj", "v"},
                         {".shared_expert.gate_up_proj", ".shared_expert.gate_proj", "0"}, {".shared_expert.gate_up_proj", ".shared_expert.up_proj", "1"},
                         {".feed_forward.gate_up_proj", ".feed_forward.gate_proj", "0"}, {".feed_forward.gate_up_proj", ".feed_forward.up_proj", "1"}}},

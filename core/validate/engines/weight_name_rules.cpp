@@ -662,10 +662,11 @@ class EmulatedLoader {
     for (const auto& [from, to] : row_.fusedExperts)  // all experts in one tensor, filling the parameter whole
       if (contains(name, from)) {
         std::string mapped = replaceAll(name, from, to);
+        fusedSeen_ = true;
         if (!has(mapped)) return unplaced(row_.fusedUnplaced, std::move(mapped));
         return Placement::loaded(std::move(mapped), std::string(kAllExperts));
       }
-    if (auto e = expertMatch(name)) {
+    if (auto e = row_.fusedSticky && fusedSeen_ ? std::nullopt : expertMatch(name)) {
       const std::string mapped = replaceAll(name, e->pattern, e->parameter);
       if (row_.expertPathDrops && dropped(mapped)) return Placement::dropped();
       if (!has(mapped)) return unplaced(row_.expertUnplaced, mapped);
@@ -797,6 +798,7 @@ class EmulatedLoader {
   std::string cls_;
   int64_t hiddenLayers_, nextn_;
   bool paired_;  // SGLang's q_a / kv_a cache is on (a q_lora_rank)
+  mutable bool fusedSeen_ = false;  // a fused expert name has been placed (fusedSticky)
 };
 
 // The class the engine builds: the first of config.json's architectures its registry holds
@@ -899,7 +901,17 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   const EmulatedLoader loader(*row, p, text, quantized, cls);
 
   std::vector<std::string> names;
-  for (const auto& t : c.tensors) names.push_back(t.name);
+  if (row->fusedSticky) {
+    // In load order, where a name's outcome depends on the names before it: each file's names
+    // sorted (safetensors' keys()), files in path order - whether the engine sorts its files is
+    // not settled by its source.
+    std::vector<std::pair<std::string, std::string>> byFile;
+    for (const auto& t : c.tensors) byFile.push_back({c.files[t.file].path, t.name});
+    std::sort(byFile.begin(), byFile.end());
+    for (auto& [file, name] : byFile) names.push_back(std::move(name));
+  } else {
+    for (const auto& t : c.tensors) names.push_back(t.name);
+  }
   names.insert(names.end(), c.unreadable.begin(), c.unreadable.end());
   std::map<std::string, std::vector<std::string>> unplaced;  // by exception
   std::map<std::string, std::string> firstOf;
