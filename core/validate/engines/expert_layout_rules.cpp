@@ -54,14 +54,16 @@ std::string shapeText(const std::vector<uint64_t>& s) {
   return out + "]";
 }
 
-// vLLM 0.11.0's ModelOpt NVFP4 MoE (ModelOptNvFp4FusedMoE.create_weights, quantization/modelopt.py
-// 1186-1194) creates w13_input_scale [E, 2] and w2_input_scale [E] with torch.empty, and only each
-// routed expert's own gate / up / down input_scale fills them (the expert mapping's shards); its
-// process_weights_after_loading takes their max and inverse (1310-1330) whatever they hold. An
-// expert projection stored without one leaves its entry as the allocator left it. SGLang's
-// handling was not read: not judged.
+// The ModelOpt NVFP4 MoE methods create each layer's per-expert input scales, w13_input_scale [E, 2]
+// and w2_input_scale [E], before loading, and only each routed expert's own gate / up / down
+// input_scale fills them (the expert mapping's shards):
+// - vLLM 0.11.0 (quantization/modelopt.py ModelOptNvFp4FusedMoE, 1186-1194) with torch.empty -
+//   an expert stored without one keeps whatever the allocator left there, and
+//   process_weights_after_loading takes their max and inverse (1310-1330);
+// - SGLang 0.5.23 (quantization/modelopt_quant.py ModelOptNvFp4FusedMoEMethod, 2633-2648) with
+//   1.0 - and where its backend takes the layer's largest w13 scale (2769-2786) a 1.0 becomes
+//   every expert's.
 void nvfp4ExpertInputScales(const Checkpoint& c, const std::string& engine, Sink& sink) {
-  if (engine != "vllm") return;
   const auto paths = quantPathsOf(c.model);
   if (std::find(paths.begin(), paths.end(), "modelopt-nvfp4") == paths.end()) return;
   std::set<std::string, std::less<>> names;
@@ -73,11 +75,17 @@ void nvfp4ExpertInputScales(const Checkpoint& c, const std::string& engine, Sink
     const std::string scale = t.name.substr(0, t.name.size() - 7) + ".input_scale";
     if (!names.count(scale)) missing.push_back(scale);
   }
-  if (!missing.empty())
-    sink.add("WS-E010", std::to_string(missing.size()) + " routed expert projections of this ModelOpt NVFP4 checkpoint have no input_scale of their own, which vLLM " + std::string(kVllmRelease) +
-                            " (quantization/modelopt.py ModelOptNvFp4FusedMoE: w13_input_scale / w2_input_scale from torch.empty, 1186-1194) " + std::string(kLoadsUninitialisedScales) +
-                            ": " + listed(missing),
-             missing.front().substr(0, missing.front().rfind('.')) + ".weight");
+  if (missing.empty()) return;
+  const std::string what = std::to_string(missing.size()) + " routed expert projections of this ModelOpt NVFP4 checkpoint have no input_scale of their own, which ";
+  const std::string first = missing.front().substr(0, missing.front().rfind('.')) + ".weight";
+  if (engine == "vllm")
+    sink.add("WS-E010", what + "vLLM " + std::string(kVllmRelease) + " (quantization/modelopt.py ModelOptNvFp4FusedMoE: w13_input_scale / w2_input_scale from torch.empty, 1186-1194) " +
+                            std::string(kLoadsUninitialisedScales) + ": " + listed(missing),
+             first);
+  else
+    sink.add("WS-E010", what + "SGLang " + std::string(kSglangRelease) + " (quantization/modelopt_quant.py ModelOptNvFp4FusedMoEMethod: w13_input_scale / w2_input_scale filled with 1.0, " +
+                            "2633-2648) " + std::string(kLoadsDefaultScales) + " - where its backend takes the layer's largest w13 scale (2769-2786), every expert's: " + listed(missing),
+             first);
 }
 
 }  // namespace

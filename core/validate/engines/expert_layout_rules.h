@@ -4,7 +4,7 @@
 // layout transformers 4.x stored them in: a checkpoint written in transformers 5's layout fails
 // the copy into the FusedMoE, or - square per expert - loads scrambled. The expert count the
 // engine builds from config.json against the router's rows. And the per-expert scales a MoE
-// quantization method creates empty and only the checkpoint's own fill (vLLM's ModelOpt NVFP4
+// quantization method creates before loading and only the checkpoint's own fill (ModelOpt NVFP4's
 // input scales).
 #pragma once
 
@@ -16,8 +16,9 @@
 
 namespace ws::val::engines {
 
-// The words of a finding whose engine loads scales left as allocated (loadsBroken).
-inline constexpr std::string_view kLoadsUninitialisedScales = "loads with those scales uninitialised";
+// The words of a finding whose engine loads scales left as allocated, or at its default, where
+// the checkpoint has none (loadsBroken).
+inline constexpr std::string_view kLoadsUninitialisedScales = "loads with those scales uninitialised", kLoadsDefaultScales = "loads with those scales at 1.0";
 
 void expertLayoutRules(const Checkpoint& c, const std::string& engine, Sink& sink);
 

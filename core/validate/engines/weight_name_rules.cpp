@@ -1022,7 +1022,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
 }
 
 bool loadsBroken(const Finding& f) {
-  if (f.code == "WS-E010") return contains(f.message, kLoadsUninitialisedScales);
+  if (f.code == "WS-E010") return contains(f.message, kLoadsUninitialisedScales) || contains(f.message, kLoadsDefaultScales);
   return f.code == "WS-E009" && (contains(f.message, kNeverLoads) || contains(f.message, kLoadsUninitialised) || contains(f.message, kOverwrites));
 }
 
