@@ -113,11 +113,11 @@ RankMapView::RankMapView(QWidget* parent)
 
   // The ranks' axes in a row of their own, where the host panel joins them (drawHost), so the
   // legend below keeps the plot's whole width.
-  auto* panels = new QCPLayoutGrid;
+  panels_ = new QCPLayoutGrid;
   QCPAxisRect* ranksRect = plot_->axisRect();
   plot_->plotLayout()->take(ranksRect);
-  plot_->plotLayout()->addElement(0, 0, panels);
-  panels->addElement(0, 0, ranksRect);
+  plot_->plotLayout()->addElement(0, 0, panels_);
+  panels_->addElement(0, 0, ranksRect);
   plot_->yAxis->setLabel(tr("bytes per rank"));
   plot_->xAxis->setLabel(tr("EP rank (click one to list its experts)"));
   // The legend in a row of its own under the plot, so it never hides a bar.
@@ -454,19 +454,18 @@ QString RankMapView::drawHost() {
       labels << tr("host");
     }
   }
-  auto* panels = static_cast<QCPLayoutGrid*>(plot_->plotLayout()->element(0, 0));  // the constructor's
   if (hostBytes_.empty()) {
     if (hostRect_) {
-      panels->remove(hostRect_);
-      panels->simplify();
+      panels_->remove(hostRect_);
+      panels_->simplify();
       hostRect_ = nullptr;
     }
     return {};
   }
   if (!hostRect_) {
     hostRect_ = new QCPAxisRect(plot_);
-    panels->addElement(0, 1, hostRect_);
-    panels->setColumnStretchFactor(1, 0.2);
+    panels_->addElement(0, 1, hostRect_);
+    panels_->setColumnStretchFactor(1, 0.2);
   }
   uint64_t total = 0;
   double largest = 0;

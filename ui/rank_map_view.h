@@ -22,6 +22,7 @@
 class QComboBox;
 class QCPAxisRect;
 class QCPBars;
+class QCPLayoutGrid;
 class QCustomPlot;
 class QLabel;
 class QSpinBox;
@@ -109,6 +110,7 @@ class RankMapView : public QWidget, public CheckpointView {
   QComboBox *kvDtype_, *engine_;
   HostOffloadControls* offload_;
   QCustomPlot* plot_;
+  QCPLayoutGrid* panels_;  // the ranks' axes, and the host panel beside them when shown
   QCPAxisRect* hostRect_ = nullptr;
   QCPBars* hostBars_ = nullptr;
   std::vector<uint64_t> hostBytes_;

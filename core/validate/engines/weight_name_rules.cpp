@@ -121,7 +121,7 @@ nlohmann::json configDefaults(const std::string& modelType, const std::string& e
   if (modelType == "llama4_text") return {{"tie_word_embeddings", false}, {"interleave_moe_layer_step", 1}};
   if (modelType == "qwen3_vl_moe_text")
     return {{"attention_bias", false}, {"decoder_sparse_step", 1}, {"mlp_only_layers", nlohmann::json::array()},
-            {"tie_word_embeddings", engine == "vllm" ? false : true}};
+            {"tie_word_embeddings", engine != "vllm"}};
   if (modelType == "qwen3_next")
     return {{"decoder_sparse_step", 1}, {"mlp_only_layers", nlohmann::json::array()}, {"shared_expert_intermediate_size", 512}};
   if (modelType == "glm4_moe")  // configuration_glm4_moe.py:184-198
@@ -195,6 +195,16 @@ bool sparseQwenLayer(const Config& c, int64_t l, int64_t experts, const WeightLo
   return !c.lists("mlp_only_layers", l) && experts > 0 && (l + 1) % std::max<int64_t>(1, c.integer("decoder_sparse_step", 1)) == 0;
 }
 
+// Layer L's MLP in Qwen2-MoE and Qwen3-Next: a sparse block (the Qwen rule) with a shared expert
+// where shared_expert_intermediate_size > 0 and its shared_expert_gate always (vLLM
+// qwen2_moe.py:130-144, qwen3_next.py:111-143), else a dense MLP.
+void qwenMlpWithSharedExpert(const Config& c, int64_t l, const WeightLoaderRow& row, const std::string& at, Parameters& p) {
+  if (!sparseQwenLayer(c, l, p.experts, row)) return p.dense(at + "mlp.");
+  p.routed(at + "mlp.");
+  if (c.integer("shared_expert_intermediate_size", 0) > 0) p.dense(at + "mlp.shared_expert.");
+  p.add(at + "mlp.shared_expert_gate.weight");
+}
+
 // Qwen3MoeModel (vLLM qwen3_moe.py): qkv_proj with attention_bias (233), o_proj (237), q_norm / k_norm
 // (265-266), a sparse block where L is not in mlp_only_layers and (L+1) % decoder_sparse_step == 0
 // (325-338) with its gate (156), the head tied by tie_word_embeddings (599-600).
@@ -229,13 +239,7 @@ Parameters qwen2Moe(const Config& c, int64_t layers, int64_t experts, const Weig
     // vLLM: always a bias (qwen2_moe.py:214); SGLang: qkv_bias, default true (qwen2_moe.py:1002)
     p.attention(at, row.engine != "sglang" || c.optionalFlag("qkv_bias", true));
     p.norms(at);
-    if (sparseQwenLayer(c, l, p.experts, row)) {
-      p.routed(at + "mlp.");
-      if (c.integer("shared_expert_intermediate_size", 0) > 0) p.dense(at + "mlp.shared_expert.");
-      p.add(at + "mlp.shared_expert_gate.weight");
-    } else {
-      p.dense(at + "mlp.");
-    }
+    qwenMlpWithSharedExpert(c, l, row, at, p);
   }
   p.ends(!(row.headTied && c.flag("tie_word_embeddings")));
   return p;
@@ -410,13 +414,7 @@ Parameters qwen3Next(const Config& c, int64_t layers, int64_t experts, const Wei
       p.add(at + "attn_layer_scale");
       p.add(at + "ffn_layer_scale");
     }
-    if (sparseQwenLayer(c, l, p.experts, row)) {
-      p.routed(at + "mlp.");
-      if (c.integer("shared_expert_intermediate_size", 0) > 0) p.dense(at + "mlp.shared_expert.");
-      p.add(at + "mlp.shared_expert_gate.weight");
-    } else {
-      p.dense(at + "mlp.");
-    }
+    qwenMlpWithSharedExpert(c, l, row, at, p);
   }
   p.ends(true);
   return p;
