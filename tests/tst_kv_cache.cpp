@@ -1,5 +1,5 @@
 // The KV cache per layer kind and dtype, and what fits, against arithmetic written out here, on the
-// attention keys of the published config.json files (DeepSeek-V3, Kimi-K2, GLM-4.5,
+// attention keys of the published config.json files (DeepSeek-V3, DeepSeek-V3.2-Exp, Kimi-K2, GLM-4.5,
 // Qwen3-235B-A22B, gpt-oss-120b, Qwen3-Next-80B-A3B) and on the fixtures.
 #include <QtTest>
 
@@ -30,6 +30,12 @@ const char* kDeepSeekV3 = R"({"model_type":"deepseek_v3","num_hidden_layers":61,
   "num_key_value_heads":128,"kv_lora_rank":512,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"vocab_size":129280,
   "max_position_embeddings":163840,"num_nextn_predict_layers":1,"n_routed_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":2048,
   "torch_dtype":"bfloat16"})";
+// DeepSeek-V3.2-Exp: DeepSeek-V3's attention and a sparse-attention indexer (index_*).
+const char* kDeepSeekV32 = R"({"architectures":["DeepseekV32ForCausalLM"],"model_type":"deepseek_v32","num_hidden_layers":61,
+  "hidden_size":7168,"num_attention_heads":128,"num_key_value_heads":128,"kv_lora_rank":512,"q_lora_rank":1536,"qk_rope_head_dim":64,
+  "qk_nope_head_dim":128,"v_head_dim":128,"index_head_dim":128,"index_n_heads":64,"index_topk":2048,"vocab_size":129280,
+  "max_position_embeddings":163840,"num_nextn_predict_layers":1,"n_routed_experts":256,"num_experts_per_tok":8,
+  "moe_intermediate_size":2048,"torch_dtype":"bfloat16"})";
 // Kimi-K2 is DeepSeek-V3's MLA with half the heads and no MTP layer; GLM-4.5 is plain GQA with
 // one MTP layer.
 const char* kKimiK2 = R"({"model_type":"kimi_k2","num_hidden_layers":61,"hidden_size":7168,"num_attention_heads":64,
@@ -77,6 +83,39 @@ class TstKvCache : public QObject {
     o.dtype = "auto";
     o.speculative = 1;  // the MTP layer drafts: its latent cache too
     QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(1152 * 62));
+  }
+
+  // DeepSeek-V3.2: vLLM 0.11.0 keeps, beside each layer's latent, the indexer's key - 128 FP8 values
+  // and one FP32 scale, 132 B - and turns "auto" and fp8 into its fp8_ds_mla (656 B a latent).
+  void deepSeekV32Indexer() {
+    const ModelDescription m = config(kDeepSeekV32);
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    for (int tp : {1, 8}) {
+      o.tp = tp;
+      const plan::KvCache kv = kvOf(m, o);
+      QCOMPARE(kv.dtype, std::string("fp8_ds_mla"));
+      QCOMPARE(kv.layers.mla, 61);
+      QCOMPARE(kv.indexerBytesPerToken, uint64_t(132 * 61));        // 8,052 B
+      QCOMPARE(kv.bytesPerToken, uint64_t((656 + 132) * 61));       // 48,068 B a token
+      QCOMPARE(kv.blockSize, int64_t(64));                          // FlashMLASparse's blocks, whatever --block-size says
+    }
+    o.dtype = "fp8_e4m3";
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t((656 + 132) * 61));
+    o.dtype = "bf16";  // vLLM's bfloat16 means the model's dtype: the plain latent
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t(((512 + 64) * 2 + 132) * 61));
+    o.dtype = "auto";
+    o.speculative = 1;  // the MTP layer is the same decoder layer: latent and indexer key
+    QCOMPARE(kvOf(m, o).bytesPerToken, uint64_t((656 + 132) * 62));
+    // Tokens are counted in whole blocks of 64: 1,000 tokens' worth of bytes hold 960.
+    const plan::KvCache kv = kvOf(m, o);
+    QCOMPARE(plan::fitKvCache(kv, int64_t(kv.bytesPerToken) * 1000 + 5, kv.blockSize).tokensFit, uint64_t(960));
+    // The indexer without its width is an error naming the key.
+    nlohmann::json j = nlohmann::json::parse(kDeepSeekV32);
+    j.erase("index_head_dim");
+    auto noWidth = plan::kvCachePerRank(config(j.dump()), o);
+    QVERIFY(!noWidth);
+    QVERIFY2(noWidth.error().message.find("index_head_dim") != std::string::npos, noWidth.error().message.c_str());
   }
 
   // Kimi-K2: the same latent as DeepSeek-V3 (heads do not enter it), 61 layers.

@@ -63,6 +63,8 @@ nlohmann::json kvJson(const KvPlan& kv, const plan::PlanOptions& opt, const plan
                       {"layers", {{"full", c.layers.full}, {"mla", c.layers.mla}, {"sliding", c.layers.sliding}, {"linear", c.layers.linear}}},
                       {"sliding", {{"layers", c.layers.sliding}, {"window", c.window}, {"bytes_per_token", c.slidingBytesPerToken}, {"bytes_per_seq", c.slidingBytesPerSeq}}},
                       {"state_bytes_per_seq", c.stateBytesPerSeq},
+                      {"indexer_bytes_per_token", c.indexerBytesPerToken},
+                      {"block_size", c.blockSize},
                       {"formulas", c.formulas}};
   if (opt.capacity) {
     const plan::KvFit f = kv.fit(opt, rp);

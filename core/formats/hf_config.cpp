@@ -244,6 +244,8 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   a.vHeadDim = intKey(t, {"v_head_dim"}, a.headDim);
   a.kvLoraRank = intKey(t, {"kv_lora_rank"});
   a.qkRopeHeadDim = intKey(t, {"qk_rope_head_dim"});
+  a.indexTopk = intKey(t, {"index_topk"});
+  a.indexHeadDim = intKey(t, {"index_head_dim"});
   // Qwen2/3 carry sliding_window with use_sliding_window false: then no layer slides.
   if (!(t.contains("use_sliding_window") && t["use_sliding_window"].is_boolean() && !t["use_sliding_window"].get<bool>()))
     a.slidingWindow = intKey(t, {"sliding_window"});

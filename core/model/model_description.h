@@ -76,6 +76,9 @@ struct AttentionConfig {
   int64_t numHeads = -1, numKvHeads = -1;
   int64_t headDim = -1, vHeadDim = -1;          // K and V widths per head (GQA / MHA)
   int64_t kvLoraRank = -1, qkRopeHeadDim = -1;   // MLA: one latent of kv_lora_rank + rope dims per token
+  // DeepSeek-V3.2's sparse attention: an indexer beside each MLA layer with its own key cache.
+  // indexTopk > 0 is what engines test for (vLLM 0.11.0 deepseek_v2.py: hasattr(config, "index_topk")).
+  int64_t indexTopk = -1, indexHeadDim = -1;
   int64_t slidingWindow = -1;
   int64_t slidingWindowPattern = -1;             // every N-th layer is full attention, the rest sliding
   int64_t fullAttentionInterval = -1;            // hybrids (Qwen3-Next): every N-th layer is full, the rest linear

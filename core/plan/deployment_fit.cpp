@@ -14,7 +14,7 @@ uint64_t KvBudget::reserveBytes() const {
 
 KvFit KvBudget::fit(const PlanOptions& opt, const RankPlan& rp) const {
   const int64_t free = opt.capacity ? int64_t(*opt.capacity) - int64_t(opt.reserved) - int64_t(rp.resident + rp.derived) - int64_t(reserveBytes()) : 0;
-  return fitKvCache(*cache, free, options.blockSize, options.maxNumSeqs);
+  return fitKvCache(*cache, free, cache->blockSize, options.maxNumSeqs);
 }
 
 KvBudget kvBudgetFor(const ModelDescription& m, const KvOptions& o, uint64_t cudaGraphs) {

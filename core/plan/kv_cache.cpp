@@ -18,8 +18,18 @@ struct CacheType {
   bool dsMla = false;  // vLLM's fp8_ds_mla: 656 bytes per token per MLA layer
 };
 
+bool declaresArchitecture(const ModelDescription& m, const std::string& cls) {
+  return std::find(m.architectures.begin(), m.architectures.end(), cls) != m.architectures.end();
+}
+
 CacheType cacheType(const ModelDescription& m, const KvOptions& o) {
   std::string d = o.dtype;
+  if (!o.llamaCpp && declaresArchitecture(m, "DeepseekV32ForCausalLM")) {
+    // vLLM 0.11.0 model_executor/models/config.py DeepseekV32ForCausalLM.verify_and_update_config:
+    // "auto" and every fp8 dtype become its custom fp8_ds_mla, bfloat16 becomes "auto".
+    if (d == "auto" || d.rfind("fp8", 0) == 0) return {"fp8_ds_mla", 32, true};
+    if (d == "bf16") d = "auto";
+  }
   if (d == "auto") {
     // The engines' "auto": the model's own dtype, not an FP8 checkpoint's weight format (vLLM 0.11.0
     // v1/worker/gpu_model_runner.py: cache_dtype "auto" -> model_config.dtype; llama.cpp: f16).
@@ -124,6 +134,23 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
       fail(ErrorCode::Usage, "--kv-cache-dtype fp8_ds_mla is for MLA models (kv_lora_rank), and this one has none");
     }
     kv.bytesPerToken = full * uint64_t(kv.layers.full) + mla * uint64_t(kv.layers.mla);
+    kv.blockSize = o.blockSize;
+    if (!o.llamaCpp && a.indexTopk > 0 && kv.layers.mla) {
+      // DeepSeek-V3.2 (vLLM 0.11.0 deepseek_v2.py Indexer): each MLA layer, the MTP layers too
+      // (deepseek_mtp.py builds the same decoder layer), keeps one indexer key a token beside its
+      // latent - index_head_dim FP8 values and an FP32 scale per 128 of them, uint8, never split by
+      // TP (DeepseekV32IndexerCache: MLAAttentionSpec, one head). Both kinds are full-attention
+      // specs of one block size, so they share one group and one block count
+      // (kv_cache_utils.py: UniformTypeKVCacheSpecs). FlashMLASparse forces 64-token blocks
+      // (platforms/cuda.py:181).
+      const int64_t d = need(a.indexHeadDim, "index_head_dim", "DeepSeek-V3.2's indexer");
+      const uint64_t perLayer = uint64_t(d + d / 128 * 4);
+      kv.indexerBytesPerToken = perLayer * uint64_t(kv.layers.mla);
+      kv.bytesPerToken += kv.indexerBytesPerToken;
+      kv.blockSize = 64;
+      kv.formulas.push_back("indexer keys: " + std::to_string(d) + " FP8 + " + std::to_string(d / 128) + " x 4 B scale = " + std::to_string(perLayer) +
+                            " B per token per MLA layer, not split by TP; blocks of 64 tokens (FlashMLASparse)");
+    }
     if (kv.layers.sliding && o.llamaCpp) {
       // llama.cpp's sliding cache for one sequence (its own stream): PAD(min(n_ctx_seq, n_swa +
       // n_ubatch), 256) cells, n_ctx_seq = PAD(n_ctx, 256) (llama-kv-cache-iswa.cpp at 0c1e57098).

@@ -36,6 +36,8 @@ struct KvCache {
   int64_t window = 0;
   uint64_t slidingBytesPerSeq = 0;    // the window as vLLM caps it, for one sequence of maxModelLen
   uint64_t stateBytesPerSeq = 0;      // linear-attention state, fixed per sequence
+  uint64_t indexerBytesPerToken = 0;  // DeepSeek-V3.2's indexer keys, all layers (in bytesPerToken too)
+  int64_t blockSize = 16;             // tokens a cache block: --block-size, or what the engine forces
   int64_t maxModelLen = 0;
   std::vector<std::string> formulas;  // how each figure was computed, in words and numbers
 };
