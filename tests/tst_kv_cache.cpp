@@ -36,6 +36,14 @@ const char* kDeepSeekV32 = R"({"architectures":["DeepseekV32ForCausalLM"],"model
   "qk_nope_head_dim":128,"v_head_dim":128,"index_head_dim":128,"index_n_heads":64,"index_topk":2048,"vocab_size":129280,
   "max_position_embeddings":163840,"num_nextn_predict_layers":1,"n_routed_experts":256,"num_experts_per_tok":8,
   "moe_intermediate_size":2048,"torch_dtype":"bfloat16"})";
+// google/gemma-3n-E4B's text_config: the last 15 of 35 layers reuse earlier layers' keys and values.
+const std::string kGemma3nE4B = [] {
+  std::string types;
+  for (int i = 0; i < 35; ++i) types += std::string(i ? "," : "") + (i % 5 == 4 ? "\"full_attention\"" : "\"sliding_attention\"");
+  return R"({"model_type":"gemma3n","text_config":{"model_type":"gemma3n_text","num_hidden_layers":35,"hidden_size":2048,
+    "num_attention_heads":8,"num_key_value_heads":2,"head_dim":256,"sliding_window":512,"num_kv_shared_layers":15,
+    "vocab_size":262400,"max_position_embeddings":32768,"layer_types":[)" + types + R"(]}})";
+}();
 // Kimi-K2 is DeepSeek-V3's MLA with half the heads and no MTP layer; GLM-4.5 is plain GQA with
 // one MTP layer.
 const char* kKimiK2 = R"({"model_type":"kimi_k2","num_hidden_layers":61,"hidden_size":7168,"num_attention_heads":64,
@@ -110,12 +118,86 @@ class TstKvCache : public QObject {
     // Tokens are counted in whole blocks of 64: 1,000 tokens' worth of bytes hold 960.
     const plan::KvCache kv = kvOf(m, o);
     QCOMPARE(plan::fitKvCache(kv, int64_t(kv.bytesPerToken) * 1000 + 5, kv.blockSize).tokensFit, uint64_t(960));
+    // As transformers 5.25.0 writes V3.2 (tests/data/deepseek_v32: layer_types "indexed_attention",
+    // latent 32 + rope 16, indexer keys of 64): fp8_ds_mla's fixed 656 B and 64 + 0 scale bytes a
+    // layer in vLLM; in llama.cpp's conversion the latent and a 64-wide key in f16, each layer.
+    auto written = wstest::openOrFail(wstest::sourceDir() + "/tests/data/deepseek_v32");
+    plan::KvOptions w;
+    w.maxModelLen = 4096;
+    QCOMPARE(kvOf(written->model, w).bytesPerToken, uint64_t((656 + 64) * 3));
+    auto gguf = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/deepseek-v32-bf16.gguf");
+    w.llamaCpp = true;
+    const plan::KvCache lc = kvOf(gguf->model, w);
+    QCOMPARE(lc.indexerBytesPerToken, uint64_t(64 * 2 * 3));
+    QCOMPARE(lc.bytesPerToken, uint64_t((32 + 16 + 64) * 2 * 3));
     // The indexer without its width is an error naming the key.
     nlohmann::json j = nlohmann::json::parse(kDeepSeekV32);
     j.erase("index_head_dim");
     auto noWidth = plan::kvCachePerRank(config(j.dump()), o);
     QVERIFY(!noWidth);
     QVERIFY2(noWidth.error().message.find("index_head_dim") != std::string::npos, noWidth.error().message.c_str());
+  }
+
+  // Gemma 3n: vLLM 0.11.0 gives the 15 KV-sharing layers no cache (gemma3n.py:332-344); of the 20
+  // that keep one, every fifth is full: 4 full and 16 sliding layers of 2 heads x (256 + 256) x 2 B.
+  void gemma3nSharedLayers() {
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    const plan::KvCache kv = kvOf(config(kGemma3nE4B), o);
+    QCOMPARE(kv.layers.shared, 15);
+    QCOMPARE(kv.layers.full, 4);
+    QCOMPARE(kv.layers.sliding, 16);
+    QCOMPARE(kv.bytesPerToken, uint64_t(4 * 2048));
+    QCOMPARE(kv.slidingBytesPerToken, uint64_t(16 * 2048));
+    // The window as vLLM caps it: ceil(min(511 + 8192, 32768) / 16) + 1 = 545 blocks of 16 tokens.
+    QCOMPARE(kv.slidingBytesPerSeq, uint64_t(545 * 16) * 16 * 2048);
+  }
+
+  // Gemma 4 as llama.cpp 0c1e57098 converted and allocates it (tests/data/llama_cpp/gemma4-bf16.gguf,
+  // tests/scripts/make_gemma4.py): head_count_kv an array (2 heads of 16 on the sliding layers, 1
+  // of 32 on the full ones: key_length_swa 16, key_length 32), and the last 4 of 8 layers reusing
+  // earlier ones' caches (attention.shared_kv_layers). llama.cpp's own lines are held in
+  // llamaCppLogsItsOwnCache; here each layer and the plan's bytes a token, worked out by hand.
+  void ggufGemma4PerLayerWidths() {
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/gemma4-bf16.gguf");
+    const AttentionConfig& a = c->model.attention;
+    QCOMPARE(a.kvHeadsPerLayer, (std::vector<int64_t>{2, 2, 2, 1, 2, 2, 2, 1}));
+    QCOMPARE(a.headDimSwa, int64_t(16));
+    QCOMPARE(a.headDim, int64_t(32));
+    QCOMPARE(a.kvSharedLayers, int64_t(4));
+    const auto layers = plan::llamaCppLayerKv(c->model);
+    QCOMPARE(layers.size(), size_t(8));
+    for (size_t il = 0; il < layers.size(); ++il) {
+      QCOMPARE(layers[il].hasKv, il < 4);
+      QCOMPARE(layers[il].sliding, il % 4 != 3);
+      QCOMPARE(layers[il].kWidth, uint64_t(layers[il].sliding ? 2 * 16 : 1 * 32));
+    }
+    // The HF source as transformers 5.25.0 wrote it: per_layer_config gives the full layers theirs.
+    auto hf = wstest::openOrFail(wstest::sourceDir() + "/tests/data/gemma4");
+    const AttentionConfig& h = hf->model.attention;
+    for (int64_t il = 0; il < 8; ++il) {
+      QCOMPARE(h.headDimAt(il), int64_t(il % 4 == 3 ? 32 : 16));
+      QCOMPARE(h.kvHeadsAt(il), int64_t(il % 4 == 3 ? 1 : 2));
+    }
+    QCOMPARE(h.kvSharedLayers, int64_t(4));
+    // Without per_layer_config, transformers gives the full layers global_head_dim, and
+    // num_global_key_value_heads only where attention_k_eq_v is true.
+    const std::string older = R"({"model_type":"gemma4_text","num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,
+      "global_head_dim":64,"num_global_key_value_heads":1,"layer_types":["sliding_attention","full_attention"])";
+    QCOMPARE(config(older + R"(,"attention_k_eq_v":true})").attention.kvHeadsAt(1), int64_t(1));
+    QCOMPARE(config(older + "}").attention.kvHeadsAt(1), int64_t(2));
+    QCOMPARE(config(older + "}").attention.headDimAt(1), int64_t(64));
+    QCOMPARE(config(older + "}").attention.headDimAt(0), int64_t(16));
+    plan::KvOptions o;
+    o.llamaCpp = true;
+    o.maxModelLen = 4096;
+    const plan::KvCache kv = kvOf(c->model, o);
+    QCOMPARE(kv.layers.shared, 4);
+    QCOMPARE(kv.layers.full, 1);
+    QCOMPARE(kv.layers.sliding, 3);
+    QCOMPARE(kv.bytesPerToken, uint64_t((32 + 32) * 2));             // layer 3 alone grows with the context
+    QCOMPARE(kv.slidingBytesPerToken, uint64_t(3 * (32 + 32) * 2));  // layers 0-2
+    QCOMPARE(kv.slidingBytesPerSeq, uint64_t(768) * 3 * 128);        // PAD(64 + 512, 256) cells
   }
 
   // Kimi-K2: the same latent as DeepSeek-V3 (heads do not enter it), 61 layers.
@@ -292,11 +374,12 @@ class TstKvCache : public QObject {
 
   // Measured: the KV-cache lines llama.cpp 0c1e57098 itself logged creating a context for each
   // real conversion (tests/data/llama_cpp/kv_logs.json, made by make_llama_cpp_kv_logs.py with its
-  // library) - one, four unified, four separate streams, --swa-full, q8_0 - line for line.
+  // library) - one, four unified, four separate streams, --swa-full, q8_0 - line for line; where it
+  // made no context (Gemma 4's 16-wide heads in a q8_0 cache) the plan refuses with its reason.
   void llamaCppLogsItsOwnCache() {
     std::ifstream in(wstest::sourceDir() + "/tests/data/llama_cpp/kv_logs.json");
     const auto doc = nlohmann::json::parse(in);
-    int compared = 0;
+    int compared = 0, refusals = 0;
     for (const auto& c : doc["cases"]) {
       auto ckpt = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/" + c["file"].get<std::string>());
       plan::LlamaCppCacheOptions lo;
@@ -305,6 +388,14 @@ class TstKvCache : public QObject {
       lo.unified = c["unified"].get<bool>();
       lo.swaFull = c["swa_full"].get<bool>();
       lo.typeK = lo.typeV = c["type"].get<std::string>();
+      if (c.contains("refused")) {  // llama.cpp made no context at this setting: neither may the plan
+        auto parts = plan::llamaCppCache(ckpt->model, lo);
+        QVERIFY2(!parts.ok(), c.dump().c_str());
+        const std::string why = c["refused"].get<std::string>();
+        QVERIFY2(parts.error().message.find(why.substr(why.find(": ") + 2)) != std::string::npos, (parts.error().message + " | " + why).c_str());
+        ++refusals;
+        continue;
+      }
       std::vector<std::string> logged, predicted;
       for (const auto& l : c["lines"])
         if (l.get<std::string>().rfind("llama_kv_cache: size =", 0) == 0) logged.push_back(l.get<std::string>());
@@ -315,7 +406,8 @@ class TstKvCache : public QObject {
       QCOMPARE(predicted, logged);
       ++compared;
     }
-    QVERIFY(compared >= 18);
+    QVERIFY(compared >= 28);
+    QVERIFY(refusals >= 2);
   }
 
   // What fits: free bytes over bytes per token in whole blocks; concurrency per request of L.

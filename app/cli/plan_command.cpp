@@ -60,7 +60,7 @@ nlohmann::json kvJson(const KvPlan& kv, const plan::PlanOptions& opt, const plan
   nlohmann::json j = {{"dtype", c.dtype},
                       {"max_model_len", c.maxModelLen},
                       {"bytes_per_token", c.bytesPerToken},
-                      {"layers", {{"full", c.layers.full}, {"mla", c.layers.mla}, {"sliding", c.layers.sliding}, {"linear", c.layers.linear}}},
+                      {"layers", {{"full", c.layers.full}, {"mla", c.layers.mla}, {"sliding", c.layers.sliding}, {"linear", c.layers.linear}, {"shared", c.layers.shared}}},
                       {"sliding", {{"layers", c.layers.sliding}, {"window", c.window}, {"bytes_per_token", c.slidingBytesPerToken}, {"bytes_per_seq", c.slidingBytesPerSeq}}},
                       {"state_bytes_per_seq", c.stateBytesPerSeq},
                       {"indexer_bytes_per_token", c.indexerBytesPerToken},

@@ -56,6 +56,18 @@ ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path) {
   a.numKvHeads = num("attention.head_count_kv", a.numHeads);
   a.headDim = num("attention.key_length", a.numHeads > 0 && m.hiddenSize > 0 ? m.hiddenSize / a.numHeads : -1);
   a.vHeadDim = num("attention.value_length", a.headDim);
+  // Per-layer head counts (llama-model.cpp load_hparams: get_key_or_arr(HEAD_COUNT_KV)): an array
+  // of one count a block; numKvHeads then holds the largest, for rules that want one figure.
+  if (const GgufKv* h = g.find(m.architecture + ".attention.head_count_kv"); h && !h->asInt() && blocks > 0 && h->arrayNumbers.size() == uint64_t(blocks)) {
+    for (double v : h->arrayNumbers) a.kvHeadsPerLayer.push_back(int64_t(v));
+    a.numKvHeads = *std::max_element(a.kvHeadsPerLayer.begin(), a.kvHeadsPerLayer.end());
+  }
+  // DeepSeek-V3.2's lightning indexer (llama-arch.cpp LLM_KV_ATTENTION_INDEXER_*).
+  a.indexHeadDim = num("attention.indexer.key_length");
+  a.indexTopk = num("attention.indexer.top_k");
+  a.headDimSwa = num("attention.key_length_swa");
+  a.vHeadDimSwa = num("attention.value_length_swa");
+  a.kvSharedLayers = std::max<int64_t>(0, count("attention.shared_kv_layers", 0));
   a.kvLoraRank = num("attention.kv_lora_rank");
   a.qkRopeHeadDim = num("rope.dimension_count");
   a.slidingWindow = num("attention.sliding_window");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,37 @@ int64_t intKey(const json& j, std::initializer_list<const char*> keys, int64_t f
     if (it != j.end() && it->is_number_integer()) return it->get<int64_t>();
   }
   return fallback;
+}
+
+// Gemma 4's full-attention layers have their own head width and KV heads. transformers 5.25.0
+// (models/gemma4/configuration_gemma4.py __post_init__) writes them as per_layer_config {layer:
+// {head_dim, num_key_value_heads}}; a config without it gives the full layers global_head_dim
+// (default 512 for gemma4_text) and, where attention_k_eq_v is true, num_global_key_value_heads.
+void perLayerHeads(const json& t, int64_t layers, AttentionConfig& a) {
+  if (layers <= 0 || layers > kMaxPlausibleCount) return;
+  std::vector<int64_t> dims(size_t(layers), a.headDim), heads(size_t(layers), a.numKvHeads);
+  bool any = false;
+  if (auto plc = t.find("per_layer_config"); plc != t.end() && plc->is_object()) {
+    for (const auto& [key, over] : plc->items()) {
+      char* end = nullptr;
+      const long long il = std::strtoll(key.c_str(), &end, 10);
+      if (*end || il < 0 || il >= layers || !over.is_object()) continue;
+      if (int64_t d = intKey(over, {"head_dim"}); d > 0) dims[size_t(il)] = d, any = true;
+      if (int64_t h = intKey(over, {"num_key_value_heads"}); h > 0) heads[size_t(il)] = h, any = true;
+    }
+  } else if (auto mt = t.find("model_type"); t.contains("global_head_dim") || (mt != t.end() && *mt == "gemma4_text")) {
+    const int64_t d = intKey(t, {"global_head_dim"}, 512);
+    const auto kEqV = t.find("attention_k_eq_v");
+    const int64_t h = kEqV != t.end() && kEqV->is_boolean() && kEqV->get<bool>() ? intKey(t, {"num_global_key_value_heads"}) : -1;
+    for (size_t il = 0; il < a.layerTypes.size() && il < dims.size(); ++il)
+      if (a.layerTypes[il] == "full_attention") {
+        dims[il] = d, any = true;
+        if (h > 0) heads[il] = h;
+      }
+  }
+  if (!any) return;
+  a.headDimPerLayer = std::move(dims);
+  a.kvHeadsPerLayer = std::move(heads);
 }
 
 // intKey for a count that code will loop over: above kMaxPlausibleCount is an error naming the key.
@@ -245,6 +277,7 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   a.kvLoraRank = intKey(t, {"kv_lora_rank"});
   a.qkRopeHeadDim = intKey(t, {"qk_rope_head_dim"});
   a.indexTopk = intKey(t, {"index_topk"});
+  a.kvSharedLayers = std::max<int64_t>(0, countKey(t, {"num_kv_shared_layers"}, path, 0));
   a.indexHeadDim = intKey(t, {"index_head_dim"});
   // Qwen2/3 carry sliding_window with use_sliding_window false: then no layer slides.
   if (!(t.contains("use_sliding_window") && t["use_sliding_window"].is_boolean() && !t["use_sliding_window"].get<bool>()))
@@ -253,6 +286,7 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   a.fullAttentionInterval = intKey(t, {"full_attention_interval"});
   if (auto lt = t.find("layer_types"); lt != t.end() && lt->is_array())
     for (const auto& e : *lt) a.layerTypes.push_back(e.is_string() ? e.get<std::string>() : std::string{});
+  perLayerHeads(t, m.numLayers, a);
   a.linearKeyHeads = intKey(t, {"linear_num_key_heads"});
   a.linearValueHeads = intKey(t, {"linear_num_value_heads"});
   a.linearKeyHeadDim = intKey(t, {"linear_key_head_dim"});

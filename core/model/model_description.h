@@ -79,6 +79,16 @@ struct AttentionConfig {
   // DeepSeek-V3.2's sparse attention: an indexer beside each MLA layer with its own key cache.
   // indexTopk > 0 is what engines test for (vLLM 0.11.0 deepseek_v2.py: hasattr(config, "index_topk")).
   int64_t indexTopk = -1, indexHeadDim = -1;
+  // Layers whose widths differ (GGUF arrays, Gemma 4): llama.cpp's head_count_kv per layer (empty:
+  // numKvHeads everywhere) and key_length_swa / value_length_swa for the sliding layers.
+  std::vector<int64_t> kvHeadsPerLayer;
+  int64_t headDimSwa = -1, vHeadDimSwa = -1;
+  // config.json's per-layer head widths (Gemma 4: per_layer_config, or global_head_dim on the full
+  // layers); empty: headDim everywhere.
+  std::vector<int64_t> headDimPerLayer;
+  // The last N layers reuse earlier layers' keys and values and keep no cache of their own
+  // (num_kv_shared_layers, GGUF attention.shared_kv_layers: Gemma 3n, Gemma 4).
+  int64_t kvSharedLayers = 0;
   int64_t slidingWindow = -1;
   int64_t slidingWindowPattern = -1;             // every N-th layer is full attention, the rest sliding
   int64_t fullAttentionInterval = -1;            // hybrids (Qwen3-Next): every N-th layer is full, the rest linear
@@ -87,6 +97,18 @@ struct AttentionConfig {
   int64_t linearKeyHeads = -1, linearValueHeads = -1, linearKeyHeadDim = -1, linearValueHeadDim = -1, linearConvKernel = -1;
   std::string dtype;                             // the model's own dtype ("bfloat16"): the KV cache's "auto"
   int64_t maxPositions = -1;                     // max_position_embeddings / context_length
+
+  // One layer's figures where layers differ (the fields above where they do not).
+  bool slidingAt(int64_t layer) const { return layer >= 0 && size_t(layer) < layerTypes.size() && layerTypes[size_t(layer)] == "sliding_attention"; }
+  int64_t kvHeadsAt(int64_t layer) const { return layer >= 0 && size_t(layer) < kvHeadsPerLayer.size() ? kvHeadsPerLayer[size_t(layer)] : numKvHeads; }
+  int64_t headDimAt(int64_t layer) const {
+    if (layer >= 0 && size_t(layer) < headDimPerLayer.size()) return headDimPerLayer[size_t(layer)];
+    return slidingAt(layer) && headDimSwa > 0 ? headDimSwa : headDim;
+  }
+  int64_t vHeadDimAt(int64_t layer) const {
+    if (layer >= 0 && size_t(layer) < headDimPerLayer.size()) return headDimPerLayer[size_t(layer)];
+    return slidingAt(layer) && vHeadDimSwa > 0 ? vHeadDimSwa : vHeadDim;
+  }
 };
 
 // Layer, expert and MTP counts are checked against this before anything loops over them: a config

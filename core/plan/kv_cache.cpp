@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace ws::plan {
 
@@ -54,7 +55,7 @@ int64_t need(int64_t v, const char* key, const char* what) {
   return v;
 }
 
-enum class Kind { Full, Mla, Sliding, Linear };
+enum class Kind { Full, Mla, Sliding, Linear, Shared };
 
 std::vector<Kind> layerKinds(const ModelDescription& m) {
   const AttentionConfig& a = m.attention;
@@ -68,8 +69,10 @@ std::vector<Kind> layerKinds(const ModelDescription& m) {
       const std::string& t = a.layerTypes[i];
       if (t == "sliding_attention") kinds[i] = Kind::Sliding;
       else if (t == "linear_attention") kinds[i] = Kind::Linear;
-      else if (t != "full_attention" && t != "attention")
-        fail(ErrorCode::Usage, "layer_types[" + std::to_string(i) + "] is '" + t + "', not full_attention, sliding_attention or linear_attention");
+      // indexed_attention: DeepSeek-V3.2's MLA with its indexer (transformers 5.25.0
+      // configuration_deepseek_v32.py writes it for every layer); the indexer's keys are added below.
+      else if (t != "full_attention" && t != "attention" && t != "indexed_attention")
+        fail(ErrorCode::Usage, "layer_types[" + std::to_string(i) + "] is '" + t + "', not full_attention, sliding_attention, linear_attention or indexed_attention");
     }
   } else if (a.fullAttentionInterval > 0) {
     for (size_t i = 0; i < kinds.size(); ++i)
@@ -94,10 +97,27 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     if (kv.maxModelLen <= 0) fail(ErrorCode::Usage, "give --max-model-len: the config has no max_position_embeddings");
     const int tp = o.llamaCpp || o.attentionDp ? 1 : std::max(1, o.tp);
     std::vector<Kind> kinds = layerKinds(m);
+    // llama.cpp's widths layer by layer (head_count_kv arrays, key_length_swa); 0: uniform widths.
+    uint64_t llamaFull = 0, llamaSliding = 0;
     if (o.llamaCpp && !kinds.empty() && kinds.front() != Kind::Mla) {
-      // llama.cpp slides only the layers its architecture's pattern names (llama_cpp_cache.h).
-      const std::vector<bool> sliding = llamaCppSlidingLayers(m);
-      for (size_t i = 0; i < kinds.size() && i < sliding.size(); ++i) kinds[i] = sliding[i] ? Kind::Sliding : Kind::Full;
+      // llama.cpp slides only the layers its architecture's pattern names, and gives the
+      // KV-sharing layers no cache (llama_cpp_cache.h).
+      const std::vector<LlamaCppLayerKv> layers = llamaCppLayerKv(m);
+      std::map<std::string, int> groups;  // one formula line per distinct layer shape
+      for (size_t i = 0; i < kinds.size() && i < layers.size(); ++i) {
+        const LlamaCppLayerKv& l = layers[i];
+        kinds[i] = !l.hasKv ? Kind::Shared : l.sliding ? Kind::Sliding : Kind::Full;
+        if (!l.hasKv) continue;
+        const uint64_t bytes = ceilDiv(l.kWidth * ct.bytesPer32, 32) + ceilDiv(l.vWidth * ct.bytesPer32, 32);
+        (l.sliding ? llamaSliding : llamaFull) += bytes;
+        ++groups[std::string(l.sliding ? "sliding" : "full") + " layers x (K " + std::to_string(l.kWidth) + " + V " + std::to_string(l.vWidth) + ") x " +
+                 ct.name + " = " + std::to_string(bytes) + " B per token each"];
+      }
+      for (const auto& [shape, n] : groups) kv.formulas.push_back("llama.cpp: " + std::to_string(n) + " " + shape);
+    } else if (a.kvSharedLayers > 0) {
+      // vLLM 0.11.0 gemma3n.py:332-344: the last num_kv_shared_layers layers name an earlier layer
+      // as kv_sharing_target_layer_name, and gpu_model_runner.get_kv_cache_spec gives them no spec.
+      for (int64_t i = std::max<int64_t>(0, int64_t(kinds.size()) - a.kvSharedLayers); i < int64_t(kinds.size()); ++i) kinds[size_t(i)] = Kind::Shared;
     }
     // Speculative decoding with MTP: each draft layer keeps a cache like the model's layers.
     for (int i = 0; i < o.speculative; ++i) kinds.push_back(a.kvLoraRank > 0 ? Kind::Mla : Kind::Full);
@@ -119,10 +139,14 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
         case Kind::Mla: ++kv.layers.mla; break;
         case Kind::Sliding: ++kv.layers.sliding; break;
         case Kind::Linear: ++kv.layers.linear; break;
+        case Kind::Shared: ++kv.layers.shared; break;
       }
     }
-    if (kv.layers.full) full = perHeadTokens("full attention");
-    if (kv.layers.sliding) sliding = perHeadTokens("sliding-window attention");
+    if (kv.layers.shared) kv.formulas.push_back(std::to_string(kv.layers.shared) + " layers reuse an earlier layer's keys and values: no cache of their own");
+    // Speculative layers past the model's are uniform even where llama.cpp's layers are not.
+    const int extraFull = o.llamaCpp && (llamaFull || llamaSliding) ? std::max(0, int(kinds.size()) - int(m.numLayers)) : kv.layers.full;
+    if (extraFull) full = perHeadTokens("full attention");
+    if (kv.layers.sliding && !llamaSliding) sliding = perHeadTokens("sliding-window attention");
     if (kv.layers.mla) {
       // MLA keeps one latent per token, never split by TP; vLLM's fp8_ds_mla packs it in 656 bytes
       // (512 FP8 values, 4 F32 scales, 64 BF16 rope values).
@@ -133,9 +157,16 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     } else if (ct.dsMla) {
       fail(ErrorCode::Usage, "--kv-cache-dtype fp8_ds_mla is for MLA models (kv_lora_rank), and this one has none");
     }
-    kv.bytesPerToken = full * uint64_t(kv.layers.full) + mla * uint64_t(kv.layers.mla);
+    kv.bytesPerToken = llamaFull + full * uint64_t(extraFull) + mla * uint64_t(kv.layers.mla);
     kv.blockSize = o.blockSize;
-    if (!o.llamaCpp && a.indexTopk > 0 && kv.layers.mla) {
+    if (o.llamaCpp && llamaCppIndexerKeys(m) && kv.layers.mla) {
+      // llama.cpp's DSA cache: each layer's indexer key, one head of indexer.key_length in -ctk's type.
+      const uint64_t perLayer = ceilDiv(uint64_t(a.indexHeadDim) * ct.bytesPer32, 32);
+      kv.indexerBytesPerToken = perLayer * uint64_t(kv.layers.mla);
+      kv.bytesPerToken += kv.indexerBytesPerToken;
+      kv.formulas.push_back("llama.cpp indexer keys: " + std::to_string(a.indexHeadDim) + " x " + ct.name + " = " + std::to_string(perLayer) +
+                            " B per token per layer, a cache of its own (llama_kv_cache_dsa)");
+    } else if (!o.llamaCpp && a.indexTopk > 0 && kv.layers.mla) {
       // DeepSeek-V3.2 (vLLM 0.11.0 deepseek_v2.py Indexer): each MLA layer, the MTP layers too
       // (deepseek_mtp.py builds the same decoder layer), keeps one indexer key a token beside its
       // latent - index_head_dim FP8 values and an FP32 scale per 128 of them, uint8, never split by
@@ -155,7 +186,7 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
       // llama.cpp's sliding cache for one sequence (its own stream): PAD(min(n_ctx_seq, n_swa +
       // n_ubatch), 256) cells, n_ctx_seq = PAD(n_ctx, 256) (llama-kv-cache-iswa.cpp at 0c1e57098).
       kv.window = a.slidingWindow > 0 ? a.slidingWindow : m.architecture == "gemma2" ? 4096 : need(a.slidingWindow, "sliding_window", "sliding-window layers");
-      kv.slidingBytesPerToken = sliding * uint64_t(kv.layers.sliding);
+      kv.slidingBytesPerToken = llamaSliding ? llamaSliding : sliding * uint64_t(kv.layers.sliding);
       const uint64_t ctx = ceilDiv(uint64_t(kv.maxModelLen), 256) * 256, ubatch = 512;
       const uint64_t cells = ceilDiv(std::min(ctx, uint64_t(kv.window) + ubatch), 256) * 256;
       kv.slidingBytesPerSeq = cells * kv.slidingBytesPerToken;

@@ -26,6 +26,7 @@ struct KvOptions {
 
 struct KvLayers {
   int full = 0, mla = 0, sliding = 0, linear = 0;
+  int shared = 0;  // reuse an earlier layer's cache (Gemma 3n / 4): none of their own
 };
 
 struct KvCache {

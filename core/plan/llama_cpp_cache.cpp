@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 namespace ws::plan {
 
@@ -24,6 +25,9 @@ uint64_t rowBytes(const std::string& type, uint64_t n) {
   fail(ErrorCode::Usage, "llama.cpp's cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 (common/arg.cpp), not '" + type + "'");
 }
 
+// Values a block of a cache type holds: 1 for the float types, 32 for the quantized ones.
+uint64_t quantBlock(const std::string& type) { return type == "f32" || type == "f16" || type == "bf16" ? 1 : 32; }
+
 std::string mib(uint64_t b) {
   char s[32];
   std::snprintf(s, sizeof s, "%7.2f", double(float(b) / (1024.0f * 1024.0f)));  // llama.cpp casts to float
@@ -33,13 +37,22 @@ std::string mib(uint64_t b) {
 }  // namespace
 
 const std::vector<LlamaCppSwaPattern>& llamaCppSwaPatterns() {
-  // src/models/<file>.cpp load_arch_hparams at 0c1e57098.
+  // src/models/<file>.cpp load_arch_hparams at 0c1e57098. load_swa_pattern(ml, n) takes the GGUF's
+  // per-layer array first, then its scalar n, then the architecture's n; n -1: get_arr, required.
   static const std::vector<LlamaCppSwaPattern> t = {
       {"gpt-oss", 2, false, false, "openai-moe.cpp: load_swa_pattern(ml, 2), sliding_window required"},
       {"gemma2", 2, false, false, "gemma2.cpp: n_swa = 4096 unless the GGUF says, load_swa_pattern(ml, 2)"},
       {"gemma3", 6, false, true, "gemma3.cpp: load_swa_pattern(ml, 6) when sliding_window > 0"},
+      {"gemma3n", 5, false, false, "gemma3n.cpp: load_swa_pattern(ml, 5), sliding_window required"},
+      {"gemma4", -1, false, false, "gemma4.cpp: ml.get_arr(sliding_window_pattern), sliding_window required"},
       {"cohere2", 4, false, false, "cohere2.cpp: load_swa_pattern(ml, 4), sliding_window required"},
+      {"cohere2moe", 4, true, false, "cohere2moe.cpp: load_swa_pattern(ml, 4, true), sliding_window required"},
       {"olmo2", 4, false, true, "olmo2.cpp: load_swa_pattern(ml, 4) when sliding_window > 0"},
+      {"afmoe", 4, false, true, "afmoe.cpp: load_swa_pattern(ml, 4) when sliding_window > 0"},
+      {"exaone-moe", 4, false, false, "exaone-moe.cpp: load_swa_pattern(ml, 4), sliding_window required"},
+      {"laguna", 4, true, true, "laguna.cpp: load_swa_pattern(ml, 4, true) when sliding_window > 0"},
+      {"step35", -1, false, false, "step35.cpp: ml.get_arr(sliding_window_pattern), sliding_window required"},
+      {"mimo2", -1, false, false, "mimo2.cpp: ml.get_arr(sliding_window_pattern), sliding_window required"},
   };
   return t;
 }
@@ -56,9 +69,47 @@ std::vector<bool> llamaCppSlidingLayers(const ModelDescription& m) {
     for (size_t i = 0; i < out.size(); ++i) out[i] = a.layerTypes[i] == "sliding_attention";
     return out;
   }
+  if (p->n < 0) fail(ErrorCode::Usage, "the GGUF has no per-layer " + m.architecture + ".attention.sliding_window_pattern, which llama.cpp requires of " + m.architecture);
   const int64_t n = a.slidingWindowPattern >= 0 ? a.slidingWindowPattern : p->n;
   for (size_t il = 0; il < out.size(); ++il)
     out[il] = n == 0 || (p->denseFirst ? int64_t(il) % n != 0 : int64_t(il) % n < n - 1);
+  return out;
+}
+
+bool llamaCppIndexerKeys(const ModelDescription& m) {
+  // llama-model.cpp create_memory: LLM_ARCH_DEEPSEEK32 builds llama_kv_cache_dsa with the indexer
+  // cache on every trunk layer. GLM-DSA shares the class but keeps indexer keys only on its "full"
+  // indexer layers (is_indexer_full), which are not read here.
+  return m.architecture == "deepseek32" && m.attention.kvLoraRank > 0 && m.attention.indexHeadDim > 0;
+}
+
+std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m) {
+  const auto& a = m.attention;
+  const std::vector<bool> sliding = llamaCppSlidingLayers(m);
+  const bool mla = a.kvLoraRank > 0;
+  // hparams.n_layer_kv_from_start: Gemma 3n's first 20 layers keep a cache (gemma3n.cpp), Gemma 4's
+  // all but attention.shared_kv_layers (gemma4.cpp); the rest read an earlier layer's.
+  int64_t withKv = m.numLayers;
+  if (m.architecture == "gemma3n") withKv = std::min<int64_t>(m.numLayers, 20);
+  else if (m.architecture == "gemma4") withKv = m.numLayers - a.kvSharedLayers;
+  std::vector<LlamaCppLayerKv> out(sliding.size());
+  for (size_t il = 0; il < out.size(); ++il) {
+    LlamaCppLayerKv& l = out[il];
+    l.hasKv = int64_t(il) < withKv;
+    l.sliding = sliding[il];
+    const int64_t k = l.sliding && a.headDimSwa > 0 ? a.headDimSwa : a.headDim;
+    const int64_t v = l.sliding && a.vHeadDimSwa > 0 ? a.vHeadDimSwa : a.vHeadDim;
+    l.kHead = uint64_t(std::max<int64_t>(0, k)), l.vHead = uint64_t(std::max<int64_t>(0, v));
+    if (mla) {  // one latent of kv_lora_rank + rope dims, no V
+      l.kWidth = uint64_t(a.kvLoraRank + std::max<int64_t>(0, a.qkRopeHeadDim));
+      continue;
+    }
+    const int64_t heads = a.kvHeadsPerLayer.empty() ? a.numKvHeads : a.kvHeadsPerLayer[il];
+    l.kWidth = uint64_t(std::max<int64_t>(0, k * heads));
+    l.vWidth = uint64_t(std::max<int64_t>(0, v * heads));
+    if (l.hasKv && !l.kWidth)
+      fail(ErrorCode::Usage, "the GGUF has no attention.head_count_kv or key_length for layer " + std::to_string(il) + ", which llama.cpp's cache needs");
+  }
   return out;
 }
 
@@ -74,28 +125,42 @@ Result<std::vector<LlamaCppCachePart>> llamaCppCache(const ModelDescription& m, 
     const auto& a = m.attention;
     if (m.numLayers <= 0) fail(ErrorCode::Usage, "the GGUF has no block_count, which llama.cpp's cache needs");
     if (o.nCtx <= 0 || o.nSeq <= 0 || o.nUbatch <= 0) fail(ErrorCode::Usage, "llama.cpp's -c, -np and -ub must be positive");
-    const bool mla = a.kvLoraRank > 0;
-    // K: key_length x head_count_kv a cell; MLA one latent of kv_lora_rank + rope dims, no V.
-    const uint64_t kWidth = mla ? uint64_t(a.kvLoraRank + std::max<int64_t>(0, a.qkRopeHeadDim)) : uint64_t(std::max<int64_t>(0, a.headDim * a.numKvHeads));
-    const uint64_t vWidth = mla ? 0 : uint64_t(std::max<int64_t>(0, a.vHeadDim * a.numKvHeads));
-    if (!kWidth) fail(ErrorCode::Usage, "the GGUF has no attention.head_count_kv or key_length, which llama.cpp's cache needs");
+    const std::vector<LlamaCppLayerKv> layers = llamaCppLayerKv(m);
+    // With flash attention a quantized cache's block must divide every layer's head
+    // (llama-context.cpp llama_init_from_model: it returns no context otherwise).
+    for (const auto& l : layers)
+      for (const auto& [type, head, which] : {std::tuple{o.typeK, l.kHead, "K"}, std::tuple{o.typeV, l.vHead, "V"}})
+        if (uint64_t block = quantBlock(type); block > 1 && head % block)
+          fail(ErrorCode::Usage, std::string(which) + " cache type " + type + " with block size " + std::to_string(block) + " does not divide n_embd_head_" +
+                                     (which[0] == 'K' ? "k" : "v") + "=" + std::to_string(head) + ": llama.cpp creates no context (llama_init_from_model)");
     const uint32_t streams = o.unified ? 1 : uint32_t(o.nSeq);
     const uint64_t nCtx = pad(uint64_t(o.nCtx), 256);
     const uint64_t nCtxSeq = o.unified ? nCtx : pad(nCtx / uint64_t(o.nSeq), 256);
-    const std::vector<bool> sliding = llamaCppSlidingLayers(m);
-    const int slidingLayers = int(std::count(sliding.begin(), sliding.end(), true));
-    auto part = [&](std::string name, uint64_t cells, int layers) {
+    auto part = [&](std::string name, uint64_t cells, bool sliding) {
       LlamaCppCachePart p;
-      p.name = std::move(name), p.cells = cells, p.layers = layers, p.streams = streams;
-      p.kBytes = rowBytes(o.typeK, kWidth) * cells * streams * uint64_t(layers);
-      p.vBytes = vWidth ? rowBytes(o.typeV, vWidth) * cells * streams * uint64_t(layers) : 0;
+      p.name = std::move(name), p.cells = cells, p.streams = streams;
+      for (const auto& l : layers) {
+        if (!l.hasKv || l.sliding != sliding) continue;
+        ++p.layers;
+        p.kBytes += rowBytes(o.typeK, l.kWidth) * cells * streams;
+        p.vBytes += l.vWidth ? rowBytes(o.typeV, l.vWidth) * cells * streams : 0;
+      }
       return p;
     };
-    if (!slidingLayers) return {part("", nCtxSeq, int(m.numLayers))};
+    const bool anySliding = std::any_of(layers.begin(), layers.end(), [](const LlamaCppLayerKv& l) { return l.sliding; });
+    if (llamaCppIndexerKeys(m)) {
+      // llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp): the MLA cache, then a second cache of the
+      // same cells holding each trunk layer's indexer key - one head of indexer.key_length, K only.
+      LlamaCppCachePart indexer = part("", nCtxSeq, false);
+      indexer.vBytes = 0;
+      indexer.kBytes = rowBytes(o.typeK, uint64_t(a.indexHeadDim)) * nCtxSeq * streams * uint64_t(indexer.layers);
+      return {part("", nCtxSeq, false), indexer};
+    }
+    if (!anySliding) return {part("", nCtxSeq, false)};
     const int64_t window = a.slidingWindow > 0 ? a.slidingWindow : m.architecture == "gemma2" ? 4096 : 0;
     if (window <= 0) fail(ErrorCode::Usage, "the GGUF has no attention.sliding_window, which llama.cpp's sliding layers need");
     const uint64_t swaCells = o.swaFull ? nCtxSeq : pad(std::min<uint64_t>(nCtxSeq, uint64_t(window) * (o.unified ? uint64_t(o.nSeq) : 1) + uint64_t(o.nUbatch)), 256);
-    return {part("non-SWA", nCtxSeq, int(m.numLayers) - slidingLayers), part("SWA", swaCells, slidingLayers)};
+    return {part("non-SWA", nCtxSeq, false), part("SWA", swaCells, true)};
   });
 }
 

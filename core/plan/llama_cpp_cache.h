@@ -10,7 +10,12 @@
 //     (src/llama-kv-cache-iswa.cpp);
 //   - bytes: each layer K [key_length x head_count_kv] and V [value_length x head_count_kv] a cell
 //     per stream, in -ctk / -ctv's type; MLA (key_length_mla present) keeps K only
-//     (src/llama-kv-cache.cpp: has_v = !is_mla).
+//     (src/llama-kv-cache.cpp: has_v = !is_mla). Per layer: head_count_kv may be an array, and
+//     the sliding layers take key_length_swa / value_length_swa (llama-hparams.cpp n_embd_k_gqa);
+//     V is stored untransposed, as flash attention (llama-server's auto on GPUs) keeps it - without
+//     it llama.cpp pads every layer's V to the widest (llama-kv-cache.cpp, TAG_V_CACHE_VARIABLE);
+//   - layers with a cache: all, except the KV-sharing layers at the end (hparams.has_kv:
+//     n_layer_kv_from_start, gemma3n.cpp: 20; gemma4.cpp: n_layer - attention.shared_kv_layers).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +31,7 @@ namespace ws::plan {
 // One architecture's built-in sliding-window pattern (general.architecture's name).
 struct LlamaCppSwaPattern {
   std::string_view arch;
-  int n;               // every n-th layer is dense (0: every layer slides)
+  int n;               // every n-th layer is dense (0: every layer slides; -1: only the GGUF's array says)
   bool denseFirst;     // the first of each n is the dense one, not the last
   bool needsWindow;    // sliding only when attention.sliding_window is present and > 0
   std::string_view source;
@@ -36,6 +41,19 @@ const std::vector<LlamaCppSwaPattern>& llamaCppSwaPatterns();
 // Per layer (0 .. numLayers-1, MTP / NextN layers excluded): does llama.cpp give it the sliding
 // cache? All false for an architecture without sliding layers.
 std::vector<bool> llamaCppSlidingLayers(const ModelDescription& m);
+
+// One layer's cache as llama.cpp allocates it: K and V widths a cell (values, before the cache
+// type), sliding or not; hasKv false for a layer that reuses another's (no cache of its own).
+struct LlamaCppLayerKv {
+  bool hasKv = true, sliding = false;
+  uint64_t kWidth = 0, vWidth = 0;
+  uint64_t kHead = 0, vHead = 0;  // n_embd_head_k / _v: a quantized cache type's block must divide them
+};
+// Does llama.cpp keep DeepSeek-V3.2's indexer keys in a cache of their own (a GGUF of deepseek32)?
+bool llamaCppIndexerKeys(const ModelDescription& m);
+
+// Every layer (0 .. numLayers-1); a usage error naming the GGUF key a layer needs when it is absent.
+std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m);
 
 struct LlamaCppCacheOptions {
   int64_t nCtx = 4096;          // -c

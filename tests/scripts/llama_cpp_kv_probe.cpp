@@ -13,8 +13,9 @@
 
 static FILE* fullLog = nullptr;
 
-static void keepKvLines(ggml_log_level, const char* text, void*) {
+static void keepKvLines(ggml_log_level level, const char* text, void*) {
   if (fullLog) std::fputs(text, fullLog);
+  if (level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);  // why no context was made
   if (std::strstr(text, "llama_kv_cache: size =") || std::strstr(text, "KV cache, size =")) std::fputs(text, stdout);
 }
 

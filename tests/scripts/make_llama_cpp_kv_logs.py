@@ -54,11 +54,15 @@ def main():
                     os.makedirs(os.path.join(DATA, "logs"), exist_ok=True)
                     full = [os.path.join(DATA, "logs", full_log_name(os.path.basename(gguf), n_ctx, n_seq, unified, swa_full, typ))]
                 r = subprocess.run([probe, gguf, str(n_ctx), str(n_seq), str(unified), str(swa_full), typ, *full], capture_output=True, text=True)
-                if r.returncode != 0:  # llama.cpp refuses the file (the tiny DeepSeek: its expert groups): none kept
-                    refused[os.path.basename(gguf)] = next((l for l in r.stderr.splitlines() if "GGML_ASSERT" in l or "error" in l), r.stderr[-300:]).strip()
-                    break
-                out.append({"file": os.path.basename(gguf), "n_ctx": n_ctx, "n_seq": n_seq, "unified": bool(unified), "swa_full": bool(swa_full),
-                            "type": typ, "lines": [l.rstrip("\n") for l in r.stdout.splitlines() if l.strip()]})
+                case = {"file": os.path.basename(gguf), "n_ctx": n_ctx, "n_seq": n_seq, "unified": bool(unified), "swa_full": bool(swa_full), "type": typ}
+                if r.returncode != 0:
+                    why = next((l for l in r.stderr.splitlines() if "GGML_ASSERT" in l or "error" in l), r.stderr.strip()[-300:]).strip()
+                    if not out or out[-1]["file"] != case["file"]:  # llama.cpp refuses the file (the tiny DeepSeek: its expert groups)
+                        refused[case["file"]] = why
+                        break
+                    out.append({**case, "refused": why})  # refuses this setting alone (a cache type the heads do not fit)
+                    continue
+                out.append({**case, "lines": [l.rstrip("\n") for l in r.stdout.splitlines() if l.strip()]})
     doc = {"made_by": "tests/scripts/make_llama_cpp_kv_logs.py with llama.cpp 0c1e57098 (llama-cpp-python 0.3.36's vendored tree)",
            "refused": refused, "cases": out}
     with open(os.path.join(DATA, "kv_logs.json"), "w") as f:
