@@ -823,6 +823,80 @@ class TstEngineRules : public QObject {
     QVERIFY2(v.says("WS-E009", "model.layers.1.self_attn.fused_qkv_a_proj.weight (1 of 2 shards unfilled: kv_a_proj_with_mqa)"), v.dump().c_str());
   }
 
+  // DeepSeek-V3.2: the synth DeepSeek-V3 given an indexer in every layer as V3.2 checkpoints store
+  // it (wq_b, wk, k_norm's weight and bias, weights_proj). SGLang 0.5.23 places every name; vLLM
+  // 0.11.0 builds weights_proj with ReplicatedLinear's default bias, which no checkpoint fills, and
+  // refuses the unquantized checkpoint - the error of vllm#30036 (fixed upstream by PR #26889).
+  void deepseekV32Indexer() {
+    // As transformers 5.25.0 writes it (tests/data/deepseek_v32, make_deepseek_v32.py): the error
+    // of the issue on a real file; SGLang loads it.
+    const std::string written = wstest::sourceDir() + "/tests/data/deepseek_v32";
+    const Run real = validateFor(written, "vllm", 1);
+    QVERIFY2(real.says("WS-E009", "3 parameters of vLLM 0.11.0's DeepseekV32ForCausalLM") &&
+                 real.says("WS-E009", "'Following weights were not initialized from checkpoint' (model_loader/default_loader.py:273-277): model.layers.0.self_attn.indexer.weights_proj.bias"),
+             real.dump().c_str());
+    QVERIFY2(real.verdict.find("vLLM 0.11.0, TP 1 on H200-141GB (SM 9.0): refuses: 1 reason (WS-E009)") == 0, real.verdict.c_str());
+    const Run realSg = validateFor(written, "sglang", 1);
+    QVERIFY2(!realSg.says("WS-E009", "") && !realSg.says("WS-E008", "consumes is unknown"), realSg.dump().c_str());
+    wstest::TempDir d, e, g;
+    synth::Options o;
+    o.like = "deepseek-v3", o.scheme = "bf16", o.layers = 3, o.denseLayers = 1, o.shards = 1, o.out = d.file("ds");
+    QVERIFY(synth::write(o).ok());
+    int64_t hidden = 0, qLora = 0;
+    wstest::editJson(o.out + "/config.json", [&](nlohmann::ordered_json& c) {
+      c["architectures"] = {"DeepseekV32ForCausalLM"}, c["model_type"] = "deepseek_v32", c["topk_method"] = "noaux_tc";
+      c["index_topk"] = 8, c["index_head_dim"] = 32, c["index_n_heads"] = 4;
+      hidden = c["hidden_size"].get<int64_t>(), qLora = c["q_lora_rank"].get<int64_t>();
+    });
+    const std::string v32 = tensorsEdited(e, o.out, [&](wstest::StFile& f) {
+      auto add = [&](const std::string& name, std::vector<uint64_t> shape) {
+        uint64_t n = 1;
+        for (uint64_t x : shape) n *= x;
+        f.tensors.push_back({name, "BF16", shape, std::vector<uint8_t>(n * 2, 0)});
+      };
+      for (int l = 0; l < 3; ++l) {
+        const std::string ix = "model.layers." + std::to_string(l) + ".self_attn.indexer.";
+        add(ix + "wq_b.weight", {4 * 32, uint64_t(qLora)});
+        add(ix + "wk.weight", {32, uint64_t(hidden)});
+        add(ix + "k_norm.weight", {32});
+        add(ix + "k_norm.bias", {32});
+        add(ix + "weights_proj.weight", {4, uint64_t(hidden)});
+      }
+    });
+    const Run s = validateFor(v32, "sglang", 1);
+    QVERIFY2(!s.says("WS-E009", "") && !s.says("WS-E008", "consumes is unknown"), s.dump().c_str());
+    const Run v = validateFor(v32, "vllm", 1);
+    QVERIFY2(v.says("WS-E009", "'Following weights were not initialized from checkpoint' (model_loader/default_loader.py:273-277): model.layers.0.self_attn.indexer.weights_proj.bias, "
+                               "model.layers.1.self_attn.indexer.weights_proj.bias, model.layers.2.self_attn.indexer.weights_proj.bias"),
+             v.dump().c_str());
+    QVERIFY2(!v.says("WS-E009", "wk.weight") && !v.says("WS-E009", "k_norm"), v.dump().c_str());
+    // One layer's indexer key projection missing: both engines build it, neither fills it.
+    const std::string noWk = tensorsEdited(g, v32, [](wstest::StFile& f) { f.remove("model.layers.1.self_attn.indexer.wk.weight"); });
+    const Run s2 = validateFor(noWk, "sglang", 1);
+    QVERIFY2(s2.says("WS-E009", "model.layers.1.self_attn.indexer.wk.weight") && s2.says("WS-E009", "which SGLang loads uninitialised"), s2.dump().c_str());
+  }
+
+  // A quantization's own parameters exist only on the modules built with the quantization config:
+  // DeepSeek's router is vLLM's ReplicatedLinear with quant_config=None and SGLang's bare
+  // nn.Parameter. An FP8 checkpoint whose tool also quantized a router stores a weight_scale_inv
+  // for it that neither engine has a parameter for: vLLM's params_dict lookup raises, SGLang warns
+  // and drops it (and would run the FP8 bytes as the router's BF16 weight).
+  void quantizedRouterHasNoScaleParameter() {
+    wstest::TempDir d, e;
+    synth::Options o;
+    o.like = "deepseek-v3", o.scheme = "fp8-block", o.layers = 3, o.denseLayers = 1, o.shards = 1, o.out = d.file("ds");
+    QVERIFY(synth::write(o).ok());
+    wstest::editJson(o.out + "/config.json", [](nlohmann::ordered_json& c) { c["topk_method"] = "noaux_tc"; });
+    const Run clean = validateFor(o.out, "vllm", 1);
+    QVERIFY2(!clean.says("WS-E009", ""), clean.dump().c_str());
+    const std::string gate = "model.layers.1.mlp.gate.weight_scale_inv";
+    const std::string scaled = tensorsEdited(e, o.out, [&](wstest::StFile& f) { f.tensors.push_back({gate, "F32", {1, 1}, std::vector<uint8_t>(4, 0)}); });
+    const Run v = validateFor(scaled, "vllm", 1);
+    QVERIFY2(v.says("WS-E009", "KeyError: '" + gate + "'"), v.dump().c_str());
+    const Run s = validateFor(scaled, "sglang", 1);
+    QVERIFY2(s.says("WS-E009", gate), s.dump().c_str());
+  }
+
   // A head dropped as tied: Mixtral's config says tie_word_embeddings, vLLM shares the embedding
   // and loads; SGLang's MixtralForCausalLM makes lm_head its own parameter (mixtral.py:355) and
   // serves it uninitialised.

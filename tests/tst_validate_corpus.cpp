@@ -1107,12 +1107,21 @@ class TstValidateCorpus : public QObject {
     QTest::newRow("gguf") << "gguf/tiny-qwen3moe-kquants.gguf" << QStringList{};
     QTest::newRow("gguf split") << "gguf/tiny-qwen3moe-kquants-00001-of-00002.gguf" << QStringList{};
     QTest::newRow("gguf expected") << "gguf/tiny-qwen3moe-kquants.expected.gguf" << QStringList{};
+    // Gemma 4 MoE as transformers 5.25.0 writes it and llama.cpp's converter converts it: wider
+    // full-attention heads and per-layer KV heads (WS-S008), a router with scale vectors beside
+    // its matrix (WS-S002).
+    QTest::newRow("gemma4") << "data:gemma4" << QStringList{};
+    QTest::newRow("gemma4 gguf") << "data:llama_cpp/gemma4-bf16.gguf" << QStringList{};
+    // DeepSeek-V3.2 with its indexer, transformers-written and llama.cpp-converted.
+    QTest::newRow("deepseek_v32") << "data:deepseek_v32" << QStringList{};
+    QTest::newRow("deepseek_v32 gguf") << "data:llama_cpp/deepseek-v32-bf16.gguf" << QStringList{};
   }
 
   void fixturesValidateClean() {
     QFETCH(QString, rel);
     QFETCH(QStringList, infos);
-    auto r = val::validatePath(wstest::fixture(rel.toStdString()), {});
+    const std::string path = rel.startsWith("data:") ? wstest::sourceDir() + "/tests/data/" + rel.mid(5).toStdString() : wstest::fixture(rel.toStdString());
+    auto r = val::validatePath(path, {});
     QVERIFY(r.ok());
     QSet<QString> got;
     for (const auto& f : r.value().findings) {

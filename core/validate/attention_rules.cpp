@@ -30,8 +30,7 @@ void attentionRules(const Checkpoint& c, Sink& sink) {
   // MLA (DeepSeek, Kimi) projects through low-rank latents: its shapes are not heads x head_dim.
   if (a.kvLoraRank > 0 || a.numHeads <= 0 || a.headDim <= 0 || m.hiddenSize <= 0) return;
   const bool gguf = c.format == "gguf";
-  const uint64_t H = uint64_t(m.hiddenSize), heads = uint64_t(a.numHeads), kvHeads = uint64_t(a.numKvHeads > 0 ? a.numKvHeads : a.numHeads);
-  const uint64_t kDim = uint64_t(a.headDim), vDim = uint64_t(a.vHeadDim > 0 ? a.vHeadDim : a.headDim);
+  const uint64_t H = uint64_t(m.hiddenSize), heads = uint64_t(a.numHeads);
   const std::string headsKey = gguf ? "head_count" : "num_attention_heads", kvKey = gguf ? "head_count_kv" : "num_key_value_heads";
   const std::string kKey = gguf ? "key_length" : "head_dim", vKey = gguf ? "value_length" : "head_dim";
   FindingGroup group;
@@ -48,6 +47,10 @@ void attentionRules(const Checkpoint& c, Sink& sink) {
     auto decoded = num::decodedShape(c, li);
     if (!decoded) continue;  // a shape the decoder refuses is WS-S004's or an integrity finding
     const std::vector<uint64_t> shape = decoded.value();
+    // Per layer where layers differ (Gemma 4: per-layer KV heads, wider full-attention heads).
+    const int64_t layerKv = a.kvHeadsAt(w.layer), layerK = a.headDimAt(w.layer), layerV = a.vHeadDimAt(w.layer);
+    const uint64_t kvHeads = uint64_t(layerKv > 0 ? layerKv : a.numHeads);
+    const uint64_t kDim = uint64_t(layerK > 0 ? layerK : a.headDim), vDim = uint64_t(layerV > 0 ? layerV : kDim);
     std::vector<uint64_t> want;
     std::string why;
     switch (*part) {

@@ -351,7 +351,9 @@ void shapeRules(const Checkpoint& c, Sink& sink) {
         if (s.component == Component::Scale && s.shape.size() == 1 && shape.size() >= 2)
           sink.add("WS-S005", "block scale grid stored as " + formatShape(s.shape) + " for a " + formatShape(shape) + " weight", s.name);
       }
-    if (router && E && H && !(shape.size() == 2 && shape[0] == E && shape[1] == H) && w.name.find("e_score_correction") == std::string::npos)
+    // The router's matrix is its ".weight"; the vectors beside it are not [E, H]: DeepSeek's
+    // e_score_correction_bias [E], Gemma 4's router.scale [H] and router.per_expert_scale [E].
+    if (router && E && H && w.name.ends_with(".weight") && !(shape.size() == 2 && shape[0] == E && shape[1] == H))
       sink.add("WS-S002", "router is " + formatShape(shape) + ", expected [" + std::to_string(E) + ", " + std::to_string(H) + "]", w.name);
     if (!H || !I) continue;
     if (routed && w.expert >= 0 && w.numaNode < 0) {

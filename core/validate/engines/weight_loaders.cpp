@@ -43,8 +43,8 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
       // AutoWeightsLoader; DeepseekV3ForCausalLM:1429 inherits it): fused_qkv_a_proj only where
       // q_lora_rank makes it (1352), "mlp.experts." guard unless a parameter (1345), the expert
       // renames looked up at once (1386), MTP layers model.layers.(N+i). skipped (1331, 1435-1443);
-      // lm_head never tied (1211).
-      {.engine = "vllm", .architectures = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"}, .family = LoaderFamily::DeepseekV2,
+      // lm_head never tied (1211). DeepseekV32ForCausalLM is the same class (registry.py:73).
+      {.engine = "vllm", .architectures = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"}, .family = LoaderFamily::DeepseekV2,
        .source = "vllm/model_executor/models/deepseek_v2.py DeepseekV2ForCausalLM.load_weights", .autoWeightsLoader = false,
        .stacked = {{"gate_up_proj", "gate_proj", "0"}, {"gate_up_proj", "up_proj", "1"}, {"fused_qkv_a_proj", "q_a_proj", "0"}, {"fused_qkv_a_proj", "kv_a_proj_with_mqa", "1"}},
        .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts.", .expertGuardOnlyIfNotParameter = true,
@@ -243,8 +243,8 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
       // the routed ones (the default for V3 with 256 experts on CUDA SM 8.0+ without EP,
       // deepseek_v2.py:3316-3394) are renamed experts.<n_routed>. (311-315): the same tensors
       // fill them, so the parameters are taken unfused. lm_head tied by tie_word_embeddings
-      // (deepseek_v2.py:3288-3289).
-      {.engine = "sglang", .architectures = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"}, .family = LoaderFamily::DeepseekV2,
+      // (deepseek_v2.py:3288-3289). DeepseekV32ForCausalLM subclasses it unchanged (3522-3523).
+      {.engine = "sglang", .architectures = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"}, .family = LoaderFamily::DeepseekV2,
        .source = "sglang/srt/models/deepseek_common/deepseek_weight_loader.py DeepseekV2WeightLoaderMixin.do_load_weights", .autoWeightsLoader = false,
        .stacked = {{"gate_up_proj", "gate_proj", "0"}, {"gate_up_proj", "up_proj", "1"}}, .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj",
        .expertGuard = "mlp.experts.", .expertGuardOnlyIfNotParameter = true, .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false,

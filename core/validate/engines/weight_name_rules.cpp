@@ -98,6 +98,7 @@ struct Config {
 nlohmann::json configDefaults(const std::string& modelType, const std::string& engine) {
   // SGLang 0.5.23 registers no DeepseekV3Config of its own: transformers 5.19.0's, which has no
   // topk_method nor moe_layer_freq (configuration_deepseek_v3.py:89-112) - absent, they stay unknown.
+  // Its DeepseekV32Config (configuration_deepseek_v32.py:90-127) has the same defaults for these keys.
   if (engine == "sglang" && (modelType == "deepseek_v3" || modelType == "deepseek_v32"))
     return {{"n_shared_experts", 1}, {"n_routed_experts", 256}, {"kv_lora_rank", 512}, {"q_lora_rank", 1536}, {"first_k_dense_replace", 3}, {"tie_word_embeddings", false}};
   if (modelType == "deepseek_v3" || modelType == "deepseek_v32")
@@ -137,6 +138,9 @@ struct Parameters {
   std::set<std::string, std::less<>> modules;
   std::map<std::string, std::vector<std::string>, std::less<>> shards;
   std::set<std::string, std::less<>> expertModules;
+  // Modules the class builds with quant_config=None: exactly the parameters listed, whatever the
+  // checkpoint's quantization - a scale stored for one has no parameter to go to.
+  std::set<std::string, std::less<>> unquantized;
   int64_t experts = 0;
   std::string unknown;  // why the class's parameters are not known here ("" when they are)
   std::string refusal;  // why the engine cannot build the class from this config ("" when it can)
@@ -268,7 +272,12 @@ Parameters mixtral(const Config& c, int64_t layers, int64_t experts, const Weigh
 // n_shared_experts is set (210); only num_hidden_layers layers (1135); lm_head never tied (1211).
 Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
   Parameters p;
-  if (c.j.contains("index_topk")) p.unknown = "DeepSeek-V3.2's indexer (index_topk) was not read";
+  // DeepSeek-V3.2's sparse-attention indexer, in every layer when the config names none of the
+  // later variants (GLM-5's shared indexers, LongCat's cli_factor, pooled or RMS-normed keys,
+  // interleaved indexer rope: SGLang then fuses wk and weights_proj), which were not read.
+  const bool indexer = c.j.contains("index_topk");
+  for (const char* variant : {"indexer_types", "cli_factor", "index_topk_freq", "index_topk_pattern", "index_kpool", "index_k_norm_type", "indexer_rope_interleave"})
+    if (indexer && c.j.contains(variant)) p.unknown = std::string("the DeepSeek-V3.2 indexer variant of ") + variant + " was not read";
   if (!c.set("kv_lora_rank")) p.unknown = "a DeepSeek config without kv_lora_rank (not MLA) was not read";
   p.experts = experts;
   const bool qLora = c.set("q_lora_rank");
@@ -289,9 +298,25 @@ Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const We
     p.add(at + "self_attn.kv_a_layernorm.weight");
     p.add(at + "self_attn.kv_b_proj.weight");
     p.add(at + "self_attn.o_proj.weight");
+    if (indexer) {
+      // vLLM deepseek_v2.py:744-757 Indexer: wq_b and wk without biases, a LayerNorm k_norm (weight
+      // and bias, layernorm.py:381-391), and weights_proj a ReplicatedLinear left at its default
+      // bias=True (linear.py:317) - a bias no DeepSeek checkpoint stores (vllm#30036, PR #26889).
+      // SGLang dsa_indexer.py:344-383: the same modules, every one bias=False.
+      const std::string ix = at + "self_attn.indexer.";
+      p.add(ix + "wq_b.weight");
+      p.add(ix + "wk.weight");
+      p.weightAndBias(ix + "k_norm");
+      if (row.engine == "sglang") p.add(ix + "weights_proj.weight");
+      else p.weightAndBias(ix + "weights_proj");
+      p.unquantized.insert(ix + "weights_proj");  // quant_config=None in both (vLLM :757-760, SGLang dsa_indexer.py:368-373)
+    }
     p.norms(at);
     if (c.set("n_routed_experts") && l >= c.integer("first_k_dense_replace", 0) && l % std::max<int64_t>(1, c.integer("moe_layer_freq", 1)) == 0) {
       p.routed(at + "mlp.");
+      // The router: vLLM's ReplicatedLinear with quant_config=None (deepseek_v2.py:158-162), SGLang's
+      // MoEGate a bare nn.Parameter (deepseek_v2.py:497-517): never a quantized module.
+      p.unquantized.insert(at + "mlp.gate");
       if (c.text("topk_method") == "noaux_tc") p.add(at + "mlp.gate.e_score_correction_bias");
       // vLLM: n_shared_experts set (deepseek_v2.py:210); SGLang: above 0 (deepseek_v2.py:864-866)
       if (row.engine == "sglang" ? c.integer("n_shared_experts", 0) > 0 : c.set("n_shared_experts")) p.dense(at + "mlp.shared_experts.");
@@ -743,12 +768,13 @@ class EmulatedLoader {
 
   // Is `name` in params_dict? Exact for an unquantized model; a quantized one's own parameters
   // (weight_scale_inv, qweight, weight_packed ...) are taken as present on every module that has
-  // parameters - the quantization method decides, and its parameter lists are not read here.
+  // parameters and is built with the quantization config - the method decides which, and its
+  // parameter lists are not read here.
   bool has(std::string_view name) const {
     if (p_.names.count(name)) return true;
     if (!quantized_) return false;
     static const std::set<std::string_view> base = {"weight", "bias", "e_score_correction_bias", "w13_weight", "w2_weight", "w13_bias", "w2_bias"};
-    return !base.count(leafOf(name)) && p_.modules.count(moduleOf(name));
+    return !base.count(leafOf(name)) && p_.modules.count(moduleOf(name)) && !p_.unquantized.count(moduleOf(name));
   }
   bool dropped(std::string_view name) const {
     for (auto s : row_.droppedSuffixes)
