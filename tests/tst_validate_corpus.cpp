@@ -15,6 +15,7 @@
 
 #include "core/formats/gguf.h"
 #include "core/numerics/hd.h"
+#include "core/report/inspect_report.h"
 #include "core/report/validate_report.h"
 #include "core/synth/synth.h"
 #include "core/validate/rules.h"
@@ -1249,6 +1250,26 @@ class TstValidateCorpus : public QObject {
     QCOMPARE(j["expert_health"].size(), cells.size());
     const auto copy = std::find_if(j["expert_health"].begin(), j["expert_health"].end(), [](const nlohmann::json& c) { return c["layer"] == 1 && c["expert"] == 5; });
     QVERIFY(copy != j["expert_health"].end() && (*copy)["nearest"] == 2);
+    // inspect --health puts the same cells in its experts grid (column -1 first, so expert e at e + 1).
+    InspectOptions io;
+    io.health = cells;
+    auto opened = wstest::openOrFail(dir);
+    const nlohmann::json grid = inspectJson(*opened, io)["experts"];
+    for (const auto& row : grid["rows"]) {
+      const int32_t layer = row["layer"].get<int32_t>();
+      QVERIFY(row["norm_octaves"][0].is_null());
+      for (int64_t e = 0; e < grid["experts"].get<int64_t>(); ++e) {
+        const auto it = at.find(std::make_pair(layer, e));
+        if (it == at.end()) {
+          QVERIFY(row["nearest"][size_t(e + 1)].is_null());
+          continue;
+        }
+        QCOMPARE(row["nearest"][size_t(e + 1)].get<int64_t>(), it->second.nearest);
+        QCOMPARE(row["norm_octaves"][size_t(e + 1)].get<double>(), it->second.normOctaves);
+        QCOMPARE(row["nearest_cosine"][size_t(e + 1)].get<double>(), it->second.nearestCosine);
+      }
+    }
+    QVERIFY(!inspectJson(*opened, InspectOptions{})["experts"]["rows"][0].contains("nearest"));  // not computed, not shown
   }
 
   // WS-V015 / WS-V016's twins just inside their thresholds: expert 5 made of expert 2 and expert

@@ -1,6 +1,8 @@
 #include "core/report/inspect_report.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <functional>
@@ -48,8 +50,12 @@ std::string ranges(const std::vector<int>& v) {
 bool selected(const TensorRecord& t, const InspectOptions& opt) { return opt.filter.empty() || globMatch(opt.filter, t.name); }
 
 // The expert grid, one entry per layer that holds anything in it; each array runs over column -1
-// (shared experts / dense MLP) and then the routed experts. Whole checkpoint, --filter aside.
-json expertsJson(const ExpertGrid& g) {
+// (shared experts / dense MLP) and then the routed experts. Whole checkpoint, --filter aside. With
+// the sampled health (--health), three more arrays: null where a cell has no sample.
+json expertsJson(const ExpertGrid& g, const std::vector<val::ExpertHealthCell>& health) {
+  std::map<std::pair<int32_t, int64_t>, const val::ExpertHealthCell*> sampled;
+  for (const auto& h : health) sampled[{h.layer, h.expert}] = &h;
+  auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   json rows = json::array();
   for (int l = 0; l < g.layers; ++l) {
     std::vector<uint64_t> bytes, params, tensors, scales;
@@ -63,7 +69,19 @@ json expertsJson(const ExpertGrid& g) {
       any |= cell.tensors > 0;
     }
     if (!any) continue;
-    rows.push_back({{"layer", l}, {"dense", g.isDense(l)}, {"bytes", bytes}, {"parameters", params}, {"tensors", tensors}, {"scale_bytes", scales}});
+    json row = {{"layer", l}, {"dense", g.isDense(l)}, {"bytes", bytes}, {"parameters", params}, {"tensors", tensors}, {"scale_bytes", scales}};
+    if (!health.empty()) {
+      json octaves = json::array(), nearest = json::array(), cosine = json::array();
+      for (int64_t e = -1; e < g.experts; ++e) {
+        const auto it = sampled.find({l, e});
+        const val::ExpertHealthCell* h = it == sampled.end() ? nullptr : it->second;
+        octaves.push_back(h ? number(h->normOctaves) : json(nullptr));
+        nearest.push_back(h && h->nearest >= 0 ? json(h->nearest) : json(nullptr));
+        cosine.push_back(h ? number(h->nearestCosine) : json(nullptr));
+      }
+      row["norm_octaves"] = std::move(octaves), row["nearest"] = std::move(nearest), row["nearest_cosine"] = std::move(cosine);
+    }
+    rows.push_back(std::move(row));
   }
   return {{"layers", g.layers}, {"experts", g.experts}, {"rows", std::move(rows)}};
 }
@@ -201,7 +219,7 @@ std::string inspectJsonText(const Checkpoint& c, const InspectOptions& opt) {
     remote = {{"location", c.remote->location()}, {"revision", c.remote->revision}, {"mirror", c.remote->mirror()}, {"from_cache", c.remote->fromCache},
               {"bytes_fetched", c.remote->bytesFetched()}, {"requests", c.remote->requests()}, {"bytes", c.totalBytes()}};
   out += ",\n\"remote\":" + remote.dump();
-  out += ",\n\"experts\":" + expertsJson(expertGrid(c)).dump();
+  out += ",\n\"experts\":" + expertsJson(expertGrid(c), opt.health).dump();
   out += ",\n\"notes\":" + json(c.notes).dump();
   // Metadata strings are the file's: invalid UTF-8 in them is shown replaced, not refused.
   constexpr auto replace = json::error_handler_t::replace;
@@ -244,6 +262,21 @@ std::string inspectText(const Checkpoint& c, const InspectOptions& opt) {
       << known(m.expertIntermediateSize) << ", hidden " << known(m.hiddenSize) << "\n";
   else
     o << "hidden       " << known(m.hiddenSize) << "\n";
+  if (!opt.health.empty()) {
+    // The two extremes of the sampled grid; --json holds every cell.
+    const val::ExpertHealthCell *far = nullptr, *close = nullptr;
+    for (const auto& h : opt.health) {
+      if (std::isfinite(h.normOctaves) && (!far || std::abs(h.normOctaves) > std::abs(far->normOctaves))) far = &h;
+      if (std::isfinite(h.nearestCosine) && h.nearest >= 0 && (!close || h.nearestCosine > close->nearestCosine)) close = &h;
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "health       %zu routed experts sampled", opt.health.size());
+    o << line;
+    if (far) std::snprintf(line, sizeof line, "; furthest norm: layer %d expert %lld, %+.2f octaves from its layer's median", far->layer, (long long)far->expert, far->normOctaves), o << line;
+    if (close)
+      std::snprintf(line, sizeof line, "; closest pair: layer %d experts %lld and %lld, cosine %.3f", close->layer, (long long)close->expert, (long long)close->nearest, close->nearestCosine), o << line;
+    o << " (estimates from each expert's sample)\n";
+  }
   if (!m.quant.method.empty() && m.quant.method != "gguf")
     o << "quantization " << m.quant.method << (m.quant.format.empty() ? "" : " " + m.quant.format) << (m.quant.algo.empty() ? "" : " " + m.quant.algo)
       << (declaredSchemes(m.quant).empty() ? "  (schemes inferred from the tensors)" : "  (declared in " + m.quant.source + ")") << "\n";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/model/checkpoint.h"
+#include "core/validate/expert_health.h"
 #include "core/validate/finding.h"
 
 namespace ws {
@@ -19,6 +20,9 @@ struct InspectOptions {
   // What opening found wrong (a cut file, a missing part): validate's integrity findings, listed
   // in the text and as the document's "findings".
   std::vector<val::Finding> problems;
+  // inspect --health: the value pass's sampled expert health (core/validate/expert_health.h), shown
+  // in the experts grid; empty where it was not computed.
+  std::vector<val::ExpertHealthCell> health;
 };
 
 // The document as text, one tensor entry per line (what `inspect --json` prints), and parsed.

@@ -83,6 +83,20 @@ def plan(*args):
 
 TMP = tempfile.mkdtemp()
 
+# ---------------------------------------------------------------- inspect --health
+# The experts grid carries the cells of validate's own expert_health (the same value pass), column
+# -1 first; without --health the keys are absent.
+with tempfile.TemporaryDirectory() as tmp:
+    rep_path = os.path.join(tmp, "r.json")
+    ws("validate", QWEN, "--rules", "WS-V015,WS-V016", "--report", rep_path)
+    cells = {(c["layer"], c["expert"]): c for c in json.load(open(rep_path))["expert_health"]}
+grid = js("inspect", "--json", "--health", QWEN)["experts"]
+shown = {(r["layer"], e): (r["nearest"][e + 1], r["norm_octaves"][e + 1], r["nearest_cosine"][e + 1])
+         for r in grid["rows"] for e in range(grid["experts"]) if r["nearest"][e + 1] is not None}
+check(len(cells) > 0 and shown == {k: (c["nearest"], c["norm_octaves"], c["nearest_cosine"]) for k, c in cells.items()},
+      f"inspect --health: {len(shown)} grid cells against validate's {len(cells)} expert_health cells")
+check("nearest" not in js("inspect", "--json", QWEN)["experts"]["rows"][0], "inspect without --health: no health keys")
+
 # ---------------------------------------------------------------- inspect --filter
 glob = "*experts.1.*"
 names = {t["name"] for t in js("inspect", "--json", "--filter", glob, QWEN)["tensors"]}
