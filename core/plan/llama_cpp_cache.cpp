@@ -104,7 +104,7 @@ std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m) {
       l.kWidth = uint64_t(a.kvLoraRank + std::max<int64_t>(0, a.qkRopeHeadDim));
       continue;
     }
-    const int64_t heads = a.kvHeadsPerLayer.empty() ? a.numKvHeads : a.kvHeadsPerLayer[il];
+    const int64_t heads = a.kvHeadsAt(int64_t(il));
     l.kWidth = uint64_t(std::max<int64_t>(0, k * heads));
     l.vWidth = uint64_t(std::max<int64_t>(0, v * heads));
     if (l.hasKv && !l.kWidth)
