@@ -19,7 +19,9 @@ void HostOffloadChoice::apply(plan::PlanOptions& opt) const {
     opt.cpuOffloadEngine = mode;
     if (const plan::ResidencyRules* r = plan::findResidencyRules(mode)) opt.rules = r;  // as plan --runtime MODE
   } else if (mode == "kt") {
-    opt.kt = plan::KtOptions{amount, ktMethod, numaNodes};
+    plan::KtOptions kt;  // the uniform placement, N a layer
+    kt.gpuExperts = amount, kt.method = ktMethod, kt.numaNodes = numaNodes;
+    opt.kt = kt;
   }
 }
 

@@ -126,7 +126,8 @@ nlohmann::json planJson(const Checkpoint& c, const plan::PlanOptions& opt, const
       {"tp_size", opt.tp},
       {"n_cpu_moe", opt.nCpuMoe},
       {"cpu_offload_cap", opt.cpuOffloadCap},
-      {"kt", opt.kt ? nlohmann::json{{"gpu_experts", opt.kt->gpuExperts}, {"method", opt.kt->method}, {"numa_nodes", opt.kt->numaNodes}, {"host_formula", res.hostFormula}}
+      {"kt", opt.kt ? nlohmann::json{{"gpu_experts", opt.kt->gpuExperts}, {"gpu_ratio", opt.kt->gpuRatio >= 0 ? nlohmann::json(opt.kt->gpuRatio) : nlohmann::json(nullptr)},
+                                     {"strategy", opt.kt->strategy}, {"method", opt.kt->method}, {"numa_nodes", opt.kt->numaNodes}, {"host_formula", res.hostFormula}}
                     : nlohmann::json(nullptr)},
       {"capacity", opt.capacity ? nlohmann::json(*opt.capacity) : nlohmann::json(nullptr)},
       {"budget", budgetJson(budget, opt.reserved)},
@@ -220,8 +221,11 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
     std::printf("host memory (%s --cpu-offload-gb: %s of each rank's decoder-layer weights, the first layers first): rank 0 %s\n",
                 opt.cpuOffloadEngine == "sglang" ? "SGLang" : "vLLM", formatBytes(opt.cpuOffloadCap).c_str(), formatBytes(res.ranks.front().host).c_str());
   if (opt.kt) {
-    std::printf("host memory (KTransformers --kt-method %s: every routed expert, the first %d of each MoE layer also on the GPU): %s\n  %s\n", opt.kt->method.c_str(),
-                opt.kt->gpuExperts, formatBytes(res.ranks.front().host).c_str(), res.hostFormula.c_str());
+    const std::string onGpu = opt.kt->gpuRatio < 0 && opt.kt->strategy == "uniform" ? "the first " + std::to_string(opt.kt->gpuExperts) + " of each MoE layer"
+                              : "the first of each MoE layer as " + opt.kt->strategy + " places " +
+                                    (opt.kt->gpuRatio >= 0 ? std::to_string(opt.kt->gpuRatio) + " of them" : std::to_string(opt.kt->gpuExperts) + " a layer");
+    std::printf("host memory (KTransformers --kt-method %s: every routed expert, %s also on the GPU): %s\n  %s\n", opt.kt->method.c_str(), onGpu.c_str(),
+                formatBytes(res.ranks.front().host).c_str(), res.hostFormula.c_str());
     for (size_t n = 0; n < res.numaBytes.size(); ++n) std::printf("  NUMA node %zu: %s\n", n, formatBytes(res.numaBytes[n]).c_str());
   }
   if (opt.nCpuMoe > 0)  // one line, not a line a tensor: every expert tensor of N blocks
@@ -310,6 +314,10 @@ class PlanCommand : public Command {
            "                          layer on the GPU, every routed expert in host memory, with\n"
            "  --kt-method M           AMXINT4, AMXINT8 (converted), BF16, FP8, RAWINT4, LLAMAFILE (as stored)\n"
            "  --kt-threadpool-count T the NUMA nodes the host experts are split over (default 1)\n"
+           "  --kt-gpu-experts-ratio R   instead of N: R of all MoE layers' routed experts on the GPU\n"
+           "  --kt-expert-placement-strategy S   uniform (default: the total spread evenly, the first\n"
+           "                          layers taking the remainder) or front-loading (whole layers\n"
+           "                          from the first MoE layer until the total runs out)\n"
            "  --host-mem SIZE         with --gpu-mem: the smallest --n-cpu-moe (GGUF), --cpu-offload-gb (vLLM) or\n"
            "                          largest --kt-num-gpu-experts (with --kt-method)\n"
            "                          that fits one device (and one request of --max-model-len), and whether\n"
@@ -335,7 +343,7 @@ class PlanCommand : public Command {
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
-                   "fit", "gpu", "emit", "engine-log", "n-cpu-moe", "host-mem", "cpu-offload-gb", "kt-num-gpu-experts", "kt-method",
+                   "fit", "gpu", "emit", "engine-log", "n-cpu-moe", "host-mem", "cpu-offload-gb", "kt-num-gpu-experts", "kt-gpu-experts-ratio", "kt-expert-placement-strategy", "kt-method",
                    "kt-threadpool-count"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
     if (a.positional().size() == 1 && a.has("engine-log")) return runEngineLog(a);
@@ -416,11 +424,20 @@ class PlanCommand : public Command {
   // --kt-num-gpu-experts N with --kt-method and --kt-threadpool-count (kt_offload.h); `gpuExperts`
   // instead of the flag when given.
   static std::optional<plan::KtOptions> ktOptionsOf(const Args& a, int gpuExperts = -1) {
-    if (gpuExperts < 0 && !a.has("kt-num-gpu-experts")) {
-      if (a.has("kt-method") || a.has("kt-threadpool-count")) throw std::invalid_argument("--kt-method and --kt-threadpool-count go with --kt-num-gpu-experts");
+    const bool ratio = a.has("kt-gpu-experts-ratio");
+    if (gpuExperts < 0 && !a.has("kt-num-gpu-experts") && !ratio) {
+      if (a.has("kt-method") || a.has("kt-threadpool-count") || a.has("kt-expert-placement-strategy"))
+        throw std::invalid_argument("--kt-method, --kt-threadpool-count and --kt-expert-placement-strategy go with --kt-num-gpu-experts or --kt-gpu-experts-ratio");
       return std::nullopt;
     }
     plan::KtOptions k;
+    if (ratio && (gpuExperts >= 0 || a.has("kt-num-gpu-experts")))
+      throw std::invalid_argument("--kt-gpu-experts-ratio and --kt-num-gpu-experts (or the --host-mem search) each set the GPU experts: give one");
+    if (ratio) {
+      k.gpuRatio = std::stod(a.get("kt-gpu-experts-ratio"));
+      if (!(k.gpuRatio >= 0 && k.gpuRatio <= 1)) throw std::invalid_argument("--kt-gpu-experts-ratio takes a share of the routed experts, 0 to 1");
+    }
+    k.strategy = a.has("kt-expert-placement-strategy") ? a.get("kt-expert-placement-strategy") : "uniform";
     k.gpuExperts = gpuExperts >= 0 ? gpuExperts : int(a.getInt("kt-num-gpu-experts", 0));
     if (k.gpuExperts < 0) throw std::invalid_argument("--kt-num-gpu-experts takes the GPU experts of each MoE layer, 0 or more");
     if (!a.has("kt-method")) throw std::invalid_argument("--kt-num-gpu-experts needs --kt-method (AMXINT4, AMXINT8, BF16, FP8, RAWINT4, LLAMAFILE): it decides the host bytes");

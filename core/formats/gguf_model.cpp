@@ -47,6 +47,7 @@ ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path) {
     if (const GgufKv* tokens = g.find("tokenizer.ggml.tokens"); tokens && tokens->type == GgufType::Array) m.vocabSize = int64_t(tokens->arrayCount);
   if (m.numLayers >= 0) {
     int64_t leadingDense = num("leading_dense_block_count");
+    m.firstKDenseReplace = leadingDense;
     applyLayerPattern(m, leadingDense, -1, {}, -1, num("interleave_moe_layer_step"), {});
     for (int64_t i = 0; i < nextn; ++i) m.mtpLayers.push_back(int(m.numLayers + i));
   }

@@ -256,6 +256,18 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   }
 
   std::vector<int> explicitMoe = intList(t, "moe_layers");
+  m.firstKDenseReplace = intKey(t, {"first_k_dense_replace"});
+  m.moeLayerFreq = intKey(t, {"moe_layer_freq"});
+  if (auto freq = t.find("moe_layer_freq"); freq != t.end() && freq->is_array()) {  // MiMo-V2-Flash: [0, 1, 1, ...]
+    int64_t first = 0;
+    for (size_t i = 0; i < freq->size(); ++i)
+      if ((*freq)[i].is_number() && (*freq)[i].get<double>() != 0) {
+        first = int64_t(i);
+        break;
+      }
+    m.firstKDenseReplace = std::max<int64_t>(m.firstKDenseReplace, first);
+    m.moeLayerFreq = 1;
+  }
   applyLayerPattern(m, intKey(t, {"first_k_dense_replace"}), intKey(t, {"decoder_sparse_step"}), intList(t, "mlp_only_layers"),
                     intKey(t, {"moe_layer_freq"}), intKey(t, {"interleave_moe_layer_step"}), explicitMoe);
 

@@ -133,6 +133,11 @@ struct ModelDescription {
   // expert_group_used_count): the router picks this many groups of contiguous experts first.
   int64_t expertGroups = 1, expertGroupsUsed = 1;
   int64_t vocabSize = -1;
+  // config.json's first_k_dense_replace and moe_layer_freq as stated (-1: absent; a list-form
+  // moe_layer_freq gives 1, its first MoE layer raising firstKDenseReplace; a GGUF's
+  // leading_dense_block_count): the SGLang fork that serves KTransformers counts MoE layers by
+  // these two alone, whatever mlp_only_layers says (core/plan/kt_offload.h).
+  int64_t firstKDenseReplace = -1, moeLayerFreq = -1;
   std::vector<int> moeLayers;
   std::vector<int> denseLayers;
   std::vector<int> mtpLayers;       // layer indices of multi-token-prediction layers

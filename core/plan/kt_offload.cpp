@@ -11,7 +11,41 @@ const std::vector<std::string>& ktMethods() {
   return m;
 }
 
-bool keptOnGpuByKt(int64_t e, int gpuExperts) { return e >= 0 && e < gpuExperts; }
+bool keptOnGpuByKt(int64_t e, int64_t gpuExperts) { return e >= 0 && e < gpuExperts; }
+
+std::vector<int64_t> ktGpuExpertsByLayer(const ModelDescription& m, const KtOptions& o) {
+  if (o.strategy != "uniform" && o.strategy != "front-loading")
+    fail(ErrorCode::Usage, "--kt-expert-placement-strategy: uniform and front-loading are planned; '" + o.strategy +
+                               "' is not (frequency reads a torch .pt of expert counts, random torch's generator)");
+  const int64_t L = std::max<int64_t>(0, m.numLayers), E = std::max<int64_t>(0, m.numExperts);
+  std::vector<int64_t> out(size_t(L), -1);
+  // The fork's MoE layers: i >= first_k_dense_replace and i % moe_layer_freq == 0, defaults 0 and
+  // 1 - mlp_only_layers and decoder_sparse_step are not read, so a Qwen dense layer counts.
+  const int64_t firstK = std::max<int64_t>(0, m.firstKDenseReplace), freq = m.moeLayerFreq > 0 ? m.moeLayerFreq : 1;
+  std::vector<int64_t> moe;
+  for (int64_t layer = 0; layer < L; ++layer)
+    if (layer >= firstK && layer % freq == 0) moe.push_back(layer);
+  const int64_t experts = int64_t(moe.size()) * E;
+  // Python's int() of the product, as the fork takes it.
+  const int64_t total = o.gpuRatio >= 0 ? int64_t(double(experts) * o.gpuRatio) : int64_t(std::max(0, o.gpuExperts)) * int64_t(moe.size());
+  int64_t remaining = total;
+  for (size_t i = 0; i < moe.size(); ++i) {
+    int64_t n;
+    if (o.strategy == "front-loading") {
+      n = std::min(remaining, E);
+      remaining -= n;
+    } else {
+      n = std::min(total / int64_t(moe.size()) + (int64_t(i) < total % int64_t(moe.size()) ? 1 : 0), E);
+    }
+    out[size_t(moe[i])] = n;
+  }
+  return out;
+}
+
+int64_t ktGpuExpertsOf(const std::vector<int64_t>& byLayer, int32_t layer, const KtOptions& o) {
+  if (layer >= 0 && size_t(layer) < byLayer.size() && byLayer[size_t(layer)] >= 0) return byLayer[size_t(layer)];
+  return o.gpuExperts;
+}
 
 Result<KtHost> ktHostBytes(const Checkpoint& c, const KtOptions& o) {
   return capture([&]() -> KtHost {

@@ -2,9 +2,9 @@
 // 2026-08-21, README.md "Launch"; flags of the kvcache-ai/sglang fork at 04653fa,
 // python/sglang/srt/server_args.py). Everything but the routed experts runs in SGLang on the GPU
 // (attention, KV cache, router, embeddings, lm_head, shared experts: kt_ep_wrapper.py swaps only
-// FusedMoE's quant method). Of the routed experts, --kt-num-gpu-experts N per MoE layer stay on the
-// GPU - the "uniform" placement, the default, takes the first N expert ids of every layer
-// (kt_ep_wrapper.py: masks[layer_idx, :num_for_this_layer] = True) - and kt-kernel holds every
+// FusedMoE's quant method). Of the routed experts, --kt-num-gpu-experts N per MoE layer (or a
+// ratio of all) stay on the GPU, the first ids of each layer as the placement spreads them
+// (ktGpuExpertsByLayer below; the "uniform" default gives every layer N) - and kt-kernel holds every
 // routed expert in host memory, those N too (amx/moe.hpp loads all expert_num; the GPU mask only
 // skips work at run time). --kt-threadpool-count T (one pool per NUMA node) splits each expert's
 // intermediate dimension over the nodes (operators/moe-tp.hpp: intermediate_size /= tp_count):
@@ -22,6 +22,10 @@ namespace ws::plan {
 
 struct KtOptions {
   int gpuExperts = 0;   // --kt-num-gpu-experts, per MoE layer
+  // --kt-gpu-experts-ratio: the share of all MoE layers' routed experts on the GPU instead (the
+  // fork takes it over --kt-num-gpu-experts); < 0: not given.
+  double gpuRatio = -1;
+  std::string strategy = "uniform";  // --kt-expert-placement-strategy: uniform or front-loading
   std::string method;   // --kt-method: AMXINT4, AMXINT8, BF16, FP8, RAWINT4, LLAMAFILE
   int numaNodes = 1;    // --kt-threadpool-count
 };
@@ -29,8 +33,22 @@ struct KtOptions {
 // The methods --kt-method takes (server_args.py at 04653fa).
 const std::vector<std::string>& ktMethods();
 
-// Whether the uniform placement keeps expert `e` of a MoE layer on the GPU: the first N ids.
-bool keptOnGpuByKt(int64_t e, int gpuExperts);
+// How many of each layer's routed experts - the first ids - the placement keeps on the GPU, by
+// layer (0 .. numLayers-1), as kt_ep_wrapper.py _init_kt_gpu_experts_masks at 04653fa makes the
+// masks: a total of --kt-num-gpu-experts x the MoE layers, or int(all their experts x ratio);
+// `uniform` (generate_uniform_masks) gives each MoE layer total / layers, the first layers one
+// more for the remainder; `front-loading` (generate_front_loading_masks) fills whole layers from
+// the first MoE layer until the total runs out. -1 for a layer outside the mask (dense). A usage
+// error for a strategy not planned (frequency, random).
+std::vector<int64_t> ktGpuExpertsByLayer(const ModelDescription& m, const KtOptions& o);
+
+// Of layer `layer`: its count above, or for a layer past the masks' rows (an MTP layer: the fork's
+// masks cover num_hidden_layers only, and what its draft layer keeps is not settled by the source)
+// --kt-num-gpu-experts as given (0 with a ratio).
+int64_t ktGpuExpertsOf(const std::vector<int64_t>& byLayer, int32_t layer, const KtOptions& o);
+
+// Whether the placement keeps expert `e` of a MoE layer on the GPU: the first N ids.
+bool keptOnGpuByKt(int64_t e, int64_t gpuExperts);
 
 // The host bytes kt-kernel holds for the routed experts, all of them: in total and per NUMA node,
 // with the formula that gave them.

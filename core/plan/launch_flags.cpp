@@ -87,13 +87,17 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (r.ep > 1 || r.tp > 1)
       c.notes.push_back("llama.cpp splits layers over the GPUs it sees (--split-mode layer), not experts or heads: the plan's EP / TP ranks are not its layout");
   } else if (r.engine == "kt") {
-    if (!r.kt) return Error{ErrorCode::Usage, "--emit kt needs the split: --kt-num-gpu-experts N --kt-method M (or --host-mem with --kt-method)", {}, std::nullopt, {}};
+    if (!r.kt) return Error{ErrorCode::Usage, "--emit kt needs the split: --kt-num-gpu-experts N or --kt-gpu-experts-ratio R, with --kt-method M (or --host-mem with --kt-method)", {}, std::nullopt, {}};
     const bool amx = r.kt->method.starts_with("AMX");
     std::string method = r.kt->method;
     for (char& ch : method) ch = char(std::tolower(static_cast<unsigned char>(ch)));
     const std::string weights = amx ? r.modelPath + "-" + method : r.modelPath;  // native methods read the checkpoint itself
     add({"python", "-m", "sglang.launch_server", "--model-path", r.modelPath, "--tp-size", std::to_string(r.tp), "--kt-method", r.kt->method, "--kt-weight-path", weights,
-         "--kt-threadpool-count", std::to_string(r.kt->numaNodes), "--kt-num-gpu-experts", std::to_string(r.kt->gpuExperts), "--disable-shared-experts-fusion"});
+         "--kt-threadpool-count", std::to_string(r.kt->numaNodes)});
+    if (r.kt->gpuRatio >= 0) add({"--kt-gpu-experts-ratio", number(r.kt->gpuRatio)});
+    else add({"--kt-num-gpu-experts", std::to_string(r.kt->gpuExperts)});
+    if (r.kt->strategy != "uniform") add({"--kt-expert-placement-strategy", r.kt->strategy});
+    add({"--disable-shared-experts-fusion"});
     if (r.maxModelLen > 0) add({"--context-length", std::to_string(r.maxModelLen)});
     if (kvDtype) add({"--kv-cache-dtype", r.kvCacheDtype});
     if (amx)

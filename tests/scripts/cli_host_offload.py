@@ -29,7 +29,8 @@ layer), from the headers: --kt-num-gpu-experts N keeps experts 0..N-1 of each la
 AMXINT8 / AMXINT4 (each expert matrix [n, k]: n*k int8 or n*k/2 int4 bytes and n FP32 row scales,
 kt-kernel's BufferB; over T NUMA nodes gate / up keep n/T rows, down k/T columns and all its n
 scales). --host-mem finds the largest N the device holds; --emit kt passes it; an unknown method,
-LLAMAFILE on safetensors, --kt-method alone and EP 2 are usage errors.
+LLAMAFILE on safetensors, --kt-method alone and EP 2 are usage errors. --kt-gpu-experts-ratio and
+the front-loading placement are worked out from the fork's mask functions; frequency is refused.
 
 usage: cli_host_offload.py WEIGHTSCOPE FIXTURES"""
 import json
@@ -187,6 +188,27 @@ r = hf_plan("--gpu-mem", f"{device}B", "--host-mem", "1GiB", "--kt-method", "BF1
 check(r.returncode == 0 and "--kt-num-gpu-experts 2" in r.stdout.split("launch:")[-1] and "--kt-weight-path " + HF in r.stdout, f"--emit kt: {r.stdout[-400:]}")
 for args, why in ((["--kt-num-gpu-experts", "2", "--kt-method", "AMXINT2"], "an unknown method"), (["--kt-num-gpu-experts", "2", "--kt-method", "LLAMAFILE"], "LLAMAFILE on safetensors"),
                   (["--kt-method", "BF16"], "--kt-method alone")):
+    r = hf_plan(*args)
+    check(r.returncode == 2 and "--kt-" in r.stderr, f"{why}: exit {r.returncode}: {r.stderr}")
+# The fork's other placements (kt_ep_wrapper.py _init_kt_gpu_experts_masks at 04653fa). It counts MoE
+# layers by first_k_dense_replace and moe_layer_freq alone (defaults 0 and 1), so this fixture's
+# dense layer 0 (mlp_only_layers [0]) is one of its 3 MoE rows:
+# - --kt-gpu-experts-ratio 0.35: int(3 x 8 x 0.35) = 8 spread evenly, the first two rows one more: 3, 3, 2;
+# - --kt-num-gpu-experts 3 front-loading: 9 in all, whole rows from the first: 8 (layer 0, which has
+#   no routed experts), then 1 for layer 1 and none for layer 2.
+on_gpu_by = lambda per: sum(b for name, b in routed.items() if int(EXPERT.match(name).group(2)) < per[int(EXPERT.match(name).group(1))])  # noqa: E731
+for args, per, why in ((["--kt-gpu-experts-ratio", "0.35"], [3, 3, 2], "ratio 0.35, uniform"),
+                       (["--kt-num-gpu-experts", "3", "--kt-expert-placement-strategy", "front-loading"], [8, 1, 0], "3 a layer, front-loading")):
+    doc = hf_json(*args, "--kt-method", "BF16")
+    rank = doc.get("ranks", [{}])[0]
+    check(rank.get("bytes", {}).get("routed_experts") == on_gpu_by(per) and rank.get("host") == sum(routed.values()),
+          f"KTransformers {why}: the GPU holds {rank.get('bytes', {}).get('routed_experts')} of experts, by hand {on_gpu_by(per)}")
+r = hf_plan("--kt-gpu-experts-ratio", "0.35", "--kt-method", "BF16", "--emit", "kt")
+launch = r.stdout.split("launch:")[-1]
+check(r.returncode == 0 and "--kt-gpu-experts-ratio 0.35" in launch and "--kt-num-gpu-experts" not in launch, f"--emit kt with a ratio: {launch[-300:]}")
+for args, why in ((["--kt-num-gpu-experts", "2", "--kt-expert-placement-strategy", "frequency", "--kt-method", "BF16"], "the frequency placement (a torch .pt)"),
+                  (["--kt-num-gpu-experts", "2", "--kt-gpu-experts-ratio", "0.5", "--kt-method", "BF16"], "both a count and a ratio"),
+                  (["--kt-gpu-experts-ratio", "1.5", "--kt-method", "BF16"], "a ratio above 1")):
     r = hf_plan(*args)
     check(r.returncode == 2 and "--kt-" in r.stderr, f"{why}: exit {r.returncode}: {r.stderr}")
 r = subprocess.run([WS, "plan", HF, "--ep", "2", "--kt-num-gpu-experts", "2", "--kt-method", "BF16"], capture_output=True, text=True)
