@@ -221,9 +221,12 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
     std::printf("host memory (%s --cpu-offload-gb: %s of each rank's decoder-layer weights, the first layers first): rank 0 %s\n",
                 opt.cpuOffloadEngine == "sglang" ? "SGLang" : "vLLM", formatBytes(opt.cpuOffloadCap).c_str(), formatBytes(res.ranks.front().host).c_str());
   if (opt.kt) {
-    const std::string onGpu = opt.kt->gpuRatio < 0 && opt.kt->strategy == "uniform" ? "the first " + std::to_string(opt.kt->gpuExperts) + " of each MoE layer"
-                              : "the first of each MoE layer as " + opt.kt->strategy + " places " +
-                                    (opt.kt->gpuRatio >= 0 ? std::to_string(opt.kt->gpuRatio) + " of them" : std::to_string(opt.kt->gpuExperts) + " a layer");
+    char share[64];
+    std::snprintf(share, sizeof share, "%g", opt.kt->gpuRatio);
+    const std::string onGpu = opt.kt->gpuRatio < 0 && opt.kt->strategy == "uniform"
+                                  ? "the first " + std::to_string(opt.kt->gpuExperts) + " of each MoE layer"
+                                  : "the first ids of each MoE layer, " + opt.kt->strategy + " placement of " +
+                                        (opt.kt->gpuRatio >= 0 ? std::string(share) + " of all their experts" : std::to_string(opt.kt->gpuExperts) + " a layer");
     std::printf("host memory (KTransformers --kt-method %s: every routed expert, %s also on the GPU): %s\n  %s\n", opt.kt->method.c_str(), onGpu.c_str(),
                 formatBytes(res.ranks.front().host).c_str(), res.hostFormula.c_str());
     for (size_t n = 0; n < res.numaBytes.size(); ++n) std::printf("  NUMA node %zu: %s\n", n, formatBytes(res.numaBytes[n]).c_str());
