@@ -77,6 +77,16 @@ std::string editedCopy(const wstest::TempDir& d, const std::string& src, const s
 }
 
 // A copy of a single-file fixture whose tensors `edit` changes (renames, drops, adds).
+// A small synth DeepSeek-V3 (3 layers, the first dense, one shard) in `scheme`, its config stating
+// topk_method as DeepSeek's does (SGLang's config class has no default for it).
+std::string smallDeepseek(const wstest::TempDir& d, const std::string& scheme) {
+  synth::Options o;
+  o.like = "deepseek-v3", o.scheme = scheme, o.layers = 3, o.denseLayers = 1, o.shards = 1, o.out = d.file("ds");
+  if (!synth::write(o).ok()) qFatal("synth deepseek-v3 %s failed", scheme.c_str());
+  wstest::editJson(o.out + "/config.json", [](nlohmann::ordered_json& c) { c["topk_method"] = "noaux_tc"; });
+  return o.out;
+}
+
 std::string tensorsEdited(const wstest::TempDir& d, const std::string& src, const std::function<void(wstest::StFile&)>& edit) {
   const std::string dst = d.file("ckpt");
   wstest::copyCheckpoint(src, dst);
@@ -807,13 +817,10 @@ class TstEngineRules : public QObject {
   // uninitialised.
   void sglangDeepseekPairs() {
     wstest::TempDir d, e;
-    synth::Options o;
-    o.like = "deepseek-v3", o.scheme = "bf16", o.layers = 3, o.denseLayers = 1, o.shards = 1, o.out = d.file("ds");
-    QVERIFY(synth::write(o).ok());
-    wstest::editJson(o.out + "/config.json", [](nlohmann::ordered_json& c) { c["topk_method"] = "noaux_tc"; });
-    const Run clean = validateFor(o.out, "sglang", 1);
+    const std::string ds = smallDeepseek(d, "bf16");
+    const Run clean = validateFor(ds, "sglang", 1);
     QVERIFY2(!clean.says("WS-E009", "") && !clean.says("WS-E008", "consumes is unknown"), clean.dump().c_str());
-    const std::string orphan = tensorsEdited(e, o.out, [](wstest::StFile& f) { f.remove("model.layers.1.self_attn.kv_a_proj_with_mqa.weight"); });
+    const std::string orphan = tensorsEdited(e, ds, [](wstest::StFile& f) { f.remove("model.layers.1.self_attn.kv_a_proj_with_mqa.weight"); });
     const Run s = validateFor(orphan, "sglang", 1);
     QVERIFY2(s.says("WS-E009", "1 checkpoint tensors SGLang 0.5.23's DeepseekV3ForCausalLM (sglang/srt/models/deepseek_common/deepseek_weight_loader.py DeepseekV2WeightLoaderMixin.do_load_weights) "
                                "never loads: each waits in its q_a / kv_a cache for a partner that never comes, without a word: model.layers.1.self_attn.q_a_proj.weight"),
@@ -839,16 +846,14 @@ class TstEngineRules : public QObject {
     const Run realSg = validateFor(written, "sglang", 1);
     QVERIFY2(!realSg.says("WS-E009", "") && !realSg.says("WS-E008", "consumes is unknown"), realSg.dump().c_str());
     wstest::TempDir d, e, g;
-    synth::Options o;
-    o.like = "deepseek-v3", o.scheme = "bf16", o.layers = 3, o.denseLayers = 1, o.shards = 1, o.out = d.file("ds");
-    QVERIFY(synth::write(o).ok());
+    const std::string ds = smallDeepseek(d, "bf16");
     int64_t hidden = 0, qLora = 0;
-    wstest::editJson(o.out + "/config.json", [&](nlohmann::ordered_json& c) {
-      c["architectures"] = {"DeepseekV32ForCausalLM"}, c["model_type"] = "deepseek_v32", c["topk_method"] = "noaux_tc";
+    wstest::editJson(ds + "/config.json", [&](nlohmann::ordered_json& c) {
+      c["architectures"] = {"DeepseekV32ForCausalLM"}, c["model_type"] = "deepseek_v32";
       c["index_topk"] = 8, c["index_head_dim"] = 32, c["index_n_heads"] = 4;
       hidden = c["hidden_size"].get<int64_t>(), qLora = c["q_lora_rank"].get<int64_t>();
     });
-    const std::string v32 = tensorsEdited(e, o.out, [&](wstest::StFile& f) {
+    const std::string v32 = tensorsEdited(e, ds, [&](wstest::StFile& f) {
       auto add = [&](const std::string& name, std::vector<uint64_t> shape) {
         uint64_t n = 1;
         for (uint64_t x : shape) n *= x;
@@ -883,14 +888,11 @@ class TstEngineRules : public QObject {
   // and drops it (and would run the FP8 bytes as the router's BF16 weight).
   void quantizedRouterHasNoScaleParameter() {
     wstest::TempDir d, e;
-    synth::Options o;
-    o.like = "deepseek-v3", o.scheme = "fp8-block", o.layers = 3, o.denseLayers = 1, o.shards = 1, o.out = d.file("ds");
-    QVERIFY(synth::write(o).ok());
-    wstest::editJson(o.out + "/config.json", [](nlohmann::ordered_json& c) { c["topk_method"] = "noaux_tc"; });
-    const Run clean = validateFor(o.out, "vllm", 1);
+    const std::string ds = smallDeepseek(d, "fp8-block");
+    const Run clean = validateFor(ds, "vllm", 1);
     QVERIFY2(!clean.says("WS-E009", ""), clean.dump().c_str());
     const std::string gate = "model.layers.1.mlp.gate.weight_scale_inv";
-    const std::string scaled = tensorsEdited(e, o.out, [&](wstest::StFile& f) { f.tensors.push_back({gate, "F32", {1, 1}, std::vector<uint8_t>(4, 0)}); });
+    const std::string scaled = tensorsEdited(e, ds, [&](wstest::StFile& f) { f.tensors.push_back({gate, "F32", {1, 1}, std::vector<uint8_t>(4, 0)}); });
     const Run v = validateFor(scaled, "vllm", 1);
     QVERIFY2(v.says("WS-E009", "KeyError: '" + gate + "'"), v.dump().c_str());
     const Run s = validateFor(scaled, "sglang", 1);

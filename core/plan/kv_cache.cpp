@@ -97,9 +97,10 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     if (kv.maxModelLen <= 0) fail(ErrorCode::Usage, "give --max-model-len: the config has no max_position_embeddings");
     const int tp = o.llamaCpp || o.attentionDp ? 1 : std::max(1, o.tp);
     std::vector<Kind> kinds = layerKinds(m);
-    // llama.cpp's widths layer by layer (head_count_kv arrays, key_length_swa); 0: uniform widths.
+    // llama.cpp's widths layer by layer (head_count_kv arrays, key_length_swa), summed by kind.
     uint64_t llamaFull = 0, llamaSliding = 0;
-    if (o.llamaCpp && !kinds.empty() && kinds.front() != Kind::Mla) {
+    const bool llamaLayers = o.llamaCpp && !kinds.empty() && kinds.front() != Kind::Mla;
+    if (llamaLayers) {
       // llama.cpp slides only the layers its architecture's pattern names, and gives the
       // KV-sharing layers no cache (llama_cpp_cache.h).
       const std::vector<LlamaCppLayerKv> layers = llamaCppLayerKv(m);
@@ -144,9 +145,9 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     }
     if (kv.layers.shared) kv.formulas.push_back(std::to_string(kv.layers.shared) + " layers reuse an earlier layer's keys and values: no cache of their own");
     // Speculative layers past the model's are uniform even where llama.cpp's layers are not.
-    const int extraFull = o.llamaCpp && (llamaFull || llamaSliding) ? std::max(0, int(kinds.size()) - int(m.numLayers)) : kv.layers.full;
+    const int extraFull = llamaLayers ? std::max(0, int(kinds.size()) - int(m.numLayers)) : kv.layers.full;
     if (extraFull) full = perHeadTokens("full attention");
-    if (kv.layers.sliding && !llamaSliding) sliding = perHeadTokens("sliding-window attention");
+    if (kv.layers.sliding && !llamaLayers) sliding = perHeadTokens("sliding-window attention");
     if (kv.layers.mla) {
       // MLA keeps one latent per token, never split by TP; vLLM's fp8_ds_mla packs it in 656 bytes
       // (512 FP8 values, 4 F32 scales, 64 BF16 rope values).
@@ -186,7 +187,7 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
       // llama.cpp's sliding cache for one sequence (its own stream): PAD(min(n_ctx_seq, n_swa +
       // n_ubatch), 256) cells, n_ctx_seq = PAD(n_ctx, 256) (llama-kv-cache-iswa.cpp at 0c1e57098).
       kv.window = a.slidingWindow > 0 ? a.slidingWindow : m.architecture == "gemma2" ? 4096 : need(a.slidingWindow, "sliding_window", "sliding-window layers");
-      kv.slidingBytesPerToken = llamaSliding ? llamaSliding : sliding * uint64_t(kv.layers.sliding);
+      kv.slidingBytesPerToken = llamaLayers ? llamaSliding : sliding * uint64_t(kv.layers.sliding);
       const uint64_t ctx = ceilDiv(uint64_t(kv.maxModelLen), 256) * 256, ubatch = 512;
       const uint64_t cells = ceilDiv(std::min(ctx, uint64_t(kv.window) + ubatch), 256) * 256;
       kv.slidingBytesPerSeq = cells * kv.slidingBytesPerToken;

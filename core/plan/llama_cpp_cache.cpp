@@ -10,23 +10,28 @@ namespace {
 
 uint64_t pad(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
-// ggml_row_size: bytes of `n` values of a cache type (ggml-common.h block sizes; all per 32).
-uint64_t rowBytes(const std::string& type, uint64_t n) {
+// A cache type's block (ggml-common.h): the values a block holds (1 for the float types) and the
+// bytes 32 values take.
+struct CacheBlock {
+  uint64_t values, bytesPer32;
+};
+CacheBlock cacheBlock(const std::string& type) {
   static const struct {
     const char* name;
-    uint64_t bytesPer32;
-  } kTypes[] = {{"f32", 128}, {"f16", 64}, {"bf16", 64}, {"q8_0", 34}, {"q4_0", 18}, {"q4_1", 20}, {"q5_0", 22}, {"q5_1", 24}, {"iq4_nl", 18}};
+    CacheBlock block;
+  } kTypes[] = {{"f32", {1, 128}},  {"f16", {1, 64}},   {"bf16", {1, 64}},  {"q8_0", {32, 34}},   {"q4_0", {32, 18}},
+                {"q4_1", {32, 20}}, {"q5_0", {32, 22}}, {"q5_1", {32, 24}}, {"iq4_nl", {32, 18}}};
   for (const auto& t : kTypes)
-    if (type == t.name) {
-      if (t.bytesPer32 != 128 && t.bytesPer32 != 64 && n % 32)
-        fail(ErrorCode::Usage, "llama.cpp's " + type + " cache needs rows of whole 32-value blocks; this layer's are " + std::to_string(n));
-      return n * t.bytesPer32 / 32;
-    }
+    if (type == t.name) return t.block;
   fail(ErrorCode::Usage, "llama.cpp's cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 (common/arg.cpp), not '" + type + "'");
 }
 
-// Values a block of a cache type holds: 1 for the float types, 32 for the quantized ones.
-uint64_t quantBlock(const std::string& type) { return type == "f32" || type == "f16" || type == "bf16" ? 1 : 32; }
+// ggml_row_size: bytes of `n` values of a cache type.
+uint64_t rowBytes(const std::string& type, uint64_t n) {
+  const CacheBlock b = cacheBlock(type);
+  if (n % b.values) fail(ErrorCode::Usage, "llama.cpp's " + type + " cache needs rows of whole 32-value blocks; this layer's are " + std::to_string(n));
+  return n * b.bytesPer32 / 32;
+}
 
 std::string mib(uint64_t b) {
   char s[32];
@@ -130,7 +135,7 @@ Result<std::vector<LlamaCppCachePart>> llamaCppCache(const ModelDescription& m, 
     // (llama-context.cpp llama_init_from_model: it returns no context otherwise).
     for (const auto& l : layers)
       for (const auto& [type, head, which] : {std::tuple{o.typeK, l.kHead, "K"}, std::tuple{o.typeV, l.vHead, "V"}})
-        if (uint64_t block = quantBlock(type); block > 1 && head % block)
+        if (uint64_t block = cacheBlock(type).values; block > 1 && head % block)
           fail(ErrorCode::Usage, std::string(which) + " cache type " + type + " with block size " + std::to_string(block) + " does not divide n_embd_head_" +
                                      (which[0] == 'K' ? "k" : "v") + "=" + std::to_string(head) + ": llama.cpp creates no context (llama_init_from_model)");
     const uint32_t streams = o.unified ? 1 : uint32_t(o.nSeq);
