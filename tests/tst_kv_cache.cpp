@@ -368,13 +368,69 @@ class TstKvCache : public QObject {
     QCOMPARE(parts.size(), size_t(1));
     QCOMPARE(parts[0].kBytes, uint64_t(96 * 2 * 1024 * 2));
     QCOMPARE(parts[0].vBytes, uint64_t(0));
-    lo.typeK = "q8_0";
+    lo.typeK = "q8_0";  // MLA: llama_init_from_model makes no context unless K and V types agree
+    auto mixed = plan::llamaCppCache(c->model, lo);
+    QVERIFY(!mixed);
+    QVERIFY2(mixed.error().message.find("does not support different K (q8_0) and V (f16) cache types") != std::string::npos, mixed.error().message.c_str());
+    lo.typeV = "q8_0";
     QCOMPARE(plan::llamaCppCache(c->model, lo).value()[0].kBytes, uint64_t(96 / 32 * 34 * 1024 * 2));
+  }
+
+  // DeepSeek-V4 (tests/data/deepseek_v4, published naming; its llama.cpp conversion): layers of
+  // ratio 0, 128, 4, 128, 4; keys 64 wide, one KV head; indexer keys 64; window 16. Worked out by
+  // hand from llama_kv_cache_dsv4 (src/llama-kv-cache-dsv4.cpp): f16 rows of 128 B.
+  void deepSeekV4Compressed() {
+    auto st = wstest::openOrFail(wstest::sourceDir() + "/tests/data/deepseek_v4");
+    QCOMPARE(st->model.attention.compressRatios, (std::vector<int64_t>{0, 128, 4, 128, 4}));  // the published config's compress_ratios
+    plan::KvOptions o;
+    o.maxModelLen = 4096;
+    auto vllm = plan::kvCachePerRank(st->model, o);  // no engine but llama.cpp is modelled: said, not guessed
+    QVERIFY(!vllm);
+    QVERIFY2(vllm.error().message.find("vLLM 0.11.0 registers no DeepseekV4ForCausalLM") != std::string::npos, vllm.error().message.c_str());
+    // transformers 5.25.0's own form: layer_types, with compress_rates overriding the defaults.
+    std::ifstream in(wstest::sourceDir() + "/tests/data/deepseek_v4/config.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j.erase("compress_ratios");
+    j["compress_rates"] = {{"compressed_sparse_attention", 8}};
+    QCOMPARE(config(j.dump()).attention.compressRatios, (std::vector<int64_t>{0, 128, 8, 128, 8}));
+
+    auto gguf = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/deepseek-v4-bf16.gguf");
+    QCOMPARE(gguf->model.attention.compressRatios, (std::vector<int64_t>{0, 128, 4, 128, 4}));
+    plan::LlamaCppCacheOptions lo;
+    lo.nCtx = 4096;
+    auto parts = plan::llamaCppCache(gguf->model, lo).value();
+    QCOMPARE(parts.size(), size_t(8));
+    QCOMPARE(parts[0].layers, 0);                                       // non-SWA: every layer slides
+    QCOMPARE(parts[1].kBytes, uint64_t(768 * 5 * 128));                 // SWA: PAD(16 + 512, 256) cells, 5 layers
+    QCOMPARE(parts[1].vBytes, uint64_t(0));                             // K only
+    QCOMPARE(parts[2].kBytes, uint64_t(1024 * 2 * 128));                // CSA: 4096 / 4 cells, layers 2 and 4
+    QCOMPARE(parts[3].kBytes, uint64_t(256 * 2 * 128));                 // HCA: 4096 / 128 = 32, padded to 256
+    QCOMPARE(parts[4].kBytes, uint64_t(1024 * 2 * 128));                // the CSA layers' indexer keys
+    QCOMPARE(parts[5].kBytes, uint64_t(2 * 128 * 8 * 4 * 2));           // csa state: kv and score, 2 x 64 by 8, F32
+    QCOMPARE(parts[6].kBytes, uint64_t(2 * 64 * 128 * 4 * 2));          // hca state: 64 by 128
+    QCOMPARE(parts[7].kBytes, uint64_t(2 * 128 * 8 * 4 * 2));           // lid state: 2 x 64 by 8
+    lo.nSeq = 4, lo.unified = true;                                     // streams stay one a sequence
+    QCOMPARE(plan::llamaCppCache(gguf->model, lo).value()[2].kBytes, uint64_t(1024 * 2 * 128 * 4));
+    lo.typeV = "q8_0";                                                  // K and V types must agree
+    QVERIFY(!plan::llamaCppCache(gguf->model, lo));
+    // plan's per-sequence figures are those caches at -c max-model-len, the growth a token
+    // ceil(128 / 4 x 2 + 128 / 128 x 2 + 128 / 4 x 2).
+    o.llamaCpp = true;
+    const plan::KvCache kv = kvOf(gguf->model, o);
+    QCOMPARE(kv.layers.sliding, 5);
+    QCOMPARE(kv.slidingBytesPerSeq, uint64_t(768 * 5 * 128));
+    QCOMPARE(kv.compressedLayers, 4);
+    QCOMPARE(kv.compressedBytesPerSeq, uint64_t((1024 + 256 + 1024) * 2 * 128));
+    QCOMPARE(kv.stateBytesPerSeq, uint64_t(2 * (2 * 128 * 8 * 4 * 2) + 2 * 64 * 128 * 4 * 2));
+    QCOMPARE(kv.bytesPerToken, uint64_t(64 + 2 + 64));
+    const double perSeq = double(kv.compressedBytesPerSeq + kv.slidingBytesPerSeq + kv.stateBytesPerSeq);
+    QCOMPARE(plan::fitKvCache(kv, int64_t(perSeq * 3), 16).maxConcurrency, 3.0);
   }
 
   // Measured: the KV-cache lines llama.cpp 0c1e57098 itself logged creating a context for each
   // real conversion (tests/data/llama_cpp/kv_logs.json, made by make_llama_cpp_kv_logs.py with its
-  // library) - one, four unified, four separate streams, --swa-full, q8_0 - line for line; where it
+  // library) - one, four unified, four separate streams, --swa-full, q8_0 - line for line (DeepSeek-V4:
+  // its five caches and three compressor states); where it
   // made no context (Gemma 4's 16-wide heads in a q8_0 cache) the plan refuses with its reason.
   void llamaCppLogsItsOwnCache() {
     std::ifstream in(wstest::sourceDir() + "/tests/data/llama_cpp/kv_logs.json");
@@ -398,7 +454,8 @@ class TstKvCache : public QObject {
       }
       std::vector<std::string> logged, predicted;
       for (const auto& l : c["lines"])
-        if (l.get<std::string>().rfind("llama_kv_cache: size =", 0) == 0) logged.push_back(l.get<std::string>());
+        if (l.get<std::string>().rfind("llama_kv_cache: size =", 0) == 0 || l.get<std::string>().rfind("llama_dsv4_comp_state:", 0) == 0)
+          logged.push_back(l.get<std::string>());
       auto parts = plan::llamaCppCache(ckpt->model, lo);
       QVERIFY2(parts.ok(), parts.ok() ? "" : parts.error().message.c_str());
       for (const auto& p : parts.value()) predicted.push_back(p.logLine(lo));
@@ -406,7 +463,7 @@ class TstKvCache : public QObject {
       QCOMPARE(predicted, logged);
       ++compared;
     }
-    QVERIFY(compared >= 28);
+    QVERIFY(compared >= 34);
     QVERIFY(refusals >= 2);
   }
 

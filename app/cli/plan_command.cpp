@@ -63,6 +63,7 @@ nlohmann::json kvJson(const KvPlan& kv, const plan::PlanOptions& opt, const plan
                       {"layers", {{"full", c.layers.full}, {"mla", c.layers.mla}, {"sliding", c.layers.sliding}, {"linear", c.layers.linear}, {"shared", c.layers.shared}}},
                       {"sliding", {{"layers", c.layers.sliding}, {"window", c.window}, {"bytes_per_token", c.slidingBytesPerToken}, {"bytes_per_seq", c.slidingBytesPerSeq}}},
                       {"state_bytes_per_seq", c.stateBytesPerSeq},
+                      {"compressed", {{"layers", c.compressedLayers}, {"bytes_per_token", c.compressedBytesPerToken}, {"bytes_per_seq", c.compressedBytesPerSeq}}},
                       {"indexer_bytes_per_token", c.indexerBytesPerToken},
                       {"block_size", c.blockSize},
                       {"formulas", c.formulas}};
@@ -164,10 +165,14 @@ void printKv(const plan::PlanOptions& opt, const plan::PlanResult& res, const Kv
     return;
   }
   const plan::KvCache& c = *kv.cache;
-  std::printf("KV cache (%s, %lld tokens a request): %s per token per rank over %d full + %d MLA layers", c.dtype.c_str(), (long long)c.maxModelLen,
-              formatBytes(c.bytesPerToken).c_str(), c.layers.full, c.layers.mla);
+  std::printf("KV cache (%s, %lld tokens a request): %s per token per rank over ", c.dtype.c_str(), (long long)c.maxModelLen, formatBytes(c.bytesPerToken).c_str());
+  if (c.compressedLayers) std::printf("%d compressed layers", c.compressedLayers);  // DeepSeek-V4 has no full or MLA layer
+  else std::printf("%d full + %d MLA layers", c.layers.full, c.layers.mla);
   if (c.layers.sliding) std::printf("; %d sliding layers (window %lld): %s per sequence", c.layers.sliding, (long long)c.window, formatBytes(c.slidingBytesPerSeq).c_str());
   if (c.layers.linear) std::printf("; %d linear-attention layers: %s state per sequence", c.layers.linear, formatBytes(c.stateBytesPerSeq).c_str());
+  if (c.compressedLayers)
+    std::printf("; %d compressed layers: %s per sequence, compressor states %s per sequence", c.compressedLayers, formatBytes(c.compressedBytesPerSeq).c_str(),
+                formatBytes(c.stateBytesPerSeq).c_str());
   std::printf("\n");
   for (const auto& f : c.formulas) std::printf("  %s\n", f.c_str());
   for (const auto& r : kv.reserves)

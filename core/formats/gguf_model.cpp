@@ -79,6 +79,10 @@ ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path) {
     else if (m.numLayers > 0 && p->arrayNumbers.size() == uint64_t(m.numLayers))
       for (double v : p->arrayNumbers) a.layerTypes.push_back(v != 0 ? "sliding_attention" : "full_attention");
   }
+  // DeepSeek-V4's per-layer compression (deepseek4.cpp load_arch_hparams: get_arr, at least
+  // block_count entries).
+  if (const GgufKv* r = g.find(m.architecture + ".attention.compress_ratios"); r && !r->asInt())
+    for (double v : r->arrayNumbers) a.compressRatios.push_back(int64_t(v));
   a.maxPositions = num("context_length");
   m.quant.method = "gguf";
   m.quant.source = "general.file_type";

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -73,6 +74,21 @@ std::vector<int> intList(const json& j, const char* key) {
     for (const auto& e : *it)
       if (e.is_number_integer()) v.push_back(e.get<int>());
   return v;
+}
+
+// DeepSeek-V4's per-layer compression: the published config's compress_ratios, else transformers
+// 5.25.0's layer_types with compress_rates (configuration_deepseek_v4.py: sliding_attention 0,
+// compressed_sparse_attention 4, heavily_compressed_attention 128 unless compress_rates says).
+void compressRatios(const json& t, AttentionConfig& a) {
+  for (int r : intList(t, "compress_ratios")) a.compressRatios.push_back(r);
+  if (!a.compressRatios.empty()) return;
+  std::map<std::string, int64_t> rate = {{"sliding_attention", 0}, {"compressed_sparse_attention", 4}, {"heavily_compressed_attention", 128}};
+  if (auto cr = t.find("compress_rates"); cr != t.end() && cr->is_object())
+    for (const auto& [type, r] : cr->items())
+      if (r.is_number_integer()) rate[type] = r.get<int64_t>();
+  const bool compressed = std::any_of(a.layerTypes.begin(), a.layerTypes.end(), [](const std::string& lt) { return lt.find("compressed") != std::string::npos; });
+  if (!compressed) return;
+  for (const auto& lt : a.layerTypes) a.compressRatios.push_back(rate.count(lt) ? rate[lt] : -1);
 }
 
 std::string strKey(const json& j, const char* key) {
@@ -298,6 +314,7 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   a.fullAttentionInterval = intKey(t, {"full_attention_interval"});
   if (auto lt = t.find("layer_types"); lt != t.end() && lt->is_array())
     for (const auto& e : *lt) a.layerTypes.push_back(e.is_string() ? e.get<std::string>() : std::string{});
+  compressRatios(t, a);
   perLayerHeads(t, m.numLayers, a);
   a.linearKeyHeads = intKey(t, {"linear_num_key_heads"});
   a.linearValueHeads = intKey(t, {"linear_num_value_heads"});

@@ -93,6 +93,9 @@ struct AttentionConfig {
   int64_t slidingWindowPattern = -1;             // every N-th layer is full attention, the rest sliding
   int64_t fullAttentionInterval = -1;            // hybrids (Qwen3-Next): every N-th layer is full, the rest linear
   std::vector<std::string> layerTypes;           // per layer: full_attention, sliding_attention, linear_attention
+  // DeepSeek-V4's per-layer compression of its keys: 0 (the sliding window alone), 4 (compressed
+  // sparse attention, with the lightning indexer) or 128 (heavily compressed); empty elsewhere.
+  std::vector<int64_t> compressRatios;
   // Linear attention (Qwen3-Next Gated DeltaNet): a fixed state per sequence.
   int64_t linearKeyHeads = -1, linearValueHeads = -1, linearKeyHeadDim = -1, linearValueHeadDim = -1, linearConvKernel = -1;
   std::string dtype;                             // the model's own dtype ("bfloat16"): the KV cache's "auto"

@@ -119,7 +119,7 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
   // and compute buffer sizes), src/llama-kv-cache.cpp ("llama_kv_cache: size = ..."),
   // src/llama-kv-cache-iswa.cpp ("using full-size SWA cache"), src/llama-model.cpp
   // load_tensors ("%s model buffer size = %8.2f MiB").
-  static const std::regex llamaSetting(R"(llama_context: (n_ctx|n_seq_max|n_ubatch|kv_unified) += (\w+))"),
+  static const std::regex llamaSetting(R"(llama_context: (n_ctx|n_seq_max|n_ubatch|kv_unified|n_rs_seq) += (\w+))"),
       llamaKv(R"(llama_kv_cache: size = .*K \((\w+)\):.*V \((\w+)\):.*MiB)"),
       llamaBuffer(R"((model|compute|output) buffer size = +([0-9.]+) MiB)");
   bool vllm = false, sglang = false, llama = false;
@@ -154,13 +154,19 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
       llama = true;
       const std::string key = m[1].str(), v = m[2].str();
       if (key == "kv_unified") log.kvUnified = v == "true";
-      else if (std::all_of(v.begin(), v.end(), ::isdigit)) (key == "n_ctx" ? log.maxModelLen : key == "n_ubatch" ? log.nUbatch : log.nSeqMax) = std::stoll(v);
+      else if (std::all_of(v.begin(), v.end(), ::isdigit))
+        (key == "n_ctx" ? log.maxModelLen : key == "n_ubatch" ? log.nUbatch : key == "n_rs_seq" ? log.nRsSeq : log.nSeqMax) = std::stoll(v);
     }
     if (l.find("using full-size SWA cache") != std::string::npos) log.swaFull = true;
     if (std::regex_search(l, m, llamaKv)) {
       llama = true;
       log.typeK = m[1].str(), log.typeV = m[2].str();
       log.llamaKvLines.push_back(l.substr(l.find("llama_kv_cache: size")));
+    }
+    // DeepSeek-V4's compressor states: one summary line each (llama-kv-cache-dsv4.cpp)
+    if (const size_t at = l.find("llama_dsv4_comp_state: "); at != std::string::npos && l.find(" ratio = ") != std::string::npos) {
+      llama = true;
+      log.llamaKvLines.push_back(l.substr(at));
     }
     if (std::regex_search(l, m, llamaBuffer) && l.find("~llama_context") == std::string::npos) {
       auto& into = m[1].str() == "model" ? log.modelBufferMib : m[1].str() == "compute" ? log.computeBufferMib : log.outputBufferMib;

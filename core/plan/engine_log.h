@@ -41,6 +41,7 @@ struct EngineLog {
   // llama.cpp: llama_context's settings (n_ctx is maxModelLen), its cache lines as printed
   // ("llama_kv_cache: size = ..."), and the buffers it reports in MiB.
   int64_t nSeqMax = -1;
+  int64_t nRsSeq = -1;  // llama.cpp's n_rs_seq (DeepSeek-V4's compressor state planes)
   int64_t nUbatch = -1;
   int kvUnified = -1;  // -1: not printed
   bool swaFull = false;

@@ -192,6 +192,7 @@ void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogChec
   if (log.maxModelLen > 0) o.nCtx = log.maxModelLen;
   if (log.nSeqMax > 0) o.nSeq = int(log.nSeqMax);
   if (log.nUbatch > 0) o.nUbatch = log.nUbatch;
+  if (log.nRsSeq > 0) o.nRsSeq = int(log.nRsSeq);
   o.unified = log.kvUnified == 1;
   o.swaFull = log.swaFull;
   if (!log.typeK.empty()) o.typeK = log.typeK, o.typeV = log.typeV;
@@ -204,10 +205,12 @@ void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogChec
   for (size_t i = 0; i < n; ++i) {
     const std::string predicted = i < parts.value().size() ? parts.value()[i].logLine(o) : "(no such cache)";
     const std::string logged = i < log.llamaKvLines.size() ? log.llamaKvLines[i] : "(not printed)";
-    const std::string name = i < parts.value().size() && !parts.value()[i].name.empty() ? " (" + parts.value()[i].name + ")" : "";
+    const LlamaCppCachePart* part = i < parts.value().size() ? &parts.value()[i] : nullptr;
+    const std::string name = part && !part->name.empty() ? " (" + part->name + (part->state ? " compressor state" : "") + ")" : "";
     rows.push_back({"llama_kv_cache" + name, "", predicted, logged, "", predicted == logged ? LogVerdict::Agrees : LogVerdict::Differs,
                     "the line llama.cpp prints, at -c " + std::to_string(o.nCtx) + " -np " + std::to_string(o.nSeq) + " -ub " + std::to_string(o.nUbatch) +
-                        (o.unified ? " --kv-unified" : "") + (o.swaFull ? " --swa-full" : "") + " -ctk " + o.typeK + " -ctv " + o.typeV});
+                        (o.unified ? " --kv-unified" : "") + (o.swaFull ? " --swa-full" : "") + " -ctk " + o.typeK + " -ctv " + o.typeV +
+                        (o.nRsSeq ? " n_rs_seq " + std::to_string(o.nRsSeq) : "")});
   }
   auto sum = [](const std::vector<LoggedFigure>& v) {
     double t = 0;

@@ -85,6 +85,36 @@ std::vector<Kind> layerKinds(const ModelDescription& m) {
   return kinds;
 }
 
+// DeepSeek-V4 in llama.cpp: one sequence's caches exactly as llamaCppCache allocates them at
+// n_ctx = maxModelLen (its raw sliding window, the compressed caches, the compressor states).
+void deepseekV4LlamaCpp(const ModelDescription& m, const CacheType& ct, KvCache& kv) {
+  LlamaCppCacheOptions lo;
+  lo.nCtx = kv.maxModelLen;
+  lo.typeK = lo.typeV = ct.name == "fp16" ? "f16" : ct.name == "fp32" ? "f32" : ct.name;
+  auto parts = llamaCppCache(m, lo);
+  if (!parts) fail(parts.error().code, parts.error().message);
+  uint64_t per128 = 0;  // the compressed caches' growth, in bytes per 128 tokens
+  for (const LlamaCppCachePart& p : parts.value()) {
+    const uint64_t bytes = p.kBytes + p.vBytes;
+    if (p.state) {
+      kv.stateBytesPerSeq += bytes;
+    } else if (p.name == "SWA") {
+      kv.layers.sliding = p.layers, kv.window = m.attention.slidingWindow;
+      kv.slidingBytesPerSeq = bytes, kv.slidingBytesPerToken = p.cells ? bytes / p.cells : 0;
+    } else if (p.name != "non-SWA") {
+      const uint64_t ratio = p.name == "HCA" ? 128 : 4;
+      if (p.name != "indexer") kv.compressedLayers += p.layers;
+      kv.compressedBytesPerSeq += bytes;
+      per128 += (p.cells ? bytes / p.cells : 0) * (128 / ratio);
+    }
+  }
+  kv.compressedBytesPerToken = ceilDiv(per128, 128);
+  kv.bytesPerToken = kv.compressedBytesPerToken;
+  kv.formulas.push_back("DeepSeek-V4 (llama_kv_cache_dsv4): every layer's raw keys slide (window " + std::to_string(kv.window) + "), K only; ratio-4 layers keep ceil(n / 4) compressed keys and as many indexer keys, ratio-128 layers ceil(n / 128), padded to 256 cells: " +
+                        std::to_string(kv.compressedBytesPerToken) + " B per token, " + std::to_string(kv.compressedBytesPerSeq) + " B for one sequence of " +
+                        std::to_string(kv.maxModelLen) + "; compressor states " + std::to_string(kv.stateBytesPerSeq) + " B per sequence");
+}
+
 }  // namespace
 
 Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
@@ -95,6 +125,13 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     kv.dtype = ct.name;
     kv.maxModelLen = o.maxModelLen > 0 ? o.maxModelLen : a.maxPositions;
     if (kv.maxModelLen <= 0) fail(ErrorCode::Usage, "give --max-model-len: the config has no max_position_embeddings");
+    if (!a.compressRatios.empty()) {
+      if (!o.llamaCpp)
+        fail(ErrorCode::Usage, "DeepSeek-V4's compressed attention (compress_ratios): its cache is predicted as llama.cpp keeps it (a GGUF); vLLM 0.11.0 registers no "
+                               "DeepseekV4ForCausalLM, and SGLang 0.5.23's DeepSeek-V4 pools (mem_cache/deepseek_v4_memory_pool.py) are not modelled");
+      deepseekV4LlamaCpp(m, ct, kv);
+      return kv;
+    }
     const int tp = o.llamaCpp || o.attentionDp ? 1 : std::max(1, o.tp);
     std::vector<Kind> kinds = layerKinds(m);
     // llama.cpp's widths layer by layer (head_count_kv arrays, key_length_swa), summed by kind.
@@ -266,7 +303,8 @@ KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_
     const uint64_t block = uint64_t(std::max<int64_t>(1, blockSize));
     f.tokensFit = free / kv.bytesPerToken / block * block;
   }
-  const double perSeq = double(kv.maxModelLen) * double(kv.bytesPerToken) + double(kv.slidingBytesPerSeq) + double(kv.stateBytesPerSeq);
+  const double perSeq = double(kv.maxModelLen) * double(kv.bytesPerToken - kv.compressedBytesPerToken) + double(kv.compressedBytesPerSeq) +
+                        double(kv.slidingBytesPerSeq) + double(kv.stateBytesPerSeq);
   f.maxConcurrency = perSeq > 0 ? double(free) / perSeq : 0;
   f.servedConcurrency = maxNumSeqs > 0 ? std::min(f.maxConcurrency, double(maxNumSeqs)) : f.maxConcurrency;
   return f;

@@ -38,6 +38,11 @@ struct KvCache {
   uint64_t slidingBytesPerSeq = 0;    // the window as vLLM caps it, for one sequence of maxModelLen
   uint64_t stateBytesPerSeq = 0;      // linear-attention state, fixed per sequence
   uint64_t indexerBytesPerToken = 0;  // DeepSeek-V3.2's indexer keys, all layers (in bytesPerToken too)
+  // DeepSeek-V4 in llama.cpp: the compressed caches (CSA, HCA, indexer keys) of one sequence of
+  // maxModelLen as llama.cpp pads them, and their growth a token (ceil(row / ratio) summed; in
+  // bytesPerToken too, which is what tokens-fit divides by).
+  int compressedLayers = 0;
+  uint64_t compressedBytesPerSeq = 0, compressedBytesPerToken = 0;
   int64_t blockSize = 16;             // tokens a cache block: --block-size, or what the engine forces
   int64_t maxModelLen = 0;
   std::vector<std::string> formulas;  // how each figure was computed, in words and numbers
@@ -58,7 +63,7 @@ std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions&
 struct KvFit {
   int64_t freeBytes = 0;        // budget - --reserve - resident weights - derived - runtime reserves (negative: short)
   uint64_t tokensFit = 0;       // free / bytesPerToken, rounded down to whole blocks
-  double maxConcurrency = 0;    // free / (maxModelLen x bytesPerToken + sliding and state per sequence)
+  double maxConcurrency = 0;    // free / (maxModelLen x bytesPerToken + sliding, compressed and state per sequence)
   double servedConcurrency = 0; // the same, capped at --max-num-seqs: what one engine actually runs
 };
 KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_t maxNumSeqs = -1);

@@ -39,6 +39,53 @@ std::string mib(uint64_t b) {
   return s;
 }
 
+// DeepSeek-V4's caches (llama_kv_cache_dsv4's constructor at 0c1e57098): each stream one sequence's
+// whatever --kv-unified says (its unified_raw and unified_compressed are false).
+std::vector<LlamaCppCachePart> deepseekV4Cache(const ModelDescription& m, const LlamaCppCacheOptions& o, const std::vector<LlamaCppLayerKv>& layers,
+                                               uint64_t nCtxSeq) {
+  const auto& a = m.attention;
+  if (a.compressRatios.size() < layers.size())
+    fail(ErrorCode::Usage, "the GGUF's deepseek4.attention.compress_ratios has " + std::to_string(a.compressRatios.size()) + " entries for " +
+                               std::to_string(layers.size()) + " blocks: llama.cpp refuses it (deepseek4.cpp: compress_ratios is shorter than block_count)");
+  if (a.slidingWindow <= 0) fail(ErrorCode::Usage, "the GGUF has no deepseek4.attention.sliding_window, which llama.cpp requires (deepseek4.cpp)");
+  if (a.indexHeadDim <= 0) fail(ErrorCode::Usage, "the GGUF has no deepseek4.attention.indexer.key_length, which llama.cpp requires (deepseek4.cpp)");
+  const uint32_t streams = uint32_t(o.nSeq);
+  // One K-only cache over the layers `takes` admits, `width` values a cell each.
+  auto cache = [&](std::string name, uint64_t cells, auto takes, auto width) {
+    LlamaCppCachePart p;
+    p.name = std::move(name), p.cells = cells, p.streams = streams;
+    for (size_t il = 0; il < layers.size(); ++il)
+      if (layers[il].hasKv && takes(a.compressRatios[il])) ++p.layers, p.kBytes += rowBytes(o.typeK, width(layers[il])) * cells * streams;
+    return p;
+  };
+  // The compressed caches: dsv4_comp_size padded to 256 (GGML_PAD(..., 256u)).
+  auto compressedCells = [&](uint64_t ratio) { return pad(std::max<uint64_t>(1, (nCtxSeq + ratio - 1) / ratio), 256); };
+  auto ratioIs = [](int64_t r) { return [r](int64_t ratio) { return ratio == r; }; };
+  auto kWidth = [](const LlamaCppLayerKv& l) { return l.kWidth; };
+  auto indexerWidth = [&](const LlamaCppLayerKv&) { return uint64_t(a.indexHeadDim); };
+  // The raw cache is llama_kv_cache_iswa: every layer slides (set_swa_pattern(0)), so its non-SWA
+  // half holds none; the window's cells as for any sliding cache with one sequence a stream.
+  const uint64_t swaCells = o.swaFull ? nCtxSeq : pad(std::min<uint64_t>(nCtxSeq, uint64_t(a.slidingWindow) + uint64_t(o.nUbatch)), 256);
+  std::vector<LlamaCppCachePart> parts = {
+      cache("non-SWA", nCtxSeq, [](int64_t) { return false; }, kWidth), cache("SWA", swaCells, [](int64_t) { return true; }, kWidth),
+      cache("CSA", compressedCells(4), ratioIs(4), kWidth),          cache("HCA", compressedCells(128), ratioIs(128), kWidth),
+      cache("indexer", compressedCells(4), ratioIs(4), indexerWidth)};
+  // llama_dsv4_comp_state: per layer a kv and a score tensor, F32, width x rows x (n_seq x (1 +
+  // n_rs_seq)) planes - CSA 2 x head values by 2 x 4 rows, HCA head by 128, the indexer 2 x
+  // indexer.key_length by 2 x 4.
+  const uint64_t head = uint64_t(a.headDim), planes = uint64_t(o.nSeq) * (1 + uint64_t(std::max(0, o.nRsSeq)));
+  for (const auto& [name, ratio, rows, width] : {std::tuple{"csa", 4u, 8u, 2 * head}, std::tuple{"hca", 128u, 128u, head},
+                                                 std::tuple{"lid", 4u, 8u, 2 * uint64_t(a.indexHeadDim)}}) {
+    LlamaCppCachePart st;
+    st.name = name, st.state = true, st.ratio = ratio, st.stateRows = rows, st.stateWidth = uint32_t(width), st.streams = streams;
+    for (size_t il = 0; il < layers.size(); ++il)
+      if (a.compressRatios[il] == int64_t(ratio)) ++st.layers;
+    st.kBytes = 2 * width * rows * 4 * planes * uint64_t(st.layers);
+    parts.push_back(st);
+  }
+  return parts;
+}
+
 }  // namespace
 
 const std::vector<LlamaCppSwaPattern>& llamaCppSwaPatterns() {
@@ -58,6 +105,7 @@ const std::vector<LlamaCppSwaPattern>& llamaCppSwaPatterns() {
       {"laguna", 4, true, true, "laguna.cpp: load_swa_pattern(ml, 4, true) when sliding_window > 0"},
       {"step35", -1, false, false, "step35.cpp: ml.get_arr(sliding_window_pattern), sliding_window required"},
       {"mimo2", -1, false, false, "mimo2.cpp: ml.get_arr(sliding_window_pattern), sliding_window required"},
+      {"deepseek4", 0, false, false, "deepseek4.cpp: set_swa_pattern(0), every layer's raw keys slide; sliding_window required"},
   };
   return t;
 }
@@ -88,10 +136,17 @@ bool llamaCppIndexerKeys(const ModelDescription& m) {
   return m.architecture == "deepseek32" && m.attention.kvLoraRank > 0 && m.attention.indexHeadDim > 0;
 }
 
+bool llamaCppCompressedCaches(const ModelDescription& m) {
+  // llama-model.cpp create_memory: LLM_ARCH_DEEPSEEK4 builds llama_kv_cache_dsv4.
+  return m.architecture == "deepseek4" && !m.attention.compressRatios.empty();
+}
+
 std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m) {
   const auto& a = m.attention;
   const std::vector<bool> sliding = llamaCppSlidingLayers(m);
   const bool mla = a.kvLoraRank > 0;
+  // DeepSeek-V4's caches are K only (dsv4_make_k_only: MLA widths of one head each).
+  const bool kOnly = llamaCppCompressedCaches(m);
   // hparams.n_layer_kv_from_start: Gemma 3n's first 20 layers keep a cache (gemma3n.cpp), Gemma 4's
   // all but attention.shared_kv_layers (gemma4.cpp); the rest read an earlier layer's.
   int64_t withKv = m.numLayers;
@@ -111,7 +166,8 @@ std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m) {
     }
     const int64_t heads = a.kvHeadsAt(int64_t(il));
     l.kWidth = uint64_t(std::max<int64_t>(0, k * heads));
-    l.vWidth = uint64_t(std::max<int64_t>(0, v * heads));
+    l.vWidth = kOnly ? 0 : uint64_t(std::max<int64_t>(0, v * heads));
+    if (kOnly) l.vHead = 0;
     if (l.hasKv && !l.kWidth)
       fail(ErrorCode::Usage, "the GGUF has no attention.head_count_kv or key_length for layer " + std::to_string(il) + ", which llama.cpp's cache needs");
   }
@@ -120,6 +176,11 @@ std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m) {
 
 std::string LlamaCppCachePart::logLine(const LlamaCppCacheOptions& o) const {
   char s[256];
+  if (state) {  // total_size() / 1024.0 / 1024.0, a double
+    std::snprintf(s, sizeof s, "llama_dsv4_comp_state: %s ratio = %u, state = %u x %u, streams = %u, rs_seq = %d, layers = %d, size = %7.2f MiB", name.c_str(), ratio,
+                  stateRows, stateWidth, streams, std::max(0, o.nRsSeq), layers, double(kBytes) / 1024.0 / 1024.0);
+    return s;
+  }
   std::snprintf(s, sizeof s, "llama_kv_cache: size = %s MiB (%6llu cells, %3d layers, %2u/%u seqs), K (%s): %s MiB, V (%s): %s MiB", mib(kBytes + vBytes).c_str(),
                 (unsigned long long)cells, layers, unsigned(o.nSeq), streams, o.typeK.c_str(), mib(kBytes).c_str(), o.typeV.c_str(), mib(vBytes).c_str());
   return s;
@@ -131,6 +192,8 @@ Result<std::vector<LlamaCppCachePart>> llamaCppCache(const ModelDescription& m, 
     if (m.numLayers <= 0) fail(ErrorCode::Usage, "the GGUF has no block_count, which llama.cpp's cache needs");
     if (o.nCtx <= 0 || o.nSeq <= 0 || o.nUbatch <= 0) fail(ErrorCode::Usage, "llama.cpp's -c, -np and -ub must be positive");
     const std::vector<LlamaCppLayerKv> layers = llamaCppLayerKv(m);
+    if ((a.kvLoraRank > 0 || llamaCppCompressedCaches(m)) && o.typeK != o.typeV)
+      fail(ErrorCode::Usage, "model does not support different K (" + o.typeK + ") and V (" + o.typeV + ") cache types: llama.cpp creates no context (llama_init_from_model)");
     // With flash attention a quantized cache's block must divide every layer's head
     // (llama-context.cpp llama_init_from_model: it returns no context otherwise).
     for (const auto& l : layers)
@@ -152,6 +215,7 @@ Result<std::vector<LlamaCppCachePart>> llamaCppCache(const ModelDescription& m, 
       }
       return p;
     };
+    if (llamaCppCompressedCaches(m)) return deepseekV4Cache(m, o, layers, nCtxSeq);
     const bool anySliding = std::any_of(layers.begin(), layers.end(), [](const LlamaCppLayerKv& l) { return l.sliding; });
     if (llamaCppIndexerKeys(m)) {
       // llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp): the MLA cache, then a second cache of the

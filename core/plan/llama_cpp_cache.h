@@ -15,7 +15,13 @@
 //     V is stored untransposed, as flash attention (llama-server's auto on GPUs) keeps it - without
 //     it llama.cpp pads every layer's V to the widest (llama-kv-cache.cpp, TAG_V_CACHE_VARIABLE);
 //   - layers with a cache: all, except the KV-sharing layers at the end (hparams.has_kv:
-//     n_layer_kv_from_start, gemma3n.cpp: 20; gemma4.cpp: n_layer - attention.shared_kv_layers).
+//     n_layer_kv_from_start, gemma3n.cpp: 20; gemma4.cpp: n_layer - attention.shared_kv_layers);
+//   - DeepSeek-V4 (deepseek4, src/llama-kv-cache-dsv4.cpp llama_kv_cache_dsv4): every layer's raw
+//     keys in a sliding cache (K only, one stream per sequence even when unified), then K-only
+//     caches of the compressed keys - ratio-4 layers (CSA), ratio-128 layers (HCA) and the ratio-4
+//     layers' indexer keys (one head of indexer.key_length) - each of PAD(max(1, ceil(n_ctx_seq /
+//     ratio)), 256) cells a sequence, and three F32 compressor states a sequence (kv and score
+//     tensors of 2 x ratio rows for CSA and the indexer, 128 for HCA).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +57,8 @@ struct LlamaCppLayerKv {
 };
 // Does llama.cpp keep DeepSeek-V3.2's indexer keys in a cache of their own (a GGUF of deepseek32)?
 bool llamaCppIndexerKeys(const ModelDescription& m);
+// Does llama.cpp keep DeepSeek-V4's compressed caches (a GGUF of deepseek4 with compress_ratios)?
+bool llamaCppCompressedCaches(const ModelDescription& m);
 
 // Every layer (0 .. numLayers-1); a usage error naming the GGUF key a layer needs when it is absent.
 std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m);
@@ -62,16 +70,21 @@ struct LlamaCppCacheOptions {
   int64_t nUbatch = 512;        // -ub
   bool swaFull = false;         // --swa-full
   std::string typeK = "f16", typeV = "f16";  // -ctk / -ctv
+  int nRsSeq = 0;               // n_rs_seq: rollback planes of DeepSeek-V4's compressor states (0 unless set)
 };
 
-// One cache object, as its `llama_kv_cache: size = ...` line reports it.
+// One cache object, as its `llama_kv_cache: size = ...` line reports it - or one of DeepSeek-V4's
+// compressor states, as its `llama_dsv4_comp_state: ...` line does.
 struct LlamaCppCachePart {
-  std::string name;             // "" (one cache), "non-SWA", "SWA"
+  std::string name;             // "" (one cache), "non-SWA", "SWA", "CSA", "HCA", "indexer"; a state: "csa", "hca", "lid"
   uint64_t cells = 0;           // per stream
   int layers = 0;
   uint32_t streams = 1;
-  uint64_t kBytes = 0, vBytes = 0;
+  uint64_t kBytes = 0, vBytes = 0;  // a state's bytes are in kBytes
+  bool state = false;
+  uint32_t ratio = 0, stateRows = 0, stateWidth = 0;  // a state's compression ratio and F32 rows x values
   // "llama_kv_cache: size =  192.00 MiB (  4096 cells,  24 layers,  1/1 seqs), K (f16):   96.00 MiB, V (f16):   96.00 MiB"
+  // "llama_dsv4_comp_state: csa ratio = 4, state = 8 x 128, streams = 1, rs_seq = 0, layers = 2, size =    0.02 MiB"
   std::string logLine(const LlamaCppCacheOptions& o) const;
 };
 

@@ -99,7 +99,9 @@ table = []  # docs/plan.md's rows: log, config, settings, each KV figure predict
 
 def table_rows(log, repo, doc):
     size = re.compile(r"size = +([0-9.]+ MiB) \( *(\d+) cells")  # a llama.cpp line, shortened for the table
-    short = lambda line: "{} ({} cells)".format(*size.search(line).groups()) if size.search(line) else line
+    state = re.compile(r"state = (\d+ x \d+), .*size = +([0-9.]+ MiB)")  # a DeepSeek-V4 compressor state's
+    short = lambda line: ("{} ({} cells)".format(*size.search(line).groups()) if size.search(line) else
+                          "{1} ({0} F32)".format(*state.search(line).groups()) if state.search(line) else line)
     for r in doc["rows"]:
         if r["quantity"].startswith(KV_ROWS + ("llama_kv_cache", "output buffer")):
             table.append(f"| `{log}` | `{repo}` | {doc['settings']} | {r['quantity']} | {short(r['predicted'])} | {short(r['logged'])} | {r['difference'] or '-'} | {r['verdict']} |")
@@ -152,7 +154,7 @@ with tempfile.TemporaryDirectory() as tmp:
     cases = {(c["file"], c["n_ctx"], c["n_seq"], c["unified"], c["swa_full"], c["type"]): c["lines"]
              for c in json.load(open(os.path.join(LLAMA, "kv_logs.json")))["cases"] if "lines" in c}
     logs = sorted(glob.glob(os.path.join(LLAMA, "logs", "*.log")))
-    check(len(logs) == 12, f"{len(logs)} llama.cpp logs, expected 12")
+    check(len(logs) == 18, f"{len(logs)} llama.cpp logs, expected 18")
     name = re.compile(r"(.+\.?)-c(\d+)-np(\d+)(-kvu)?(-swafull)?-(\w+)\.log$")
     for path in logs:
         stem, n_ctx, n_seq, kvu, swa, typ = name.match(os.path.basename(path)).groups()
@@ -163,7 +165,7 @@ with tempfile.TemporaryDirectory() as tmp:
             continue
         table_rows(os.path.basename(path), gguf, doc)
         kv = [r for r in doc["rows"] if r["quantity"].startswith("llama_kv_cache")]
-        want = [l for l in cases[(gguf, int(n_ctx), int(n_seq), bool(kvu), bool(swa), typ)] if l.startswith("llama_kv_cache: size")]
+        want = [l for l in cases[(gguf, int(n_ctx), int(n_seq), bool(kvu), bool(swa), typ)] if l.startswith(("llama_kv_cache: size", "llama_dsv4_comp_state:"))]
         check([r["logged"] for r in kv] == want, f"{path}: logged lines read {[r['logged'] for r in kv]}, kv_logs.json has {want}")
         check(kv and all(r["verdict"] == "agrees" for r in kv), f"{path}: {[(r['predicted'], r['verdict']) for r in kv]}")
         weights = [r for r in doc["rows"] if r["quantity"] == "weights loaded"]

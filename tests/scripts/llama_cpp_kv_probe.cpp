@@ -16,7 +16,9 @@ static FILE* fullLog = nullptr;
 static void keepKvLines(ggml_log_level level, const char* text, void*) {
   if (fullLog) std::fputs(text, fullLog);
   if (level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);  // why no context was made
-  if (std::strstr(text, "llama_kv_cache: size =") || std::strstr(text, "KV cache, size =")) std::fputs(text, stdout);
+  if (std::strstr(text, "llama_kv_cache: size =") || std::strstr(text, "KV cache, size =") ||
+      (std::strstr(text, "llama_dsv4_comp_state:") && std::strstr(text, ", size =")))  // DeepSeek-V4's compressor states
+    std::fputs(text, stdout);
 }
 
 int main(int argc, char** argv) {

@@ -30,7 +30,7 @@ CASES = [  # n_ctx, n_seq, unified, swa_full, cache type
     (4096, 4, 1, 1, "f16"),
     (4096, 1, 0, 0, "q8_0"),
 ]
-FULL_LOGS = ("gpt-oss-bf16.gguf", "glm-4.5-bf16.gguf")
+FULL_LOGS = ("gpt-oss-bf16.gguf", "glm-4.5-bf16.gguf", "deepseek-v4-bf16.gguf")
 
 
 def full_log_name(gguf, n_ctx, n_seq, unified, swa_full, typ):
