@@ -386,6 +386,17 @@ class TstEngineRules : public QObject {
     }
   }
 
+  // DeepSeek-V4 as published (tests/data/deepseek_v4): SGLang 0.5.23 registers
+  // DeepseekV4ForCausalLM, whose loader (models/deepseek_v4.py) is not read here - unknown, said so,
+  // never "loads" by default; vLLM 0.11.0 registers no such class - its Transformers fallback.
+  void deepSeekV4Unread() {
+    const std::string published = wstest::sourceDir() + "/tests/data/deepseek_v4";
+    const Run s = validateFor(published, "sglang", 1);
+    QVERIFY2(s.says("WS-E008", "SGLang 0.5.23's DeepseekV4ForCausalLM consumes was not read here") && s.codes(val::Severity::Error).empty(), s.dump().c_str());
+    const Run v = validateFor(published, "vllm", 1);
+    QVERIFY2(v.says("WS-E002", "vLLM registers no DeepseekV4ForCausalLM"), v.dump().c_str());
+  }
+
   // Qwen3-Next as transformers 5.25.0 writes it (tests/data/qwen3_next: GatedDeltaNet and full
   // attention layers, every layer sparse). vLLM 0.11.0 loads it clean. SGLang 0.5.23 cannot build
   // the model from transformers 5's config.json, which keeps layer_types and drops

@@ -121,6 +121,33 @@ class TstQuantScheme : public QObject {
     QVERIFY(QString::fromStdString(dec.error().message).contains("mlx-affine6"));
   }
 
+  // DeepSeek-V4 as published (tests/data/deepseek_v4, made by make_deepseek_v4.py): routed experts
+  // as I8 bytes of two E2M1 codes with an E8M0 scale per 32 (`.scale`), which SGLang 0.5.23 takes
+  // for packed FP4 (configs/deepseek_v4.py try_detect_fp4_experts: U8, I8 or F4). MXFP4, two
+  // parameters a byte; its values those of llama.cpp's own conversion of the same file, which
+  // repacked the bytes into ggml's MXFP4 blocks (tests/data/llama_cpp/deepseek-v4-bf16.gguf,
+  // blk.3.ffn_gate_exps: experts stacked, rows 64-95 expert 2). embed / head are DeepSeek's names.
+  void deepSeekV4PublishedExperts() {
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/deepseek_v4");
+    const LogicalTensor& w1 = logicalOf(*c, "layers.3.ffn.experts.2.w1.weight");
+    QCOMPARE(w1.schemeName, std::string("mxfp4"));
+    QCOMPARE(w1.parameters, uint64_t(32 * 64));  // [32, 32] bytes of codes
+    QCOMPARE(c->find("embed.weight")->role, Role::Embedding);
+    QCOMPARE(c->find("head.weight")->role, Role::LmHead);
+    QCOMPARE(c->find("layers.3.ffn.gate.weight")->role, Role::Router);
+    auto gguf = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/deepseek-v4-bf16.gguf");
+    auto a = num::makeDecoder(*c, c->find("layers.3.ffn.experts.2.w1.weight")->logical);
+    auto b = num::makeDecoder(*gguf, gguf->find("blk.3.ffn_gate_exps.weight")->logical);
+    QVERIFY2(a && b, a ? "" : a.error().describe().c_str());
+    QCOMPARE(b.value()->cols(), uint64_t(64));
+    std::vector<float> x(32 * 64), y(x.size());
+    a.value()->decode(0, 32, x.data());
+    b.value()->decode(2 * 32, 32, y.data());
+    // Equal as numbers: code 8 is -0 in E2M1 and +0 in ggml's kvalues_mxfp4, the one difference.
+    for (size_t i = 0; i < x.size(); ++i) QVERIFY2(x[i] == y[i], std::to_string(i).c_str());
+    QVERIFY(std::any_of(x.begin(), x.end(), [](float v) { return v != 0; }));
+  }
+
   // DeepSeek-V4's MTP layers keep NVFP4 codes in I8 tensors (the seed runtime reads I8 as a raw
   // byte container): the same bytes as U8 must give the same scheme, values, validation and peak.
   void nvfp4CodesInI8() {

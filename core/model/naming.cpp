@@ -182,9 +182,10 @@ void classifyLayerPart(const std::vector<std::string_view>& t, size_t from, Name
       return;
     }
     if (tok == "router" || tok == "gate" || tok == "e_score_correction") {
-      // "mlp.gate" (no _proj) is the MoE router; a trailing "gate" elsewhere is not ours to guess.
+      // "mlp.gate" (no _proj) is the MoE router - "ffn.gate" in DeepSeek's own naming (the V4
+      // release); a trailing "gate" elsewhere is not ours to guess.
       if (tok != "gate" || (i > from && (t[i - 1] == "mlp" || t[i - 1] == "block_sparse_moe" || t[i - 1] == "feed_forward" ||
-                                         t[i - 1] == "moe"))) {
+                                         t[i - 1] == "moe" || t[i - 1] == "ffn"))) {
         p.role = Role::Router;
         return;
       }
@@ -220,10 +221,12 @@ void classifyLayerPart(const std::vector<std::string_view>& t, size_t from, Name
 }
 
 void classifyTopLevel(std::string_view tok, NameParts& p) {
+  // embed / head: DeepSeek's own inference naming, which the V4 checkpoints ship in (llama.cpp's
+  // converter, conversion/deepseek.py DeepseekV4Model: embed.weight, head.weight).
   if (tok == "embed_tokens" || tok == "wte" || tok == "tok_embeddings" || tok == "word_embeddings" || tok == "token_embd" ||
-      tok == "embeddings" || tok == "embedding")
+      tok == "embeddings" || tok == "embedding" || tok == "embed")
     p.role = Role::Embedding;
-  else if (tok == "lm_head" || tok == "output" || tok == "embed_out" || tok == "unembedding")
+  else if (tok == "lm_head" || tok == "output" || tok == "embed_out" || tok == "unembedding" || tok == "head")
     p.role = Role::LmHead;
   else if (isNormToken(tok))
     p.role = Role::Norm;

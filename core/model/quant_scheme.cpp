@@ -140,13 +140,14 @@ Scheme schemeFor(const Checkpoint& c, const Members& mb, uint64_t& params, uint3
     if (mb.scale->shape.size() == 2 && mb.scale->shape[1] > 1) return Scheme::Fp8Block;
     return Scheme::Fp8Channel;
   }
-  // U8 bytes of two E2M1 codes; I8 is the same bytes (DeepSeek-V4's MTP layers, the seed runtime
-  // reads I8 as a raw byte container).
+  // U8 bytes of two E2M1 codes; I8 is the same bytes (DeepSeek-V4's routed experts and MTP layers:
+  // SGLang 0.5.23 configs/deepseek_v4.py try_detect_fp4_experts takes U8, I8 or F4 for packed FP4;
+  // the seed runtime reads I8 as a raw byte container).
   const bool codeBytes = dn == "U8" || dn == "I8";
   if ((codeBytes || dn == "F4") && mb.scale) {
     const std::string_view sn = mb.scale->dtype->name;
     if (sn == "F8_E4M3") { if (codeBytes) params = w->elements() * 2; return Scheme::Nvfp4; }
-    if (sn == "U8" || sn == "F8_E8M0") { if (dn == "U8") params = w->elements() * 2; return Scheme::Mxfp4; }
+    if (sn == "U8" || sn == "F8_E8M0") { if (codeBytes) params = w->elements() * 2; return Scheme::Mxfp4; }
   }
   if ((dn == "U32") && mb.scale && mb.zeroPoint) {  // MLX affine: codes packed in u32 words
     // words x 32 = in x bits and in = scale columns x group: two unknowns, one equation. The

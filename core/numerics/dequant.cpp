@@ -305,7 +305,8 @@ class Nvfp4Decoder : public RowDecoder {
 };
 
 // MXFP4: element 2k in the low nibble, one E8M0 scale per 32. gpt-oss stores [..., nb, 16] bytes;
-// compressed-tensors' weight_packed is [..., cols/2] - the same bytes in the same order.
+// compressed-tensors' weight_packed and DeepSeek-V4's experts are [..., cols/2] - the same bytes in
+// the same order.
 class MxfpBlocksDecoder : public RowDecoder {
  public:
   MxfpBlocksDecoder(const Checkpoint& c, const TensorRecord& w, const TensorRecord& s, bool packedRows) : p_(dataOf(c, w)) {
@@ -672,7 +673,10 @@ std::unique_ptr<RowDecoder> build(const Checkpoint& c, uint32_t li) {
       return std::make_unique<Fp8ScaledDecoder>(c, w, *scale, mode);
     }
     case DecoderKind::Nvfp4: return std::make_unique<Nvfp4Decoder>(c, w, *scale, global, info.global == GlobalScale::Divides);
-    case DecoderKind::MxfpBlocks: return std::make_unique<MxfpBlocksDecoder>(c, w, *scale, l.scheme == Scheme::Mxfp4Ct);
+    case DecoderKind::MxfpBlocks:
+      // Packed rows - [..., cols / 2] codes beside [..., cols / 32] scales, a scale per row's block
+      // (compressed-tensors, DeepSeek-V4's experts) - or gpt-oss's [..., nb, 16] beside [..., nb].
+      return std::make_unique<MxfpBlocksDecoder>(c, w, *scale, l.scheme == Scheme::Mxfp4Ct || scale->shape.size() == w.shape.size());
     case DecoderKind::PackedInt: {
       const auto kind = l.scheme == Scheme::RawInt4 ? PackedIntDecoder::Kind::RawInt4
                         : (l.scheme == Scheme::MlxAffine4 || l.scheme == Scheme::MlxAffine8) ? PackedIntDecoder::Kind::Mlx

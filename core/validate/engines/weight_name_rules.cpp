@@ -892,7 +892,14 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   if (c.format != "safetensors" || c.adapter || m.source != "config.json" || m.quant.method == "bitsandbytes" || m.quant.method == "mlx") return;
   std::string cls;
   const WeightLoaderRow* row = loaderFor(m, engine, cls);
-  if (!row) return;
+  if (!row) {
+    // A class the engine registers whose loader was not read (DeepSeek-V4 in SGLang): whether its
+    // names load is unknown, said as such rather than passed as loading.
+    if (!cls.empty())
+      sink.add("WS-E008", "which tensor names " + std::string(engine == "vllm" ? "vLLM " : "SGLang ") + std::string(engine == "vllm" ? kVllmRelease : kSglangRelease) + "'s " + cls +
+                              " consumes was not read here (no row of the weight-loader table): whether its names load is unknown");
+    return;
+  }
   Config cfg;
   try {
     cfg.j = nlohmann::json::parse(readTextFile((std::filesystem::path(sideFolder(c)) / "config.json").string()));
