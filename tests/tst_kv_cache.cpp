@@ -377,8 +377,8 @@ class TstKvCache : public QObject {
   }
 
   // DeepSeek-V4 (tests/data/deepseek_v4, published naming; its llama.cpp conversion): layers of
-  // ratio 0, 128, 4, 128, 4; keys 64 wide, one KV head; indexer keys 64; window 16. Worked out by
-  // hand from llama_kv_cache_dsv4 (src/llama-kv-cache-dsv4.cpp): f16 rows of 128 B.
+  // ratio 0, 128, 4, 128, 4; keys 64 wide, one KV head; indexer keys 128; window 16. Worked out by
+  // hand from llama_kv_cache_dsv4 (src/llama-kv-cache-dsv4.cpp): f16 rows of 128 B, indexer 256 B.
   void deepSeekV4Compressed() {
     auto st = wstest::openOrFail(wstest::sourceDir() + "/tests/data/deepseek_v4");
     QCOMPARE(st->model.attention.compressRatios, (std::vector<int64_t>{0, 128, 4, 128, 4}));  // the published config's compress_ratios
@@ -405,24 +405,24 @@ class TstKvCache : public QObject {
     QCOMPARE(parts[1].vBytes, uint64_t(0));                             // K only
     QCOMPARE(parts[2].kBytes, uint64_t(1024 * 2 * 128));                // CSA: 4096 / 4 cells, layers 2 and 4
     QCOMPARE(parts[3].kBytes, uint64_t(256 * 2 * 128));                 // HCA: 4096 / 128 = 32, padded to 256
-    QCOMPARE(parts[4].kBytes, uint64_t(1024 * 2 * 128));                // the CSA layers' indexer keys
+    QCOMPARE(parts[4].kBytes, uint64_t(1024 * 2 * 256));                // the CSA layers' indexer keys
     QCOMPARE(parts[5].kBytes, uint64_t(2 * 128 * 8 * 4 * 2));           // csa state: kv and score, 2 x 64 by 8, F32
     QCOMPARE(parts[6].kBytes, uint64_t(2 * 64 * 128 * 4 * 2));          // hca state: 64 by 128
-    QCOMPARE(parts[7].kBytes, uint64_t(2 * 128 * 8 * 4 * 2));           // lid state: 2 x 64 by 8
+    QCOMPARE(parts[7].kBytes, uint64_t(2 * 256 * 8 * 4 * 2));           // lid state: 2 x 128 by 8
     lo.nSeq = 4, lo.unified = true;                                     // streams stay one a sequence
     QCOMPARE(plan::llamaCppCache(gguf->model, lo).value()[2].kBytes, uint64_t(1024 * 2 * 128 * 4));
     lo.typeV = "q8_0";                                                  // K and V types must agree
     QVERIFY(!plan::llamaCppCache(gguf->model, lo));
     // plan's per-sequence figures are those caches at -c max-model-len, the growth a token
-    // ceil(128 / 4 x 2 + 128 / 128 x 2 + 128 / 4 x 2).
+    // ceil(128 / 4 x 2 + 128 / 128 x 2 + 256 / 4 x 2).
     o.llamaCpp = true;
     const plan::KvCache kv = kvOf(gguf->model, o);
     QCOMPARE(kv.layers.sliding, 5);
     QCOMPARE(kv.slidingBytesPerSeq, uint64_t(768 * 5 * 128));
     QCOMPARE(kv.compressedLayers, 4);
-    QCOMPARE(kv.compressedBytesPerSeq, uint64_t((1024 + 256 + 1024) * 2 * 128));
-    QCOMPARE(kv.stateBytesPerSeq, uint64_t(2 * (2 * 128 * 8 * 4 * 2) + 2 * 64 * 128 * 4 * 2));
-    QCOMPARE(kv.bytesPerToken, uint64_t(64 + 2 + 64));
+    QCOMPARE(kv.compressedBytesPerSeq, uint64_t((1024 + 256) * 2 * 128 + 1024 * 2 * 256));
+    QCOMPARE(kv.stateBytesPerSeq, uint64_t(2 * 128 * 8 * 4 * 2 + 2 * 64 * 128 * 4 * 2 + 2 * 256 * 8 * 4 * 2));
+    QCOMPARE(kv.bytesPerToken, uint64_t(64 + 2 + 128));
     const double perSeq = double(kv.compressedBytesPerSeq + kv.slidingBytesPerSeq + kv.stateBytesPerSeq);
     QCOMPARE(plan::fitKvCache(kv, int64_t(perSeq * 3), 16).maxConcurrency, 3.0);
   }

@@ -50,7 +50,8 @@ std::vector<LlamaCppCachePart> deepseekV4Cache(const ModelDescription& m, const 
   if (a.slidingWindow <= 0) fail(ErrorCode::Usage, "the GGUF has no deepseek4.attention.sliding_window, which llama.cpp requires (deepseek4.cpp)");
   if (a.indexHeadDim <= 0) fail(ErrorCode::Usage, "the GGUF has no deepseek4.attention.indexer.key_length, which llama.cpp requires (deepseek4.cpp)");
   const uint32_t streams = uint32_t(o.nSeq);
-  // One K-only cache over the layers `takes` admits, `width` values a cell each.
+  // One K-only cache (dsv4_make_k_only: V is not stored) over the layers `takes` admits, `width`
+  // values a cell each.
   auto cache = [&](std::string name, uint64_t cells, auto takes, auto width) {
     LlamaCppCachePart p;
     p.name = std::move(name), p.cells = cells, p.streams = streams;
@@ -145,8 +146,6 @@ std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m) {
   const auto& a = m.attention;
   const std::vector<bool> sliding = llamaCppSlidingLayers(m);
   const bool mla = a.kvLoraRank > 0;
-  // DeepSeek-V4's caches are K only (dsv4_make_k_only: MLA widths of one head each).
-  const bool kOnly = llamaCppCompressedCaches(m);
   // hparams.n_layer_kv_from_start: Gemma 3n's first 20 layers keep a cache (gemma3n.cpp), Gemma 4's
   // all but attention.shared_kv_layers (gemma4.cpp); the rest read an earlier layer's.
   int64_t withKv = m.numLayers;
@@ -166,8 +165,7 @@ std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m) {
     }
     const int64_t heads = a.kvHeadsAt(int64_t(il));
     l.kWidth = uint64_t(std::max<int64_t>(0, k * heads));
-    l.vWidth = kOnly ? 0 : uint64_t(std::max<int64_t>(0, v * heads));
-    if (kOnly) l.vHead = 0;
+    l.vWidth = uint64_t(std::max<int64_t>(0, v * heads));
     if (l.hasKv && !l.kWidth)
       fail(ErrorCode::Usage, "the GGUF has no attention.head_count_kv or key_length for layer " + std::to_string(il) + ", which llama.cpp's cache needs");
   }

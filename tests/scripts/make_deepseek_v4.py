@@ -67,13 +67,13 @@ def make(out):
     os.makedirs(out, exist_ok=True)
     vocab = save_tokenizer(out)
     torch.manual_seed(0)
-    # head_dim and index_head_dim 64: llama.cpp rotates indexer keys by a Hadamard matrix of at
-    # least 64 (as for V3.2); inputs a multiple of 32, FP4's group; hc_mult 4, the one llama.cpp builds
-    # (deepseek4.cpp build_hc_pre asserts it).
+    # head_dim 64 and index_head_dim 128, unequal so that a cache taking one for the other shows;
+    # llama.cpp rotates keys by a Hadamard matrix of at least 64 (as for V3.2). Inputs a multiple of
+    # 32, FP4's group; hc_mult 4, the one llama.cpp builds (deepseek4.cpp build_hc_pre asserts it).
     config = DeepseekV4Config(vocab_size=vocab, hidden_size=64, moe_intermediate_size=32, num_hidden_layers=len(LAYER_TYPES),
                               num_attention_heads=4, num_key_value_heads=1, head_dim=64, q_lora_rank=48, num_experts_per_tok=2,
                               n_routed_experts=4, n_shared_experts=1, sliding_window=16, o_groups=2, o_lora_rank=32,
-                              index_n_heads=4, index_head_dim=64, index_topk=8, layer_types=LAYER_TYPES,
+                              index_n_heads=4, index_head_dim=128, index_topk=8, layer_types=LAYER_TYPES,
                               mlp_layer_types=["hash_moe"] * NUM_HASH_LAYERS + ["moe"] * (len(LAYER_TYPES) - NUM_HASH_LAYERS),
                               num_nextn_predict_layers=0, hc_mult=4, max_position_embeddings=4096,
                               pad_token_id=0, bos_token_id=2, eos_token_id=1)
