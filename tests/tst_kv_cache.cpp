@@ -3,7 +3,9 @@
 // Qwen3-235B-A22B, gpt-oss-120b, Qwen3-Next-80B-A3B) and on the fixtures.
 #include <QtTest>
 
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -376,6 +378,41 @@ class TstKvCache : public QObject {
     QCOMPARE(plan::llamaCppCache(c->model, lo).value()[0].kBytes, uint64_t(96 / 32 * 34 * 1024 * 2));
   }
 
+  // GLM-DSA (tests/data/llama_cpp/glm-5.2-bf16.gguf, make_glm5.py): indexer types full, shared,
+  // shared, full, shared - llama.cpp keeps indexer keys on layers 0 and 3 only (kv_logs.json has its
+  // own lines). A GGUF without the array (renamed in a copy here) takes llama.cpp's fallback
+  // (glm-dsa.cpp): every layer below a 1,048,576-token n_ctx_train, GLM-5.2's table at or above it.
+  void glmDsaIndexerLayers() {
+    const std::string path = wstest::sourceDir() + "/tests/data/llama_cpp/glm-5.2-bf16.gguf";
+    auto typed = wstest::openOrFail(path);
+    QCOMPARE(plan::llamaCppIndexerLayers(typed->model), (std::vector<bool>{true, false, false, true, false}));
+    plan::KvOptions o;
+    o.maxModelLen = 4096;
+    o.llamaCpp = true;
+    QCOMPARE(kvOf(typed->model, o).indexerBytesPerToken, uint64_t(64 * 2 * 2));
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto patched = [&](uint32_t nCtxTrain) {
+      std::string b = bytes;
+      const size_t types = b.find("glm-dsa.attention.indexer.types");
+      b[types + std::strlen("glm-dsa.attention.indexer.type")] = 'z';  // the key llama.cpp reads is gone
+      const size_t ctx = b.find("glm-dsa.context_length") + std::strlen("glm-dsa.context_length") + 4;  // after the u32 type id
+      std::memcpy(&b[ctx], &nCtxTrain, 4);
+      return b;
+    };
+    wstest::TempDir d;
+    wstest::writeFile(d.file("glm5.gguf"), patched(4096));
+    wstest::writeFile(d.file("glm5-1m.gguf"), patched(1048576));
+    auto glm5 = wstest::openOrFail(d.file("glm5.gguf")), glm52 = wstest::openOrFail(d.file("glm5-1m.gguf"));
+    QVERIFY(glm5->model.attention.indexerFull.empty());
+    QCOMPARE(glm52->model.attention.maxPositions, int64_t(1048576));
+    QCOMPARE(plan::llamaCppIndexerLayers(glm5->model), std::vector<bool>(5, true));
+    QCOMPARE(plan::llamaCppIndexerLayers(glm52->model), (std::vector<bool>{true, true, true, false, false}));
+    plan::LlamaCppCacheOptions lo;
+    QCOMPARE(plan::llamaCppCache(glm52->model, lo).value()[1].layers, 3);
+    QCOMPARE(plan::llamaCppCache(glm52->model, lo).value()[1].kBytes, uint64_t(64 * 2 * 4096 * 3));
+  }
+
   // DeepSeek-V4 (tests/data/deepseek_v4, published naming; its llama.cpp conversion): layers of
   // ratio 0, 128, 4, 128, 4; keys 64 wide, one KV head; indexer keys 128; window 16. Worked out by
   // hand from llama_kv_cache_dsv4 (src/llama-kv-cache-dsv4.cpp): f16 rows of 128 B, indexer 256 B.
@@ -463,8 +500,8 @@ class TstKvCache : public QObject {
       QCOMPARE(predicted, logged);
       ++compared;
     }
-    QVERIFY(compared >= 34);
-    QVERIFY(refusals >= 2);
+    QVERIFY(compared >= 39);
+    QVERIFY(refusals >= 3);
   }
 
   // What fits: free bytes over bytes per token in whole blocks; concurrency per request of L.

@@ -66,6 +66,8 @@ ModelDescription modelFromGgufKv(const GgufFile& g, const std::string& path) {
   // DeepSeek-V3.2's lightning indexer (llama-arch.cpp LLM_KV_ATTENTION_INDEXER_*).
   a.indexHeadDim = num("attention.indexer.key_length");
   a.indexTopk = num("attention.indexer.top_k");
+  if (const GgufKv* t = g.find(m.architecture + ".attention.indexer.types"); t && !t->asInt())
+    for (double v : t->arrayNumbers) a.indexerFull.push_back(v != 0);
   a.headDimSwa = num("attention.key_length_swa");
   a.vHeadDimSwa = num("attention.value_length_swa");
   a.kvSharedLayers = std::max<int64_t>(0, count("attention.shared_kv_layers", 0));

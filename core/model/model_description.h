@@ -79,6 +79,9 @@ struct AttentionConfig {
   // DeepSeek-V3.2's sparse attention: an indexer beside each MLA layer with its own key cache.
   // indexTopk > 0 is what engines test for (vLLM 0.11.0 deepseek_v2.py: hasattr(config, "index_topk")).
   int64_t indexTopk = -1, indexHeadDim = -1;
+  // GLM-DSA (GLM-5.2): which layers' indexers are "full" and keep keys, the others reusing an
+  // earlier layer's top-k (GGUF attention.indexer.types); empty: the file does not say.
+  std::vector<bool> indexerFull;
   // Layers whose widths differ (GGUF arrays, Gemma 4): llama.cpp's head_count_kv per layer (empty:
   // numKvHeads everywhere) and key_length_swa / value_length_swa for the sliding layers.
   std::vector<int64_t> kvHeadsPerLayer;

@@ -198,12 +198,15 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     kv.bytesPerToken = llamaFull + full * uint64_t(extraFull) + mla * uint64_t(kv.layers.mla);
     kv.blockSize = o.blockSize;
     if (o.llamaCpp && llamaCppIndexerKeys(m) && kv.layers.mla) {
-      // llama.cpp's DSA cache: each layer's indexer key, one head of indexer.key_length in -ctk's type.
+      // llama.cpp's DSA cache: the indexer key of each layer that keeps one (GLM-DSA: its "full"
+      // indexers), one head of indexer.key_length in -ctk's type.
       const uint64_t perLayer = ceilDiv(uint64_t(a.indexHeadDim) * ct.bytesPer32, 32);
-      kv.indexerBytesPerToken = perLayer * uint64_t(kv.layers.mla);
+      const std::vector<bool> keeps = llamaCppIndexerLayers(m);
+      kv.indexerBytesPerToken = perLayer * uint64_t(std::count(keeps.begin(), keeps.end(), true));
       kv.bytesPerToken += kv.indexerBytesPerToken;
       kv.formulas.push_back("llama.cpp indexer keys: " + std::to_string(a.indexHeadDim) + " x " + ct.name + " = " + std::to_string(perLayer) +
-                            " B per token per layer, a cache of its own (llama_kv_cache_dsa)");
+                            " B per token per layer that keeps them (" + std::to_string(std::count(keeps.begin(), keeps.end(), true)) +
+                            "), a cache of its own (llama_kv_cache_dsa)");
     } else if (!o.llamaCpp && a.indexTopk > 0 && kv.layers.mla) {
       // DeepSeek-V3.2 (vLLM 0.11.0 deepseek_v2.py Indexer): each MLA layer, the MTP layers too
       // (deepseek_mtp.py builds the same decoder layer), keeps one indexer key a token beside its

@@ -131,10 +131,25 @@ std::vector<bool> llamaCppSlidingLayers(const ModelDescription& m) {
 }
 
 bool llamaCppIndexerKeys(const ModelDescription& m) {
-  // llama-model.cpp create_memory: LLM_ARCH_DEEPSEEK32 builds llama_kv_cache_dsa with the indexer
-  // cache on every trunk layer. GLM-DSA shares the class but keeps indexer keys only on its "full"
-  // indexer layers (is_indexer_full), which are not read here.
-  return m.architecture == "deepseek32" && m.attention.kvLoraRank > 0 && m.attention.indexHeadDim > 0;
+  // llama-model.cpp create_memory: LLM_ARCH_DEEPSEEK32 and LLM_ARCH_GLM_DSA build
+  // llama_kv_cache_dsa, its indexer cache on the layers filter_lid admits.
+  return (m.architecture == "deepseek32" || m.architecture == "glm-dsa") && m.attention.kvLoraRank > 0 && m.attention.indexHeadDim > 0;
+}
+
+std::vector<bool> llamaCppIndexerLayers(const ModelDescription& m) {
+  const size_t n = size_t(std::max<int64_t>(0, m.numLayers));
+  if (m.architecture != "glm-dsa") return std::vector<bool>(n, true);
+  const auto& a = m.attention;
+  if (!a.indexerFull.empty()) {  // get_key_or_arr(INDEXER_TYPES, ..., n_layer): one entry a layer
+    if (a.indexerFull.size() != n)
+      fail(ErrorCode::Usage, "the GGUF's glm-dsa.attention.indexer.types has " + std::to_string(a.indexerFull.size()) + " entries for " + std::to_string(n) +
+                                 " blocks, which llama.cpp refuses (get_key_or_arr)");
+    return a.indexerFull;
+  }
+  std::vector<bool> full(n, true);
+  if (a.maxPositions >= 1048576)  // GLM_5_2_DEFAULT_INDEXER_TYPES (glm-dsa.cpp), zero past its 78 entries
+    for (size_t il = 0; il < n; ++il) full[il] = il < 2 || (il < 78 && (il - 2) % 4 == 0);
+  return full;
 }
 
 bool llamaCppCompressedCaches(const ModelDescription& m) {
@@ -217,9 +232,12 @@ Result<std::vector<LlamaCppCachePart>> llamaCppCache(const ModelDescription& m, 
     const bool anySliding = std::any_of(layers.begin(), layers.end(), [](const LlamaCppLayerKv& l) { return l.sliding; });
     if (llamaCppIndexerKeys(m)) {
       // llama_kv_cache_dsa (src/llama-kv-cache-dsa.cpp): the MLA cache, then a second cache of the
-      // same cells holding each trunk layer's indexer key - one head of indexer.key_length, K only.
-      LlamaCppCachePart indexer = part("", nCtxSeq, false);
-      indexer.vBytes = 0;
+      // same cells holding the indexer keys of the layers that keep them - one head of
+      // indexer.key_length, K only.
+      const std::vector<bool> keeps = llamaCppIndexerLayers(m);
+      LlamaCppCachePart indexer;
+      indexer.cells = nCtxSeq, indexer.streams = streams;
+      indexer.layers = int(std::count(keeps.begin(), keeps.end(), true));
       indexer.kBytes = rowBytes(o.typeK, uint64_t(a.indexHeadDim)) * nCtxSeq * streams * uint64_t(indexer.layers);
       return {part("", nCtxSeq, false), indexer};
     }

@@ -55,8 +55,14 @@ struct LlamaCppLayerKv {
   uint64_t kWidth = 0, vWidth = 0;
   uint64_t kHead = 0, vHead = 0;  // n_embd_head_k / _v: a quantized cache type's block must divide them
 };
-// Does llama.cpp keep DeepSeek-V3.2's indexer keys in a cache of their own (a GGUF of deepseek32)?
+// Does llama.cpp keep lightning-indexer keys in a cache of their own (a GGUF of deepseek32 or
+// glm-dsa)?
 bool llamaCppIndexerKeys(const ModelDescription& m);
+// Per trunk layer: does its indexer keep keys? DeepSeek-V3.2: every layer. GLM-DSA: the "full"
+// ones - the GGUF's attention.indexer.types, else (glm-dsa.cpp load_arch_hparams) every layer when
+// n_ctx_train < 1048576 (GLM-5, 5.1), GLM-5.2's table when not (layers 0 and 1, then every fourth
+// from 2, up to 78).
+std::vector<bool> llamaCppIndexerLayers(const ModelDescription& m);
 // Does llama.cpp keep DeepSeek-V4's compressed caches (a GGUF of deepseek4 with compress_ratios)?
 bool llamaCppCompressedCaches(const ModelDescription& m);
 

@@ -137,10 +137,10 @@ with tempfile.TemporaryDirectory() as tmp:
     # GGUFs llama.cpp's own converter wrote (tests/data/llama_cpp: BF16, F16 and Q8_0, with
     # SentencePiece vocabularies, token scores and types; Gemma 4's BPE vocabulary with merges and
     # its per-layer head_count_kv array; DeepSeek-V3.2's indexer keys; DeepSeek-V4's compress_ratios
-    # array and MXFP4 experts)
+    # array and MXFP4 experts; GLM-5.2's indexer types)
     real = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "llama_cpp")
     made = sorted(f for f in os.listdir(real) if f.endswith(".gguf"))
-    check(len(made) == 15, f"{len(made)} llama.cpp conversions")
+    check(len(made) == 16, f"{len(made)} llama.cpp conversions")
     for f in made:
         compare(os.path.join(real, f), f"llama.cpp conversion {f}")
 finish()
