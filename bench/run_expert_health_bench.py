@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What the expert-health rules cost the value pass: `weightscope validate PATH --rules values`
-(every weight and scale decoded and checked; every routed expert's stored bytes fingerprinted,
+(every weight and scale decoded and checked; windows of every routed expert's stored bytes fingerprinted,
 WS-V013; every routed expert projection sampled and sketched, WS-V015 / WS-V016, and the
 candidates decoded whole) against the same pass with `--skip-rules WS-V013,WS-V015,WS-V016`, run side by
 side on the same files with the page cache warm (bench/run_scan_bench.py's `paired`: the median of
@@ -57,7 +57,7 @@ def main():
     table = ["| checkpoint | GiB | values pass with fingerprints and samples (s) | without (s) | cost (median ratio - 1) | goal <= 25% |", "|---|---|---|---|---|---|"]
     for name, size, tw, to, ratio in rows:
         table.append(f"| {name} | {size / 2**30:.2f} | {tw:.3f} | {to:.3f} | {100 * (ratio - 1):+.1f}% | {'met' if ratio - 1 <= GOAL else 'missed'} |")
-    text = (f"The expert-health rules - WS-V013's fingerprints (xxHash XXH3 of every routed expert's stored bytes), WS-V015 / WS-V016's samples "
+    text = (f"The expert-health rules - WS-V013's fingerprints (xxHash XXH3 of four 4 KiB windows of every routed expert's stored bytes, read with pread; every byte of the experts they find alike), WS-V015 / WS-V016's samples "
             f"(1024 values of each routed expert projection decoded and projected on 64 directions) - against the value pass without them, page cache warm, "
             f"best of {a.runs} paired runs each and the median of the per-run ratios, on {cpu_name()} ({os.cpu_count()} cores, {platform.system()}). "
             f"Command: `python3 bench/run_expert_health_bench.py build --write docs/benchmarks.md`.\n\n" + "\n".join(table))

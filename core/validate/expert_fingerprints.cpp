@@ -51,20 +51,34 @@ std::vector<std::vector<std::vector<const ExpertPrint*>>> alike(const std::vecto
 
 }  // namespace
 
-std::optional<uint64_t> fingerprintExpert(const Checkpoint& c, const LogicalTensor& l, uint64_t e, uint64_t slices, bool whole) {
+std::optional<uint64_t> fingerprintExpert(const Checkpoint& c, const LogicalTensor& l, uint64_t e, uint64_t slices, bool whole, num::ByteCounter* counter) {
   uint64_t h = slices;
+  uint8_t window[kWindow * kWindows];
   for (uint32_t mi : l.members) {
     const TensorRecord& t = c.tensors[mi];
     const auto& map = c.files[size_t(t.file)].map;
     if (!map || t.offset + t.bytes > map->bytes().size()) return std::nullopt;
     const bool sliced = slices > 1 && t.bytes % slices == 0;
     const uint64_t n = sliced ? t.bytes / slices : t.bytes;
-    const uint8_t* at = map->bytes().data() + t.offset + (sliced ? e * n : 0);
-    if (whole || n <= kWindow * kWindows) {
-      h = hashOn(h, at, n);
+    const uint64_t at = t.offset + (sliced ? e * n : 0);
+    if (whole) {  // a candidate's every byte, through the mapping (MappedReadGuard covers a cut file)
+      h = hashOn(h, map->bytes().data() + at, n);
       continue;
     }
-    for (uint64_t w = 0; w < kWindows; ++w) h = hashOn(h, at + w * ((n - kWindow) / (kWindows - 1)), kWindow);
+    // The windows by pread (MappedFile::readAt), not through the mapping: a few KiB of each of
+    // thousands of tensors cost more in page faults and their unmapping than in hashing
+    // (docs/benchmarks.md, expert health). A failed read throws CoreError naming file and offset.
+    if (n <= kWindow * kWindows) {
+      map->readAt(at, window, n);
+      if (counter) counter->add(n);
+      h = hashOn(h, window, n);
+      continue;
+    }
+    for (uint64_t w = 0; w < kWindows; ++w) {
+      map->readAt(at + w * ((n - kWindow) / (kWindows - 1)), window, kWindow);
+      if (counter) counter->add(kWindow);
+      h = hashOn(h, window, kWindow);
+    }
   }
   return h;
 }

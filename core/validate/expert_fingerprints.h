@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/model/checkpoint.h"
+#include "core/numerics/dequant.h"
 #include "core/validate/sink.h"
 
 namespace ws::val {
@@ -37,10 +38,13 @@ struct ExpertPrint {
 
 // The 64-bit hash (xxHash's XXH3 where built with it) of slice `e` of the `slices` experts stacked
 // in `l` (1: the tensor is one expert's): each member's slice in member order, sampled or `whole`;
-// a member that does not split into equal slices (a global scale) is taken whole. Reads through
-// the files' mappings, so the caller holds a MappedReadGuard and checks it; nullopt when a member
-// has no local mapping.
-std::optional<uint64_t> fingerprintExpert(const Checkpoint& c, const LogicalTensor& l, uint64_t e, uint64_t slices, bool whole);
+// a member that does not split into equal slices (a global scale) is taken whole. Sampled, its
+// windows are read with pread and added to `counter` (the pass's count of what it read, which the
+// kernel's is held to); `whole` reads through the files' mappings, so the caller holds a
+// MappedReadGuard and checks it. nullopt when a member has no local mapping; a failed read throws
+// CoreError naming file and offset.
+std::optional<uint64_t> fingerprintExpert(const Checkpoint& c, const LogicalTensor& l, uint64_t e, uint64_t slices, bool whole,
+                                          num::ByteCounter* counter = nullptr);
 
 // One WS-V013 error per set of experts of a layer whose every projection's bytes are the same
 // (samples first, then every byte of the candidates; a remote checkpoint's candidates are fetched

@@ -168,8 +168,8 @@ Finding readFailure(const Error& e, const std::string& tensor, const char* what)
 // experts are alike by the thousand, and WS-V009 names them. A tensor that cannot be decoded is
 // skipped: the shape rules say why. Returns the error of a read that failed; what it added to
 // `sink` by then is the caller's to drop.
-std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const WeightRules& want, num::ExtentScratch& scratch, num::ByteCounter& counter, Sink& sink,
-                                  std::vector<ExpertPrint>& prints) {
+std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const WeightRules& want, num::ExtentScratch& scratch, num::ByteCounter& counter,
+                                  num::ByteCounter& windows, Sink& sink, std::vector<ExpertPrint>& prints) {
   const LogicalTensor& l = c.logical[li];
   const TensorRecord& w = c.tensors[uint32_t(l.weight)];
   auto dec = num::makeDecoder(c, li);
@@ -197,7 +197,7 @@ std::optional<Error> judgeWeights(const Checkpoint& c, uint32_t li, const Weight
       const bool alike = s.count > 1 && !s.nan && !s.inf && s.min() == s.max();
       const int64_t expert = experts > 1 ? int64_t(e) : w.expert;
       if (want.experts() && routed && !alike && expert >= 0) {
-        const auto h = want.duplicates ? fingerprintExpert(c, l, e, experts, false) : std::optional<uint64_t>(0);
+        const auto h = want.duplicates ? fingerprintExpert(c, l, e, experts, false, &windows) : std::optional<uint64_t>(0);
         if (h) {
           ExpertPrint p;
           p.layer = w.layer, p.expert = expert, p.projection = std::string(projectionName(w.projection)), p.tensor = w.name;
@@ -246,6 +246,7 @@ struct SharePass {
   std::vector<Finding> readFailures;  // WS-I024, catalog order
   std::vector<ExpertPrint> prints;    // WS-V013's, of the tensors judged whole
   uint64_t weightBytes = 0;
+  uint64_t fingerprintBytes = 0;      // WS-V013's windows, read again apart from the weights
   int64_t kernelBytes = -1;  // the kernel's count of the pass's reads (process_io.h), -1: unknown
   bool cancelled = false;
 };
@@ -277,7 +278,7 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
   std::atomic<size_t> next{0};
   std::atomic<uint64_t> done{0};
   std::atomic<bool> cancelled{false};
-  num::ByteCounter counter;
+  num::ByteCounter counter, windows;  // the weights, read once; WS-V013's windows, read again
   const unsigned n = opt.threads ? opt.threads : workerCount();
   // Read ahead: a cold scan reads the next tensors while these are judged. Twice the workers'
   // tensors, whole, when their weights are judged; the scales alone of more tensors when only the
@@ -309,7 +310,7 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
       }
       if (want.any()) {
         Sink sink{opt, reads[k].weightFindings};
-        reads[k].weightError = judgeWeights(c, li, want, scratch, counter, sink, reads[k].prints);
+        reads[k].weightError = judgeWeights(c, li, want, scratch, counter, windows, sink, reads[k].prints);
         if (reads[k].weightError) reads[k].weightFindings.clear(), reads[k].prints.clear();  // a tensor is judged whole or not at all
       }
       done += bytes[li];
@@ -326,6 +327,7 @@ SharePass readShare(const Checkpoint& c, const ValidateOptions& opt, const Weigh
   out.kernelBytes = kernelUnknown ? -1 : int64_t(kernelBytes.load());
   out.cancelled = cancelled;
   out.weightBytes = counter.bytes.load();
+  out.fingerprintBytes = windows.bytes.load();
   for (size_t k = 0; k < work.size(); ++k) {
     TensorRead& r = reads[k];
     const std::string& name = c.tensors[uint32_t(c.logical[work[k]].weight)].name;
@@ -353,7 +355,7 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, Val
   Result<num::ScaleReport> scales = opt.comm ? gatherScaleShares(*opt.comm, mine.scales, scaleByRank) : std::move(mine.scales);
   std::set<uint32_t> flagged, apart;  // scales reported wrong; scales reported apart from their peers'
   if (scales) judgeScales(c, sink, scales.value(), flagged, apart);
-  ValueShare weights{std::move(mine.readFailures), mine.weightBytes, mine.cancelled, {}, mine.kernelBytes, {}, std::move(mine.prints)};
+  ValueShare weights{std::move(mine.readFailures), mine.weightBytes, mine.cancelled, {}, mine.kernelBytes, {}, std::move(mine.prints), mine.fingerprintBytes, {}};
   for (auto& [li, found] : mine.weightFindings)
     if (!flagged.count(li)) weights.findings.insert(weights.findings.end(), found.begin(), found.end());
   if (opt.comm) weights = gatherValueShares(*opt.comm, weights);
@@ -374,8 +376,10 @@ void valueRules(const Checkpoint& c, Sink& sink, const ValidateOptions& opt, Val
   rep.scalesByLayer = num::regroupScales(c, scales.value(), num::ScaleGrouping::Layer);
   rep.bytesReadByFamily["values (scales)"] = scales.value().bytesRead;
   rep.bytesReadByFamily["values (weights)"] = weights.bytesRead;
+  if (want.duplicates) rep.bytesReadByFamily["values (expert fingerprints)"] = weights.fingerprintBytes;
   if (opt.comm) {
     rep.bytesReadByRank = {{"values (scales)", scaleByRank}, {"values (weights)", want.any() ? weights.bytesByRank : std::vector<uint64_t>{}}};
+    if (want.duplicates) rep.bytesReadByRank["values (expert fingerprints)"] = weights.fingerprintBytesByRank;
     rep.kernelBytesReadByRank = weights.kernelBytesByRank;
   }
 }

@@ -53,7 +53,8 @@ ValueShare gatherValueShares(dist::Communicator& comm, const ValueShare& mine) {
   for (const Finding& f : mine.findings) findings.push_back(findingWire(f));
   json prints = json::array();
   for (const ExpertPrint& p : mine.prints) prints.push_back({p.layer, p.expert, p.projection, p.tensor, p.logical, p.slice, p.slices, p.hash, p.sketch, p.sampleSquares, p.sampleCount, p.valueCount});
-  const json m = {{"findings", findings}, {"prints", prints}, {"bytes_read", mine.bytesRead}, {"kernel_bytes", mine.kernelBytes}, {"cancelled", mine.cancelled}};
+  const json m = {{"findings", findings}, {"prints", prints}, {"bytes_read", mine.bytesRead}, {"fingerprint_bytes", mine.fingerprintBytes}, {"kernel_bytes", mine.kernelBytes},
+                  {"cancelled", mine.cancelled}};
   ValueShare all;
   for (const std::string& s : comm.allGather(m.dump())) {
     const json j = json::parse(s);
@@ -63,6 +64,8 @@ ValueShare gatherValueShares(dist::Communicator& comm, const ValueShare& mine) {
                             p[7].get<uint64_t>(), p[8].get<std::vector<float>>(), p[9].get<double>(), p[10].get<uint64_t>(), p[11].get<uint64_t>()});
     all.bytesRead += j["bytes_read"].get<uint64_t>();
     all.bytesByRank.push_back(j["bytes_read"].get<uint64_t>());
+    all.fingerprintBytes += j["fingerprint_bytes"].get<uint64_t>();
+    all.fingerprintBytesByRank.push_back(j["fingerprint_bytes"].get<uint64_t>());
     all.kernelBytesByRank.push_back(j["kernel_bytes"].get<int64_t>());
     all.cancelled = all.cancelled || j["cancelled"].get<bool>();
   }

@@ -30,6 +30,8 @@ struct ValueShare {
   int64_t kernelBytes = -1;            // the kernel's count of this rank's reads in the pass (-1: unknown)
   std::vector<int64_t> kernelBytesByRank;  // gathered
   std::vector<ExpertPrint> prints;         // WS-V013's fingerprints, every rank's once gathered
+  uint64_t fingerprintBytes = 0;           // what WS-V013's windows read again
+  std::vector<uint64_t> fingerprintBytesByRank;  // gathered
 };
 // Every rank's, in rank order (findings appended, bytes summed, cancelled if any rank was).
 ValueShare gatherValueShares(dist::Communicator& comm, const ValueShare& mine);
