@@ -386,6 +386,48 @@ class TstEngineRules : public QObject {
     }
   }
 
+  // The parameters a quantization method registers (vLLM 0.11.0, quant_params.h): with
+  // weight_block_size, Fp8LinearMethod and Fp8MoEMethod register weight_scale_inv (fp8.py:320,
+  // :572-573) and weight_scale without it (:309), and a dynamic activation scheme no input_scale
+  // (:329 None, :621-622). A block-FP8 DeepSeek-V3 whose scales are named weight_scale, whose config
+  // lost its block size, or which stores input scales, is a KeyError in its loader (deepseek_v2.py: params_dict[name]); the clean twin loads. Qwen3-MoE's loader skips
+  // either suffix (qwen3_moe.py:451-453 ignore_suffixes): no KeyError - its scales never load.
+  void quantMethodParameters() {
+    wstest::TempDir d, e, g;
+    const std::string clean = smallDeepseek(d, "fp8-block");
+    const Run ok = validateFor(clean, "vllm", 1);
+    QVERIFY2(!ok.says("WS-E009", ""), ok.dump().c_str());
+    const std::string unsuffixed = tensorsEdited(e, clean, [](wstest::StFile& f) {
+      for (auto& t : f.tensors)
+        if (t.name.ends_with(".weight_scale_inv")) t.name.resize(t.name.size() - 4);
+    });
+    const Run v = validateFor(unsuffixed, "vllm", 1);
+    QVERIFY2(v.says("WS-E009", "KeyError") && v.says("WS-E009", ".weight_scale'"), v.dump().c_str());
+    const std::string withInputs = tensorsEdited(g, clean, [](wstest::StFile& f) {
+      const float one = 1.0f;
+      std::vector<uint8_t> bytes(4);
+      std::memcpy(bytes.data(), &one, 4);
+      f.tensors.push_back({"model.layers.1.self_attn.o_proj.input_scale", "F32", {}, bytes});
+    });
+    const Run in = validateFor(withInputs, "vllm", 1);
+    QVERIFY2(in.says("WS-E009", "KeyError: 'model.layers.1.self_attn.o_proj.input_scale'"), in.dump().c_str());
+    // A config that lost its weight_block_size: per-tensor FP8, whose method registers
+    // weight_scale (fp8.py:309), finds no parameter for the stored weight_scale_inv.
+    wstest::TempDir h;
+    const std::string perTensor = editedCopy(h, clean, [](nlohmann::json& c) { c["quantization_config"].erase("weight_block_size"); });
+    const Run pt = validateFor(perTensor, "vllm", 1);
+    QVERIFY2(pt.says("WS-E009", "KeyError") && pt.says("WS-E009", ".weight_scale_inv'"), pt.dump().c_str());
+    // SGLang's methods were not read: neither is judged there.
+    QVERIFY2(!validateFor(unsuffixed, "sglang", 1).says("WS-E009", ".weight_scale'"), validateFor(unsuffixed, "sglang", 1).dump().c_str());
+    wstest::TempDir q;
+    const std::string qwen = tensorsEdited(q, wstest::fixture("hf/qwen3_moe_fp8"), [](wstest::StFile& f) {
+      for (auto& t : f.tensors)
+        if (t.name.ends_with(".weight_scale_inv")) t.name.resize(t.name.size() - 4);
+    });
+    const Run qv = validateFor(qwen, "vllm", 1);
+    QVERIFY2(!qv.says("WS-E009", "KeyError"), qv.dump().c_str());
+  }
+
   // DeepSeek-V4 as published (tests/data/deepseek_v4): SGLang 0.5.23 registers
   // DeepseekV4ForCausalLM, whose loader (models/deepseek_v4.py) is not read here - unknown, said so,
   // never "loads" by default; vLLM 0.11.0 registers no such class - its Transformers fallback.

@@ -16,6 +16,7 @@
 #include "core/io/text_file.h"
 #include "core/validate/engines/engine_tables.h"
 #include "core/validate/engines/expert_layout_rules.h"
+#include "core/validate/engines/quant_params.h"
 #include "core/validate/engines/name_list.h"
 
 namespace ws::val::engines {
@@ -606,10 +607,10 @@ struct ExpertMatch {
 
 class EmulatedLoader {
  public:
-  EmulatedLoader(const WeightLoaderRow& row, const Parameters& p, const Config& c, bool quantized, std::string cls)
+  EmulatedLoader(const WeightLoaderRow& row, const Parameters& p, const Config& c, const QuantConfig* quant, std::string cls)
       : row_(row),
         p_(p),
-        quantized_(quantized),
+        quant_(quant),
         cls_(std::move(cls)),
         hiddenLayers_(c.optional("num_hidden_layers", 0)),
         nextn_(c.optional("num_nextn_predict_layers", 0)),
@@ -766,15 +767,19 @@ class EmulatedLoader {
     return false;
   }
 
-  // Is `name` in params_dict? Exact for an unquantized model; a quantized one's own parameters
-  // (weight_scale_inv, qweight, weight_packed ...) are taken as present on every module that has
-  // parameters and is built with the quantization config - the method decides which, and its
-  // parameter lists are not read here.
+  // Is `name` in params_dict? Exact for an unquantized model. A quantized one's own parameters
+  // (weight_scale_inv, qweight, weight_packed ...) sit on the modules built with the quantization
+  // config: in vLLM, those its method's create_weights register (quant_params.h); where that table
+  // does not settle a name, and in SGLang, whose methods were not read, any such name is taken as
+  // present.
   bool has(std::string_view name) const {
     if (p_.names.count(name)) return true;
-    if (!quantized_) return false;
+    if (!quant_) return false;
     static const std::set<std::string_view> base = {"weight", "bias", "e_score_correction_bias", "w13_weight", "w2_weight", "w13_bias", "w2_bias"};
-    return !base.count(leafOf(name)) && p_.modules.count(moduleOf(name)) && !p_.unquantized.count(moduleOf(name));
+    if (base.count(leafOf(name)) || !p_.modules.count(moduleOf(name)) || p_.unquantized.count(moduleOf(name))) return false;
+    if (row_.engine == "vllm")
+      if (const auto registered = vllmRegistersQuantParam(*quant_, leafOf(name))) return *registered;
+    return true;
   }
   bool dropped(std::string_view name) const {
     for (auto s : row_.droppedSuffixes)
@@ -818,7 +823,7 @@ class EmulatedLoader {
 
   const WeightLoaderRow& row_;
   const Parameters& p_;
-  bool quantized_;
+  const QuantConfig* quant_;  // null: an unquantized model
   std::string cls_;
   int64_t hiddenLayers_, nextn_;
   bool paired_;  // SGLang's q_a / kv_a cache is on (a q_lora_rank)
@@ -929,7 +934,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
     return;
   }
   const bool quantized = !m.quant.method.empty();
-  const EmulatedLoader loader(*row, p, text, quantized, cls);
+  const EmulatedLoader loader(*row, p, text, quantized ? &m.quant : nullptr, cls);
 
   std::vector<std::string> names;
   if (row->fusedSticky) {
