@@ -450,6 +450,11 @@ class TstKvCache : public QObject {
     QCOMPARE(plan::llamaCppCache(gguf->model, lo).value()[2].kBytes, uint64_t(1024 * 2 * 128 * 4));
     lo.typeV = "q8_0";                                                  // K and V types must agree
     QVERIFY(!plan::llamaCppCache(gguf->model, lo));
+    ModelDescription unsaid = gguf->model;                              // a deepseek4 GGUF without compress_ratios:
+    unsaid.attention.compressRatios.clear();                            // llama.cpp refuses it, and so does the plan
+    auto refused = plan::kvCachePerRank(unsaid, plan::KvOptions{.maxModelLen = 4096, .llamaCpp = true});
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("compress_ratios has 0 entries for 5 blocks") != std::string::npos, refused.error().message.c_str());
     // plan's per-sequence figures are those caches at -c max-model-len, the growth a token
     // ceil(128 / 4 x 2 + 128 / 128 x 2 + 256 / 4 x 2).
     o.llamaCpp = true;

@@ -125,7 +125,7 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     kv.dtype = ct.name;
     kv.maxModelLen = o.maxModelLen > 0 ? o.maxModelLen : a.maxPositions;
     if (kv.maxModelLen <= 0) fail(ErrorCode::Usage, "give --max-model-len: the config has no max_position_embeddings");
-    if (!a.compressRatios.empty()) {
+    if (!a.compressRatios.empty() || (o.llamaCpp && llamaCppCompressedCaches(m))) {
       if (!o.llamaCpp)
         fail(ErrorCode::Usage, "DeepSeek-V4's compressed attention (compress_ratios): its cache is predicted as llama.cpp keeps it (a GGUF); vLLM 0.11.0 registers no "
                                "DeepseekV4ForCausalLM, and SGLang 0.5.23's DeepSeek-V4 pools (mem_cache/deepseek_v4_memory_pool.py) are not modelled");

@@ -153,8 +153,9 @@ std::vector<bool> llamaCppIndexerLayers(const ModelDescription& m) {
 }
 
 bool llamaCppCompressedCaches(const ModelDescription& m) {
-  // llama-model.cpp create_memory: LLM_ARCH_DEEPSEEK4 builds llama_kv_cache_dsv4.
-  return m.architecture == "deepseek4" && !m.attention.compressRatios.empty();
+  // llama-model.cpp create_memory: LLM_ARCH_DEEPSEEK4 builds llama_kv_cache_dsv4 (a GGUF without
+  // compress_ratios is refused by deepseekV4Cache, as llama.cpp refuses it).
+  return m.architecture == "deepseek4";
 }
 
 std::vector<LlamaCppLayerKv> llamaCppLayerKv(const ModelDescription& m) {

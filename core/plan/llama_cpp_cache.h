@@ -63,7 +63,7 @@ bool llamaCppIndexerKeys(const ModelDescription& m);
 // n_ctx_train < 1048576 (GLM-5, 5.1), GLM-5.2's table when not (layers 0 and 1, then every fourth
 // from 2, up to 78).
 std::vector<bool> llamaCppIndexerLayers(const ModelDescription& m);
-// Does llama.cpp keep DeepSeek-V4's compressed caches (a GGUF of deepseek4 with compress_ratios)?
+// Does llama.cpp keep DeepSeek-V4's compressed caches (a GGUF of deepseek4)?
 bool llamaCppCompressedCaches(const ModelDescription& m);
 
 // Every layer (0 .. numLayers-1); a usage error naming the GGUF key a layer needs when it is absent.
