@@ -101,13 +101,13 @@ void deepseekV4LlamaCpp(const ModelDescription& m, const CacheType& ct, KvCache&
     } else if (p.name == "SWA") {
       kv.layers.sliding = p.layers, kv.window = m.attention.slidingWindow;
       kv.slidingBytesPerSeq = bytes, kv.slidingBytesPerToken = p.cells ? bytes / p.cells : 0;
-    } else if (p.name != "non-SWA") {
-      const uint64_t ratio = p.name == "HCA" ? 128 : 4;
-      if (p.name != "indexer") kv.compressedLayers += p.layers;
+    } else if (p.ratio) {
       kv.compressedBytesPerSeq += bytes;
-      per128 += (p.cells ? bytes / p.cells : 0) * (128 / ratio);
+      per128 += (p.cells ? bytes / p.cells : 0) * (128 / p.ratio);
     }
   }
+  const auto& r = m.attention.compressRatios;
+  kv.compressedLayers = int(std::count_if(r.begin(), r.end(), [](int64_t ratio) { return ratio == 4 || ratio == 128; }));
   kv.compressedBytesPerToken = ceilDiv(per128, 128);
   kv.bytesPerToken = kv.compressedBytesPerToken;
   kv.formulas.push_back("DeepSeek-V4 (llama_kv_cache_dsv4): every layer's raw keys slide (window " + std::to_string(kv.window) + "), K only; ratio-4 layers keep ceil(n / 4) compressed keys and as many indexer keys, ratio-128 layers ceil(n / 128), padded to 256 cells: " +

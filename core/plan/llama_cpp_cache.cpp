@@ -52,9 +52,9 @@ std::vector<LlamaCppCachePart> deepseekV4Cache(const ModelDescription& m, const 
   const uint32_t streams = uint32_t(o.nSeq);
   // One K-only cache (dsv4_make_k_only: V is not stored) over the layers `takes` admits, `width`
   // values a cell each.
-  auto cache = [&](std::string name, uint64_t cells, auto takes, auto width) {
+  auto cache = [&](std::string name, uint32_t ratio, uint64_t cells, auto takes, auto width) {
     LlamaCppCachePart p;
-    p.name = std::move(name), p.cells = cells, p.streams = streams;
+    p.name = std::move(name), p.ratio = ratio, p.cells = cells, p.streams = streams;
     for (size_t il = 0; il < layers.size(); ++il)
       if (layers[il].hasKv && takes(a.compressRatios[il])) ++p.layers, p.kBytes += rowBytes(o.typeK, width(layers[il])) * cells * streams;
     return p;
@@ -68,9 +68,9 @@ std::vector<LlamaCppCachePart> deepseekV4Cache(const ModelDescription& m, const 
   // half holds none; the window's cells as for any sliding cache with one sequence a stream.
   const uint64_t swaCells = o.swaFull ? nCtxSeq : pad(std::min<uint64_t>(nCtxSeq, uint64_t(a.slidingWindow) + uint64_t(o.nUbatch)), 256);
   std::vector<LlamaCppCachePart> parts = {
-      cache("non-SWA", nCtxSeq, [](int64_t) { return false; }, kWidth), cache("SWA", swaCells, [](int64_t) { return true; }, kWidth),
-      cache("CSA", compressedCells(4), ratioIs(4), kWidth),          cache("HCA", compressedCells(128), ratioIs(128), kWidth),
-      cache("indexer", compressedCells(4), ratioIs(4), indexerWidth)};
+      cache("non-SWA", 0, nCtxSeq, [](int64_t) { return false; }, kWidth), cache("SWA", 0, swaCells, [](int64_t) { return true; }, kWidth),
+      cache("CSA", 4, compressedCells(4), ratioIs(4), kWidth),          cache("HCA", 128, compressedCells(128), ratioIs(128), kWidth),
+      cache("indexer", 4, compressedCells(4), ratioIs(4), indexerWidth)};
   // llama_dsv4_comp_state: per layer a kv and a score tensor, F32, width x rows x (n_seq x (1 +
   // n_rs_seq)) planes - CSA 2 x head values by 2 x 4 rows, HCA head by 128, the indexer 2 x
   // indexer.key_length by 2 x 4.

@@ -88,7 +88,8 @@ struct LlamaCppCachePart {
   uint32_t streams = 1;
   uint64_t kBytes = 0, vBytes = 0;  // a state's bytes are in kBytes
   bool state = false;
-  uint32_t ratio = 0, stateRows = 0, stateWidth = 0;  // a state's compression ratio and F32 rows x values
+  uint32_t ratio = 0;           // DeepSeek-V4: the compression of the keys it holds or compresses (0: raw keys)
+  uint32_t stateRows = 0, stateWidth = 0;  // a state's F32 rows x values
   // "llama_kv_cache: size =  192.00 MiB (  4096 cells,  24 layers,  1/1 seqs), K (f16):   96.00 MiB, V (f16):   96.00 MiB"
   // "llama_dsv4_comp_state: csa ratio = 4, state = 8 x 128, streams = 1, rs_seq = 0, layers = 2, size =    0.02 MiB"
   std::string logLine(const LlamaCppCacheOptions& o) const;

@@ -16,10 +16,10 @@ vocabulary is not what the file tests:
   python3 tests/scripts/make_deepseek_v32.py tests/data/deepseek_v32 --convert LLAMA_DIR tests/data/llama_cpp/deepseek-v32-bf16.gguf
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from llama_convert import convert_bf16  # noqa: E402
 from tiny_tokenizer import save_tokenizer  # noqa: E402
 
 
@@ -45,13 +45,7 @@ def make(out):
 
 
 def convert(src, llama, dst):
-    driver = ("import sys; sys.argv = ['convert_hf_to_gguf.py'] + sys.argv[1:]; sys.path.insert(0, %r); sys.path.insert(0, %r)\n"
-              "import convert_hf_to_gguf as c\n"
-              "from conversion.base import TextModel\n"
-              "from conversion.deepseek import DeepseekV32Model\n"
-              "DeepseekV32Model.set_vocab = TextModel._set_vocab_llama_hf\n"
-              "c.main()\n") % (llama, os.path.join(llama, "gguf-py"))
-    subprocess.run([sys.executable, "-c", driver, src, "--outfile", dst, "--outtype", "bf16"], check=True)
+    convert_bf16(src, llama, dst, "deepseek", "DeepseekV32Model")
 
 
 if __name__ == "__main__":

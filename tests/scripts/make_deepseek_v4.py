@@ -25,10 +25,10 @@ through gguf-py's LlamaHfVocab as for make_deepseek_v32.py:
 import json
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from llama_convert import convert_bf16  # noqa: E402
 from tiny_tokenizer import save_tokenizer  # noqa: E402
 
 LAYER_TYPE_RATIO = {"sliding_attention": 0, "compressed_sparse_attention": 4, "heavily_compressed_attention": 128}
@@ -101,13 +101,7 @@ def make(out):
 
 
 def convert(src, llama, dst):
-    driver = ("import sys; sys.argv = ['convert_hf_to_gguf.py'] + sys.argv[1:]; sys.path.insert(0, %r); sys.path.insert(0, %r)\n"
-              "import convert_hf_to_gguf as c\n"
-              "from conversion.base import TextModel\n"
-              "from conversion.deepseek import DeepseekV4Model\n"
-              "DeepseekV4Model.set_vocab = TextModel._set_vocab_llama_hf\n"
-              "c.main()\n") % (llama, os.path.join(llama, "gguf-py"))
-    subprocess.run([sys.executable, "-c", driver, src, "--outfile", dst, "--outtype", "bf16"], check=True)
+    convert_bf16(src, llama, dst, "deepseek", "DeepseekV4Model")
 
 
 if __name__ == "__main__":

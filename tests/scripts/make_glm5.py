@@ -17,11 +17,11 @@ LlamaHfVocab as for make_deepseek_v32.py):
   python3 tests/scripts/make_glm5.py LLAMA_DIR tests/data/llama_cpp/glm-5.2-bf16.gguf
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from llama_convert import convert_bf16  # noqa: E402
 from tiny_tokenizer import save_tokenizer  # noqa: E402
 
 def make(out):
@@ -42,13 +42,7 @@ def make(out):
 
 
 def convert(src, llama, dst):
-    driver = ("import sys; sys.argv = ['convert_hf_to_gguf.py'] + sys.argv[1:]; sys.path.insert(0, %r); sys.path.insert(0, %r)\n"
-              "import convert_hf_to_gguf as c\n"
-              "from conversion.base import TextModel\n"
-              "from conversion.glm import GlmMoeDsaModel\n"
-              "GlmMoeDsaModel.set_vocab = TextModel._set_vocab_llama_hf\n"
-              "c.main()\n") % (llama, os.path.join(llama, "gguf-py"))
-    subprocess.run([sys.executable, "-c", driver, src, "--outfile", dst, "--outtype", "bf16"], check=True)
+    convert_bf16(src, llama, dst, "glm", "GlmMoeDsaModel")
 
 
 if __name__ == "__main__":
