@@ -934,6 +934,68 @@ class TstEngineRules : public QObject {
     QVERIFY2(s2.says("WS-E009", "model.layers.1.self_attn.indexer.wk.weight") && s2.says("WS-E009", "which SGLang loads uninitialised"), s2.dump().c_str());
   }
 
+  // GLM-5 (GlmMoeDsaForCausalLM) as transformers 5.25.0 writes it (tests/data/glm5, make_glm5.py):
+  // indexer_types full, shared, shared, full, shared, so indexer tensors on layers 0 and 3 only.
+  // SGLang 0.5.23 runs it through DeepSeek's loader, building an indexer only where the layer
+  // computes its own top-k (dsa_layer_skips_topk) and skipping indexer names of the other layers.
+  void sglangGlmDsaIndexers() {
+    const std::string written = wstest::sourceDir() + "/tests/data/glm5";
+    // SGLang reads config.topk_method and moe_layer_freq as attributes (deepseek_v2.py:519, 2791);
+    // transformers 5.19.0's GlmMoeDsaConfig defines neither, and this config lacks both.
+    const Run bare = validateFor(written, "sglang", 1);
+    QVERIFY2(bare.says("WS-E008", "SGLang 0.5.23's GlmMoeDsaForCausalLM") && bare.says("WS-E008", "config.json lacks moe_layer_freq, topk_method"), bare.dump().c_str());
+    wstest::TempDir a, b, c, d, e, f;
+    auto withKeys = [](nlohmann::json& j) { j["topk_method"] = "noaux_tc", j["moe_layer_freq"] = 1; };
+    const std::string glm = editedCopy(a, written, withKeys);
+    const Run clean = validateFor(glm, "sglang", 1);
+    QVERIFY2(!clean.says("WS-E009", "") && !clean.says("WS-E008", "consumes is unknown") && !clean.says("WS-E008", "was not read here"), clean.dump().c_str());
+    // Every layer full: SGLang builds indexers on layers 1, 2 and 4 that no tensor fills.
+    const std::string allFull = editedCopy(b, written, [&](nlohmann::json& j) { withKeys(j), j["indexer_types"] = {"full", "full", "full", "full", "full"}; });
+    const Run full = validateFor(allFull, "sglang", 1);
+    // Five parameters an indexer (wq_b, wk, k_norm's two, weights_proj): 15 for three layers, listed from layer 1.
+    QVERIFY2(full.says("WS-E009", "15 parameters of SGLang 0.5.23's GlmMoeDsaForCausalLM") && full.says("WS-E009", "uninitialised: its loader checks nothing after load_weights (model_loader/loader.py DefaultModelLoader.load_weights_and_postprocess): model.layers.1.self_attn.indexer.k_norm.bias"),
+             full.dump().c_str());
+    // Layer 3 shared too: its stored indexer is skipped without a word (deepseek_weight_loader.py:354-356).
+    const std::string oneFull = editedCopy(c, written, [&](nlohmann::json& j) { withKeys(j), j["indexer_types"] = {"full", "shared", "shared", "shared", "shared"}; });
+    const Run one = validateFor(oneFull, "sglang", 1);
+    QVERIFY2(!one.says("WS-E009", ""), one.dump().c_str());
+    // Without indexer_types, index_topk_freq 3 from the default offset: layers 0, 1 and 4 compute
+    // their top-k (max(l - 1, 0) % 3 == 0), so 1 and 4 want tensors the file does not hold.
+    const std::string byFreq = editedCopy(d, written, [&](nlohmann::json& j) { withKeys(j), j.erase("indexer_types"), j["index_topk_freq"] = 3; });
+    const Run freq = validateFor(byFreq, "sglang", 1);
+    QVERIFY2(freq.says("WS-E009", "10 parameters of SGLang 0.5.23's GlmMoeDsaForCausalLM") && freq.says("WS-E009", "(model_loader/loader.py DefaultModelLoader.load_weights_and_postprocess): model.layers.1.self_attn.indexer.k_norm.bias"),
+             freq.dump().c_str());
+    // Interleaved indexer rope (GLM-5.2's): on CUDA wk and weights_proj fill one fused BF16
+    // wk_weights_proj; a layer whose weights_proj is missing leaves its rows unfilled.
+    const std::string fused = editedCopy(e, written, [&](nlohmann::json& j) { withKeys(j), j["indexer_rope_interleave"] = true; });
+    const Run fusedRun = validateFor(fused, "sglang", 1);
+    QVERIFY2(!fusedRun.says("WS-E009", ""), fusedRun.dump().c_str());
+    const std::string half = tensorsEdited(f, fused, [](wstest::StFile& t) { t.remove("model.layers.3.self_attn.indexer.weights_proj.weight"); });
+    const Run halfRun = validateFor(half, "sglang", 1);
+    QVERIFY2(halfRun.says("WS-E009", "model.layers.3.self_attn.indexer.wk_weights_proj.weight (1 of 2 shards unfilled: weights_proj)"), halfRun.dump().c_str());
+    // The key norm's biases gone: a LayerNorm's bias is left unfilled; an RMS-normed key
+    // (index_k_norm_type "rms") has none, and loads.
+    wstest::TempDir g, g2;
+    const std::string noBias = tensorsEdited(g, glm, [](wstest::StFile& t) {
+      t.remove("model.layers.0.self_attn.indexer.k_norm.bias");
+      t.remove("model.layers.3.self_attn.indexer.k_norm.bias");
+    });
+    const Run layerNorm = validateFor(noBias, "sglang", 1);
+    QVERIFY2(layerNorm.says("WS-E009", "2 parameters of SGLang") && layerNorm.says("WS-E009", "model.layers.0.self_attn.indexer.k_norm.bias"), layerNorm.dump().c_str());
+    const std::string rms = editedCopy(g2, noBias, [](nlohmann::json& j) { j["index_k_norm_type"] = "rms"; });
+    const Run rmsRun = validateFor(rms, "sglang", 1);
+    QVERIFY2(!rmsRun.says("WS-E009", ""), rmsRun.dump().c_str());
+    // vLLM 0.11.0 reads none of these keys: a DeepSeek-V3.2 config naming shared layers still gets
+    // an indexer in every layer, so nothing about them is unknown.
+    wstest::TempDir h;
+    const std::string v32 = editedCopy(h, wstest::sourceDir() + "/tests/data/deepseek_v32", [](nlohmann::json& j) {
+      j["indexer_types"] = nlohmann::json::array();
+      for (int64_t l = 0; l < j["num_hidden_layers"].get<int64_t>(); ++l) j["indexer_types"].push_back(l == 0 ? "full" : "shared");
+    });
+    const Run v = validateFor(v32, "vllm", 1);
+    QVERIFY2(!v.says("WS-E008", "consumes is unknown") && v.says("WS-E009", "model.layers.1.self_attn.indexer.weights_proj.bias"), v.dump().c_str());
+  }
+
   // A quantization's own parameters exist only on the modules built with the quantization config:
   // DeepSeek's router is vLLM's ReplicatedLinear with quant_config=None and SGLang's bare
   // nn.Parameter. An FP8 checkpoint whose tool also quantized a router stores a weight_scale_inv

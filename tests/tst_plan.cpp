@@ -7,10 +7,12 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "core/plan/devices.h"
 #include "core/plan/ep_plan.h"
 #include "core/plan/host_offload.h"
+#include "core/plan/kt_offload.h"
 #include "core/plan/placement.h"
 #include "core/synth/synth.h"
 #include "test_support.h"
@@ -69,6 +71,25 @@ std::string writeTinyMoe(const wstest::TempDir& d, const std::string& expertDtyp
 class TstPlan : public QObject {
   Q_OBJECT
  private slots:
+  // KTransformers' random placement draws torch.randperm from a generator seeded 42: the values
+  // torch 2.15.0 printed (python -c "import torch; g = torch.Generator().manual_seed(42);
+  // print(torch.randperm(N, generator=g).tolist())"), first twelve and last, for N = 10, 1000 and
+  // 23,040 (Kimi-K2's 60 MoE layers x 384 experts); a size past the 32-bit path is refused.
+  void ktRandomPlacementIsTorchRandperm() {
+    const std::vector<std::tuple<int64_t, std::vector<int64_t>, int64_t>> torchSays = {
+        {10, {2, 6, 1, 8, 4, 5, 0, 9, 3, 7}, 7},
+        {1000, {542, 618, 816, 68, 94, 215, 60, 585, 942, 165, 968, 829}, 455},
+        {23040, {7782, 18880, 8720, 4054, 5858, 11180, 2308, 17229, 1950, 16751, 2628, 13320}, 11678}};
+    for (const auto& [n, first, last] : torchSays) {
+      const std::vector<int64_t> r = plan::torchRandperm(n, 42);
+      QCOMPARE(int64_t(r.size()), n);
+      QVERIFY2(std::equal(first.begin(), first.end(), r.begin()), std::to_string(n).c_str());
+      QCOMPARE(r.back(), last);
+      QVERIFY(std::set<int64_t>(r.begin(), r.end()).size() == size_t(n));
+    }
+    QVERIFY_THROWS_EXCEPTION(std::exception, plan::torchRandperm(int64_t(1) << 32, 42));
+  }
+
   // An MTP head under layers.N (GLM style) with experts of its own: the seed's rule shards them by
   // the expert index in the name (remainder to the last rank), vLLM's replicates them on every rank.
   void mtpExpertsUnderLayersFollowTheRuntime() {

@@ -230,7 +230,8 @@ void printTable(const Checkpoint& c, const plan::PlanOptions& opt, const plan::P
     std::snprintf(share, sizeof share, "%g", opt.kt->gpuRatio);
     const std::string onGpu = opt.kt->gpuRatio < 0 && opt.kt->strategy == "uniform"
                                   ? "the first " + std::to_string(opt.kt->gpuExperts) + " of each MoE layer"
-                                  : "the first ids of each MoE layer, " + opt.kt->strategy + " placement of " +
+                                  : (opt.kt->strategy == "random" ? "those torch.randperm (seed 42) picks over all MoE layers, random placement of "
+                                                                  : "the first ids of each MoE layer, " + opt.kt->strategy + " placement of ") +
                                         (opt.kt->gpuRatio >= 0 ? std::string(share) + " of all their experts" : std::to_string(opt.kt->gpuExperts) + " a layer");
     std::printf("host memory (KTransformers --kt-method %s: every routed expert, %s also on the GPU): %s\n  %s\n", opt.kt->method.c_str(), onGpu.c_str(),
                 formatBytes(res.ranks.front().host).c_str(), res.hostFormula.c_str());
@@ -324,8 +325,9 @@ class PlanCommand : public Command {
            "  --kt-threadpool-count T the NUMA nodes the host experts are split over (default 1)\n"
            "  --kt-gpu-experts-ratio R   instead of N: R of all MoE layers' routed experts on the GPU\n"
            "  --kt-expert-placement-strategy S   uniform (default: the total spread evenly, the first\n"
-           "                          layers taking the remainder) or front-loading (whole layers\n"
-           "                          from the first MoE layer until the total runs out)\n"
+           "                          layers taking the remainder), front-loading (whole layers\n"
+           "                          from the first MoE layer until the total runs out) or random\n"
+           "                          (the fork's torch.randperm, seed 42, over every MoE layer's experts)\n"
            "  --host-mem SIZE         with --gpu-mem: the smallest --n-cpu-moe (GGUF), --cpu-offload-gb (vLLM) or\n"
            "                          largest --kt-num-gpu-experts (with --kt-method)\n"
            "                          that fits one device (and one request of --max-model-len), and whether\n"

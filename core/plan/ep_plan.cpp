@@ -119,7 +119,7 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
     if (E && pl.logicalExperts != int64_t(E)) fail(ErrorCode::Usage, "placement was built for a different expert count");
     if (opt.kt && pl.epSize != 1)
       fail(ErrorCode::Usage, "KTransformers (--kt-num-gpu-experts) plans one expert-parallel rank: its GPU experts are the first N of each layer on every GPU");
-    const std::vector<int64_t> ktByLayer = opt.kt ? ktGpuExpertsByLayer(m, *opt.kt) : std::vector<int64_t>{};
+    const KtGpuMasks ktMasks = opt.kt ? ktGpuMasks(m, *opt.kt) : KtGpuMasks{};
     if (opt.nCpuMoe < 0) fail(ErrorCode::Usage, "--n-cpu-moe takes a block count, 0 or more");
     if (opt.nCpuMoe > 0 && c.format != "gguf") fail(ErrorCode::Usage, "--n-cpu-moe is llama.cpp's: PATH must be a GGUF file");
     // A checkpoint saved split per rank (vLLM's sharded state) loads only at the layout it was
@@ -179,9 +179,8 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
       for (const auto& g : opt.defer)
         if (skip.empty() && globMatch(g, t.name)) skip = "deferred";
       if (skip.empty() && keptOnHostByNCpuMoe(t.name, opt.nCpuMoe)) skip = "host";
-      // KTransformers: a routed expert past the first N ids of its layer runs on the CPU only.
-      const int64_t ktGpu = opt.kt ? ktGpuExpertsOf(ktByLayer, t.layer, *opt.kt) : 0;
-      if (skip.empty() && opt.kt && t.role == Role::RoutedExpert && t.expert >= 0 && !keptOnGpuByKt(t.expert, ktGpu)) skip = "host";
+      // KTransformers: a routed expert its placement leaves off the GPU runs on the CPU only.
+      if (skip.empty() && opt.kt && t.role == Role::RoutedExpert && t.expert >= 0 && !keptOnGpuByKt(ktMasks, t.layer, t.expert, *opt.kt)) skip = "host";
 
       const bool routed = t.role == Role::RoutedExpert && E > 0;
       // An MTP head under layers.N (GLM style) has experts of its own: the seed shards them like
@@ -209,8 +208,8 @@ Result<PlanResult> planCheckpoint(const Checkpoint& c, const PlanOptions& opt) {
           const uint32_t n = uint64_t(t.expert) < E ? copies[size_t(r)][row][size_t(t.expert)] : 0;
           if (n == 0) continue;  // another rank's expert
           bytes = t.bytes * n;
-        } else if (sliced && opt.kt) {  // the first N experts' slice of a stacked tensor
-          bytes = sliceBytes(t.bytes, E, std::min<uint64_t>(E, uint64_t(std::max<int64_t>(0, ktGpu))));
+        } else if (sliced && opt.kt) {  // the GPU experts' slice of a stacked tensor
+          bytes = sliceBytes(t.bytes, E, std::min<uint64_t>(E, uint64_t(std::max<int64_t>(0, ktGpuExpertCount(ktMasks, t.layer, *opt.kt)))));
         } else if (sliced) {
           uint64_t slots = 0;
           for (uint64_t e = 0; e < E; ++e) slots += copies[size_t(r)][row][e];

@@ -1,6 +1,8 @@
 #include "core/plan/kt_offload.h"
 
 #include <algorithm>
+#include <limits>
+#include <random>
 
 #include "core/model/scheme_table.h"
 
@@ -11,23 +13,37 @@ const std::vector<std::string>& ktMethods() {
   return m;
 }
 
-bool keptOnGpuByKt(int64_t e, int64_t gpuExperts) { return e >= 0 && e < gpuExperts; }
+std::vector<int64_t> torchRandperm(int64_t n, uint32_t seed) {
+  if (n < 0 || n >= int64_t(std::numeric_limits<uint32_t>::max() / 20))
+    fail(ErrorCode::Usage, "torch.randperm of " + std::to_string(n) + " positions takes its 64-bit path, not reproduced here");
+  std::vector<int64_t> r(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) r[size_t(i)] = i;
+  std::mt19937 engine(seed);
+  for (int64_t i = 0; i + 1 < n; ++i) std::swap(r[size_t(i)], r[size_t(i + int64_t(engine() % uint64_t(n - i)))]);
+  return r;
+}
 
-std::vector<int64_t> ktGpuExpertsByLayer(const ModelDescription& m, const KtOptions& o) {
-  if (o.strategy != "uniform" && o.strategy != "front-loading")
-    fail(ErrorCode::Usage, "--kt-expert-placement-strategy: uniform and front-loading are planned; '" + o.strategy +
-                               "' is not (frequency reads a torch .pt of expert counts, random torch's generator)");
+KtGpuMasks ktGpuMasks(const ModelDescription& m, const KtOptions& o) {
+  if (o.strategy != "uniform" && o.strategy != "front-loading" && o.strategy != "random")
+    fail(ErrorCode::Usage, "--kt-expert-placement-strategy: uniform, front-loading and random are planned; '" + o.strategy +
+                               "' is not (frequency reads a torch .pt of expert counts)");
   const int64_t L = std::max<int64_t>(0, m.numLayers), E = std::max<int64_t>(0, m.numExperts);
-  std::vector<int64_t> out(size_t(L), -1);
+  KtGpuMasks masks(static_cast<size_t>(L));
   // The fork's MoE layers: i >= first_k_dense_replace and i % moe_layer_freq == 0, defaults 0 and
   // 1 - mlp_only_layers and decoder_sparse_step are not read, so a Qwen dense layer counts.
   const int64_t firstK = std::max<int64_t>(0, m.firstKDenseReplace), freq = m.moeLayerFreq > 0 ? m.moeLayerFreq : 1;
   std::vector<int64_t> moe;
   for (int64_t layer = 0; layer < L; ++layer)
     if (layer >= firstK && layer % freq == 0) moe.push_back(layer);
+  for (int64_t layer : moe) masks[size_t(layer)].assign(size_t(E), false);
   const int64_t experts = int64_t(moe.size()) * E;
   // Python's int() of the product, as the fork takes it.
   const int64_t total = o.gpuRatio >= 0 ? int64_t(double(experts) * o.gpuRatio) : int64_t(std::max(0, o.gpuExperts)) * int64_t(moe.size());
+  if (o.strategy == "random") {
+    const std::vector<int64_t> order = torchRandperm(experts, 42);
+    for (int64_t i = 0; i < std::min(total, experts); ++i) masks[size_t(moe[size_t(order[size_t(i)] / E)])][size_t(order[size_t(i)] % E)] = true;
+    return masks;
+  }
   int64_t remaining = total;
   for (size_t i = 0; i < moe.size(); ++i) {
     int64_t n;
@@ -37,14 +53,21 @@ std::vector<int64_t> ktGpuExpertsByLayer(const ModelDescription& m, const KtOpti
     } else {
       n = std::min(total / int64_t(moe.size()) + (int64_t(i) < total % int64_t(moe.size()) ? 1 : 0), E);
     }
-    out[size_t(moe[i])] = n;
+    std::fill_n(masks[size_t(moe[i])].begin(), n, true);
   }
-  return out;
+  return masks;
 }
 
-int64_t ktGpuExpertsOf(const std::vector<int64_t>& byLayer, int32_t layer, const KtOptions& o) {
-  if (layer >= 0 && size_t(layer) < byLayer.size() && byLayer[size_t(layer)] >= 0) return byLayer[size_t(layer)];
-  return o.gpuExperts;
+bool keptOnGpuByKt(const KtGpuMasks& masks, int32_t layer, int64_t e, const KtOptions& o) {
+  if (e < 0) return false;
+  if (layer >= 0 && size_t(layer) < masks.size() && !masks[size_t(layer)].empty()) return size_t(e) < masks[size_t(layer)].size() && masks[size_t(layer)][size_t(e)];
+  return o.gpuRatio < 0 && e < o.gpuExperts;
+}
+
+int64_t ktGpuExpertCount(const KtGpuMasks& masks, int32_t layer, const KtOptions& o) {
+  if (layer >= 0 && size_t(layer) < masks.size() && !masks[size_t(layer)].empty())
+    return std::count(masks[size_t(layer)].begin(), masks[size_t(layer)].end(), true);
+  return o.gpuRatio < 0 ? o.gpuExperts : 0;
 }
 
 Result<KtHost> ktHostBytes(const Checkpoint& c, const KtOptions& o) {

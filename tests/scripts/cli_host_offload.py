@@ -30,7 +30,8 @@ AMXINT8 / AMXINT4 (each expert matrix [n, k]: n*k int8 or n*k/2 int4 bytes and n
 kt-kernel's BufferB; over T NUMA nodes gate / up keep n/T rows, down k/T columns and all its n
 scales). --host-mem finds the largest N the device holds; --emit kt passes it; an unknown method,
 LLAMAFILE on safetensors, --kt-method alone and EP 2 are usage errors. --kt-gpu-experts-ratio and
-the front-loading placement are worked out from the fork's mask functions; frequency is refused.
+the front-loading and random placements are worked out from the fork's mask functions (random's
+torch.randperm through numpy's MT19937); frequency is refused.
 
 usage: cli_host_offload.py WEIGHTSCOPE FIXTURES"""
 import json
@@ -39,6 +40,7 @@ import re
 import subprocess
 import sys
 
+import numpy
 from gguf import GGUFReader
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -203,6 +205,23 @@ for args, per, why in ((["--kt-gpu-experts-ratio", "0.35"], [3, 3, 2], "ratio 0.
     rank = doc.get("ranks", [{}])[0]
     check(rank.get("bytes", {}).get("routed_experts") == on_gpu_by(per) and rank.get("host") == sum(routed.values()),
           f"KTransformers {why}: the GPU holds {rank.get('bytes', {}).get('routed_experts')} of experts, by hand {on_gpu_by(per)}")
+# random (generate_random_masks): the first 9 of torch.randperm(3 rows x 8 experts) from a generator
+# seeded 42 - randperm_cpu's Fisher-Yates pass drawing mt19937() % (n - i) - over the positions
+# (row, expert) in order. numpy's legacy RandomState(42) draws the same MT19937 stream.
+stream = numpy.random.RandomState(42).randint(0, 2**32, size=23, dtype=numpy.uint64).tolist()
+order = list(range(24))
+for i in range(23):
+    z = i + stream[i] % (24 - i)
+    order[i], order[z] = order[z], order[i]
+picked = set(order[:9])
+on_gpu_random = sum(b for name, b in routed.items() if int(EXPERT.match(name).group(1)) * 8 + int(EXPERT.match(name).group(2)) in picked)
+doc = hf_json("--kt-num-gpu-experts", "3", "--kt-expert-placement-strategy", "random", "--kt-method", "BF16")
+rank = doc.get("ranks", [{}])[0]
+host_only = {n for n in routed if int(EXPERT.match(n).group(1)) * 8 + int(EXPERT.match(n).group(2)) not in picked}
+planned_host = {t["name"] for t in doc.get("not_uploaded", []) if t.get("reason") == "host"}
+check(rank.get("bytes", {}).get("routed_experts") == on_gpu_random and rank.get("host") == sum(routed.values()) and planned_host == host_only,
+      f"KTransformers 3 a layer, random: the GPU holds {rank.get('bytes', {}).get('routed_experts')} of experts, by hand {on_gpu_random} (picks {sorted(picked)}); "
+      f"host-only tensors differ by {sorted(planned_host ^ host_only)[:4]}")
 r = hf_plan("--kt-gpu-experts-ratio", "0.35", "--kt-method", "BF16", "--emit", "kt")
 launch = r.stdout.split("launch:")[-1]
 check(r.returncode == 0 and "--kt-gpu-experts-ratio 0.35" in launch and "--kt-num-gpu-experts" not in launch, f"--emit kt with a ratio: {launch[-300:]}")

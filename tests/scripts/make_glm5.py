@@ -14,9 +14,13 @@ Not run by the suite; run by hand (transformers 5.25.0, tokenizers 0.23.3, torch
 of llama-cpp-python 0.3.36, ggml-org/llama.cpp 0c1e57098, its vocabulary step through gguf-py's
 LlamaHfVocab as for make_deepseek_v32.py):
 
-  python3 tests/scripts/make_glm5.py LLAMA_DIR tests/data/llama_cpp/glm-5.2-bf16.gguf
+  python3 tests/scripts/make_glm5.py LLAMA_DIR tests/data/llama_cpp/glm-5.2-bf16.gguf tests/data/glm5
+
+The third argument keeps the transformers-written folder the GGUF was converted from (the engine
+weight-name rules read it: SGLang's GlmMoeDsaForCausalLM builds indexers only on the "full" layers).
 """
 import os
+import shutil
 import sys
 import tempfile
 
@@ -50,3 +54,6 @@ if __name__ == "__main__":
         src = os.path.join(tmp, "glm-5.2-tiny")  # the converter names the model after its folder
         make(src)
         convert(src, sys.argv[1], sys.argv[2])
+        if len(sys.argv) > 3:
+            shutil.rmtree(sys.argv[3], ignore_errors=True)
+            shutil.copytree(src, sys.argv[3])

@@ -92,6 +92,10 @@ struct WeightLoaderRow {
   // SGLang's DeepSeek: with a q_lora_rank, q_a_proj and kv_a_proj_with_mqa wait in a cache until
   // both halves are there, then load together into this parameter ("" none).
   std::string_view pairedInto = {};
+  // SGLang's DeepSeek loader: a name under "<attention>.indexer." is skipped where the class built
+  // no indexer for that layer, and wk / weights_proj go into a fused wk_weights_proj where it has
+  // one (deepseek_common/deepseek_weight_loader.py:294-296, 354-370).
+  bool indexerWhereBuilt = false;
   // vLLM's WeightsMapper (models/utils.py:40-62), applied before anything else: each substring
   // row replaces its first occurrence, then each prefix row (mapperPrefixes), then each suffix
   // row its last, in order.

@@ -243,13 +243,15 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
       // the routed ones (the default for V3 with 256 experts on CUDA SM 8.0+ without EP,
       // deepseek_v2.py:3316-3394) are renamed experts.<n_routed>. (311-315): the same tensors
       // fill them, so the parameters are taken unfused. lm_head tied by tie_word_embeddings
-      // (deepseek_v2.py:3288-3289). DeepseekV32ForCausalLM subclasses it unchanged (3522-3523).
-      {.engine = "sglang", .architectures = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"}, .family = LoaderFamily::DeepseekV2,
+      // (deepseek_v2.py:3288-3289). DeepseekV32ForCausalLM subclasses it unchanged (3522-3523), and
+      // so does GLM-5's GlmMoeDsaForCausalLM (glm4_moe.py:1284-1285, only the name its shared-expert
+      // fusion compares).
+      {.engine = "sglang", .architectures = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"}, .family = LoaderFamily::DeepseekV2,
        .source = "sglang/srt/models/deepseek_common/deepseek_weight_loader.py DeepseekV2WeightLoaderMixin.do_load_weights", .autoWeightsLoader = false,
        .stacked = {{"gate_up_proj", "gate_proj", "0"}, {"gate_up_proj", "up_proj", "1"}}, .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj",
        .expertGuard = "mlp.experts.", .expertGuardOnlyIfNotParameter = true, .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false,
        .droppedSuffixes = {".bias"}, .specLayers = "", .unplaced = Unplaced::Warns, .expertUnplaced = Unplaced::Warns, .layerRange = true, .headTied = true,
-       .unplacedWarning = "%s not found in params_dict.", .pairedInto = "fused_qkv_a_proj_with_mqa"},
+       .unplacedWarning = "%s not found in params_dict.", .pairedInto = "fused_qkv_a_proj_with_mqa", .indexerWhereBuilt = true},
       // SGLang glm4_moe.py:1071-1250 Glm4MoeForCausalLM.load_weights: MTP layers skipped (1154-1163),
       // the "mlp.experts" guard always (1200), a renamed name not in params_dict tries the next row
       // (1208-1209), an expert rename that is not one skipped (1237-1239), any other name skipped

@@ -265,6 +265,31 @@ Parameters mixtral(const Config& c, int64_t layers, int64_t experts, const Weigh
   return p;
 }
 
+// Whether SGLang 0.5.23 builds no indexer on layer l of a DSA model because it reuses the previous
+// layer's top-k (configs/model_config.py:488-523 dsa_layer_skips_topk, deepseek_v2.py:2114-2117):
+// indexer_types "shared", else every layer off a multiple of cli_factor, else index_topk_pattern's
+// "S", else index_topk_freq from index_skip_topk_offset (absent, from layer 1). For glm_moe_dsa the
+// config class of transformers 5.19.0 (SGLang's pin) has already filled indexer_types from the
+// pattern or the frequency and offset (configuration_glm_moe_dsa.py:135-147), so cli_factor is
+// never reached there.
+bool sglangSkipsTopk(const Config& c, int64_t l) {
+  const auto& j = c.j;
+  const bool glm = j.value("model_type", "") == "glm_moe_dsa";
+  auto number = [&](const char* key) { return j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : int64_t(0); };
+  if (j.contains("indexer_types") && j["indexer_types"].is_array()) {
+    const auto& t = j["indexer_types"];
+    return l < int64_t(t.size()) && t[size_t(l)] == "shared";
+  }
+  if (const int64_t cli = number("cli_factor"); !glm && cli > 1) return l % cli != 0;
+  if (j.contains("index_topk_pattern") && j["index_topk_pattern"].is_string()) {
+    const std::string pattern = j["index_topk_pattern"];
+    return l < int64_t(pattern.size()) && pattern[size_t(l)] == 'S';
+  }
+  const int64_t freq = std::max<int64_t>(1, number("index_topk_freq"));
+  const int64_t offset = number("index_skip_topk_offset") > 0 ? number("index_skip_topk_offset") : 2;
+  return std::max<int64_t>(l - offset + 1, 0) % freq != 0;
+}
+
 // DeepseekV2ForCausalLM (deepseek_v2.py) with MLA, vLLM's default for these configs: with a
 // q_lora_rank fused_qkv_a_proj, q_a_layernorm and q_b_proj (878-896), else q_proj and
 // kv_a_proj_with_mqa (886, 903); kv_a_layernorm, kv_b_proj, o_proj (909-917); a sparse layer
@@ -273,12 +298,25 @@ Parameters mixtral(const Config& c, int64_t layers, int64_t experts, const Weigh
 // n_shared_experts is set (210); only num_hidden_layers layers (1135); lm_head never tied (1211).
 Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const WeightLoaderRow& row) {
   Parameters p;
-  // DeepSeek-V3.2's sparse-attention indexer, in every layer when the config names none of the
-  // later variants (GLM-5's shared indexers, LongCat's cli_factor, pooled or RMS-normed keys,
-  // interleaved indexer rope: SGLang then fuses wk and weights_proj), which were not read.
-  const bool indexer = c.j.contains("index_topk");
-  for (const char* variant : {"indexer_types", "cli_factor", "index_topk_freq", "index_topk_pattern", "index_kpool", "index_k_norm_type", "indexer_rope_interleave"})
-    if (indexer && c.j.contains(variant)) p.unknown = std::string("the DeepSeek-V3.2 indexer variant of ") + variant + " was not read";
+  // DeepSeek-V3.2's sparse-attention indexer. vLLM 0.11.0 builds one in every layer wherever the
+  // config has index_topk (deepseek_v2.py:937-939 hasattr) and reads none of the later variants'
+  // keys (indexer_types, cli_factor, index_topk_freq / _pattern, index_kpool, index_k_norm_type,
+  // indexer_rope_interleave: not one occurs in its source). SGLang 0.5.23 builds one on the DSA
+  // architectures (model_config.py:191-211 is_deepseek_dsa; of this row's, not DeepseekV2) where
+  // the layer computes its own top-k (sglangSkipsTopk); its pooled-key variant (index_kpool > 1,
+  // IndexerKPool) was not read.
+  const bool sglang = row.engine == "sglang";
+  const std::string arch = c.j.contains("architectures") && c.j["architectures"].is_array() && !c.j["architectures"].empty() && c.j["architectures"][0].is_string()
+                               ? c.j["architectures"][0].get<std::string>() : "";
+  const bool indexer = c.j.contains("index_topk") && (!sglang || (arch != "DeepseekV2ForCausalLM" && !c.j["index_topk"].is_null()));
+  if (sglang && indexer && c.optional("index_kpool", 1) > 1) p.unknown = "SGLang's pooled indexer keys (index_kpool > 1, IndexerKPool) were not read";
+  // SGLang dsa_indexer.py:303-307, 356-386: on CUDA, an indexer with interleaved rope (GLM-5.2's
+  // indexer_rope_interleave) holds wk and weights_proj as one BF16 wk_weights_proj, which the two
+  // checkpoint tensors fill (deepseek_weight_loader.py:115-170); SGLANG_DISABLE_DSA_INDEXER_FUSION
+  // keeps them apart, and either way both are consumed. index_k_norm_type "rms" makes k_norm an
+  // RMSNorm, weight only.
+  const bool fusedKey = sglang && c.optionalFlag("indexer_rope_interleave", false);
+  const bool rmsKeyNorm = sglang && c.j.value("index_k_norm_type", "layer") == "rms";
   if (!c.set("kv_lora_rank")) p.unknown = "a DeepSeek config without kv_lora_rank (not MLA) was not read";
   p.experts = experts;
   const bool qLora = c.set("q_lora_rank");
@@ -299,18 +337,24 @@ Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const We
     p.add(at + "self_attn.kv_a_layernorm.weight");
     p.add(at + "self_attn.kv_b_proj.weight");
     p.add(at + "self_attn.o_proj.weight");
-    if (indexer) {
+    if (indexer && !(sglang && sglangSkipsTopk(c, l))) {
       // vLLM deepseek_v2.py:744-757 Indexer: wq_b and wk without biases, a LayerNorm k_norm (weight
       // and bias, layernorm.py:381-391), and weights_proj a ReplicatedLinear left at its default
       // bias=True (linear.py:317) - a bias no DeepSeek checkpoint stores (vllm#30036, PR #26889).
       // SGLang dsa_indexer.py:344-383: the same modules, every one bias=False.
       const std::string ix = at + "self_attn.indexer.";
       p.add(ix + "wq_b.weight");
-      p.add(ix + "wk.weight");
-      p.weightAndBias(ix + "k_norm");
-      if (row.engine == "sglang") p.add(ix + "weights_proj.weight");
-      else p.weightAndBias(ix + "weights_proj");
-      p.unquantized.insert(ix + "weights_proj");  // quant_config=None in both (vLLM :757-760, SGLang dsa_indexer.py:368-373)
+      if (fusedKey) {
+        p.fused(ix + "wk_weights_proj", {"wk", "weights_proj"});
+        p.unquantized.insert(ix + "wk_weights_proj");  // params_dtype BF16, no quant_config
+      } else {
+        p.add(ix + "wk.weight");
+        if (sglang) p.add(ix + "weights_proj.weight");
+        else p.weightAndBias(ix + "weights_proj");
+        p.unquantized.insert(ix + "weights_proj");  // quant_config=None in both (vLLM :757-760, SGLang dsa_indexer.py:368-373)
+      }
+      if (rmsKeyNorm) p.add(ix + "k_norm.weight");
+      else p.weightAndBias(ix + "k_norm");
     }
     p.norms(at);
     if (c.set("n_routed_experts") && l >= c.integer("first_k_dense_replace", 0) && l % std::max<int64_t>(1, c.integer("moe_layer_freq", 1)) == 0) {
@@ -614,7 +658,10 @@ class EmulatedLoader {
         cls_(std::move(cls)),
         hiddenLayers_(c.optional("num_hidden_layers", 0)),
         nextn_(c.optional("num_nextn_predict_layers", 0)),
-        paired_(!row.pairedInto.empty() && c.present("q_lora_rank")) {}
+        paired_(!row.pairedInto.empty() && c.present("q_lora_rank")) {
+    for (const auto& n : p.names)
+      if (const size_t at = n.rfind(".indexer."); at != std::string::npos) indexerBuilt_.insert(n.substr(0, at));
+  }
 
   Placement place(std::string name) const {
     if (name.ends_with(".k_scale") || name.ends_with(".v_scale") || name.ends_with(".kv_scale") || name.ends_with(".q_scale")) return {};  // the KV cache's quantization decides
@@ -663,6 +710,14 @@ class EmulatedLoader {
     if (specLayer(name)) return Placement::dropped();
     if (row_.mtpNames && contains(name, "mtp")) return Placement::dropped();
     if (row_.layerRange && pastTheLayers(name)) return Placement::dropped();
+    if (row_.indexerWhereBuilt && contains(name, ".indexer.")) {
+      const std::string layerAttention = name.substr(0, name.rfind(".indexer."));
+      if (!indexerBuilt_.count(layerAttention)) return Placement::dropped();
+      // The fused key: wk and weights_proj, weights or their scales, fill their rows of it.
+      const std::string fusedKey = layerAttention + ".indexer.wk_weights_proj.weight";
+      const bool wk = contains(name, ".indexer.wk."), weights = contains(name, ".indexer.weights_proj.");
+      if ((wk || weights) && p_.names.count(fusedKey)) return Placement::loaded(fusedKey, wk ? "wk" : "weights_proj");
+    }
     for (auto direct : row_.directNames)
       if (contains(name, direct)) return has(name) ? Placement::loaded(name) : raises("KeyError", name);
 
@@ -828,6 +883,7 @@ class EmulatedLoader {
   int64_t hiddenLayers_, nextn_;
   bool paired_;  // SGLang's q_a / kv_a cache is on (a q_lora_rank)
   mutable bool fusedSeen_ = false;  // a fused expert name has been placed (fusedSticky)
+  std::set<std::string, std::less<>> indexerBuilt_;  // "model.layers.N.self_attn" of each layer the class built an indexer for
 };
 
 // The class the engine builds: the first of config.json's architectures its registry holds
