@@ -91,12 +91,120 @@ Has modelopt(const QuantConfig& q, string_view n) {
   return Has::Unknown;
 }
 
+// ---- SGLang 0.5.23 (Q/ = sglang/srt/layers/quantization/), on CUDA with the default MoE backend.
+
+// fp8 (Q/fp8.py): create_fp8_weight_ :667-714 - weight_scale_inv with weight_block_size, weight_scale
+// without, input_scale when static (registered as None when dynamic); create_fp8_moe_weight_
+// :1720-1824 the same under w13_ / w2_ (w13_/w2_weight_bias only for a model passing with_bias).
+Has sglangFp8(const QuantConfig& q, string_view n, bool moe) {
+  if (n == "weight_scale_inv") return q.blockSize.empty() ? Has::No : Has::Yes;
+  if (n == "weight_scale") return q.blockSize.empty() ? Has::Yes : Has::No;
+  if (n == "input_scale") return staticInput(q.activations);
+  if (moe && n == "weight_bias") return Has::Unknown;
+  return Has::No;
+}
+
+// One compressed-tensors group's scheme (compressed_tensors.py _get_scheme_from_parts :721-862,
+// get_moe_scheme :864-1005); block FP8 keeps the name weight_scale, never _inv.
+Has sglangCompressedGroup(const QuantGroup& g, string_view n, bool moe) {
+  const bool weightsOnly = g.activations.empty();
+  if (g.type == "int" && (g.bits == 4 || g.bits == 8) && weightsOnly) {
+    // WNA16 (schemes/compressed_tensors_wNa16.py :191-206): weight_packed, weight_scale,
+    // weight_shape, weight_zero_point unless symmetric, weight_g_idx with actorder "group" (not
+    // read here). Its MoE (the Marlin or Triton variant, compressed_tensors_wNa16_moe.py :124-264)
+    // registers the g_idx and their sort indices always.
+    if (n == "weight_packed" || n == "weight_scale" || n == "weight_shape") return Has::Yes;
+    if (n == "weight_zero_point") return g.symmetric ? Has::No : Has::Yes;
+    if (n == "weight_g_idx" || n == "g_idx_sort_indices") return moe ? Has::Yes : Has::Unknown;
+    return Has::No;
+  }
+  if (g.type == "float" && g.bits == 8) {
+    // W8A8Fp8 / W8A16Fp8 (schemes/compressed_tensors_w8a8_fp8.py :104-145, _w8a16_fp8.py :91-120;
+    // MoE _w8a8_fp8_moe.py :144-237): weight, weight_scale, input_scale when static. A weight-only
+    // FP8 MoE has no scheme.
+    if (moe && weightsOnly) return Has::Unknown;
+    if (n == "weight" || n == "weight_scale") return Has::Yes;
+    if (n == "input_scale") return weightsOnly ? Has::Unknown : staticInput(g.activations);
+    return Has::No;
+  }
+  if (g.type == "float" && g.bits == 4 && g.groupSize == 16) {
+    // NVFP4: W4A4 and, below SM 10.0, W4A16 with has_input_global_scale (w4a4_nvfp4.py :65-92,
+    // w4a16_nvfp4.py :167-192; MoE w4a4_nvfp4_moe.py :82-163, w4a16_nvfp4_moe.py :86-156):
+    // weight_packed, weight_global_scale, weight_scale, and input_global_scale for a W4A4
+    // checkpoint only.
+    if (n == "weight_packed" || n == "weight_global_scale" || n == "weight_scale") return Has::Yes;
+    if (n == "input_global_scale") return weightsOnly ? Has::No : Has::Yes;
+    return Has::No;
+  }
+  if (g.type == "int" && g.bits == 8 && !weightsOnly && !moe) {
+    // W8A8 int8 (schemes/compressed_tensors_w8a8_int8.py :63-94): weight, weight_scale, input_scale
+    // when static; input_zero_point with an asymmetric static input, which is not read here.
+    if (n == "weight" || n == "weight_scale") return Has::Yes;
+    if (n == "input_scale") return staticInput(g.activations);
+    if (n == "input_zero_point") return g.activations == "dynamic" ? Has::No : Has::Unknown;
+    return Has::No;
+  }
+  return Has::Unknown;  // MXFP4 (Mxfp4MoEMethod), W4A8, int8 MoE (NPU only), 2:4: not tabled here
+}
+
+Has sglangCompressed(const QuantConfig& q, string_view n, bool moe) {
+  if (q.groups.empty()) return Has::Unknown;
+  bool unknown = false;
+  for (const QuantGroup& g : q.groups) {
+    const Has h = sglangCompressedGroup(g, n, moe);
+    if (h == Has::Yes) return Has::Yes;
+    unknown = unknown || h == Has::Unknown;
+  }
+  return unknown ? Has::Unknown : Has::No;
+}
+
+// gptq on CUDA is gptq_marlin or unknown (Q/__init__.py:107-137): qweight, g_idx, scales, qzeros
+// whatever desc_act (Q/gptq/schemes/gptq_marlin.py :147-150; MoE gptq_moe.py :219-320 with
+// g_idx_sort_indices) - vLLM's list. awq / awq_marlin: qweight, qzeros, scales
+// (Q/awq/schemes/awq_linear.py :91-93, awq_marlin.py :95-97); a MoE is AWQMoEScheme's the same
+// (awq_moe.py :65-123), or MoeWNA16's with qzeros only under zero_point (moe_wna16.py :301-364)
+// where the layer misses Marlin - and plain awq leaves MoE unquantized (Q/awq/awq.py :155-160).
+Has sglangAwq(const QuantConfig& q, string_view n, bool moe) {
+  if (n == "qweight" || n == "scales") return Has::Yes;
+  if (n == "qzeros") return moe && q.symmetric ? Has::Unknown : Has::Yes;
+  return Has::No;
+}
+
+// modelopt (Q/modelopt_quant.py): FP8 weight_scale and input_scale (:600-609; MoE :1155-1192);
+// NVFP4 input_scale, weight_scale_2, weight_scale, and pre_quant_scale for NVFP4_AWQ on linear
+// layers only (:1844-1884; MoE :2520-2648); W4A16_NVFP4's placeholder input_scale (:2238-2267).
+Has sglangModelopt(const QuantConfig& q, string_view n, bool moe) {
+  if (q.algo == "FP8") return n == "weight_scale" || n == "input_scale" ? Has::Yes : Has::No;
+  if (q.algo == "NVFP4" || q.algo == "NVFP4_AWQ" || q.algo == "W4A16_NVFP4") {
+    if (n == "weight_scale" || n == "weight_scale_2" || n == "input_scale") return Has::Yes;
+    if (n == "pre_quant_scale") return q.algo == "NVFP4_AWQ" && !moe ? Has::Yes : Has::No;
+    return Has::No;
+  }
+  return Has::Unknown;
+}
+
+// The KV cache's scales sit on the attention layer and are remapped or skipped by each model's
+// loader: not these tables'.
+bool kvCacheScale(string_view leaf) { return leaf == "k_scale" || leaf == "v_scale" || leaf == "q_scale" || leaf == "prob_scale" || leaf == "kv_scale"; }
+
 }  // namespace
 
+std::optional<bool> sglangRegistersQuantParam(const QuantConfig& q, std::string_view leaf) {
+  if (kvCacheScale(leaf)) return std::nullopt;
+  const bool moe = leaf.starts_with("w13_") || leaf.starts_with("w2_");
+  const string_view n = moe ? leaf.substr(leaf.find('_') + 1) : leaf;
+  Has h = Has::Unknown;
+  if (q.method == "fp8") h = sglangFp8(q, n, moe);
+  else if (q.method == "compressed-tensors") h = sglangCompressed(q, n, moe);
+  else if (q.method == "gptq") h = gptq(n, moe);
+  else if (q.method == "awq") h = sglangAwq(q, n, moe);
+  else if (q.method == "modelopt") h = sglangModelopt(q, n, moe);
+  if (h == Has::Unknown) return std::nullopt;
+  return h == Has::Yes;
+}
+
 std::optional<bool> vllmRegistersQuantParam(const QuantConfig& q, std::string_view leaf) {
-  // The KV cache's scales sit on the attention layer (quantization/kv_cache.py) and are remapped
-  // or skipped by each model's loader: not this table's.
-  if (leaf == "k_scale" || leaf == "v_scale" || leaf == "q_scale" || leaf == "prob_scale" || leaf == "kv_scale") return std::nullopt;
+  if (kvCacheScale(leaf)) return std::nullopt;  // quantization/kv_cache.py's, on the attention layer
   const bool moe = leaf.starts_with("w13_") || leaf.starts_with("w2_");
   const string_view n = moe ? leaf.substr(leaf.find('_') + 1) : leaf;
   Has h = Has::Unknown;

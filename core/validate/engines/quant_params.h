@@ -1,5 +1,5 @@
-// The parameters a quantization method registers on the modules it quantizes, as vLLM 0.11.0's
-// create_weights do - what a checkpoint tensor's last name component must be for the model's
+// The parameters a quantization method registers on the modules it quantizes, as vLLM 0.11.0's and
+// SGLang 0.5.23's create_weights do - what a checkpoint tensor's last name component must be for the model's
 // load_weights to find it in params_dict. WS-E009's emulated loader asks this instead of taking any
 // quantized-looking name as present (core/validate/engines/weight_name_rules.cpp).
 #pragma once
@@ -16,5 +16,10 @@ namespace ws::val {
 // prefix). nullopt where the source does not settle it: a method or scheme not read, a condition
 // the config does not state (an unsaid activation scheme, GPTQ act-order), and the KV-cache scales.
 std::optional<bool> vllmRegistersQuantParam(const QuantConfig& q, std::string_view leaf);
+
+// The same for SGLang 0.5.23 on CUDA with its default MoE backend: its fp8 and compressed-tensors
+// methods name block scales differently (fp8 weight_scale_inv, compressed-tensors weight_scale),
+// gptq is gptq_marlin, and a plain-AWQ MoE stays unquantized.
+std::optional<bool> sglangRegistersQuantParam(const QuantConfig& q, std::string_view leaf);
 
 }  // namespace ws::val

@@ -824,17 +824,15 @@ class EmulatedLoader {
 
   // Is `name` in params_dict? Exact for an unquantized model. A quantized one's own parameters
   // (weight_scale_inv, qweight, weight_packed ...) sit on the modules built with the quantization
-  // config: in vLLM, those its method's create_weights register (quant_params.h); where that table
-  // does not settle a name, and in SGLang, whose methods were not read, any such name is taken as
-  // present.
+  // config: those its method's create_weights register (quant_params.h); where that table does
+  // not settle a name, any such name is taken as present.
   bool has(std::string_view name) const {
     if (p_.names.count(name)) return true;
     if (!quant_) return false;
     static const std::set<std::string_view> base = {"weight", "bias", "e_score_correction_bias", "w13_weight", "w2_weight", "w13_bias", "w2_bias"};
     if (base.count(leafOf(name)) || !p_.modules.count(moduleOf(name)) || p_.unquantized.count(moduleOf(name))) return false;
-    if (row_.engine == "vllm")
-      if (const auto registered = vllmRegistersQuantParam(*quant_, leafOf(name))) return *registered;
-    return true;
+    const auto registered = row_.engine == "vllm" ? vllmRegistersQuantParam(*quant_, leafOf(name)) : sglangRegistersQuantParam(*quant_, leafOf(name));
+    return registered.value_or(true);
   }
   bool dropped(std::string_view name) const {
     for (auto s : row_.droppedSuffixes)
