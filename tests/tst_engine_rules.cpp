@@ -443,15 +443,68 @@ class TstEngineRules : public QObject {
     QVERIFY2(!qv.says("WS-E009", "KeyError"), qv.dump().c_str());
   }
 
-  // DeepSeek-V4 as published (tests/data/deepseek_v4): SGLang 0.5.23 registers
-  // DeepseekV4ForCausalLM, whose loader (models/deepseek_v4.py) is not read here - unknown, said so,
-  // never "loads" by default; vLLM 0.11.0 registers no such class - its Transformers fallback.
-  void deepSeekV4Unread() {
+  // DeepSeek-V4 in the published naming (tests/data/deepseek_v4). SGLang 0.5.23's
+  // DeepseekV4ForCausalLM reads topk_method as an attribute of a config class that has no such
+  // field (deepseek_v2.py:519), and this config, as transformers 5.25.0 writes it, lacks it: the
+  // model cannot be built. vLLM 0.11.0 registers no such class - its Transformers fallback.
+  void deepSeekV4Names() {
     const std::string published = wstest::sourceDir() + "/tests/data/deepseek_v4";
     const Run s = validateFor(published, "sglang", 1);
-    QVERIFY2(s.says("WS-E008", "SGLang 0.5.23's DeepseekV4ForCausalLM consumes was not read here") && s.codes(val::Severity::Error).empty(), s.dump().c_str());
+    QVERIFY2(s.says("WS-E009", "SGLang 0.5.23's DeepseekV4ForCausalLM") && s.says("WS-E009", "cannot be built: config.json lacks topk_method,"), s.dump().c_str());
     const Run v = validateFor(published, "vllm", 1);
     QVERIFY2(v.says("WS-E002", "vLLM registers no DeepseekV4ForCausalLM"), v.dump().c_str());
+    // With the published config's topk_method and a flat YaRN rope_scaling every name but the
+    // experts' scales lands - the renames (embed., head., layers.N.attn / ffn, w1 / w2 / w3,
+    // gate.bias and tid2eid), the compressors' wkv + wgate into wkv_gate, wq_a + wkv into wqkv_a,
+    // the hash layers' tid2eid; the 60 E8M0 expert scales, with no quantization config to register
+    // a parameter for them, are dropped without a word (deepseek_v4.py:5447-5471).
+    wstest::TempDir a;
+    auto published_ = [](nlohmann::json& j) {
+      j["topk_method"] = "noaux_tc";
+      j["rope_scaling"] = {{"type", "yarn"}, {"factor", 4}, {"original_max_position_embeddings", 256}};
+    };
+    const std::string v4 = editedCopy(a, published, published_);
+    const Run clean = validateFor(v4, "sglang", 1);
+    QVERIFY2(clean.says("WS-E009", "60 checkpoint tensors SGLang 0.5.23's DeepseekV4ForCausalLM") &&
+                 clean.says("WS-E009", "skips them without a word: layers.0.ffn.experts.0.w1.scale (looked up as model.layers.0.mlp.experts.w13_weight_scale_inv)") &&
+                 clean.codes(val::Severity::Error).size() == 1 && !clean.says("WS-E008", "consumes is unknown"),
+             clean.dump().c_str());
+    // An FP8 wo_a's scale, without the fp8 config that makes wo_a an FP8 parameter: the stream
+    // dequantizes the pair into BF16 before the loader sees it (deepseek_v4.py:5701-5743).
+    wstest::TempDir w;
+    const std::string woA = tensorsEdited(w, v4, [](wstest::StFile& f) { f.tensors.push_back({"layers.1.attn.wo_a.scale", "F32", {1}, std::vector<uint8_t>(4, 0)}); });
+    QVERIFY2(validateFor(woA, "sglang", 1).codes(val::Severity::Error).size() == 1, validateFor(woA, "sglang", 1).dump().c_str());
+    // A compressor missing its gate half: the cache keeps wkv and the end-of-load assert fails.
+    wstest::TempDir b, c, d, e;
+    const std::string noGate = tensorsEdited(b, v4, [](wstest::StFile& f) { f.remove("layers.1.attn.compressor.wgate.weight"); });
+    QVERIFY2(validateFor(noGate, "sglang", 1).says("WS-E009", "assert len(cache_compressor_weight) == 0 (deepseek_v4.py:5603): layers.1.attn.compressor.wkv.weight"),
+             validateFor(noGate, "sglang", 1).dump().c_str());
+    // wq_a without its wkv partner: the other cache's assert.
+    const std::string noWkv = tensorsEdited(c, v4, [](wstest::StFile& f) { f.remove("layers.3.attn.wkv.weight"); });
+    QVERIFY2(validateFor(noWkv, "sglang", 1).says("WS-E009", "assert len(cache_wqkv_a_weight) == 0 (deepseek_v4.py:5604): layers.3.attn.wq_a.weight"),
+             validateFor(noWkv, "sglang", 1).dump().c_str());
+    // A compressor scale (an FP8 compressor): renamed weight_scale_inv, it fails the cache's assert.
+    const std::string scaled = tensorsEdited(d, v4, [](wstest::StFile& f) { f.tensors.push_back({"layers.2.attn.compressor.wkv.scale", "F32", {1}, std::vector<uint8_t>(4, 0)}); });
+    QVERIFY2(validateFor(scaled, "sglang", 1).says("WS-E009", "AssertionError: a compressor's wkv / wgate must be weights (deepseek_v4.py:5496-5498): layers.2.attn.compressor.wkv.scale (looked up as"),
+             validateFor(scaled, "sglang", 1).dump().c_str());
+    // A compressor stored on a layer of ratio 0, which has none: past the cache (its fused
+    // parameter absent), the name is warned about as it is.
+    wstest::TempDir k;
+    const std::string stray = tensorsEdited(k, v4, [](wstest::StFile& f) { f.tensors.push_back({"layers.0.attn.compressor.wkv.weight", "BF16", {2}, std::vector<uint8_t>(4, 0)}); });
+    QVERIFY2(validateFor(stray, "sglang", 1).says("WS-E009", "('model.layers.0.self_attn.compressor.wkv.weight not found in params_dict.')"), validateFor(stray, "sglang", 1).dump().c_str());
+    // A top-k layer's router bias gone: the correction bias is left as initialised, with a warning;
+    // a hash layer's tid2eid stored as a bias instead finds no parameter.
+    const std::string noBias = tensorsEdited(e, v4, [](wstest::StFile& f) {
+      f.remove("layers.3.ffn.gate.bias");
+      for (auto& t : f.tensors)
+        if (t.name == "layers.0.ffn.gate.tid2eid") t.name = "layers.0.ffn.gate.bias";
+    });
+    const Run nb = validateFor(noBias, "sglang", 1);
+    QVERIFY2(nb.says("WS-E009", "'Some weights are not initialized from checkpoints'") && nb.says("WS-E009", "model.layers.0.mlp.topk.tid2eid") &&
+                 nb.says("WS-E009", "model.layers.3.mlp.gate.e_score_correction_bias") &&
+                 nb.says("WS-E009", "1 checkpoint tensors SGLang 0.5.23's DeepseekV4ForCausalLM (sglang/srt/models/deepseek_v4.py DeepseekV4ForCausalLM.load_weights) never loads: "
+                                    "no parameter takes them and it skips them with a warning ('model.layers.0.mlp.gate.e_score_correction_bias not found in params_dict.')"),
+             nb.dump().c_str());
   }
 
   // Qwen3-Next as transformers 5.25.0 writes it (tests/data/qwen3_next: GatedDeltaNet and full

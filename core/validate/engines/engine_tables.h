@@ -58,7 +58,7 @@ const std::vector<LlamaCppTensorRow>& llamaCppTensors();  // llama_cpp_tensors.c
 // load_weights): the substring renames it applies, in order, what it skips, and where a name it
 // cannot place raises or is dropped. The parameter set each family's class builds from its config
 // is code (weight_name_rules.cpp), each line cited.
-enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe, GptOss, Qwen3Next, Qwen3VlMoe, Llama4 };
+enum class LoaderFamily { Qwen3Moe, Qwen2Moe, Mixtral, DeepseekV2, Glm4Moe, GptOss, Qwen3Next, Qwen3VlMoe, Llama4, DeepseekV4 };
 struct StackedRenameRow {
   std::string_view parameter;  // the fused parameter, e.g. "qkv_proj"
   std::string_view shardName;  // the checkpoint's name for one shard, e.g. "q_proj"
@@ -66,6 +66,23 @@ struct StackedRenameRow {
 };
 // What a loader does with a name it cannot place.
 enum class Unplaced { KeyError, Warns, Silent };
+// One of a loader's caches of half tensors: a name holding `first` or `second` (and not `skipIf`)
+// is that half of the parameter named with `into` in its place; both in, they load together.
+struct PairRule {
+  std::string_view first, second, into;
+  std::string_view firstShard, secondShard;
+  std::string_view requiresKey = {};  // a config key that must be present for the cache to be on ("" always on)
+  std::string_view skipIf = {};
+  // The suffixes the cache takes; a half with another one raises otherSuffixRaises or, where that
+  // is empty, goes on down the loader ({} takes any).
+  std::vector<std::string_view> suffixes = {};
+  std::string_view otherSuffixRaises = {};
+  bool onlyWhereFused = false;  // a half whose fused parameter ("<into>.weight") the class lacks goes on down the loader
+  Unplaced fusedMissing = Unplaced::Warns;  // a pair whose fused name is no parameter
+  // A lone half at the end: "" waits in the cache without a word; else the exception that stops the load.
+  std::string_view orphanRaises = {};
+};
+
 struct WeightLoaderRow {
   std::string_view engine;                     // "vllm", "sglang"
   std::vector<std::string_view> architectures;
@@ -89,9 +106,9 @@ struct WeightLoaderRow {
   bool everyLayerSparse = false;               // the class builds every layer as MoE, whatever the config's dense layers
   bool headTied = true;                        // tie_word_embeddings shares lm_head with the embedding
   std::string_view unplacedWarning = "Parameter %s not found in params_dict";  // Unplaced::Warns's words
-  // SGLang's DeepSeek: with a q_lora_rank, q_a_proj and kv_a_proj_with_mqa wait in a cache until
-  // both halves are there, then load together into this parameter ("" none).
-  std::string_view pairedInto = {};
+  // Two checkpoint tensors a loader caches until both are there, then loads as one parameter
+  // (SGLang's DeepSeek q_a / kv_a, DeepSeek-V4's compressor and wq_a / wkv): PairRule's.
+  std::vector<PairRule> pairs = {};
   // SGLang's DeepSeek loader: a name under "<attention>.indexer." is skipped where the class built
   // no indexer for that layer, and wk / weights_proj go into a fused wk_weights_proj where it has
   // one (deepseek_common/deepseek_weight_loader.py:294-296, 354-370).

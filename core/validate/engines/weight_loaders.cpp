@@ -251,7 +251,7 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .stacked = {{"gate_up_proj", "gate_proj", "0"}, {"gate_up_proj", "up_proj", "1"}}, .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj",
        .expertGuard = "mlp.experts.", .expertGuardOnlyIfNotParameter = true, .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false,
        .droppedSuffixes = {".bias"}, .specLayers = "", .unplaced = Unplaced::Warns, .expertUnplaced = Unplaced::Warns, .layerRange = true, .headTied = true,
-       .unplacedWarning = "%s not found in params_dict.", .pairedInto = "fused_qkv_a_proj_with_mqa", .indexerWhereBuilt = true},
+       .unplacedWarning = "%s not found in params_dict.", .pairs = {{.first = "q_a_proj", .second = "kv_a_proj_with_mqa", .into = "fused_qkv_a_proj_with_mqa", .firstShard = "q_a", .secondShard = "kv_a", .requiresKey = "q_lora_rank"}}, .indexerWhereBuilt = true},
       // SGLang glm4_moe.py:1071-1250 Glm4MoeForCausalLM.load_weights: MTP layers skipped (1154-1163),
       // the "mlp.experts" guard always (1200), a renamed name not in params_dict tries the next row
       // (1208-1209), an expert rename that is not one skipped (1237-1239), any other name skipped
@@ -263,6 +263,35 @@ const std::vector<WeightLoaderRow>& weightLoaderTable() {
        .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj", .expertGuard = "mlp.experts", .expertGuardOnlyIfNotParameter = false,
        .optionalStacked = "", .stackedMissingContinues = true, .expertPathDrops = false, .droppedSuffixes = {".bias"}, .specLayers = "past",
        .unplaced = Unplaced::Silent, .expertUnplaced = Unplaced::Silent, .headTied = false},
+      // SGLang deepseek_v4.py:5251-5645 DeepseekV4ForCausalLM.load_weights on the published names:
+      // remap_weight_name_to_dpsk_hf_format (:5113-5181) first - embed., head., norm.weight and
+      // hc_head_* to the model's, layers. under model., .attn. / .ffn. / .attn_norm. / .ffn_norm.
+      // to SGLang's, the router's tid2eid and bias, w1 / w2 / w3 to gate / down / up, a .scale to
+      // .weight_scale_inv; names past the layers (get_layer_id) and mtp.* skipped (:5361-5395); the
+      // shared experts' gate / up stacked, a missing target a KeyError (:5415-5438); an expert
+      // name with no parameter skipped without a word (:5439-5471), a bias too; then the caches:
+      // a compressor's wkv and wgate weights into wkv_gate, anything else of theirs an
+      // AssertionError (:5489-5526), wq_a and wkv (weights and scales) into wqkv_a, its name
+      // looked up at once (:5527-5568), a lone half failing the asserts at the end (:5603-5604);
+      // anything else not a parameter warned about and skipped (:5569-5594), and what nothing
+      // filled only warned about (:5611-5636).
+      {.engine = "sglang", .architectures = {"DeepseekV4ForCausalLM"}, .family = LoaderFamily::DeepseekV4,
+       .source = "sglang/srt/models/deepseek_v4.py DeepseekV4ForCausalLM.load_weights", .autoWeightsLoader = false,
+       .stacked = {{"gate_up_proj", "gate_proj", "0"}, {"gate_up_proj", "up_proj", "1"}}, .expertGate = "gate_proj", .expertUp = "up_proj", .expertDown = "down_proj",
+       .expertGuard = "mlp.experts.", .expertGuardOnlyIfNotParameter = true, .optionalStacked = "", .stackedMissingContinues = false, .expertPathDrops = false,
+       .droppedSuffixes = {".bias"}, .specLayers = "past", .unplaced = Unplaced::Warns, .expertUnplaced = Unplaced::Silent, .layerRange = true, .headTied = true,
+       .unplacedWarning = "%s not found in params_dict.",
+       .pairs = {{.first = ".compressor.wkv.", .second = ".compressor.wgate.", .into = ".compressor.wkv_gate.", .firstShard = "wkv", .secondShard = "wgate",
+                  .suffixes = {".weight"}, .otherSuffixRaises = "a compressor's wkv / wgate must be weights (deepseek_v4.py:5496-5498)", .onlyWhereFused = true,
+                  .orphanRaises = "AssertionError: assert len(cache_compressor_weight) == 0 (deepseek_v4.py:5603)"},
+                 {.first = ".wq_a.", .second = ".wkv.", .into = ".wqkv_a.", .firstShard = "wq_a", .secondShard = "wkv", .skipIf = ".compressor.",
+                  .suffixes = {".weight", ".weight_scale_inv"}, .fusedMissing = Unplaced::KeyError,
+                  .orphanRaises = "AssertionError: assert len(cache_wqkv_a_weight) == 0 (deepseek_v4.py:5604)"}},
+       .mapperSubstrings = {{".attn.", ".self_attn."}, {".ffn.", ".mlp."}, {".attn_norm.", ".input_layernorm."}, {".ffn_norm.", ".post_attention_layernorm."},
+                            {".gate.tid2eid", ".topk.tid2eid"}, {".gate.bias", ".gate.e_score_correction_bias"}, {".w1.", ".gate_proj."}, {".w2.", ".down_proj."}, {".w3.", ".up_proj."}},
+       .mapperSuffixes = {{".scale", ".weight_scale_inv"}},
+       .mapperPrefixes = {{"embed.", "model.embed_tokens."}, {"head.", "lm_head."}, {"norm.weight", "model.norm.weight"}, {"hc_head_", "model.hc_head_"}, {"layers.", "model.layers."}},
+       .skipPrefixes = {"mtp"}, .unfilledWarning = "Some weights are not initialized from checkpoints"},
   };
   return rows;
 }

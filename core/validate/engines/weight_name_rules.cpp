@@ -143,6 +143,9 @@ struct Parameters {
   // checkpoint's quantization - a scale stored for one has no parameter to go to.
   std::set<std::string, std::less<>> unquantized;
   int64_t experts = 0;
+  // Suffixes of checkpoint names the loader's stream consumes before load_weights sees them
+  // (DeepSeek-V4's wo_a scales, dequantized into their BF16 weights).
+  std::vector<std::string> consumedSuffixes;
   std::string unknown;  // why the class's parameters are not known here ("" when they are)
   std::string refusal;  // why the engine cannot build the class from this config ("" when it can)
 
@@ -370,6 +373,114 @@ Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const We
     }
   }
   p.ends(!(row.headTied && c.flag("tie_word_embeddings")));
+  return p;
+}
+
+// DeepseekV4ForCausalLM (SGLang 0.5.23 models/deepseek_v4.py, on CUDA with its default
+// environment: SGLANG_OPT_FUSE_WQA_WKV and SGLANG_OPT_FP8_WO_A_GEMM on, environ.py:1871, 1885).
+// Its config is transformers 5.19.0's DeepseekV3Config under SGLang's alias
+// (utils/hf_transformers/common.py:204-224), so a key that is no field of it has no default and
+// is read as an attribute. Every layer (DeepseekV4DecoderLayerBase, :3107-3213): six hyper-
+// connection tensors (hc_attn_/hc_ffn_ fn, base, scale), its two norms; MQALayer (:1008-1200,
+// :1370-1515) - attn_sink, wq_a and wkv fused as wqkv_a, q_norm, wq_b, kv_norm, wo_a (quantized
+// only where wo_a_fp8: an fp8 config with 128 x 128 blocks, :280-288), wo_b; a compressor (ape,
+// wkv_gate, norm: compressor.py:59-78) on ratio-4 and ratio-128 layers, an indexer (wq_b,
+// weights_proj, its own compressor: indexer.py:1178-1210) on ratio-4 ones; DeepseekV2MoE on every
+// layer (deepseek_v2.py:651-897) - the router's gate, e_score_correction_bias under noaux_tc
+// except on the first num_hash_layers, whose HashTopK holds tid2eid instead
+// (hash_topk.py:66-70), FusedMoE experts, shared experts. Top level (:3754-3852, 4642-4735):
+// embed_tokens, norm, hc_head_fn / _base / _scale, lm_head unless tied. No MTP parameters (the
+// draft is DeepseekV4ForCausalLMNextN).
+Parameters deepseekV4(const Config& c, int64_t layers, int64_t experts) {
+  Parameters p;
+  p.experts = experts;
+  const nlohmann::json ratios = c.j.value("compress_ratios", nlohmann::json());
+  auto ratioOf = [&](int64_t l) { return ratios.is_array() && l < int64_t(ratios.size()) && ratios[size_t(l)].is_number_integer() ? ratios[size_t(l)].get<int64_t>() : int64_t(-1); };
+  bool compressed = false, indexed = false;
+  for (int64_t l = 0; l < layers; ++l) compressed = compressed || ratioOf(l) > 0, indexed = indexed || ratioOf(l) == 4;
+  // The attributes construction reads without a default (deepseek_v4.py:1036-1057, 1171-1193,
+  // 3178-3188; deepseek_v2.py:519, 775; configs/model_config.py:1425; dsv4/indexer.py:1170-1173).
+  std::vector<std::string> lacking;
+  for (const char* key : {"sliding_window", "o_groups", "o_lora_rank", "compress_ratios", "hc_mult", "hc_sinkhorn_iters", "hc_eps", "topk_method", "scoring_func"})
+    if (!c.j.contains(key)) lacking.push_back(key);
+  if (compressed && !c.j.contains("compress_rope_theta")) lacking.push_back("compress_rope_theta");
+  if (indexed)
+    for (const char* key : {"index_n_heads", "index_head_dim", "index_topk"})
+      if (!c.j.contains(key)) lacking.push_back(key);
+  if (!lacking.empty()) {
+    std::string keys;
+    for (const auto& k : lacking) keys += (keys.empty() ? "" : ", ") + k;
+    p.refusal = "config.json lacks " + keys + ", which it reads as attributes of transformers 5.19.0's DeepseekV3Config (no such fields): AttributeError";
+    return p;
+  }
+  if (!ratios.is_array() || int64_t(ratios.size()) < layers) {
+    p.unknown = "compress_ratios is not a list of num_hidden_layers entries";
+    return p;
+  }
+  for (int64_t l = 0; l < layers; ++l)
+    if (const int64_t r = ratioOf(l); r != 0 && r != 4 && r != 128) {
+      p.unknown = "a compress ratio of " + std::to_string(r) + " (DeepSeek-V4.1's compressors, deepseek_v4.py:1482-1497) was not read";
+      return p;
+    }
+  if (c.j.value("num_key_value_heads", int64_t(1)) != 1) {
+    p.refusal = "num_key_value_heads must be 1 (assert at deepseek_v4.py:1060)";
+    return p;
+  }
+  // Compressed layers take their YaRN base from the rope's original_max_position_embeddings
+  // (:1181-1189): a flat rope_scaling without it is a KeyError; what transformers 5.19.0 makes of
+  // a nested rope_parameters for SGLang's get_rope_config was not traced.
+  if (compressed) {
+    const nlohmann::json rope = c.j.value("rope_scaling", nlohmann::json());
+    if (rope.is_object() && !rope.contains("original_max_position_embeddings")) {
+      p.refusal = "rope_scaling lacks original_max_position_embeddings, which every compressed layer reads (deepseek_v4.py:1185): KeyError";
+      return p;
+    }
+    if (!rope.is_object()) {
+      p.unknown = "which rope SGLang's get_rope_config reads from a config without a flat rope_scaling was not traced";
+      return p;
+    }
+  }
+  // wo_a is quantized only under an fp8 config with 128 x 128 blocks (wo_a_fp8_gemm_enabled,
+  // :280-288); otherwise the stream dequantizes a stored FP8 wo_a with its scale into BF16 before
+  // load_weights sees it (_prepare_deepseek_v4_weights, :5701-5743), the scale consumed.
+  const nlohmann::json q = c.j.value("quantization_config", nlohmann::json::object());
+  const bool woAFp8 = q.is_object() && q.value("quant_method", "") == "fp8" && q.value("weight_block_size", nlohmann::json()) == nlohmann::json({128, 128});
+  if (!woAFp8) p.consumedSuffixes.push_back(".wo_a.scale");
+  const int64_t hashLayers = c.optional("num_hash_layers", 0);
+  const bool noauxTc = c.j.value("topk_method", "") == "noaux_tc";
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string at = layer(l);
+    for (const char* hc : {"hc_attn_fn", "hc_attn_base", "hc_attn_scale", "hc_ffn_fn", "hc_ffn_base", "hc_ffn_scale"}) p.add(at + hc);
+    p.norms(at);
+    const std::string a = at + "self_attn.";
+    p.add(a + "attn_sink");
+    p.fused(a + "wqkv_a", {"wq_a", "wkv"});
+    for (const char* n : {"q_norm.weight", "wq_b.weight", "kv_norm.weight", "wo_a.weight", "wo_b.weight"}) p.add(a + n);
+    if (!woAFp8) p.unquantized.insert(a + "wo_a");
+    auto compressor = [&](const std::string& at) {
+      p.add(at + "ape");
+      p.fused(at + "wkv_gate", {"wkv", "wgate"});
+      p.add(at + "norm.weight");
+      p.unquantized.insert(at + "wkv_gate");  // built without the quantization (compressor.py:67-75)
+    };
+    if (ratioOf(l) == 4 || ratioOf(l) == 128) compressor(a + "compressor.");
+    if (ratioOf(l) == 4) {
+      p.add(a + "indexer.wq_b.weight");
+      p.add(a + "indexer.weights_proj.weight");
+      p.unquantized.insert(a + "indexer.weights_proj");  // indexer.py:1186-1198
+      compressor(a + "indexer.compressor.");
+    }
+    p.add(at + "mlp.gate.weight");
+    p.unquantized.insert(at + "mlp.gate");
+    if (l < hashLayers) p.add(at + "mlp.topk.tid2eid");
+    else if (noauxTc) p.add(at + "mlp.gate.e_score_correction_bias");
+    p.fusedExperts(at + "mlp.experts");
+    if (c.optional("n_shared_experts", 0) > 0) p.dense(at + "mlp.shared_experts.");
+  }
+  p.add("model.hc_head_fn");
+  p.add("model.hc_head_base");
+  p.add("model.hc_head_scale");
+  p.ends(!c.optionalFlag("tie_word_embeddings", false));
   return p;
 }
 
@@ -612,6 +723,7 @@ Parameters parametersOf(const WeightLoaderRow& row, const Config& c, const Confi
     case LoaderFamily::Qwen3Next: p = qwen3Next(c, layers, experts, row); break;
     case LoaderFamily::Qwen3VlMoe: p = qwen3VlMoe(c, text, layers, experts, row); break;
     case LoaderFamily::Llama4: p = llama4(c, text, layers, experts, row); break;
+    case LoaderFamily::DeepseekV4: p = deepseekV4(c, layers, experts); break;
   }
   for (const auto& key : c.missing) p.unknown += (p.unknown.empty() ? "config.json lacks " : ", ") + key;
   if (&text != &c)
@@ -658,12 +770,14 @@ class EmulatedLoader {
         cls_(std::move(cls)),
         hiddenLayers_(c.optional("num_hidden_layers", 0)),
         nextn_(c.optional("num_nextn_predict_layers", 0)),
-        paired_(!row.pairedInto.empty() && c.present("q_lora_rank")) {
+        config_(c) {
     for (const auto& n : p.names)
       if (const size_t at = n.rfind(".indexer."); at != std::string::npos) indexerBuilt_.insert(n.substr(0, at));
   }
 
   Placement place(std::string name) const {
+    for (const auto& suffix : p_.consumedSuffixes)
+      if (name.ends_with(suffix)) return Placement::dropped();
     if (name.ends_with(".k_scale") || name.ends_with(".v_scale") || name.ends_with(".kv_scale") || name.ends_with(".q_scale")) return {};  // the KV cache's quantization decides
     for (const auto& [from, to] : row_.mapperSubstrings)
       if (const size_t at = name.find(from); at != std::string::npos) name.replace(at, from.size(), to);
@@ -752,14 +866,8 @@ class EmulatedLoader {
       return Placement::loaded(mapped, e->shard, e->expert);
     }
     if (dropped(name)) return Placement::dropped();
-    if (paired_ && (contains(name, "q_a_proj") || contains(name, "kv_a_proj_with_mqa"))) {
-      const bool q = contains(name, "q_a_proj");
-      std::string fused = replaceAll(name, q ? "q_a_proj" : "kv_a_proj_with_mqa", row_.pairedInto);
-      if (!has(fused)) return unplaced(Unplaced::Warns, std::move(fused));
-      Placement out = Placement::loaded(std::move(fused), q ? "q_a" : "kv_a");
-      out.kind = Placement::Paired;
-      return out;
-    }
+    for (const PairRule& rule : row_.pairs)
+      if (auto at = pairHalf(rule, name)) return *at;
     if (!has(name)) return unplaced(row_.unplaced, name);
     // FusedMoE.weight_loader needs weight_name, shard_id and expert_id (fused_moe/layer.py:1388-1394)
     if (p_.expertModules.count(moduleOf(name))) return raises("TypeError", name, "FusedMoE.weight_loader() missing its weight_name, shard_id and expert_id arguments");
@@ -799,6 +907,24 @@ class EmulatedLoader {
         return has(mapped) ? Placement::loaded(std::move(mapped), std::string(s.shardId)) : unplaced(row_.towerUnplaced, std::move(mapped));
       }
     return has(name) ? Placement::loaded(name) : unplaced(row_.towerUnplaced, std::move(name));
+  }
+
+  // `name` as one half of `rule`'s pair, or nullopt where the rule does not take it.
+  std::optional<Placement> pairHalf(const PairRule& rule, const std::string& name) const {
+    if (!rule.requiresKey.empty() && !config_.present(std::string(rule.requiresKey).c_str())) return std::nullopt;
+    if (!rule.skipIf.empty() && contains(name, rule.skipIf)) return std::nullopt;
+    const bool first = contains(name, rule.first);
+    if (!first && !contains(name, rule.second)) return std::nullopt;
+    std::string fused = replaceAll(name, first ? rule.first : rule.second, rule.into);
+    if (rule.onlyWhereFused && !p_.names.count(fused.substr(0, fused.rfind(rule.into) + rule.into.size()) + "weight")) return std::nullopt;
+    if (!rule.suffixes.empty() && std::none_of(rule.suffixes.begin(), rule.suffixes.end(), [&](std::string_view s) { return name.ends_with(s); })) {
+      if (rule.otherSuffixRaises.empty()) return std::nullopt;
+      return raises("AssertionError", name, std::string(rule.otherSuffixRaises));
+    }
+    if (!has(fused)) return unplaced(rule.fusedMissing, std::move(fused));
+    Placement out = Placement::loaded(std::move(fused), std::string(first ? rule.firstShard : rule.secondShard));
+    out.kind = Placement::Paired;
+    return out;
   }
 
   Placement unplaced(Unplaced how, std::string name) const {
@@ -879,7 +1005,7 @@ class EmulatedLoader {
   const QuantConfig* quant_;  // null: an unquantized model
   std::string cls_;
   int64_t hiddenLayers_, nextn_;
-  bool paired_;  // SGLang's q_a / kv_a cache is on (a q_lora_rank)
+  const Config& config_;
   mutable bool fusedSeen_ = false;  // a fused expert name has been placed (fusedSticky)
   std::set<std::string, std::less<>> indexerBuilt_;  // "model.layers.N.self_attn" of each layer the class built an indexer for
 };
@@ -952,7 +1078,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   std::string cls;
   const WeightLoaderRow* row = loaderFor(m, engine, cls);
   if (!row) {
-    // A class the engine registers whose loader was not read (DeepSeek-V4 in SGLang): whether its
+    // A class the engine registers whose loader was not read (SGLang's Kimi-K3, say): whether its
     // names load is unknown, said as such rather than passed as loading.
     if (!cls.empty())
       sink.add("WS-E008", "which tensor names " + std::string(engine == "vllm" ? "vLLM " : "SGLang ") + std::string(engine == "vllm" ? kVllmRelease : kSglangRelease) + "'s " + cls +
@@ -1005,8 +1131,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   names.insert(names.end(), c.unreadable.begin(), c.unreadable.end());
   std::map<std::string, std::vector<std::string>> unplaced;  // by exception
   std::map<std::string, std::string> firstOf;
-  std::vector<std::string> ignored;  // skipped though no rule means them to be
-  std::string ignoredHow;
+  std::map<std::string, std::vector<std::string>> ignored;  // skipped though no rule means them to be, by how
   std::map<std::string, std::map<std::string, std::string>> pairs;  // fused name -> half -> the checkpoint's name
   std::set<std::string> filled;  // "parameter|shard|expert"
   std::string headTensor, embedTensor;  // the checkpoint's, where the loader puts them into the head / the embedding
@@ -1024,8 +1149,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
     }
     if (at.kind == Placement::Paired) pairs[at.parameter][at.shard] = name;
     if (at.kind == Placement::Ignored) {
-      if (ignored.empty()) ignoredHow = at.exception;
-      ignored.push_back(at.parameter == name ? name : name + " (looked up as " + at.parameter + ")");
+      ignored[at.exception].push_back(at.parameter == name ? name : name + " (looked up as " + at.parameter + ")");
     }
     if (at.kind != Placement::Loaded) continue;
     const std::string param = loader.filledParameter(at.parameter);
@@ -1041,22 +1165,35 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
   for (const auto& [kind, list] : unplaced)
     sink.add("WS-E009", std::to_string(list.size()) + " checkpoint tensors " + who + " cannot place: the load stops at the first it reaches, " + firstOf[kind] + ": " + listed(list),
              list.front().substr(0, list.front().find(' ')));
-  // A pair loads once both halves are in; a half alone waits in the cache for good.
-  std::vector<std::string> orphans;
+  // A pair loads once both halves are in; a half alone waits in the cache for good - without a
+  // word, or failing the loader's check at the end.
+  std::map<const PairRule*, std::vector<std::string>> orphans;
   for (const auto& [fused, halves] : pairs) {
     if (halves.size() < 2) {
-      orphans.push_back(halves.begin()->second);
+      const std::string& name = halves.begin()->second;
+      for (const PairRule& rule : row->pairs)
+        if (contains(fused, rule.into)) {
+          orphans[&rule].push_back(name);
+          break;
+        }
       continue;
     }
     for (const auto& [half, name] : halves) filled.insert(loader.filledParameter(fused) + "|" + half + "|");
   }
-  if (!orphans.empty())
-    sink.add("WS-E009", std::to_string(orphans.size()) + " checkpoint tensors " + who + " " + std::string(kNeverLoads) +
-                            ": each waits in its q_a / kv_a cache for a partner that never comes, without a word: " + listed(orphans),
-             orphans.front());
-  if (!ignored.empty())
-    sink.add("WS-E009", std::to_string(ignored.size()) + " checkpoint tensors " + who + " " + std::string(kNeverLoads) + ": no parameter takes them and it " + ignoredHow + ": " + listed(ignored),
-             ignored.front().substr(0, ignored.front().find(' ')));
+  for (const auto& [rule, names] : orphans) {
+    const std::string cache = std::string(rule->firstShard) + " / " + std::string(rule->secondShard);
+    if (rule->orphanRaises.empty())
+      sink.add("WS-E009", std::to_string(names.size()) + " checkpoint tensors " + who + " " + std::string(kNeverLoads) + ": each waits in its " + cache +
+                              " cache for a partner that never comes, without a word: " + listed(names),
+               names.front());
+    else
+      sink.add("WS-E009", std::to_string(names.size()) + " checkpoint tensors " + who + " cannot place: each waits in its " + cache +
+                              " cache for a partner that never comes, and the load stops at the end, " + std::string(rule->orphanRaises) + ": " + listed(names),
+               names.front());
+  }
+  for (const auto& [how, names] : ignored)
+    sink.add("WS-E009", std::to_string(names.size()) + " checkpoint tensors " + who + " " + std::string(kNeverLoads) + ": no parameter takes them and it " + how + ": " + listed(names),
+             names.front().substr(0, names.front().find(' ')));
   // A head the class ties to the embedding (no parameter of its own) while the loader still copies
   // the checkpoint's own head tensor into it: both load into the one shared tensor, so unless their
   // bytes agree the model runs with one of them in the other's place.
