@@ -19,8 +19,8 @@ void HostOffloadChoice::apply(plan::PlanOptions& opt) const {
     opt.cpuOffloadEngine = mode;
     if (const plan::ResidencyRules* r = plan::findResidencyRules(mode)) opt.rules = r;  // as plan --runtime MODE
   } else if (mode == "kt") {
-    plan::KtOptions kt;  // the uniform placement, N a layer
-    kt.gpuExperts = amount, kt.method = ktMethod, kt.numaNodes = numaNodes;
+    plan::KtOptions kt;  // N a layer
+    kt.gpuExperts = amount, kt.method = ktMethod, kt.numaNodes = numaNodes, kt.strategy = ktPlacement;
     opt.kt = kt;
   }
 }
@@ -30,13 +30,17 @@ QString HostOffloadChoice::flags() const {
   if (mode == "vllm") return QString("vLLM --cpu-offload-gb %1").arg(amount);
   if (mode == "sglang") return QString("SGLang --cpu-offload-gb %1").arg(amount);
   if (mode == "kt")
-    return QString("KTransformers --kt-num-gpu-experts %1 --kt-method %2 --kt-threadpool-count %3").arg(amount).arg(QString::fromStdString(ktMethod)).arg(numaNodes);
+    return QString("KTransformers --kt-num-gpu-experts %1 --kt-method %2 --kt-threadpool-count %3%4")
+        .arg(amount)
+        .arg(QString::fromStdString(ktMethod))
+        .arg(numaNodes)
+        .arg(ktPlacement == "uniform" ? QString() : " --kt-expert-placement-strategy " + QString::fromStdString(ktPlacement));
   return {};
 }
 
 HostOffloadControls::HostOffloadControls(QWidget* parent)
     : QObject(parent), mode_(new QComboBox(parent)), amount_(new QSpinBox(parent)), ktMethod_(new QComboBox(parent)), numa_(new QSpinBox(parent)),
-      hostMemory_(new QComboBox(parent)) {
+      ktPlacement_(new QComboBox(parent)), hostMemory_(new QComboBox(parent)) {
   mode_->addItem(tr("none: all on the GPU"), QString());
   mode_->addItem(tr("llama.cpp --n-cpu-moe"), QString("n-cpu-moe"));
   mode_->addItem(tr("vLLM --cpu-offload-gb"), QString("vllm"));
@@ -49,6 +53,11 @@ HostOffloadControls::HostOffloadControls(QWidget* parent)
   for (const auto& m : plan::ktMethods()) ktMethod_->addItem(QString::fromStdString(m));
   ktMethod_->setToolTip(tr("kt-kernel's --kt-method: AMXINT4 / AMXINT8 convert the experts, the others keep them as stored"));
   remember(ktMethod_, "ranks/ktMethod");
+  // The fork's planned placements (core/plan/kt_offload.h); frequency reads a torch .pt, not offered.
+  for (const char* p : {"uniform", "front-loading", "random"}) ktPlacement_->addItem(QString::fromLatin1(p));
+  ktPlacement_->setToolTip(tr("--kt-expert-placement-strategy: uniform (the first N of every MoE layer), front-loading (whole layers from the first) "
+                              "or random (torch.randperm, seed 42, over every MoE layer's experts)"));
+  remember(ktPlacement_, "ranks/ktPlacement");
   numa_->setRange(1, 64);
   numa_->setToolTip(tr("--kt-threadpool-count: the NUMA nodes each routed expert is split over"));
   remember(numa_, "ranks/numaNodes");
@@ -61,6 +70,7 @@ HostOffloadControls::HostOffloadControls(QWidget* parent)
   connect(mode_, &QComboBox::currentIndexChanged, this, &HostOffloadControls::modeChanged);
   connect(amount_, &QSpinBox::valueChanged, this, &HostOffloadControls::changed);
   connect(ktMethod_, &QComboBox::currentTextChanged, this, &HostOffloadControls::changed);
+  connect(ktPlacement_, &QComboBox::currentTextChanged, this, &HostOffloadControls::changed);
   connect(numa_, &QSpinBox::valueChanged, this, &HostOffloadControls::changed);
   connect(hostMemory_, &QComboBox::currentTextChanged, this, &HostOffloadControls::changed);
 }
@@ -70,8 +80,9 @@ void HostOffloadControls::addRows(QFormLayout* form) {
   form->addRow(tr("&Host offload"), mode_);
   form->addRow(tr("Offload &amount"), amount_);
   form->addRow(tr("KT &method"), ktMethod_);
+  form->addRow(tr("KT p&lacement"), ktPlacement_);
   form->addRow(tr("NUMA n&odes"), numa_);
-  form->addRow(tr("Host &memory"), hostMemory_);
+  form->addRow(tr("Hos&t memory"), hostMemory_);
   modeChanged();
 }
 
@@ -85,6 +96,7 @@ void HostOffloadControls::modeChanged() {
                                        : tr("--cpu-offload-gb: this much of each rank's decoder-layer weights in host memory, the first layers first"));
   if (form_) {
     form_->setRowVisible(ktMethod_, m == "kt");
+    form_->setRowVisible(ktPlacement_, m == "kt");
     form_->setRowVisible(numa_, m == "kt");
   }
   emit changed();
@@ -95,6 +107,7 @@ HostOffloadChoice HostOffloadControls::choice() const {
   c.mode = mode_->currentData().toString().toStdString();
   c.amount = amount_->value();
   c.ktMethod = ktMethod_->currentText().toStdString();
+  c.ktPlacement = ktPlacement_->currentText().toStdString();
   c.numaNodes = numa_->value();
   c.hostMemory = hostMemory_->currentText() == hostMemory_->itemText(0) ? QString() : hostMemory_->currentText().trimmed();
   return c;

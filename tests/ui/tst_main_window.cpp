@@ -510,6 +510,7 @@ class TstMainWindow : public QObject {
     QVERIFY(openAndWait(w, wstest::fixture("hf/qwen3_moe")));
     QTRY_VERIFY_WITH_TIMEOUT(v->result() && v->result()->ranks.size() == 8, wstest::kPatienceMs);
     QVERIFY(settle([&] { v->epSizeBox()->setValue(1); }));
+    h->ktPlacementBox()->setCurrentText("uniform");  // whatever an earlier session left (settings are remembered)
     QVERIFY(settle([&] { h->ktMethodBox()->setCurrentText("BF16"); }));
     QVERIFY(settle([&] { h->numaNodesBox()->setValue(2); }));
     QVERIFY(settle([&] { h->amountBox()->setValue(2); }));
@@ -524,6 +525,23 @@ class TstMainWindow : public QObject {
     // 8 experts a layer, of equal size: 2 of them on the GPU.
     QCOMPARE(v->result()->ranks[0].bytes[plan::RoutedExperts], routed / 4);
     QVERIFY2(v->caption()->text().contains("--kt-num-gpu-experts 2 --kt-method BF16 --kt-threadpool-count 2"), qPrintable(v->caption()->text()));
+    // The random placement: the same count, other experts - the host-only ones are no longer
+    // every expert past the second of a layer.
+    auto hostOnly = [&] {
+      std::set<uint32_t> tensors;
+      for (const auto& t : plan::notUploaded(*v->result()))
+        if (t.reason == "host") tensors.insert(t.tensor);
+      return tensors;
+    };
+    const std::set<uint32_t> uniform = hostOnly();
+    QVERIFY(settle([&] { h->ktPlacementBox()->setCurrentText("random"); }));
+    QVERIFY2(v->caption()->text().contains("--kt-threadpool-count 2 --kt-expert-placement-strategy random"), qPrintable(v->caption()->text()));
+    // torch.randperm(24, seed 42) starts 6, 15, 22, 2, 10, 19: two picks fall on the fork's row for
+    // the dense layer 0, experts 2 and 7 of layer 1 and 3 and 6 of layer 2 - four on the GPU, as
+    // uniform's first two of layers 1 and 2, but others.
+    QVERIFY(hostOnly() != uniform && hostOnly().size() == uniform.size());
+    QVERIFY(settle([&] { h->ktPlacementBox()->setCurrentText("uniform"); }));
+    QCOMPARE(hostOnly(), uniform);
     // KTransformers plans one rank: EP 2 is refused by the core, with its reason.
     QVERIFY(settle([&] { v->epSizeBox()->setValue(2); }));
     QVERIFY(!v->result() && !v->hostBars());
