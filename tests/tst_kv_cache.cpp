@@ -13,6 +13,7 @@
 #include "core/formats/hf_config.h"
 #include "core/plan/kv_cache.h"
 #include "core/plan/llama_cpp_cache.h"
+#include "core/plan/sglang_dsv4_pool.h"
 #include "test_support.h"
 
 using namespace ws;
@@ -467,6 +468,63 @@ class TstKvCache : public QObject {
     QCOMPARE(kv.bytesPerToken, uint64_t(64 + 2 + 128));
     const double perSeq = double(kv.compressedBytesPerSeq + kv.slidingBytesPerSeq + kv.stateBytesPerSeq);
     QCOMPARE(plan::fitKvCache(kv, int64_t(perSeq * 3), 16).maxConcurrency, 3.0);
+  }
+
+  // DeepSeek-V4 as SGLang 0.5.23 sizes its pools (DSV4PoolConfigurator, pool_configurator.py
+  // 1353-1528, 1638-1701; the V4 page layout of kernels/ops/attention/dsv4/kv_layout.py), worked out
+  // by hand for a V4-Flash-shaped config: 43 layers, ratios 0, 0, then 4 and 128 twenty times, then
+  // 4 (21 ratio-4, 20 ratio-128), head_dim 512 with a 64-wide rope, indexer keys 128.
+  //  - a 256-token page of raw keys: 256 x 584 B rounded up to 576 = 149,760 B, 585 B a token;
+  //    ratio-4 keys 64 a page (37,440 B, 585 a slot), ratio-128 keys 2 a page (1,152 -> 1,728 B,
+  //    864 a slot);
+  //  - a sliding token: 585 x 43 + 8 / 256 x (2 x 2 x 512 x 4 + 2 x 2 x 128 x 4) x 21;
+  //  - a full token: a tenth of that + 21 x (585 / 4 + (128 + 4) / 4) + 20 x 864 / 128
+  //    = 2,515.5 + 4,436.25 + 135 = 7,086.75 B;
+  //  - once: 20 ratio-128 states of (257 x 128 + 129 rounded up to 128 = 33,152) rows x 1,024 x 4 B.
+  void deepSeekV4SglangPools() {
+    ModelDescription m;
+    m.numLayers = 43;
+    m.attention.headDim = 512, m.attention.qkRopeHeadDim = 64, m.attention.indexHeadDim = 128, m.attention.slidingWindow = 128;
+    m.attention.compressRatios = {0, 0};
+    for (int i = 0; i < 20; ++i) m.attention.compressRatios.insert(m.attention.compressRatios.end(), {4, 128});
+    m.attention.compressRatios.insert(m.attention.compressRatios.end(), {4, 0});  // and the MTP layer's entry, not counted
+    m.attention.maxPositions = 1048576;
+    const double swaToken = 585.0 * 43 + 8.0 / 256 * (2 * 2 * 512 * 4 + 2 * 2 * 128 * 4) * 21;
+    const double fullToken = 0.1 * swaToken + 21 * (37440.0 / 64 / 4 + 132.0 / 4) + 20 * (1728.0 / 2 / 128);
+    QCOMPARE(fullToken, 7086.75);
+    const uint64_t fixed = uint64_t(20) * 33152 * 1024 * 4;
+    auto pool = plan::sglangDsv4Pool(m);
+    QVERIFY2(pool.ok(), pool.ok() ? "" : pool.error().message.c_str());
+    QCOMPARE(pool.value().bytesPerFullToken, fullToken);
+    QCOMPARE(pool.value().fixedBytes, fixed);
+    // A budget of 40 GiB, as the sizer floors it: whole 256-token pages, a tenth as many sliding.
+    const double budget = 40.0 * (1 << 30);
+    const int64_t full = int64_t((budget - double(fixed)) / fullToken) / 256 * 256;
+    const plan::SglangDsv4Sizes sizes = plan::sglangDsv4Sizes(pool.value(), budget);
+    QCOMPARE(sizes.full, full);
+    QCOMPARE(sizes.swa, int64_t(double(full) * 0.1) / 256 * 256);
+    QCOMPARE(sizes.c4, full / 4);
+    QCOMPARE(sizes.c128, full / 128);
+    QCOMPARE(sizes.c4State, sizes.swa / 256 * 8);
+    // plan --runtime sglang: the same charge a token, the fixed states once, tokens in whole pages.
+    plan::KvOptions o;
+    o.maxModelLen = 131072, o.sglang = true;
+    const plan::KvCache kv = kvOf(m, o);
+    QCOMPARE(kv.poolBytesPerToken, fullToken);
+    QCOMPARE(kv.poolFixedBytes, fixed);
+    QCOMPARE(kv.dtype, std::string("fp8_e4m3"));
+    const plan::KvFit f = plan::fitKvCache(kv, int64_t(budget), 16);
+    QCOMPARE(f.tokensFit, uint64_t(full));
+    QCOMPARE(f.maxConcurrency, double(full) / 131072);
+    // Without --runtime sglang nothing is guessed; the layout's 584-byte token refuses other widths
+    // (the transformers-written tiny V4 of tests/data: head_dim 64), and so does a BF16 cache.
+    QVERIFY(!plan::kvCachePerRank(m, plan::KvOptions{.maxModelLen = 4096}));
+    auto tiny = wstest::openOrFail(wstest::sourceDir() + "/tests/data/deepseek_v4");
+    auto refused = plan::kvCachePerRank(tiny->model, o);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("asserts 584 bytes a token - head_dim 512 with a 64-wide rope") != std::string::npos, refused.error().message.c_str());
+    o.dtype = "bf16";
+    QVERIFY(!plan::kvCachePerRank(m, o));
   }
 
   // Measured: the KV-cache lines llama.cpp 0c1e57098 itself logged creating a context for each

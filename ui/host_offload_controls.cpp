@@ -39,8 +39,8 @@ QString HostOffloadChoice::flags() const {
 }
 
 HostOffloadControls::HostOffloadControls(QWidget* parent)
-    : QObject(parent), mode_(new QComboBox(parent)), amount_(new QSpinBox(parent)), ktMethod_(new QComboBox(parent)), numa_(new QSpinBox(parent)),
-      ktPlacement_(new QComboBox(parent)), hostMemory_(new QComboBox(parent)) {
+    : QObject(parent), mode_(new QComboBox(parent)), amount_(new QSpinBox(parent)), ktMethod_(new QComboBox(parent)), ktPlacement_(new QComboBox(parent)),
+      numa_(new QSpinBox(parent)), hostMemory_(new QComboBox(parent)) {
   mode_->addItem(tr("none: all on the GPU"), QString());
   mode_->addItem(tr("llama.cpp --n-cpu-moe"), QString("n-cpu-moe"));
   mode_->addItem(tr("vLLM --cpu-offload-gb"), QString("vllm"));

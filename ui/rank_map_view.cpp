@@ -212,6 +212,7 @@ void RankMapView::replan() {
   kvOpt.llamaCpp = ckpt_->format == "gguf";
   const double requests = requests_->value();
   const std::string engine = engine_->currentData().toString().toStdString();
+  kvOpt.sglang = engine == "sglang";  // its own pools where it sizes them apart, as plan --runtime sglang
   const HostOffloadChoice host = offload_->choice();
   auto ckpt = ckpt_;
   jobs_.start(0, [ckpt, spec, ep, budget, kvOpt, requests, engine, host](JobState&) -> Outcome {
@@ -305,7 +306,8 @@ void RankMapView::draw() {
   const bool kv = kv_ && kv_->cache;
   const uint64_t reserves = kv_ ? kv_->reserveBytes() : 0;
   const uint64_t share = (uint64_t(requests_->value()) + ranks.size() - 1) / std::max<size_t>(1, ranks.size());
-  const uint64_t kvBytes = kv ? share * (uint64_t(kv_->cache->maxModelLen) * kv_->cache->bytesPerToken + kv_->cache->slidingBytesPerSeq + kv_->cache->stateBytesPerSeq) : 0;
+  const uint64_t kvBytes =
+      kv ? share * (uint64_t(kv_->cache->maxModelLen) * kv_->cache->bytesPerToken + kv_->cache->slidingBytesPerSeq + kv_->cache->stateBytesPerSeq) + kv_->cache->poolFixedBytes : 0;
   double largest = 0;
   for (const auto& r : ranks) largest = std::max(largest, double(std::max(r.resident + reserves + kvBytes, r.peak)));
   // The budget line: what a rank may use (capacity less the reserve) = any rank's peak + headroom.

@@ -65,6 +65,7 @@ nlohmann::json kvJson(const KvPlan& kv, const plan::PlanOptions& opt, const plan
                       {"state_bytes_per_seq", c.stateBytesPerSeq},
                       {"compressed", {{"layers", c.compressedLayers}, {"bytes_per_token", c.compressedBytesPerToken}, {"bytes_per_seq", c.compressedBytesPerSeq}}},
                       {"indexer_bytes_per_token", c.indexerBytesPerToken},
+                      {"pool", c.poolBytesPerToken > 0 ? nlohmann::json{{"bytes_per_full_token", c.poolBytesPerToken}, {"fixed_bytes", c.poolFixedBytes}} : nlohmann::json(nullptr)},
                       {"block_size", c.blockSize},
                       {"formulas", c.formulas}};
   if (opt.capacity) {
@@ -170,7 +171,9 @@ void printKv(const plan::PlanOptions& opt, const plan::PlanResult& res, const Kv
   else std::printf("%d full + %d MLA layers", c.layers.full, c.layers.mla);
   if (c.layers.sliding) std::printf("; %d sliding layers (window %lld): %s per sequence", c.layers.sliding, (long long)c.window, formatBytes(c.slidingBytesPerSeq).c_str());
   if (c.layers.linear) std::printf("; %d linear-attention layers: %s state per sequence", c.layers.linear, formatBytes(c.stateBytesPerSeq).c_str());
-  if (c.compressedLayers)
+  if (c.poolBytesPerToken > 0)
+    std::printf(" (%.2f B a token as SGLang charges it, 256-token pages) and %s charged once", c.poolBytesPerToken, formatBytes(c.poolFixedBytes).c_str());
+  else if (c.compressedLayers)
     std::printf("; %d compressed layers: %s per sequence, compressor states %s per sequence", c.compressedLayers, formatBytes(c.compressedBytesPerSeq).c_str(),
                 formatBytes(c.stateBytesPerSeq).c_str());
   std::printf("\n");
@@ -605,6 +608,7 @@ class PlanCommand : public Command {
     o.attentionDp = attention == "dp";
     o.speculative = int(a.getInt("speculative", 0));
     o.llamaCpp = format == "gguf";
+    o.sglang = a.get("runtime") == "sglang";
     if (o.blockSize < 1 || o.maxNumBatchedTokens < 1 || o.speculative < 0)
       throw std::invalid_argument("--block-size and --max-num-batched-tokens must be positive, --speculative not negative");
     return o;

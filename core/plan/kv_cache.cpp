@@ -1,6 +1,7 @@
 #include "core/plan/kv_cache.h"
 
 #include "core/plan/llama_cpp_cache.h"
+#include "core/plan/sglang_dsv4_pool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -115,6 +116,23 @@ void deepseekV4LlamaCpp(const ModelDescription& m, const CacheType& ct, KvCache&
                         std::to_string(kv.maxModelLen) + "; compressor states " + std::to_string(kv.stateBytesPerSeq) + " B per sequence");
 }
 
+// DeepSeek-V4 in SGLang: its pools' charge a full token and the compressor states it sizes once
+// (sglang_dsv4_pool.h), in the default fp8 layout with its 256-token pages.
+void deepseekV4Sglang(const ModelDescription& m, const KvOptions& o, KvCache& kv) {
+  if (o.dtype != "auto" && o.dtype != "fp8" && o.dtype != "fp8_e4m3")
+    fail(ErrorCode::Usage, "SGLang 0.5.23's DeepSeek-V4 pools hold FP8 (--kv-cache-dtype auto resolves to fp8_e4m3, arg_groups/overrides.py:891-913; the layout asserts uint8 storage): not " + o.dtype);
+  auto pool = sglangDsv4Pool(m, o.maxNumSeqs > 0 ? int(o.maxNumSeqs) : 256);
+  if (!pool) fail(pool.error().code, pool.error().message);
+  const SglangDsv4Pool& p = pool.value();
+  kv.dtype = "fp8_e4m3";
+  kv.compressedLayers = p.ratio4 + p.ratio128;
+  kv.window = m.attention.slidingWindow;
+  kv.poolBytesPerToken = p.bytesPerFullToken, kv.poolFixedBytes = p.fixedBytes;
+  kv.bytesPerToken = uint64_t(std::ceil(p.bytesPerFullToken));
+  kv.blockSize = 256;
+  kv.formulas = p.formulas;
+}
+
 }  // namespace
 
 Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
@@ -126,10 +144,14 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     kv.maxModelLen = o.maxModelLen > 0 ? o.maxModelLen : a.maxPositions;
     if (kv.maxModelLen <= 0) fail(ErrorCode::Usage, "give --max-model-len: the config has no max_position_embeddings");
     if (!a.compressRatios.empty() || (o.llamaCpp && llamaCppCompressedCaches(m))) {
-      if (!o.llamaCpp)
-        fail(ErrorCode::Usage, "DeepSeek-V4's compressed attention (compress_ratios): its cache is predicted as llama.cpp keeps it (a GGUF); vLLM 0.11.0 registers no "
-                               "DeepseekV4ForCausalLM, and SGLang 0.5.23's DeepSeek-V4 pools (mem_cache/deepseek_v4_memory_pool.py) are not modelled");
-      deepseekV4LlamaCpp(m, ct, kv);
+      if (o.llamaCpp) {
+        deepseekV4LlamaCpp(m, ct, kv);
+        return kv;
+      }
+      if (!o.sglang)
+        fail(ErrorCode::Usage, "DeepSeek-V4's compressed attention (compress_ratios): vLLM 0.11.0 registers no DeepseekV4ForCausalLM - plan it as SGLang 0.5.23 sizes its pools "
+                               "(--runtime sglang) or as llama.cpp keeps it (a GGUF)");
+      deepseekV4Sglang(m, o, kv);
       return kv;
     }
     const int tp = o.llamaCpp || o.attentionDp ? 1 : std::max(1, o.tp);
@@ -302,6 +324,14 @@ KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_
   f.freeBytes = freeBytes;
   if (freeBytes <= 0) return f;
   const uint64_t free = uint64_t(freeBytes);
+  if (kv.poolBytesPerToken > 0) {  // SGLang's DeepSeek-V4: its sizer's float arithmetic on the whole pool
+    SglangDsv4Pool p;
+    p.bytesPerFullToken = kv.poolBytesPerToken, p.fixedBytes = kv.poolFixedBytes;
+    f.tokensFit = uint64_t(sglangDsv4Sizes(p, double(free)).full);
+    f.maxConcurrency = kv.maxModelLen > 0 ? double(f.tokensFit) / double(kv.maxModelLen) : 0;
+    f.servedConcurrency = maxNumSeqs > 0 ? std::min(f.maxConcurrency, double(maxNumSeqs)) : f.maxConcurrency;
+    return f;
+  }
   if (kv.bytesPerToken) {
     const uint64_t block = uint64_t(std::max<int64_t>(1, blockSize));
     f.tokensFit = free / kv.bytesPerToken / block * block;

@@ -22,6 +22,7 @@ struct KvOptions {
   int speculative = 0;             // draft (MTP) layers run per token: their cache counts too
   bool llamaCpp = false;           // a GGUF model: llama.cpp's cache (n_ctx x n_layer x (k + v)), no TP
   int64_t maxNumSeqs = -1;         // vLLM --max-num-seqs: the scheduler runs at most this many at once; -1: no cap
+  bool sglang = false;             // --runtime sglang: SGLang's own pools where it sizes them apart (DeepSeek-V4)
 };
 
 struct KvLayers {
@@ -43,6 +44,10 @@ struct KvCache {
   // bytesPerToken too, which is what tokens-fit divides by).
   int compressedLayers = 0;
   uint64_t compressedBytesPerSeq = 0, compressedBytesPerToken = 0;
+  // SGLang's DeepSeek-V4 (sglang_dsv4_pool.h): pools sized as a whole - a fractional charge a
+  // token (bytesPerToken holds it rounded up) and the ratio-128 compressor states charged once.
+  double poolBytesPerToken = 0;
+  uint64_t poolFixedBytes = 0;
   int64_t blockSize = 16;             // tokens a cache block: --block-size, or what the engine forces
   int64_t maxModelLen = 0;
   std::vector<std::string> formulas;  // how each figure was computed, in words and numbers

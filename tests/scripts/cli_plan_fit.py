@@ -93,4 +93,29 @@ with tempfile.TemporaryDirectory() as tmp:
         if (row["ep"], row["tp"]) in oss_by_hand:
             check(abs(row["concurrency"] - oss_by_hand[(row["ep"], row["tp"])]) <= 1e-9 * oss_by_hand[(row["ep"], row["tp"])],
                   f"sliding EP {row['ep']} TP {row['tp']}: {row['concurrency']} against {oss_by_hand[(row['ep'], row['tp'])]} by hand")
+# DeepSeek-V4 under --runtime sglang: SGLang 0.5.23's pools (docs/plan.md), by hand from its sizer's
+# formula on the tiny published-naming V4 given the widths its 584-byte layout needs (head_dim 512,
+# a 64-wide rope, indexer keys 128): 5 layers, ratios 0, 128, 4, 128, 4.
+with tempfile.TemporaryDirectory() as tmp:
+    v4 = os.path.join(tmp, "v4")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "deepseek_v4")
+    os.makedirs(v4)
+    for name in os.listdir(src):
+        with open(os.path.join(src, name), "rb") as f, open(os.path.join(v4, name), "wb") as g:
+            g.write(f.read())
+    with open(os.path.join(v4, "config.json")) as f:
+        cfg = json.load(f)
+    cfg.update(head_dim=512, qk_rope_head_dim=64, index_head_dim=128)
+    with open(os.path.join(v4, "config.json"), "w") as f:
+        json.dump(cfg, f)
+    cell = 0.1 * (585 * 5 + 8 / 256 * (2 * 2 * 512 * 4 + 2 * 2 * 128 * 4) * 2) + 2 * (585 / 4 + 132 / 4) + 2 * 864 / 128
+    fixed = 2 * ((257 * 128 + 129 + 127) // 128 * 128) * 1024 * 4
+    r = subprocess.run([WS, "plan", v4, "--ep", "1", "--runtime", "sglang", "--gpu-mem", "1GiB", "--max-model-len", "65536", "--json"], capture_output=True, text=True)
+    kv = (json.loads(r.stdout)["ranks"][0].get("kv_cache") or {}) if r.stdout else {}
+    pool = kv.get("pool") or {}
+    tokens = int((kv.get("free_bytes", 0) - fixed) / cell) // 256 * 256
+    check(pool.get("bytes_per_full_token") == cell and pool.get("fixed_bytes") == fixed and kv.get("tokens_fit") == tokens and tokens > 0,
+          f"SGLang DeepSeek-V4 pools: {pool}, {kv.get('tokens_fit')} tokens; by hand {cell} B a token, {fixed} B once, {tokens} tokens: {r.stderr[:300]}")
+    r = subprocess.run([WS, "plan", v4, "--ep", "1", "--gpu-mem", "1GiB", "--max-model-len", "65536"], capture_output=True, text=True)
+    check(r.returncode == 2 and "vLLM 0.11.0 registers no DeepseekV4ForCausalLM" in r.stderr, f"DeepSeek-V4 without --runtime sglang: exit {r.returncode}: {r.stderr[:300]}")
 finish()
