@@ -105,6 +105,10 @@ def main():
     for k in range(0, len(names), 64):
         write(out, "fuzz_tensor_names", f"{k:05d}", bytes([k // 64 % 2]) + "\n".join(names[k:k + 64]).encode())
 
+    # The expert-distribution recorder's files torch wrote (tests/data/kt), beside this script's tree.
+    for pt in sorted((pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "kt").glob("*.pt")):
+        write(out, "fuzz_torch_save", pt.stem, pt.read_bytes())
+
     # Block decoders: a few blocks of every GGUF type id (random bytes; the decoders must take any).
     for type_id in range(48):
         write(out, "fuzz_gguf_blocks", f"type{type_id:02d}", bytes([type_id]) + bytes(rng.getrandbits(8) for _ in range(4 * 292)))

@@ -19,7 +19,7 @@ bash scripts/install-deps.sh
 fixtures="${WEIGHTSCOPE_FIXTURES:-$root/../shared/fixtures}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_safetensors_header fuzz_safetensors_index fuzz_gguf fuzz_config fuzz_tensor_names
-                                    fuzz_gguf_blocks fuzz_checkpoint)
+                                    fuzz_gguf_blocks fuzz_checkpoint fuzz_torch_save)
 jobs="${JOBS:-$(nproc)}"
 
 preset="${FUZZ_PRESET:-fuzz}"

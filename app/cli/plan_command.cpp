@@ -329,8 +329,11 @@ class PlanCommand : public Command {
            "  --kt-gpu-experts-ratio R   instead of N: R of all MoE layers' routed experts on the GPU\n"
            "  --kt-expert-placement-strategy S   uniform (default: the total spread evenly, the first\n"
            "                          layers taking the remainder), front-loading (whole layers\n"
-           "                          from the first MoE layer until the total runs out) or random\n"
+           "                          from the first MoE layer until the total runs out), random\n"
            "                          (the fork's torch.randperm, seed 42, over every MoE layer's experts)\n"
+           "                          or frequency (the most active by --init-expert-location's counts)\n"
+           "  --init-expert-location FILE   the expert-distribution recorder's .pt (torch.save of its\n"
+           "                          logical_count), for the frequency placement\n"
            "  --host-mem SIZE         with --gpu-mem: the smallest --n-cpu-moe (GGUF), --cpu-offload-gb (vLLM) or\n"
            "                          largest --kt-num-gpu-experts (with --kt-method)\n"
            "                          that fits one device (and one request of --max-model-len), and whether\n"
@@ -357,7 +360,7 @@ class PlanCommand : public Command {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
                    "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
                    "fit", "gpu", "emit", "engine-log", "n-cpu-moe", "host-mem", "cpu-offload-gb", "kt-num-gpu-experts", "kt-gpu-experts-ratio", "kt-expert-placement-strategy", "kt-method",
-                   "kt-threadpool-count"},
+                   "kt-threadpool-count", "init-expert-location"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
     if (a.positional().size() == 1 && a.has("engine-log")) return runEngineLog(a);
     if (a.positional().size() != 1 || (!a.has("ep") && !a.has("fit"))) {
@@ -439,8 +442,8 @@ class PlanCommand : public Command {
   static std::optional<plan::KtOptions> ktOptionsOf(const Args& a, int gpuExperts = -1) {
     const bool ratio = a.has("kt-gpu-experts-ratio");
     if (gpuExperts < 0 && !a.has("kt-num-gpu-experts") && !ratio) {
-      if (a.has("kt-method") || a.has("kt-threadpool-count") || a.has("kt-expert-placement-strategy"))
-        throw std::invalid_argument("--kt-method, --kt-threadpool-count and --kt-expert-placement-strategy go with --kt-num-gpu-experts or --kt-gpu-experts-ratio");
+      if (a.has("kt-method") || a.has("kt-threadpool-count") || a.has("kt-expert-placement-strategy") || a.has("init-expert-location"))
+        throw std::invalid_argument("--kt-method, --kt-threadpool-count, --kt-expert-placement-strategy and --init-expert-location go with --kt-num-gpu-experts or --kt-gpu-experts-ratio");
       return std::nullopt;
     }
     plan::KtOptions k;
@@ -451,6 +454,7 @@ class PlanCommand : public Command {
       if (!(k.gpuRatio >= 0 && k.gpuRatio <= 1)) throw std::invalid_argument("--kt-gpu-experts-ratio takes a share of the routed experts, 0 to 1");
     }
     k.strategy = a.has("kt-expert-placement-strategy") ? a.get("kt-expert-placement-strategy") : "uniform";
+    k.initExpertLocation = a.get("init-expert-location", "");
     k.gpuExperts = gpuExperts >= 0 ? gpuExperts : int(a.getInt("kt-num-gpu-experts", 0));
     if (k.gpuExperts < 0) throw std::invalid_argument("--kt-num-gpu-experts takes the GPU experts of each MoE layer, 0 or more");
     if (!a.has("kt-method")) throw std::invalid_argument("--kt-num-gpu-experts needs --kt-method (AMXINT4, AMXINT8, BF16, FP8, RAWINT4, LLAMAFILE): it decides the host bytes");

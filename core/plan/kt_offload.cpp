@@ -1,9 +1,11 @@
 #include "core/plan/kt_offload.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <random>
 
+#include "core/formats/torch_save.h"
 #include "core/model/scheme_table.h"
 
 namespace ws::plan {
@@ -23,10 +25,62 @@ std::vector<int64_t> torchRandperm(int64_t n, uint32_t seed) {
   return r;
 }
 
+namespace {
+
+std::string shortNumber(float v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", double(v));
+  return text;
+}
+
+// kt_ep_wrapper.py _init_kt_gpu_experts_masks at 04653fa, strategy "frequency" (:1952-2012): the
+// activation table [layers, experts] - the .pt's logical_count summed over its first dimension,
+// .float(), or 1.0 on the MoE rows without one - and kt-kernel's generate_gpu_experts_masks
+// (experts_base.py:21-68 at ktransformers 95009ea): torch.topk of the flattened table for `total`,
+// then the dense rows all True (they hold no routed experts).
+KtGpuMasks frequencyMasks(KtGpuMasks masks, const std::vector<int64_t>& moe, int64_t total, int64_t E, const KtOptions& o) {
+  const int64_t L = int64_t(masks.size());
+  std::vector<float> freq(size_t(L * E), 0.0f);
+  if (o.initExpertLocation.empty()) {
+    for (int64_t layer : moe) std::fill_n(freq.begin() + layer * E, E, 1.0f);
+  } else {
+    auto counts = readTorchSavedTensor(o.initExpertLocation, "logical_count");
+    if (!counts) fail(counts.error().code, "--init-expert-location: " + counts.error().message, counts.error().file, counts.error().offset);
+    const TorchTensor& t = counts.value();
+    if (t.shape.size() != 3)
+      fail(ErrorCode::Usage, "--init-expert-location: expected activation counts tensor with 3 dims [buffer_size, num_layers, num_experts], got " + std::to_string(t.shape.size()),
+           o.initExpertLocation);
+    if (t.shape[1] != L) fail(ErrorCode::Usage, "--init-expert-location: its counts' num_layers (" + std::to_string(t.shape[1]) + ") doesn't match the model's (" + std::to_string(L) + ")", o.initExpertLocation);
+    if (t.shape[2] != E) fail(ErrorCode::Usage, "--init-expert-location: its counts' num_experts (" + std::to_string(t.shape[2]) + ") doesn't match the model's (" + std::to_string(E) + ")", o.initExpertLocation);
+    for (int64_t l = 0; l < L; ++l)
+      for (int64_t e = 0; e < E; ++e) {
+        int64_t sum = 0;  // torch sums an int tensor in int64, then .float() rounds it to float32
+        for (int64_t b = 0; b < t.shape[0]; ++b) sum += t.integerAt({b, l, e});
+        freq[size_t(l * E + e)] = static_cast<float>(sum);
+      }
+  }
+  const int64_t k = std::clamp<int64_t>(total, 0, L * E);
+  std::vector<int64_t> order(freq.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = int64_t(i);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return freq[size_t(a)] > freq[size_t(b)]; });
+  if (k > 0 && k < L * E && freq[size_t(order[size_t(k - 1)])] == freq[size_t(order[size_t(k)])])
+    fail(ErrorCode::Usage, "--kt-expert-placement-strategy frequency: experts tie at " + shortNumber(freq[size_t(order[size_t(k)])]) + " across the last of the " +
+                               std::to_string(k) + " places kept, and which of them torch.topk keeps is not settled" +
+                               (o.initExpertLocation.empty() ? std::string(" (without --init-expert-location every MoE expert counts 1.0)") : std::string()));
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t at = order[size_t(i)];
+    if (!masks[size_t(at / E)].empty()) masks[size_t(at / E)][size_t(at % E)] = true;
+  }
+  return masks;
+}
+
+}  // namespace
+
 KtGpuMasks ktGpuMasks(const ModelDescription& m, const KtOptions& o) {
-  if (o.strategy != "uniform" && o.strategy != "front-loading" && o.strategy != "random")
-    fail(ErrorCode::Usage, "--kt-expert-placement-strategy: uniform, front-loading and random are planned; '" + o.strategy +
-                               "' is not (frequency reads a torch .pt of expert counts)");
+  if (o.strategy != "uniform" && o.strategy != "front-loading" && o.strategy != "random" && o.strategy != "frequency")
+    fail(ErrorCode::Usage, "--kt-expert-placement-strategy takes uniform, front-loading, random or frequency, not '" + o.strategy + "'");
+  if (!o.initExpertLocation.empty() && o.strategy != "frequency")
+    fail(ErrorCode::Usage, "--init-expert-location is read by the frequency placement (--kt-expert-placement-strategy frequency)");
   const int64_t L = std::max<int64_t>(0, m.numLayers), E = std::max<int64_t>(0, m.numExperts);
   KtGpuMasks masks(static_cast<size_t>(L));
   // The fork's MoE layers: i >= first_k_dense_replace and i % moe_layer_freq == 0, defaults 0 and
@@ -39,6 +93,7 @@ KtGpuMasks ktGpuMasks(const ModelDescription& m, const KtOptions& o) {
   const int64_t experts = int64_t(moe.size()) * E;
   // Python's int() of the product, as the fork takes it.
   const int64_t total = o.gpuRatio >= 0 ? int64_t(double(experts) * o.gpuRatio) : int64_t(std::max(0, o.gpuExperts)) * int64_t(moe.size());
+  if (o.strategy == "frequency") return frequencyMasks(masks, moe, total, E, o);
   if (o.strategy == "random") {
     const std::vector<int64_t> order = torchRandperm(experts, 42);
     for (int64_t i = 0; i < std::min(total, experts); ++i) masks[size_t(moe[size_t(order[size_t(i)] / E)])][size_t(order[size_t(i)] % E)] = true;

@@ -25,7 +25,8 @@ struct KtOptions {
   // --kt-gpu-experts-ratio: the share of all MoE layers' routed experts on the GPU instead (the
   // fork takes it over --kt-num-gpu-experts); < 0: not given.
   double gpuRatio = -1;
-  std::string strategy = "uniform";  // --kt-expert-placement-strategy: uniform, front-loading or random
+  std::string strategy = "uniform";  // --kt-expert-placement-strategy: uniform, front-loading, random or frequency
+  std::string initExpertLocation;    // --init-expert-location: the expert-distribution recorder's .pt (frequency)
   std::string method;   // --kt-method: AMXINT4, AMXINT8, BF16, FP8, RAWINT4, LLAMAFILE
   int numaNodes = 1;    // --kt-threadpool-count
 };
@@ -40,8 +41,11 @@ const std::vector<std::string>& ktMethods();
 // remainder, `front-loading` (generate_front_loading_masks) fills whole layers from the first MoE
 // layer until the total runs out - both the first ids of a layer; `random` (generate_random_masks)
 // takes the first `total` of torch.randperm(all MoE layers' experts, seed 42) over the
-// (layer, expert) positions in order. An empty row for a layer outside the masks (dense). A usage
-// error for `frequency`, which reads a torch .pt of expert counts.
+// (layer, expert) positions in order; `frequency` (generate_gpu_experts_masks) the `total` most
+// frequent of every row's experts, dense rows too, by the recorder's counts (--init-expert-location,
+// its logical_count summed over the buffer, as float32) or, without a file, 1.0 on every MoE row -
+// a usage error where experts tie across the last place kept, since which of them torch.topk keeps
+// is not settled. An empty row for a layer outside the masks (dense).
 using KtGpuMasks = std::vector<std::vector<bool>>;
 KtGpuMasks ktGpuMasks(const ModelDescription& m, const KtOptions& o);
 

@@ -97,6 +97,7 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (r.kt->gpuRatio >= 0) add({"--kt-gpu-experts-ratio", number(r.kt->gpuRatio)});
     else add({"--kt-num-gpu-experts", std::to_string(r.kt->gpuExperts)});
     if (r.kt->strategy != "uniform") add({"--kt-expert-placement-strategy", r.kt->strategy});
+    if (!r.kt->initExpertLocation.empty()) add({"--init-expert-location", r.kt->initExpertLocation});
     add({"--disable-shared-experts-fusion"});
     if (r.maxModelLen > 0) add({"--context-length", std::to_string(r.maxModelLen)});
     if (kvDtype) add({"--kv-cache-dtype", r.kvCacheDtype});

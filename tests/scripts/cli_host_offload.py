@@ -30,8 +30,9 @@ AMXINT8 / AMXINT4 (each expert matrix [n, k]: n*k int8 or n*k/2 int4 bytes and n
 kt-kernel's BufferB; over T NUMA nodes gate / up keep n/T rows, down k/T columns and all its n
 scales). --host-mem finds the largest N the device holds; --emit kt passes it; an unknown method,
 LLAMAFILE on safetensors, --kt-method alone and EP 2 are usage errors. --kt-gpu-experts-ratio and
-the front-loading and random placements are worked out from the fork's mask functions (random's
-torch.randperm through numpy's MT19937); frequency is refused.
+the front-loading, random and frequency placements are worked out from the fork's mask functions
+(random's torch.randperm through numpy's MT19937, frequency's counts read with Python's pickle); a
+tie across the last place kept, and a file that is no recorder's, are refused.
 
 usage: cli_host_offload.py WEIGHTSCOPE FIXTURES"""
 import json
@@ -222,10 +223,60 @@ planned_host = {t["name"] for t in doc.get("not_uploaded", []) if t.get("reason"
 check(rank.get("bytes", {}).get("routed_experts") == on_gpu_random and rank.get("host") == sum(routed.values()) and planned_host == host_only,
       f"KTransformers 3 a layer, random: the GPU holds {rank.get('bytes', {}).get('routed_experts')} of experts, by hand {on_gpu_random} (picks {sorted(picked)}); "
       f"host-only tensors differ by {sorted(planned_host ^ host_only)[:4]}")
+# frequency (generate_gpu_experts_masks): the 12 most active of the table [3 rows, 8 experts] - 4 a
+# row x 3 rows - by the recorder's counts (tests/data/kt, make_expert_distribution.py) summed over
+# its steps. The .pt is read here with Python's own zipfile and pickle, its storage bytes as int32.
+def recorded_counts(path):
+    import pickle
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        root = next(n for n in z.namelist() if n.endswith("/data.pkl"))[:-len("data.pkl")]
+
+        class Reader(pickle.Unpickler):
+            def find_class(self, module, name):
+                if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
+                    return lambda storage, offset, size, stride, *rest: (storage, offset, size, stride)
+                if (module, name) == ("collections", "OrderedDict"):
+                    return dict
+                return name  # the storage type's name
+
+            def persistent_load(self, pid):
+                return numpy.frombuffer(z.read(root + "data/" + pid[2]), dtype="<i4")
+
+        storage, offset, size, stride = Reader(z.open(root + "data.pkl")).load()["logical_count"]
+        return numpy.lib.stride_tricks.as_strided(storage[offset:], shape=size, strides=[s * 4 for s in stride])
+
+
+KT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "kt")
+table = recorded_counts(os.path.join(KT_DATA, "expert_distribution.pt")).sum(axis=0).astype(numpy.float32)
+flat = sorted(range(24), key=lambda i: -table.flat[i])
+check(table.flat[flat[11]] != table.flat[flat[12]], "the distinct counts tie at the 12th place")
+picked = set(flat[:12])
+host_only = {n for n in routed if int(EXPERT.match(n).group(1)) * 8 + int(EXPERT.match(n).group(2)) not in picked}
+pt = os.path.join(KT_DATA, "expert_distribution.pt")
+doc = hf_json("--kt-num-gpu-experts", "4", "--kt-expert-placement-strategy", "frequency", "--init-expert-location", pt, "--kt-method", "BF16")
+planned_host = {t["name"] for t in doc.get("not_uploaded", []) if t.get("reason") == "host"}
+check(planned_host == host_only and doc.get("ranks", [{}])[0].get("host") == sum(routed.values()),
+      f"KTransformers frequency: host-only tensors differ by {sorted(planned_host ^ host_only)[:4]} (picks {sorted(picked)})")
+r = hf_plan("--kt-num-gpu-experts", "4", "--kt-expert-placement-strategy", "frequency", "--init-expert-location", pt, "--kt-method", "BF16", "--emit", "kt")
+check(r.returncode == 0 and f"--kt-expert-placement-strategy frequency --init-expert-location {pt}" in r.stdout.split("launch:")[-1], f"--emit kt with frequency: {r.stdout[-300:]}")
+# Not settled, or not a recorder's file: usage errors naming why.
+with open(pt, "rb") as f:
+    cut = f.read()[:900]
+cut_path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ws-cut-{os.getpid()}.pt")
+with open(cut_path, "wb") as f:
+    f.write(cut)
+for args, want, why in ((["--init-expert-location", os.path.join(KT_DATA, "expert_distribution_tied.pt")], "tie at 10", "counts tied across the 12th place"),
+                        ([], "every MoE expert counts 1.0", "no file: every MoE expert ties"),
+                        (["--init-expert-location", cut_path], cut_path, "a file cut short"),
+                        (["--init-expert-location", HF + "/config.json"], "not a torch.save zip", "a file that is no zip")):
+    r = hf_plan("--kt-num-gpu-experts", "4", "--kt-expert-placement-strategy", "frequency", "--kt-method", "BF16", *args)
+    check(r.returncode == 2 and want in r.stderr, f"frequency, {why}: exit {r.returncode}: {r.stderr[:300]}")
+os.remove(cut_path)
 r = hf_plan("--kt-gpu-experts-ratio", "0.35", "--kt-method", "BF16", "--emit", "kt")
 launch = r.stdout.split("launch:")[-1]
 check(r.returncode == 0 and "--kt-gpu-experts-ratio 0.35" in launch and "--kt-num-gpu-experts" not in launch, f"--emit kt with a ratio: {launch[-300:]}")
-for args, why in ((["--kt-num-gpu-experts", "2", "--kt-expert-placement-strategy", "frequency", "--kt-method", "BF16"], "the frequency placement (a torch .pt)"),
+for args, why in ((["--kt-num-gpu-experts", "2", "--init-expert-location", "x.pt", "--kt-method", "BF16"], "a recorder's file without the frequency placement"),
                   (["--kt-num-gpu-experts", "2", "--kt-gpu-experts-ratio", "0.5", "--kt-method", "BF16"], "both a count and a ratio"),
                   (["--kt-gpu-experts-ratio", "1.5", "--kt-method", "BF16"], "a ratio above 1")):
     r = hf_plan(*args)
