@@ -410,7 +410,7 @@ Parameters deepseekV4(const Config& c, int64_t layers, int64_t experts) {
   if (!lacking.empty()) {
     std::string keys;
     for (const auto& k : lacking) keys += (keys.empty() ? "" : ", ") + k;
-    p.refusal = "config.json lacks " + keys + ", which it reads as attributes of transformers 5.19.0's DeepseekV3Config (no such fields): AttributeError";
+    p.refusal = "config.json lacks " + keys + ", which SGLang reads as attributes of its alias of transformers 5.19.0's DeepseekV3Config (no such fields): AttributeError";
     return p;
   }
   if (!ratios.is_array() || int64_t(ratios.size()) < layers) {
