@@ -500,7 +500,7 @@ class TstKvCache : public QObject {
     // A budget of 40 GiB, as the sizer floors it: whole 256-token pages, a tenth as many sliding.
     const double budget = 40.0 * (1 << 30);
     const int64_t full = int64_t((budget - double(fixed)) / fullToken) / 256 * 256;
-    const plan::SglangDsv4Sizes sizes = plan::sglangDsv4Sizes(pool.value(), budget);
+    const plan::SglangDsv4Sizes sizes = plan::sglangDsv4Sizes(pool.value().bytesPerFullToken, pool.value().fixedBytes, budget);
     QCOMPARE(sizes.full, full);
     QCOMPARE(sizes.swa, int64_t(double(full) * 0.1) / 256 * 256);
     QCOMPARE(sizes.c4, full / 4);

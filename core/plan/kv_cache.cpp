@@ -325,9 +325,7 @@ KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_
   if (freeBytes <= 0) return f;
   const uint64_t free = uint64_t(freeBytes);
   if (kv.poolBytesPerToken > 0) {  // SGLang's DeepSeek-V4: its sizer's float arithmetic on the whole pool
-    SglangDsv4Pool p;
-    p.bytesPerFullToken = kv.poolBytesPerToken, p.fixedBytes = kv.poolFixedBytes;
-    f.tokensFit = uint64_t(sglangDsv4Sizes(p, double(free)).full);
+    f.tokensFit = uint64_t(sglangDsv4Sizes(kv.poolBytesPerToken, kv.poolFixedBytes, double(free)).full);
     f.maxConcurrency = kv.maxModelLen > 0 ? double(f.tokensFit) / double(kv.maxModelLen) : 0;
     f.servedConcurrency = maxNumSeqs > 0 ? std::min(f.maxConcurrency, double(maxNumSeqs)) : f.maxConcurrency;
     return f;

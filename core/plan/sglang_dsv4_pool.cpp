@@ -44,11 +44,12 @@ Result<SglangDsv4Pool> sglangDsv4Pool(const ModelDescription& m, int maxRunningR
     const double D = double(a.headDim), Di = double(a.indexHeadDim);
     // pool_configurator.py:1372-1387: every layer's raw keys, and per ratio-4 layer its attention
     // and indexer compressor states (kv and score, overlapped: 2 x 2 x width FP32) in 8 rows a page.
-    p.bytesPerSwaToken = pagedSlot(0) * p.layers + double(kRing4) / double(kPage) * (2 * 2 * D * 4 + 2 * 2 * Di * 4) * p.ratio4;
+    const double ratio4States = double(kRing4) / double(kPage) * (2 * 2 * D * 4 + 2 * 2 * Di * 4);
+    const double bytesPerSwaToken = pagedSlot(0) * p.layers + ratio4States * p.ratio4;
     // :1397-1446: a tenth of that, plus the ratio-4 keys and FP8 indexer keys (index_head_dim + its
     // FP32 scale a 128) at one slot per 4 tokens, the ratio-128 keys at one per 128.
     const double indexerSlot = Di + Di / 128 * 4;
-    p.bytesPerFullToken = kSwaRatio * p.bytesPerSwaToken + p.ratio4 * (pagedSlot(4) / 4 + indexerSlot / 4) + p.ratio128 * (pagedSlot(128) / 128);
+    p.bytesPerFullToken = kSwaRatio * bytesPerSwaToken + p.ratio4 * (pagedSlot(4) / 4 + indexerSlot / 4) + p.ratio128 * (pagedSlot(128) / 128);
     // :1509-1528: the ratio-128 compressor's 128-row ring for each of max_running_requests + 1
     // request slots, plus a page, rounded up to 128 rows, each 2 x head_dim FP32.
     const uint64_t rows = (uint64_t(maxRunningRequests + 1) * 128 + 129 + 127) / 128 * 128;
@@ -57,7 +58,7 @@ Result<SglangDsv4Pool> sglangDsv4Pool(const ModelDescription& m, int maxRunningR
     std::snprintf(line, sizeof line,
                   "SGLang 0.5.23 DeepSeek-V4 pools (DSV4PoolConfigurator, page 256, fp8): a full token costs %.2f B = 0.1 x (585 B raw keys x %d layers + %g B compressor "
                   "states x %d ratio-4 layers) + %d ratio-4 layers x (585 / 4 + %g / 4 indexer) + %d ratio-128 layers x 864 / 128",
-                  p.bytesPerFullToken, p.layers, double(kRing4) / double(kPage) * (2 * 2 * D * 4 + 2 * 2 * Di * 4), p.ratio4, p.ratio4, indexerSlot, p.ratio128);
+                  p.bytesPerFullToken, p.layers, ratio4States, p.ratio4, p.ratio4, indexerSlot, p.ratio128);
     p.formulas.push_back(line);
     p.formulas.push_back("plus " + std::to_string(p.fixedBytes) + " B once: " + std::to_string(p.ratio128) + " ratio-128 layers' compressor states, " + std::to_string(rows) +
                          " rows (" + std::to_string(maxRunningRequests) + " + 1 request slots x 128, rounded up) x 2 x " + std::to_string(a.headDim) + " FP32");
@@ -65,11 +66,11 @@ Result<SglangDsv4Pool> sglangDsv4Pool(const ModelDescription& m, int maxRunningR
   });
 }
 
-SglangDsv4Sizes sglangDsv4Sizes(const SglangDsv4Pool& p, double availableBytes) {
+SglangDsv4Sizes sglangDsv4Sizes(double bytesPerFullToken, uint64_t fixedBytes, double availableBytes) {
   SglangDsv4Sizes s;
-  const double avail = std::max(availableBytes - double(p.fixedBytes), 0.0);
-  if (p.bytesPerFullToken <= 0) return s;
-  s.full = int64_t(avail / p.bytesPerFullToken) / kPage * kPage;  // :1667-1669
+  const double avail = std::max(availableBytes - double(fixedBytes), 0.0);
+  if (bytesPerFullToken <= 0) return s;
+  s.full = int64_t(avail / bytesPerFullToken) / kPage * kPage;  // :1667-1669
   s.swa = int64_t(double(s.full) * kSwaRatio) / kPage * kPage;    // :1457-1461
   s.c4 = s.full / 4, s.c128 = s.full / 128, s.c4State = s.swa / kPage * kRing4;  // :1489-1501
   return s;

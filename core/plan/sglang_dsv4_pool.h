@@ -24,7 +24,6 @@ namespace ws::plan {
 
 struct SglangDsv4Pool {
   int layers = 0, ratio4 = 0, ratio128 = 0;
-  double bytesPerSwaToken = 0;   // every layer's raw keys and the ratio-4 compressor states, per sliding token
   double bytesPerFullToken = 0;  // what the sizer divides the budget by (its "bytes_per_full_token")
   uint64_t fixedBytes = 0;       // the ratio-128 compressor states, (max_running_requests + 1) request slots
   std::vector<std::string> formulas;
@@ -38,6 +37,6 @@ Result<SglangDsv4Pool> sglangDsv4Pool(const ModelDescription& m, int maxRunningR
 struct SglangDsv4Sizes {
   int64_t full = 0, swa = 0, c4 = 0, c128 = 0, c4State = 0;
 };
-SglangDsv4Sizes sglangDsv4Sizes(const SglangDsv4Pool& p, double availableBytes);
+SglangDsv4Sizes sglangDsv4Sizes(double bytesPerFullToken, uint64_t fixedBytes, double availableBytes);
 
 }  // namespace ws::plan

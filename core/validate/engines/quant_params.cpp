@@ -60,13 +60,13 @@ Has compressedGroup(const QuantGroup& g, string_view n, bool moe) {
   return Has::Unknown;  // W8A8 int8, W4A8, 2:4 sparse: not tabled here
 }
 
-// compressed-tensors: registered if any group's scheme registers it, not if none does and every
-// group's scheme is known.
-Has compressed(const QuantConfig& q, string_view n, bool moe) {
+// compressed-tensors: registered if any group's scheme registers it (`scheme` answering for one
+// group: vLLM's or SGLang's), not if none does and every group's scheme is known.
+Has compressed(const QuantConfig& q, string_view n, bool moe, Has (*scheme)(const QuantGroup&, string_view, bool)) {
   if (q.groups.empty()) return Has::Unknown;
   bool unknown = false;
   for (const QuantGroup& g : q.groups) {
-    const Has h = compressedGroup(g, n, moe);
+    const Has h = scheme(g, n, moe);
     if (h == Has::Yes) return Has::Yes;
     unknown = unknown || h == Has::Unknown;
   }
@@ -96,37 +96,16 @@ Has modelopt(const QuantConfig& q, string_view n) {
 // fp8 (Q/fp8.py): create_fp8_weight_ :667-714 - weight_scale_inv with weight_block_size, weight_scale
 // without, input_scale when static (registered as None when dynamic); create_fp8_moe_weight_
 // :1720-1824 the same under w13_ / w2_ (w13_/w2_weight_bias only for a model passing with_bias).
-Has sglangFp8(const QuantConfig& q, string_view n, bool moe) {
-  if (n == "weight_scale_inv") return q.blockSize.empty() ? Has::No : Has::Yes;
-  if (n == "weight_scale") return q.blockSize.empty() ? Has::Yes : Has::No;
-  if (n == "input_scale") return staticInput(q.activations);
-  if (moe && n == "weight_bias") return Has::Unknown;
-  return Has::No;
-}
+// The names are vLLM's.
+Has sglangFp8(const QuantConfig& q, string_view n, bool moe) { return moe && n == "weight_bias" ? Has::Unknown : fp8(q, n); }
 
 // One compressed-tensors group's scheme (compressed_tensors.py _get_scheme_from_parts :721-862,
-// get_moe_scheme :864-1005); block FP8 keeps the name weight_scale, never _inv.
+// get_moe_scheme :864-1005). WNA16 (schemes/compressed_tensors_wNa16.py :191-206; MoE, Marlin or
+// Triton, compressed_tensors_wNa16_moe.py :124-264) and FP8 (compressed_tensors_w8a8_fp8.py
+// :104-145, _w8a16_fp8.py :91-120; MoE _w8a8_fp8_moe.py :144-237, no weight-only MoE scheme)
+// register vLLM's names - block FP8 too keeps weight_scale, never _inv. They differ in:
 Has sglangCompressedGroup(const QuantGroup& g, string_view n, bool moe) {
   const bool weightsOnly = g.activations.empty();
-  if (g.type == "int" && (g.bits == 4 || g.bits == 8) && weightsOnly) {
-    // WNA16 (schemes/compressed_tensors_wNa16.py :191-206): weight_packed, weight_scale,
-    // weight_shape, weight_zero_point unless symmetric, weight_g_idx with actorder "group" (not
-    // read here). Its MoE (the Marlin or Triton variant, compressed_tensors_wNa16_moe.py :124-264)
-    // registers the g_idx and their sort indices always.
-    if (n == "weight_packed" || n == "weight_scale" || n == "weight_shape") return Has::Yes;
-    if (n == "weight_zero_point") return g.symmetric ? Has::No : Has::Yes;
-    if (n == "weight_g_idx" || n == "g_idx_sort_indices") return moe ? Has::Yes : Has::Unknown;
-    return Has::No;
-  }
-  if (g.type == "float" && g.bits == 8) {
-    // W8A8Fp8 / W8A16Fp8 (schemes/compressed_tensors_w8a8_fp8.py :104-145, _w8a16_fp8.py :91-120;
-    // MoE _w8a8_fp8_moe.py :144-237): weight, weight_scale, input_scale when static. A weight-only
-    // FP8 MoE has no scheme.
-    if (moe && weightsOnly) return Has::Unknown;
-    if (n == "weight" || n == "weight_scale") return Has::Yes;
-    if (n == "input_scale") return weightsOnly ? Has::Unknown : staticInput(g.activations);
-    return Has::No;
-  }
   if (g.type == "float" && g.bits == 4 && g.groupSize == 16) {
     // NVFP4: W4A4 and, below SM 10.0, W4A16 with has_input_global_scale (w4a4_nvfp4.py :65-92,
     // w4a16_nvfp4.py :167-192; MoE w4a4_nvfp4_moe.py :82-163, w4a16_nvfp4_moe.py :86-156):
@@ -136,6 +115,7 @@ Has sglangCompressedGroup(const QuantGroup& g, string_view n, bool moe) {
     if (n == "input_global_scale") return weightsOnly ? Has::No : Has::Yes;
     return Has::No;
   }
+  if (g.type == "float" && g.bits == 4) return Has::Unknown;  // MXFP4 (Mxfp4MoEMethod): not tabled here
   if (g.type == "int" && g.bits == 8 && !weightsOnly && !moe) {
     // W8A8 int8 (schemes/compressed_tensors_w8a8_int8.py :63-94): weight, weight_scale, input_scale
     // when static; input_zero_point with an asymmetric static input, which is not read here.
@@ -144,18 +124,7 @@ Has sglangCompressedGroup(const QuantGroup& g, string_view n, bool moe) {
     if (n == "input_zero_point") return g.activations == "dynamic" ? Has::No : Has::Unknown;
     return Has::No;
   }
-  return Has::Unknown;  // MXFP4 (Mxfp4MoEMethod), W4A8, int8 MoE (NPU only), 2:4: not tabled here
-}
-
-Has sglangCompressed(const QuantConfig& q, string_view n, bool moe) {
-  if (q.groups.empty()) return Has::Unknown;
-  bool unknown = false;
-  for (const QuantGroup& g : q.groups) {
-    const Has h = sglangCompressedGroup(g, n, moe);
-    if (h == Has::Yes) return Has::Yes;
-    unknown = unknown || h == Has::Unknown;
-  }
-  return unknown ? Has::Unknown : Has::No;
+  return compressedGroup(g, n, moe);  // WNA16 and FP8 as above; W4A8, int8 MoE (NPU only), 2:4 unknown
 }
 
 // gptq on CUDA is gptq_marlin or unknown (Q/__init__.py:107-137): qweight, g_idx, scales, qzeros
@@ -195,7 +164,7 @@ std::optional<bool> sglangRegistersQuantParam(const QuantConfig& q, std::string_
   const string_view n = moe ? leaf.substr(leaf.find('_') + 1) : leaf;
   Has h = Has::Unknown;
   if (q.method == "fp8") h = sglangFp8(q, n, moe);
-  else if (q.method == "compressed-tensors") h = sglangCompressed(q, n, moe);
+  else if (q.method == "compressed-tensors") h = compressed(q, n, moe, sglangCompressedGroup);
   else if (q.method == "gptq") h = gptq(n, moe);
   else if (q.method == "awq") h = sglangAwq(q, n, moe);
   else if (q.method == "modelopt") h = sglangModelopt(q, n, moe);
@@ -209,7 +178,7 @@ std::optional<bool> vllmRegistersQuantParam(const QuantConfig& q, std::string_vi
   const string_view n = moe ? leaf.substr(leaf.find('_') + 1) : leaf;
   Has h = Has::Unknown;
   if (q.method == "fp8") h = fp8(q, n);
-  else if (q.method == "compressed-tensors") h = compressed(q, n, moe);
+  else if (q.method == "compressed-tensors") h = compressed(q, n, moe, compressedGroup);
   else if (q.method == "gptq") h = gptq(n, moe);
   else if (q.method == "awq") h = awq(n);
   else if (q.method == "modelopt") h = modelopt(q, n);

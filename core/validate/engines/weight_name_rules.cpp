@@ -278,18 +278,17 @@ Parameters mixtral(const Config& c, int64_t layers, int64_t experts, const Weigh
 bool sglangSkipsTopk(const Config& c, int64_t l) {
   const auto& j = c.j;
   const bool glm = j.value("model_type", "") == "glm_moe_dsa";
-  auto number = [&](const char* key) { return j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : int64_t(0); };
   if (j.contains("indexer_types") && j["indexer_types"].is_array()) {
     const auto& t = j["indexer_types"];
     return l < int64_t(t.size()) && t[size_t(l)] == "shared";
   }
-  if (const int64_t cli = number("cli_factor"); !glm && cli > 1) return l % cli != 0;
+  if (const int64_t cli = c.optional("cli_factor", 1); !glm && cli > 1) return l % cli != 0;
   if (j.contains("index_topk_pattern") && j["index_topk_pattern"].is_string()) {
     const std::string pattern = j["index_topk_pattern"];
     return l < int64_t(pattern.size()) && pattern[size_t(l)] == 'S';
   }
-  const int64_t freq = std::max<int64_t>(1, number("index_topk_freq"));
-  const int64_t offset = number("index_skip_topk_offset") > 0 ? number("index_skip_topk_offset") : 2;
+  const int64_t freq = std::max<int64_t>(1, c.optional("index_topk_freq", 1));
+  const int64_t offset = c.optional("index_skip_topk_offset", 2) > 0 ? c.optional("index_skip_topk_offset", 2) : 2;
   return std::max<int64_t>(l - offset + 1, 0) % freq != 0;
 }
 
@@ -391,7 +390,7 @@ Parameters deepseekV2(const Config& c, int64_t layers, int64_t experts, const We
 // (hash_topk.py:66-70), FusedMoE experts, shared experts. Top level (:3754-3852, 4642-4735):
 // embed_tokens, norm, hc_head_fn / _base / _scale, lm_head unless tied. No MTP parameters (the
 // draft is DeepseekV4ForCausalLMNextN).
-Parameters deepseekV4(const Config& c, int64_t layers, int64_t experts) {
+Parameters deepseekV4(const Config& c, int64_t layers, int64_t experts, const QuantConfig& quant) {
   Parameters p;
   p.experts = experts;
   const nlohmann::json ratios = c.j.value("compress_ratios", nlohmann::json());
@@ -443,8 +442,7 @@ Parameters deepseekV4(const Config& c, int64_t layers, int64_t experts) {
   // wo_a is quantized only under an fp8 config with 128 x 128 blocks (wo_a_fp8_gemm_enabled,
   // :280-288); otherwise the stream dequantizes a stored FP8 wo_a with its scale into BF16 before
   // load_weights sees it (_prepare_deepseek_v4_weights, :5701-5743), the scale consumed.
-  const nlohmann::json q = c.j.value("quantization_config", nlohmann::json::object());
-  const bool woAFp8 = q.is_object() && q.value("quant_method", "") == "fp8" && q.value("weight_block_size", nlohmann::json()) == nlohmann::json({128, 128});
+  const bool woAFp8 = quant.method == "fp8" && quant.blockSize == std::vector<int64_t>{128, 128};
   if (!woAFp8) p.consumedSuffixes.push_back(".wo_a.scale");
   const int64_t hashLayers = c.optional("num_hash_layers", 0);
   const bool noauxTc = c.j.value("topk_method", "") == "noaux_tc";
@@ -710,8 +708,8 @@ Parameters qwen3VlMoe(const Config& c, const Config& text, int64_t layers, int64
 
 // The expert count is the model description's (num_experts, num_local_experts or n_routed_experts,
 // as the family's config names it). `text` is the language model's config: text_config in a
-// multimodal one, else `c` itself.
-Parameters parametersOf(const WeightLoaderRow& row, const Config& c, const Config& text, int64_t layers, int64_t experts) {
+// multimodal one, else `c` itself; `quant` the quantization it declares (DeepSeek-V4's wo_a).
+Parameters parametersOf(const WeightLoaderRow& row, const Config& c, const Config& text, int64_t layers, int64_t experts, const QuantConfig& quant) {
   Parameters p;
   switch (row.family) {
     case LoaderFamily::Qwen3Moe: p = qwen3Moe(c, layers, experts, row); break;
@@ -723,7 +721,7 @@ Parameters parametersOf(const WeightLoaderRow& row, const Config& c, const Confi
     case LoaderFamily::Qwen3Next: p = qwen3Next(c, layers, experts, row); break;
     case LoaderFamily::Qwen3VlMoe: p = qwen3VlMoe(c, text, layers, experts, row); break;
     case LoaderFamily::Llama4: p = llama4(c, text, layers, experts, row); break;
-    case LoaderFamily::DeepseekV4: p = deepseekV4(c, layers, experts); break;
+    case LoaderFamily::DeepseekV4: p = deepseekV4(c, layers, experts, quant); break;
   }
   for (const auto& key : c.missing) p.unknown += (p.unknown.empty() ? "config.json lacks " : ", ") + key;
   if (&text != &c)
@@ -1101,7 +1099,7 @@ void weightNameRules(const Checkpoint& c, const std::string& engine, Sink& sink)
     textConfig.defaults = configDefaults(textConfig.j.value("model_type", ""), engine);
   }
   const Config& text = nested ? textConfig : cfg;
-  const Parameters p = parametersOf(*row, cfg, text, text.integer("num_hidden_layers", 0), m.numExperts);
+  const Parameters p = parametersOf(*row, cfg, text, text.integer("num_hidden_layers", 0), m.numExperts, m.quant);
   const bool vllm = engine == "vllm";
   const std::string title = vllm ? "vLLM" : "SGLang";
   const std::string who = title + " " + std::string(vllm ? kVllmRelease : kSglangRelease) + "'s " + cls + " (" + std::string(row->source) + ")";
