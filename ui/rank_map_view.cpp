@@ -215,12 +215,17 @@ void RankMapView::replan() {
   kvOpt.sglang = engine == "sglang";  // its own pools where it sizes them apart, as plan --runtime sglang
   const HostOffloadChoice host = offload_->choice();
   auto ckpt = ckpt_;
-  jobs_.start(0, [ckpt, spec, ep, budget, kvOpt, requests, engine, host](JobState&) -> Outcome {
+  jobs_.start(0, [ckpt, spec, ep, budget, kvOpt, requests, engine, host](JobState&) mutable -> Outcome {
     plan::PlanOptions opt;
     host.apply(opt);
+    // SGLang (as plan --runtime sglang): its headroom from the budget's GPU at --tp-size EP, TP 1.
+    kvOpt.sglangLaunch.tpSize = kvOpt.sglangLaunch.attnDpSize = ep;
+    kvOpt.sglangLaunch.modelPath = ckpt->root;
     if (!budget.isEmpty()) {
       try {
-        opt.capacity = plan::budgetFor(budget.toStdString(), 1.0).usable();
+        const plan::GpuBudget b = plan::budgetFor(budget.toStdString(), 1.0);
+        opt.capacity = b.usable();
+        kvOpt.sglangLaunch.gpuMemMiB = b.nvidiaSmiMiB, kvOpt.sglangLaunch.preLoadFreeBytes = b.usable();
       } catch (const std::exception& e) {
         return failed(QObject::tr("GPU budget '%1': %2").arg(budget, QString::fromStdString(e.what())));
       }

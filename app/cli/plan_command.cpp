@@ -37,8 +37,10 @@ std::optional<plan::GpuBudget> budgetOf(const Args& a) {
     auto backend = load::makeBackend(what == "auto" ? "cuda:0" : what);
     if (!backend) throw std::invalid_argument("--gpu-mem " + what + ": " + backend.error().message);
     if (!(utilization > 0) || utilization > 1) throw std::invalid_argument("--gpu-memory-utilization must be in (0, 1]");
-    return plan::GpuBudget{backend.value()->memory().total, backend.value()->name() + ", total as the driver reports it (cudaMemGetInfo)", utilization,
-                           reserve < 0 ? plan::kDefaultContextReserve : uint64_t(reserve)};
+    plan::GpuBudget b{backend.value()->memory().total, backend.value()->name() + ", total as the driver reports it (cudaMemGetInfo)", utilization,
+                      reserve < 0 ? plan::kDefaultContextReserve : uint64_t(reserve)};
+    b.nvidiaSmiMiB = double(b.total) / double(1 << 20);  // nvidia-smi's may be more (616 MiB on the H200 of the GPU proof)
+    return b;
   }
   return plan::budgetFor(what, utilization, reserve);
 }
@@ -278,6 +280,8 @@ std::optional<plan::LaunchCommand> launchOf(const Args& a, const Checkpoint& c, 
   r.kvCacheDtype = a.get("kv-cache-dtype");
   if (a.has("gpu-memory-utilization")) r.gpuMemoryUtilization = std::stod(a.get("gpu-memory-utilization"));
   r.maxNumSeqs = a.getInt("max-num-seqs", -1);
+  r.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", -1);
+  if (a.has("mem-fraction-static")) r.memFractionStatic = std::stod(a.get("mem-fraction-static"));
   r.nCpuMoe = nCpuMoe;
   r.cpuOffloadGb = cpuOffloadGb;
   r.kt = kt;
@@ -346,6 +350,10 @@ class PlanCommand : public Command {
            "  --max-num-batched-tokens N   the scheduler's token budget a step (default 8192)\n"
            "  --max-num-seqs N        requests an engine runs at once (vLLM's flag; default: no cap):\n"
            "                          caps the served concurrency --fit counts\n"
+           "  --mem-fraction-static F --runtime sglang: SGLang's share for weights and KV cache (default: worked\n"
+           "                          out as SGLang does from the GPU, TP and chunked prefill; the rest is its\n"
+           "                          headroom, a reserve line). --max-num-batched-tokens is its\n"
+           "                          --chunked-prefill-size, --max-num-seqs its --max-running-requests\n"
            "  --attention tp|dp       KV heads split over --tp, or whole on every rank (default tp)\n"
            "  --speculative N         N draft (MTP) layers run per token\n"
            "  --reserve-cuda-graphs SIZE   what the engine's CUDA graphs take (default 0)\n"
@@ -358,7 +366,7 @@ class PlanCommand : public Command {
   }
   int run(const std::vector<std::string>& argv) override {
     Args a(argv, {"ep", "placement", "remainder", "runtime", "gpu-mem", "gpu-memory-utilization", "context-reserve", "reserve", "peak-multiplier", "derive", "tp", "defer",
-                   "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "attention", "speculative", "reserve-cuda-graphs",
+                   "max-model-len", "kv-cache-dtype", "block-size", "max-num-batched-tokens", "max-num-seqs", "mem-fraction-static", "attention", "speculative", "reserve-cuda-graphs",
                    "fit", "gpu", "emit", "engine-log", "n-cpu-moe", "host-mem", "cpu-offload-gb", "kt-num-gpu-experts", "kt-gpu-experts-ratio", "kt-expert-placement-strategy", "kt-method",
                    "kt-threadpool-count", "init-expert-location"},
            {"json", "list-tensors", "skip-activation-scales", "skip-mtp", "defer-ngram"});
@@ -598,6 +606,27 @@ class PlanCommand : public Command {
     return plan::kvBudgetFor(c.model, kv.options, a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0);
   }
 
+  // --runtime sglang: the launch SGLang works its static share out from - the plan's layout as its
+  // flags (--tp-size N --attn-dp-size N/t), the device's memory, and the flags it shares with vLLM's
+  // names (--max-num-batched-tokens is its --chunked-prefill-size, --max-num-seqs its
+  // --max-running-requests).
+  static plan::SglangLaunch sglangLaunchOf(const Args& a, int tp) {
+    if (a.has("gpu-memory-utilization"))
+      throw std::invalid_argument("--gpu-memory-utilization is vLLM's share of the device; SGLang's is --mem-fraction-static (weights and KV cache)");
+    plan::SglangLaunch l;
+    const int world = std::max(int(a.getInt("ep", 1)), tp);
+    l.tpSize = world, l.attnDpSize = world / std::max(1, tp);
+    l.chunkedPrefillSize = a.getInt("max-num-batched-tokens", -1);
+    l.maxRunningRequests = a.getInt("max-num-seqs", -1);
+    if (a.has("mem-fraction-static")) {
+      l.memFractionStatic = std::stod(a.get("mem-fraction-static"));
+      if (!(l.memFractionStatic > 0) || l.memFractionStatic >= 1) throw std::invalid_argument("--mem-fraction-static must be in (0, 1)");
+    }
+    l.modelPath = a.positional().empty() ? std::string() : a.positional()[0];
+    if (const auto b = budgetOf(a)) l.gpuMemMiB = b->nvidiaSmiMiB, l.preLoadFreeBytes = b->usable();
+    return l;
+  }
+
   static plan::KvOptions kvOptionsOf(const Args& a, const std::string& format, int tp) {
     plan::KvOptions o;
     o.maxModelLen = a.getInt("max-model-len", -1);
@@ -613,6 +642,7 @@ class PlanCommand : public Command {
     o.speculative = int(a.getInt("speculative", 0));
     o.llamaCpp = format == "gguf";
     o.sglang = a.get("runtime") == "sglang";
+    if (o.sglang) o.sglangLaunch = sglangLaunchOf(a, tp);
     if (o.blockSize < 1 || o.maxNumBatchedTokens < 1 || o.speculative < 0)
       throw std::invalid_argument("--block-size and --max-num-batched-tokens must be positive, --speculative not negative");
     return o;

@@ -252,6 +252,7 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   // Multimodal configs keep the language model under text_config (Qwen3-VL-MoE, Llama 4, Kimi-VL).
   const json& t = root.contains("text_config") && root["text_config"].is_object() ? root["text_config"] : root;
   if (m.architecture.empty()) m.architecture = strKey(t, "model_type");
+  m.visionTower = root.contains("vision_config") && root["vision_config"].is_object();
 
   m.numLayers = countKey(t, {"num_hidden_layers", "n_layer", "num_layers", "n_layers"}, path);
   m.hiddenSize = intKey(t, {"hidden_size", "n_embd", "d_model", "dim"});
@@ -321,6 +322,14 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   a.linearKeyHeadDim = intKey(t, {"linear_key_head_dim"});
   a.linearValueHeadDim = intKey(t, {"linear_value_head_dim"});
   a.linearConvKernel = intKey(t, {"linear_conv_kernel_dim"});
+  // SGLang 0.5.23 model_config.py uses_kda_attention, on the config and its text config.
+  for (const json* c : std::initializer_list<const json*>{&root, &t}) {
+    const auto kda = c->find("linear_attn_config");
+    const auto types = c->find("layer_types");
+    a.kdaAttention |= kda != c->end() && kda->is_object() && kda->contains("kda_layers") && (*kda)["kda_layers"].is_array() && !(*kda)["kda_layers"].empty();
+    a.kdaAttention |= types != c->end() && types->is_array() && std::find(types->begin(), types->end(), json("linear_attention")) != types->end() &&
+                      c->contains("linear_num_heads") && !(*c)["linear_num_heads"].is_null() && c->contains("linear_head_dim") && !(*c)["linear_head_dim"].is_null();
+  }
   a.dtype = strKey(t, "torch_dtype");
   if (a.dtype.empty()) a.dtype = strKey(t, "dtype");
   if (a.dtype.empty()) a.dtype = strKey(root, "torch_dtype");

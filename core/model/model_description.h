@@ -99,6 +99,9 @@ struct AttentionConfig {
   // DeepSeek-V4's per-layer compression of its keys: 0 (the sliding window alone), 4 (compressed
   // sparse attention, with the lightning indexer) or 128 (heavily compressed); empty elsewhere.
   std::vector<int64_t> compressRatios;
+  // Kimi's KDA linear attention (linear_attn_config.kda_layers, or linear_attention layers with
+  // linear_num_heads and linear_head_dim: SGLang 0.5.23 model_config.py uses_kda_attention).
+  bool kdaAttention = false;
   // Linear attention (Qwen3-Next Gated DeltaNet): a fixed state per sequence.
   int64_t linearKeyHeads = -1, linearValueHeads = -1, linearKeyHeadDim = -1, linearValueHeadDim = -1, linearConvKernel = -1;
   std::string dtype;                             // the model's own dtype ("bfloat16"): the KV cache's "auto"
@@ -128,6 +131,7 @@ struct ModelDescription {
   // config.json's architectures: the model classes an engine's registry resolves (vLLM's
   // ModelRegistry, SGLang's); empty for GGUF and when the config gives none.
   std::vector<std::string> architectures;
+  bool visionTower = false;         // config.json declares a vision_config (a multimodal model)
   int64_t numLayers = -1;
   int64_t hiddenSize = -1;
   int64_t intermediateSize = -1;    // dense MLP

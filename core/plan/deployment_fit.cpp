@@ -24,6 +24,8 @@ KvBudget kvBudgetFor(const ModelDescription& m, const KvOptions& o, uint64_t cud
   if (cache) kv.cache = cache.value();
   else kv.why = cache.error().message;
   kv.reserves = runtimeReserves(m, o, cudaGraphs);
+  if (o.sglang && !o.llamaCpp && o.sglangLaunch.preLoadFreeBytes && kv.cache)  // a budget SGLang cannot be said to split
+    if (const auto share = sglangStaticShare(m, o.sglangLaunch); !share) kv.cache.reset(), kv.why = share.error().message;
   if (o.llamaCpp && kv.cache) {
     LlamaCppCacheOptions lo;
     lo.nCtx = kv.cache->maxModelLen;
@@ -53,6 +55,7 @@ Result<FitResult> fitDeployment(const Checkpoint& c, const PlanOptions& base, co
       if (!res) return res.error();
       KvOptions ko = kvBase;
       ko.tp = tp;
+      ko.sglangLaunch.tpSize = ep, ko.sglangLaunch.attnDpSize = ep / tp;  // SGLang's --tp-size N --attn-dp-size N/t
       const KvBudget kv = kvBudgetFor(c.model, ko, cudaGraphs);
       if (!kv.cache) return Error{ErrorCode::Usage, "KV cache: " + kv.why, {}, std::nullopt, {}};
       // Each group of TP ranks serves its own requests (EP = TP x DP): the deployment serves the

@@ -14,15 +14,15 @@ const std::vector<DeviceSpec>& deviceTable() {
   // those rows may overstate by as much - by how much on each device is unknown. The marketing names
   // are decimal GB and 5-9 GB away from what a runtime can allocate.
   static const std::vector<DeviceSpec> t = {
-      {"H100-80GB", 81'559, false, "nvidia-smi on H100 80GB HBM3 (modal-labs/modal-client PR #2797)", 90},
-      {"H200-141GB", 143'155, false, "cudaMemGetInfo on an H200, driver 580.159.04 (weightscope GPU proof, docs/gpu-proof/2026-12-04; nvidia-smi shows 143,771)", 90},
-      {"B200-180GB", 183'359, false, "nvidia-smi on B200 (NVIDIA/TensorRT-LLM issue #10278)", 100},
-      {"A100-80GB", 81'920, false, "nvidia-smi on A100-SXM4-80GB (modal-labs/modal-client PR #2797)", 80},
-      {"A100-40GB", 40'960, false, "nvidia-smi on A100-SXM4-40GB (modal-labs/modal-client PR #2797)", 80},
-      {"L40S-48GB", 46'068, false, "nvidia-smi on L40S (modal-labs/modal-client PR #2797)", 89},
+      {"H100-80GB", 81'559, 0, false, "nvidia-smi on H100 80GB HBM3 (modal-labs/modal-client PR #2797)", 90},
+      {"H200-141GB", 143'155, 143'771, false, "cudaMemGetInfo on an H200, driver 580.159.04 (weightscope GPU proof, docs/gpu-proof/2026-12-04; nvidia-smi shows 143,771)", 90},
+      {"B200-180GB", 183'359, 0, false, "nvidia-smi on B200 (NVIDIA/TensorRT-LLM issue #10278)", 100},
+      {"A100-80GB", 81'920, 0, false, "nvidia-smi on A100-SXM4-80GB (modal-labs/modal-client PR #2797)", 80},
+      {"A100-40GB", 40'960, 0, false, "nvidia-smi on A100-SXM4-40GB (modal-labs/modal-client PR #2797)", 80},
+      {"L40S-48GB", 46'068, 0, false, "nvidia-smi on L40S (modal-labs/modal-client PR #2797)", 89},
       // Unified LPDDR5x: nvidia-smi reports no device total; the nominal 128 GB (= 122,070 MiB) is
       // shared with the CPU, so give --gpu-mem a size for what the OS leaves the GPU.
-      {"GB10", 122'070, true, "nominal 128 GB of unified memory (DGX Spark); the driver reports no device total", 121},
+      {"GB10", 122'070, 0, true, "nominal 128 GB of unified memory (DGX Spark); the driver reports no device total", 121},
   };
   return t;
 }
@@ -66,6 +66,8 @@ GpuBudget budgetFor(const std::string& gpuMem, double utilization, int64_t conte
     b.total = d->totalMiB << 20;
     b.source = std::string(d->name) + ": " + std::to_string(d->totalMiB) + " MiB, " + std::string(d->source);
     b.contextReserve = contextReserve >= 0 ? uint64_t(contextReserve) : kDefaultContextReserve;
+    // GB10: nvidia-smi reports no total, and SGLang falls back to torch.cuda.mem_get_info's.
+    b.nvidiaSmiMiB = double(d->nvidiaSmiMiB ? d->nvidiaSmiMiB : d->totalMiB);
   } else {
     std::string names;
     for (const auto& dev : deviceTable()) names += (names.empty() ? "" : ", ") + std::string(dev.name);
@@ -75,6 +77,7 @@ GpuBudget budgetFor(const std::string& gpuMem, double utilization, int64_t conte
       throw std::invalid_argument("--gpu-mem '" + gpuMem + "' is neither a size (141GiB, 80GB) nor a known device (" + names + ")");
     }
     b.source = "given as " + gpuMem;
+    b.nvidiaSmiMiB = double(b.total) / double(1 << 20);
     b.contextReserve = contextReserve >= 0 ? uint64_t(contextReserve) : 0;
   }
   return b;

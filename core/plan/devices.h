@@ -15,6 +15,7 @@ namespace ws::plan {
 struct DeviceSpec {
   std::string_view name;    // what --gpu-mem takes: "H200-141GB"
   uint64_t totalMiB;        // nvidia-smi's memory.total (cudaMemGetInfo's total, in MiB)
+  uint64_t nvidiaSmiMiB;    // nvidia-smi's memory.total where it differs or is known apart (0: as totalMiB)
   bool unified;             // memory shared with the CPU (no device total of its own)
   std::string_view source;  // where totalMiB comes from
   // The compute capability as major x 10 + minor (90: SM 9.0), what engines choose kernels by
@@ -41,6 +42,7 @@ struct GpuBudget {
   std::string source;            // "H200-141GB: nvidia-smi reports 143,771 MiB (...)", "given as 141GiB", "cuda:0 ..."
   double utilization = 1.0;      // --gpu-memory-utilization: the share of the device the engine takes
   uint64_t contextReserve = 0;   // CUDA context and driver
+  double nvidiaSmiMiB = 0;       // nvidia-smi's memory.total, what SGLang sizes its defaults by (get_device_memory_capacity)
   uint64_t usable() const;       // what the weights, the KV cache and the reserves share; 0 if the reserve exceeds the share
 };
 

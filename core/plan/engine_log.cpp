@@ -108,19 +108,21 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
   // get_kv_cache_config_from_groups ("GPU KV cache size: %s tokens", "Maximum concurrency for %s
   // tokens per request: %.2fx"). SGLang 0.5.23: srt/mem_cache/memory_pool.py ("KV Cache is
   // allocated. ... #tokens: %d, K size: %.2f GB, V size: %.2f GB", GB = 1024**3), model_runner's
-  // "Load weight end. ... mem usage=%.2f GB" (the same GB).
+  // "Load weight begin. avail mem=%.2f GB" and "Load weight end. ... avail mem=%.2f GB, mem
+  // usage=%.2f GB" (the same GB).
   static const std::regex vllmVersion(R"(vLLM API server version (\S+)|V1 LLM engine \(v([^)]+)\))"),
       loading(R"(Model loading took ([0-9.]+) GiB)"), available(R"(Available KV cache memory: ([0-9.]+) GiB)"),
       tokens(R"(GPU KV cache size: ([0-9,]+) tokens)"), concurrency(R"(Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x)"),
       maxLen(R"(Using max model len (\d+))"), sglangKv(R"(KV Cache is allocated\..*#tokens: (\d+), K size: ([0-9.]+) GB, V size: ([0-9.]+) GB)"),
       sglangWeights(R"(Load weight end\..*mem usage=([0-9.]+) GB)"), sglangArgs(R"(server_args=ServerArgs\()"),
+      sglangFreeBefore(R"(Load weight begin\. avail mem=([0-9.]+) GB)"), sglangFreeAfter(R"(Load weight end\..*avail mem=([0-9.]+) GB)"),
       sglangLen(R"(max_total_num_tokens=\d+.*context_len=(\d+))");
   // llama.cpp 0c1e57098: src/llama-context.cpp (the "llama_context: n_ctx = %u" block, the output
-  // and compute buffer sizes), src/llama-kv-cache.cpp ("llama_kv_cache: size = ..."),
+  // and compute buffer sizes), src/llama-kv-cache.cpp ("llama_kv_cache: size = ...", "llama_kv_cache_unified" before the rename),
   // src/llama-kv-cache-iswa.cpp ("using full-size SWA cache"), src/llama-model.cpp
   // load_tensors ("%s model buffer size = %8.2f MiB").
   static const std::regex llamaSetting(R"(llama_context: (n_ctx|n_seq_max|n_ubatch|kv_unified|n_rs_seq) += (\w+))"),
-      llamaKv(R"(llama_kv_cache: size = .*K \((\w+)\):.*V \((\w+)\):.*MiB)"),
+      llamaKv(R"(llama_kv_cache(?:_unified)?: size = .*K \((\w+)\):.*V \((\w+)\):.*MiB)"),
       llamaBuffer(R"((model|compute|output) buffer size = +([0-9.]+) MiB)");
   bool vllm = false, sglang = false, llama = false;
   for (const auto& [l, line] : logicalLines(text)) {
@@ -149,6 +151,8 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
       log.vSizeGib.push_back(figureOf(m[3], worker, line));
     }
     if (std::regex_search(l, m, sglangWeights)) sglang = true, log.weightsGib.push_back(figureOf(m[1], worker, line));
+    if (std::regex_search(l, m, sglangFreeBefore)) log.freeBeforeWeightsGib.push_back(figureOf(m[1], worker, line));
+    if (std::regex_search(l, m, sglangFreeAfter)) log.freeAfterWeightsGib.push_back(figureOf(m[1], worker, line));
     if (std::regex_search(l, m, sglangLen) && log.maxModelLen < 0) log.maxModelLen = std::stoll(m[1].str());
     if (std::regex_search(l, m, llamaSetting)) {
       llama = true;
@@ -161,7 +165,7 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
     if (std::regex_search(l, m, llamaKv)) {
       llama = true;
       log.typeK = m[1].str(), log.typeV = m[2].str();
-      log.llamaKvLines.push_back(l.substr(l.find("llama_kv_cache: size")));
+      log.llamaKvLines.push_back(l.substr(l.find("llama_kv_cache")));
     }
     // DeepSeek-V4's compressor states: one summary line each (llama-kv-cache-dsv4.cpp)
     if (const size_t at = l.find("llama_dsv4_comp_state: "); at != std::string::npos && l.find(" ratio = ") != std::string::npos) {

@@ -38,6 +38,9 @@ struct EngineLog {
   std::vector<LoggedFigure> maxConcurrency;  // vLLM "Maximum concurrency for L tokens per request: Xx"
   int64_t concurrencyLen = -1;               // its L
   std::vector<LoggedFigure> kSizeGib, vSizeGib;  // SGLang "K size: X GB, V size: X GB" (GB = 2^30 there)
+  // SGLang: the free memory around the weights' load, "Load weight begin. avail mem=X GB" and "Load
+  // weight end. ... avail mem=X GB" (GB = 2^30): what its KV pool is sized from.
+  std::vector<LoggedFigure> freeBeforeWeightsGib, freeAfterWeightsGib;
   // llama.cpp: llama_context's settings (n_ctx is maxModelLen), its cache lines as printed
   // ("llama_kv_cache: size = ..."), and the buffers it reports in MiB.
   int64_t nSeqMax = -1;

@@ -125,6 +125,52 @@ void vllmRows(const EngineLog& log, const KvCache& kv, const LogCheckInputs& in,
   }
 }
 
+// The figure of `worker` among `figures` (the same worker, else the first).
+const LoggedFigure* sameWorker(const std::vector<LoggedFigure>& figures, const std::string& worker) {
+  for (const auto& f : figures)
+    if (f.worker == worker) return &f;
+  return figures.empty() ? nullptr : &figures.front();
+}
+
+// SGLang's token count from its own free-memory lines: kv_cache_configurator.py
+// _profile_available_bytes gives the pool the free memory after the weights less
+// pre_model_load_memory x (1 - mem_fraction_static) - the free memory measured just before the
+// weights load, as "Load weight begin" prints it - and DefaultPoolConfigurator.calculate_pool_sizes
+// divides that by the bytes a token, in whole pages (SGLang 0.5.23; the same formula as
+// model_runner.profile_max_num_token in the 0.4 releases).
+LogRow sglangTokensRow(const EngineLog& log, const LoggedFigure& t, const KvCache& kv, int64_t page) {
+  LogRow r{"KV cache #tokens", t.worker, "", formatCount(uint64_t(t.value)), "", LogVerdict::NotPredicted, ""};
+  const LoggedFigure* before = sameWorker(log.freeBeforeWeightsGib, t.worker);
+  const LoggedFigure* after = sameWorker(log.freeAfterWeightsGib, t.worker);
+  const double share = log.gpuMemoryUtilization;
+  if (kv.layers.mla || kv.layers.sliding || kv.layers.linear || !kv.bytesPerToken) {
+    r.explanation = "MLA, sliding or linear-attention layers: SGLang's other pools, not modeled here";
+  } else if (!before || !after || !(share > 0)) {
+    r.explanation = std::string("the log prints no ") + (!before ? "\"Load weight begin. avail mem\"" : !after ? "\"Load weight end. ... avail mem\"" : "mem_fraction_static") +
+                    " to size the pool from";
+  } else {
+    const auto tokensOf = [&](double freeAfter, double freeBefore) -> uint64_t {
+      const double rest = freeAfter - freeBefore * (1 - share);
+      if (rest <= 0) return 0;
+      const uint64_t n = uint64_t(rest * kGiB) / kv.bytesPerToken;
+      return n / uint64_t(page) * uint64_t(page);
+    };
+    const double halfAfter = 0.5 * std::pow(10.0, -after->decimals), halfBefore = 0.5 * std::pow(10.0, -before->decimals);
+    const uint64_t p = tokensOf(after->value, before->value), lo = tokensOf(after->value - halfAfter, before->value + halfBefore),
+                   hi = tokensOf(after->value + halfAfter, before->value - halfBefore);
+    const uint64_t logged = uint64_t(t.value);
+    r.predicted = formatCount(p);
+    r.difference = signedCount(int64_t(logged) - int64_t(p));
+    r.verdict = logged == p ? LogVerdict::Agrees : lo <= logged && logged <= hi ? LogVerdict::WithinRounding : LogVerdict::Differs;
+    r.explanation = "(free after the weights " + fixed(after->value, after->decimals) + " GB - free before them " + fixed(before->value, before->decimals) +
+                    " GB x (1 - mem_fraction_static " + fixed(share, 3) + ")) x 2^30 / " + formatCount(kv.bytesPerToken) + " B a token (" + kv.dtype +
+                    ") (kv_cache_configurator.py _profile_available_bytes)";
+    if (r.verdict != LogVerdict::Agrees)
+      r.explanation += "; the log rounds both to " + fixed(2 * halfAfter, after->decimals) + " GB: " + formatCount(lo) + " to " + formatCount(hi) + " tokens";
+  }
+  return r;
+}
+
 void sglangRows(const EngineLog& log, const ModelDescription& m, const KvCache& kv, const LogCheckInputs& in, std::vector<LogRow>& rows) {
   // SGLang 0.5.23 srt/mem_cache/memory_pool.py MHATokenToKVPool._create_buffers: per layer a K and
   // a V buffer of (size + page_size) slots x heads x head_dim; logged as bytes / 1024**3.
@@ -133,6 +179,7 @@ void sglangRows(const EngineLog& log, const ModelDescription& m, const KvCache& 
   const double kShare = hd > 0 && vhd > 0 && hd != vhd ? double(hd) / double(hd + vhd) : 0.5;
   for (size_t i = 0; i < log.kvTokens.size() && i < log.kSizeGib.size(); ++i) {
     const auto& t = log.kvTokens[i];
+    rows.push_back(sglangTokensRow(log, t, kv, page));
     struct Part {
       const char* what;
       LoggedFigure logged;
@@ -205,9 +252,11 @@ void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogChec
   for (size_t i = 0; i < n; ++i) {
     const std::string predicted = i < parts.value().size() ? parts.value()[i].logLine(o) : "(no such cache)";
     const std::string logged = i < log.llamaKvLines.size() ? log.llamaKvLines[i] : "(not printed)";
+    // Releases before the cache classes were renamed print the same line as llama_kv_cache_unified.
+    const bool same = predicted == logged || (logged.starts_with("llama_kv_cache_unified: ") && predicted == "llama_kv_cache: " + logged.substr(24));
     const LlamaCppCachePart* part = i < parts.value().size() ? &parts.value()[i] : nullptr;
     const std::string name = part && !part->name.empty() ? " (" + part->name + (part->state ? " compressor state" : "") + ")" : "";
-    rows.push_back({"llama_kv_cache" + name, "", predicted, logged, "", predicted == logged ? LogVerdict::Agrees : LogVerdict::Differs,
+    rows.push_back({"llama_kv_cache" + name, "", predicted, logged, "", same ? LogVerdict::Agrees : LogVerdict::Differs,
                     "the line llama.cpp prints, at -c " + std::to_string(o.nCtx) + " -np " + std::to_string(o.nSeq) + " -ub " + std::to_string(o.nUbatch) +
                         (o.unified ? " --kv-unified" : "") + (o.swaFull ? " --swa-full" : "") + " -ctk " + o.typeK + " -ctv " + o.typeV +
                         (o.nRsSeq ? " n_rs_seq " + std::to_string(o.nRsSeq) : "")});

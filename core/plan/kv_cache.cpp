@@ -2,6 +2,7 @@
 
 #include "core/plan/llama_cpp_cache.h"
 #include "core/plan/sglang_dsv4_pool.h"
+#include "core/util/format_bytes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -290,6 +291,20 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
 
 std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions& o, uint64_t cudaGraphs) {
   std::vector<Reserve> r;
+  if (o.sglang && !o.llamaCpp) {
+    // SGLang keeps activations and graphs in what its static share leaves: one line, not vLLM's.
+    const auto share = sglangStaticShare(m, o.sglangLaunch);
+    const uint64_t free = o.sglangLaunch.preLoadFreeBytes;
+    if (!share) r.push_back({"sglang_headroom", "unknown: " + share.error().message, 0, 0});
+    else if (!free) r.push_back({"sglang_headroom", "(1 - mem_fraction_static) of the free memory before the weights load: give --gpu-mem; " + share.value().formula, 0, 0});
+    else
+      r.push_back({"sglang_headroom",
+                   "free before the weights load " + formatBytes(free) + " x (1 - mem_fraction_static " + std::to_string(share.value().memFractionStatic).substr(0, 5) +
+                       ") (kv_cache_configurator.py _profile_available_bytes); " + share.value().formula,
+                   uint64_t(std::floor(double(free) * (1 - share.value().memFractionStatic))), 0});
+    if (cudaGraphs) r.push_back({"cuda_graphs", "given (--reserve-cuda-graphs)", cudaGraphs, 0});
+    return r;
+  }
   if (o.llamaCpp) {
     // llama.cpp sizes its compute buffers by reserving the worst-case graph of n_ubatch tokens
     // (llama_context's sched_reserve): not modelled here. Its output buffer - n_vocab FP32 logits

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/model/model_description.h"
+#include "core/plan/sglang_memory.h"
 #include "core/util/error.h"
 
 namespace ws::plan {
@@ -22,7 +23,9 @@ struct KvOptions {
   int speculative = 0;             // draft (MTP) layers run per token: their cache counts too
   bool llamaCpp = false;           // a GGUF model: llama.cpp's cache (n_ctx x n_layer x (k + v)), no TP
   int64_t maxNumSeqs = -1;         // vLLM --max-num-seqs: the scheduler runs at most this many at once; -1: no cap
-  bool sglang = false;             // --runtime sglang: SGLang's own pools where it sizes them apart (DeepSeek-V4)
+  bool sglang = false;             // --runtime sglang: SGLang's own pools where it sizes them apart (DeepSeek-V4),
+                                   // and its headroom instead of vLLM's reserves
+  SglangLaunch sglangLaunch;       // what SGLang's static share is worked out from (sglang_memory.h)
 };
 
 struct KvLayers {
@@ -57,7 +60,8 @@ struct KvCache {
 Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o);
 
 // Runtime buffers besides weights and cache, each a named line with its formula: vLLM's for a
-// safetensors model, llama.cpp's own for a GGUF (o.llamaCpp).
+// safetensors model, llama.cpp's own for a GGUF (o.llamaCpp), and under o.sglang the headroom
+// SGLang's static share leaves of the free memory before the weights load (sglang_memory.h).
 struct Reserve {
   std::string name, formula;
   uint64_t bytes = 0;      // on each GPU

@@ -1,9 +1,11 @@
 // The flags, by engine:
 //   vLLM 0.11.0: vllm/engine/arg_utils.py EngineArgs.add_cli_args (--tensor-parallel-size,
 //     --data-parallel-size, --enable-expert-parallel, --expert-placement-strategy linear|round_robin,
-//     --max-model-len, --kv-cache-dtype, --gpu-memory-utilization, --max-num-seqs, --cpu-offload-gb).
+//     --max-model-len, --kv-cache-dtype, --gpu-memory-utilization, --max-num-seqs,
+//     --max-num-batched-tokens, --cpu-offload-gb).
 //   SGLang 0.5.23: srt/arg_groups/fields (parallel.py tp_size, ep_size, attn_dp_size; model.py
-//     context_length, kv_cache_dtype; schedule.py max_running_requests), each
+//     context_length, kv_cache_dtype; schedule.py max_running_requests, chunked_prefill_size,
+//     mem_fraction_static), each
 //     field's flag its name with dashes (arg_utils.py _field_to_cli_name); `python -m
 //     sglang.launch_server`.
 //   llama.cpp: llama-server's -m, -c, -ngl, -ctk/-ctv, -np, --n-cpu-moe (common/arg.cpp).
@@ -63,6 +65,7 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (kvDtype) add({"--kv-cache-dtype", r.kvCacheDtype});
     if (r.gpuMemoryUtilization > 0) add({"--gpu-memory-utilization", number(r.gpuMemoryUtilization)});
     if (r.maxNumSeqs > 0) add({"--max-num-seqs", std::to_string(r.maxNumSeqs)});
+    if (r.maxNumBatchedTokens > 0) add({"--max-num-batched-tokens", std::to_string(r.maxNumBatchedTokens)});
     if (r.cpuOffloadGb > 0) add({"--cpu-offload-gb", number(r.cpuOffloadGb)});
   } else if (r.engine == "sglang") {
     const int world = std::max(r.ep, r.tp);
@@ -73,9 +76,11 @@ Result<LaunchCommand> launchCommand(const LaunchRequest& r) {
     if (r.maxModelLen > 0) add({"--context-length", std::to_string(r.maxModelLen)});
     if (kvDtype) add({"--kv-cache-dtype", r.kvCacheDtype});
     if (r.maxNumSeqs > 0) add({"--max-running-requests", std::to_string(r.maxNumSeqs)});
+    if (r.maxNumBatchedTokens > 0) add({"--chunked-prefill-size", std::to_string(r.maxNumBatchedTokens)});
+    if (r.memFractionStatic > 0) add({"--mem-fraction-static", number(r.memFractionStatic)});
     if (r.cpuOffloadGb > 0) add({"--cpu-offload-gb", std::to_string(int64_t(r.cpuOffloadGb))});  // an int in SGLang (host_offload.h)
     if (r.gpuMemoryUtilization > 0)
-      c.notes.push_back("--gpu-memory-utilization is vLLM's share of the whole device; SGLang's --mem-fraction-static (weights and KV cache) is another quantity, which SGLang works out itself (memory_hook.py handle_gpu_memory_settings): not emitted");
+      c.notes.push_back("--gpu-memory-utilization is vLLM's share of the whole device; SGLang's --mem-fraction-static (weights and KV cache) is another quantity, which SGLang works out itself (memory_hook.py handle_gpu_memory_settings; plan --runtime sglang shows it): not emitted");
   } else if (r.engine == "llama.cpp") {
     if (!r.gguf) return Error{ErrorCode::Usage, "llama.cpp reads GGUF: convert the checkpoint first (convert_hf_to_gguf.py)", {}, std::nullopt, {}};
     add({"llama-server", "-m", r.modelPath, "-ngl", "999"});

@@ -25,6 +25,8 @@ struct LaunchRequest {
   std::string kvCacheDtype;      // "" or "auto": the engine's default
   double gpuMemoryUtilization = 0;  // vLLM's --gpu-memory-utilization; 0: not given
   int64_t maxNumSeqs = -1;
+  int64_t maxNumBatchedTokens = -1;  // vLLM's --max-num-batched-tokens, SGLang's --chunked-prefill-size; -1: not given
+  double memFractionStatic = 0;      // SGLang's --mem-fraction-static; 0: not given (SGLang works it out)
   int nCpuMoe = 0;                 // llama.cpp's --n-cpu-moe (host_offload.h)
   double cpuOffloadGb = 0;         // vLLM's --cpu-offload-gb (host_offload.h)
   std::optional<KtOptions> kt;     // KTransformers' split (kt_offload.h): --emit kt

@@ -76,10 +76,10 @@ CASES = [
     ("vllm-Qwen3-14B-1.log", "Qwen/Qwen3-14B", [], "TP 1, max model len 32768", 2),
     ("vllm-Qwen3-1.7B-1.log", "Qwen/Qwen3-1.7B", ["--max-model-len", "1024"], "TP 1, max model len 1024", 1),
     ("vllm-Qwen3-VL-30B-A3B-Instruct-1.log", "Qwen/Qwen3-30B-A3B", [], "TP 4, max model len 65536", 2),  # four workers' lines
-    ("sglang-QwQ-32B-1.log", "Qwen/QwQ-32B", [], "TP 4, max model len 131072", 2),
-    ("sglang-Qwen3-235B-A22B-FP8-1.log", "Qwen/Qwen3-235B-A22B", ["--tp", "4"], "TP 4", 2),
+    ("sglang-QwQ-32B-1.log", "Qwen/QwQ-32B", [], "TP 4, max model len 131072", 3),  # #tokens from its free-memory lines
+    ("sglang-Qwen3-235B-A22B-FP8-1.log", "Qwen/Qwen3-235B-A22B", ["--tp", "4"], "TP 4", 2),  # no free-memory lines: #tokens not predicted
 ]
-KV_ROWS = ("GPU KV cache size", "Maximum concurrency", "KV cache K size", "KV cache V size")
+KV_ROWS = ("GPU KV cache size", "Maximum concurrency", "KV cache K size", "KV cache V size", "KV cache #tokens")
 
 
 def write_config(tmp, repo, **override):
@@ -104,7 +104,7 @@ def table_rows(log, repo, doc):
                           "{1} ({0} F32)".format(*state.search(line).groups()) if state.search(line) else line)
     for r in doc["rows"]:
         if r["quantity"].startswith(KV_ROWS + ("llama_kv_cache", "output buffer")):
-            table.append(f"| `{log}` | `{repo}` | {doc['settings']} | {r['quantity']} | {short(r['predicted'])} | {short(r['logged'])} | {r['difference'] or '-'} | {r['verdict']} |")
+            table.append(f"| `{log}` | `{repo}` | {doc['settings']} | {r['quantity']} | {short(r['predicted']) or '-'} | {short(r['logged'])} | {r['difference'] or '-'} | {r['verdict']} |")
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -116,7 +116,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if doc is None:
             continue
         check(doc["schema"] == "weightscope.plan-log/1" and doc["settings"].startswith(settings), f"{log}: settings read as '{doc['settings']}', not '{settings}...'")
-        kv = [r for r in doc["rows"] if r["quantity"].startswith(KV_ROWS)]
+        kv = [r for r in doc["rows"] if r["quantity"].startswith(KV_ROWS) and r["verdict"] != "not predicted"]
         check(len(kv) == kv_rows, f"{log}: {len(kv)} KV rows, expected {kv_rows}: {[r['quantity'] for r in doc['rows']]}")
         for r in kv:
             check(r["verdict"] in ("agrees", "within rounding"), f"{log}: {r['quantity']} {r['verdict']}: predicted {r['predicted']}, logged {r['logged']}")
@@ -139,6 +139,22 @@ with tempfile.TemporaryDirectory() as tmp:
                                   ("vllm-Qwen3-14B-1.log", "Qwen/Qwen3-14B", "num_hidden_layers", 41)):
         rc, doc, err = plan(write_config(tmp, repo, **{key: value}), log)
         check(rc == 1 and doc and any(r["verdict"] == "differs" for r in doc["rows"]), f"{log} with {key} {value}: not flagged (exit {rc})")
+
+    # SGLang's #tokens by hand from the QwQ log's own lines: (6.09 - 21.63 x (1 - 0.85)) GiB over
+    # 64 layers x 2 KV heads a rank x 128 x 2 (K, V) x 2 B = 65,536 B a token; with 0.80 instead of
+    # the log's 0.85 the count it printed is outside the rounding and must be flagged.
+    rc, doc, err = plan(write_config(tmp, "Qwen/QwQ-32B"), "sglang-QwQ-32B-1.log")
+    rows = [r for r in (doc or {}).get("rows", []) if r["quantity"] == "KV cache #tokens"]
+    want = int((6.09 - 21.63 * (1 - 0.85)) * GIB) // 65536
+    check(rc == 0 and len(rows) == 1 and rows[0]["predicted"] == f"{want:,}" and rows[0]["verdict"] == "within rounding", f"SGLang #tokens: {rows}, by hand {want:,}")
+    altered = os.path.join(tmp, "sglang-QwQ-32B-mfs080.log")
+    open(altered, "w").write(open(os.path.join(LOGS, "sglang-QwQ-32B-1.log")).read().replace("mem_fraction_static=0.85", "mem_fraction_static=0.80"))
+    rc, doc, err = plan(write_config(tmp, "Qwen/QwQ-32B"), altered)
+    rows = [r for r in (doc or {}).get("rows", []) if r["quantity"] == "KV cache #tokens"]
+    check(rc == 1 and len(rows) == 1 and rows[0]["verdict"] == "differs", f"SGLang #tokens at mem_fraction_static 0.80: exit {rc}, {rows}")
+    rc, doc, err = plan(write_config(tmp, "Qwen/Qwen3-235B-A22B"), "sglang-Qwen3-235B-A22B-FP8-1.log", "--tp", "4")
+    rows = [r for r in (doc or {}).get("rows", []) if r["quantity"] == "KV cache #tokens"]
+    check(len(rows) == 1 and rows[0]["verdict"] == "not predicted" and "Load weight begin" in rows[0]["explanation"], f"SGLang #tokens without its memory lines: {rows}")
 
     # The available-memory residual by hand: A100-80GB (80 GiB) x the log's utilization 0.5, less
     # the logged weights (14.2488 GiB) and the logits reserve at the log's 2,048 batched tokens
@@ -175,6 +191,13 @@ with tempfile.TemporaryDirectory() as tmp:
         n_vocab = int(re.search(r"n_vocab\s*=\s*(\d+)", open(path).read()).group(1))
         want_out = f"{n_vocab * int(n_seq) * 4 / 2**20:.2f} MiB"
         check(len(out) == 1 and out[0]["verdict"] == "agrees" and out[0]["predicted"] == want_out, f"{path}: output buffer {out}, by hand {want_out}")
+    # Before llama.cpp renamed its cache class the same line read "llama_kv_cache_unified: size = ...":
+    # such a log is held to its GGUF the same way (one of the real logs, renamed).
+    renamed = os.path.join(tmp, "renamed.log")
+    open(renamed, "w").write(open(os.path.join(LLAMA, "logs", "gpt-oss-bf16-c4096-np1-f16.log")).read().replace("llama_kv_cache: ", "llama_kv_cache_unified: "))
+    rc, doc, err = plan(os.path.join(LLAMA, "gpt-oss-bf16.gguf"), renamed)
+    kv = [r for r in (doc or {}).get("rows", []) if r["quantity"].startswith("llama_kv_cache")]
+    check(rc == 0 and kv and all(r["verdict"] == "agrees" and r["logged"].startswith("llama_kv_cache_unified: ") for r in kv), f"a pre-rename llama.cpp log: exit {rc}, {kv}")
     # A log held to another model's GGUF: its caches differ, and plan says so.
     rc, doc, err = plan(os.path.join(LLAMA, "glm-4.5-bf16.gguf"), os.path.join(LLAMA, "logs", "gpt-oss-bf16-c4096-np1-f16.log"))
     check(rc == 1 and doc and any(r["verdict"] == "differs" for r in doc["rows"]), f"gpt-oss's log on GLM's GGUF: exit {rc}")

@@ -110,7 +110,7 @@ with tempfile.TemporaryDirectory() as tmp:
         json.dump(cfg, f)
     cell = 0.1 * (585 * 5 + 8 / 256 * (2 * 2 * 512 * 4 + 2 * 2 * 128 * 4) * 2) + 2 * (585 / 4 + 132 / 4) + 2 * 864 / 128
     fixed = 2 * ((257 * 128 + 129 + 127) // 128 * 128) * 1024 * 4
-    r = subprocess.run([WS, "plan", v4, "--ep", "1", "--runtime", "sglang", "--gpu-mem", "1GiB", "--max-model-len", "65536", "--json"], capture_output=True, text=True)
+    r = subprocess.run([WS, "plan", v4, "--ep", "1", "--runtime", "sglang", "--gpu-mem", "1GiB", "--mem-fraction-static", "0.88", "--max-model-len", "65536", "--json"], capture_output=True, text=True)
     kv = (json.loads(r.stdout)["ranks"][0].get("kv_cache") or {}) if r.stdout else {}
     pool = kv.get("pool") or {}
     tokens = int((kv.get("free_bytes", 0) - fixed) / cell) // 256 * 256
@@ -118,4 +118,39 @@ with tempfile.TemporaryDirectory() as tmp:
           f"SGLang DeepSeek-V4 pools: {pool}, {kv.get('tokens_fit')} tokens; by hand {cell} B a token, {fixed} B once, {tokens} tokens: {r.stderr[:300]}")
     r = subprocess.run([WS, "plan", v4, "--ep", "1", "--gpu-mem", "1GiB", "--max-model-len", "65536"], capture_output=True, text=True)
     check(r.returncode == 2 and "vLLM 0.11.0 registers no DeepseekV4ForCausalLM" in r.stderr, f"DeepSeek-V4 without --runtime sglang: exit {r.returncode}: {r.stderr[:300]}")
+
+
+# SGLang's headroom instead of vLLM's reserves, by hand from SGLang 0.5.23 memory_hook.py
+# handle_gpu_memory_settings: on an H100 (nvidia-smi 81,559 MiB, the < 90 GiB tier) with EP 2 its
+# --tp-size is 2 and --attn-dp-size 2 (TP 1): chunked prefill 8192 (or the flag's), decode graphs
+# max_bs 256; reserved MiB 512 + chunked x 1.5 + 2 / 8 x 1024 + 256 x 2 + DP attention 2 x 256 x 3
+# + 8 MiB a prefill graph (batch sizes up to the chunk); the share is round((gpu - reserved) / gpu, 3)
+# and the headroom that share of the free memory before load (81,559 - 512 MiB of CUDA context).
+def prefill_graphs(max_bs):
+    sizes = (list(range(4, 33, 4)) + list(range(48, 257, 16)) + list(range(288, 513, 32)) + list(range(576, 1025, 64)) +
+             list(range(1280, 4097, 256)) + list(range(4608, max_bs + 1, 512)))
+    return len([b for b in sizes if b <= max_bs])
+
+
+for chunk in (None, 2048):
+    flags = ["--max-num-batched-tokens", str(chunk)] if chunk else []
+    c = chunk or 8192
+    reserved = max(512 + max(c, 2048) * 1.5 + 2 / 8 * 1024 + 256 * 2 + 256 * 2 * 3 + prefill_graphs(c) * 8, 10 * 1024)
+    share = round((81559 - reserved) / 81559, 3)
+    free_before = (81559 - 512) * 2**20
+    r = subprocess.run([WS, "plan", PATH, "--ep", "2", "--runtime", "sglang", "--gpu-mem", "H100-80GB", "--max-model-len", str(L), "--json", *flags],
+                       capture_output=True, text=True)
+    doc = json.loads(r.stdout) if r.returncode in (0, 1) and r.stdout else {}
+    rank = (doc.get("ranks") or [{}])[0]
+    reserves = rank.get("reserves") or {}
+    want = int(free_before * (1 - share))
+    check(list(reserves) == ["sglang_headroom"] and reserves["sglang_headroom"]["bytes"] == want and f"{share:.3f}" in reserves["sglang_headroom"]["formula"],
+          f"SGLang headroom (chunk {c}): {reserves}, by hand {want} B at mem_fraction_static {share:.3f}: {r.stderr[:300]}")
+    kv = rank.get("kv_cache") or {}
+    check(kv.get("free_bytes") == free_before - want - rank["bytes"]["total"] - rank["derived"], f"SGLang free for KV: {kv.get('free_bytes')}")
+r = subprocess.run([WS, "plan", PATH, "--ep", "2", "--runtime", "sglang", "--gpu-mem", "H100-80GB", "--gpu-memory-utilization", "0.9"], capture_output=True, text=True)
+check(r.returncode == 2 and "--mem-fraction-static" in r.stderr, f"vLLM's share under --runtime sglang: exit {r.returncode}: {r.stderr[:200]}")
+r = subprocess.run([WS, "plan", PATH, "--ep", "2", "--runtime", "sglang", "--emit", "sglang", "--max-num-batched-tokens", "4096", "--mem-fraction-static", "0.8"],
+                   capture_output=True, text=True)
+check(r.returncode in (0, 1) and "--chunked-prefill-size 4096 --mem-fraction-static 0.8" in r.stdout, f"--emit sglang with its memory flags: {r.stdout[-300:]}")
 finish()

@@ -459,6 +459,12 @@ class TstMainWindow : public QObject {
     QVERIFY(v->engineCheck() && v->engineCheck()->refuses());
     QCOMPARE(v->engineCheck()->verdict, std::string("SGLang 0.5.23, TP 3 x DP 3, EP 3 on H200-141GB (SM 9.0): refuses: 1 reason (WS-E004); broken besides: 2 reasons (WS-E009)"));
     QVERIFY(v->caption()->text().contains("8 routed experts do not divide over EP 3"));
+    // SGLang's headroom replaces vLLM's reserves, as plan --runtime sglang: on the H200 (nvidia-smi
+    // 143,771 MiB) at --tp-size 3 --attn-dp-size 3, reserved 512 + 8192 x 1.5 + 3 / 8 x 1024 + 256 x 2
+    // + 58 prefill graphs x 8 + DP attention 256 x 3 x 3 = 16,464 MiB: a share of 0.885 (0.88549).
+    QVERIFY(v->kvBudget() && v->kvBudget()->reserves.size() == 1 && v->kvBudget()->reserves.front().name == "sglang_headroom");
+    const uint64_t usable = (uint64_t(143155) << 20) - (uint64_t(512) << 20);
+    QCOMPARE(v->kvBudget()->reserves.front().bytes, uint64_t(std::floor(double(usable) * (1 - 0.885))));
     QVERIFY(settle([&] { v->engineBox()->setCurrentIndex(v->engineBox()->findData("vllm")); }));
     QVERIFY(v->engineCheck() && !v->engineCheck()->refuses());
     QVERIFY(v->caption()->text().contains("vLLM 0.11.0, TP 1 x DP 3, EP 3 on H200-141GB (SM 9.0): loads"));
