@@ -1,5 +1,6 @@
 #include "core/plan/engine_log_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -230,9 +231,10 @@ void llamaCppOutputRows(const EngineLog& log, const LogCheckInputs& in, std::vec
 // llama_context settings (n_ctx, n_seq_max, n_ubatch, kv_unified, --swa-full, -ctk/-ctv).
 void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogCheckInputs& in, std::vector<LogRow>& rows) {
   llamaCppOutputRows(log, in, rows);
-  if (!in.gguf) {
-    rows.push_back({"llama_kv_cache", "", "", std::to_string(log.llamaKvLines.size()) + " caches", "", LogVerdict::NotPredicted,
-                    "a llama.cpp log is held to the cache of the GGUF it loaded: PATH is not a GGUF"});
+  // A folder with config.json alone: the model as the conversion would hand it to llama.cpp.
+  const Result<ModelDescription> converted = in.gguf ? Result<ModelDescription>(m) : llamaCppModelOfConfig(m);
+  if (!converted) {
+    rows.push_back({"llama_kv_cache", "", "", std::to_string(log.llamaKvLines.size()) + " caches", "", LogVerdict::NotPredicted, converted.error().message});
     return;
   }
   LlamaCppCacheOptions o;
@@ -243,7 +245,7 @@ void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogChec
   o.unified = log.kvUnified == 1;
   o.swaFull = log.swaFull;
   if (!log.typeK.empty()) o.typeK = log.typeK, o.typeV = log.typeV;
-  auto parts = llamaCppCache(m, o);
+  auto parts = llamaCppCache(converted.value(), o);
   if (!parts) {
     rows.push_back({"llama_kv_cache", "", "", "", "", LogVerdict::NotPredicted, parts.error().message});
     return;
@@ -252,8 +254,14 @@ void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogChec
   for (size_t i = 0; i < n; ++i) {
     const std::string predicted = i < parts.value().size() ? parts.value()[i].logLine(o) : "(no such cache)";
     const std::string logged = i < log.llamaKvLines.size() ? log.llamaKvLines[i] : "(not printed)";
-    // Releases before the cache classes were renamed print the same line as llama_kv_cache_unified.
-    const bool same = predicted == logged || (logged.starts_with("llama_kv_cache_unified: ") && predicted == "llama_kv_cache: " + logged.substr(24));
+    // Releases before the cache classes were renamed print the same line as llama_kv_cache_unified,
+    // padding the seqs column as "%2u/%2u": the same figures, compared without the spaces.
+    const auto figures = [](std::string line) {
+      if (line.starts_with("llama_kv_cache_unified: ")) line = "llama_kv_cache: " + line.substr(24);
+      line.erase(std::remove(line.begin(), line.end(), ' '), line.end());
+      return line;
+    };
+    const bool same = figures(predicted) == figures(logged);
     const LlamaCppCachePart* part = i < parts.value().size() ? &parts.value()[i] : nullptr;
     const std::string name = part && !part->name.empty() ? " (" + part->name + (part->state ? " compressor state" : "") + ")" : "";
     rows.push_back({"llama_kv_cache" + name, "", predicted, logged, "", same ? LogVerdict::Agrees : LogVerdict::Differs,

@@ -130,6 +130,34 @@ std::vector<bool> llamaCppSlidingLayers(const ModelDescription& m) {
   return out;
 }
 
+const std::vector<LlamaCppConversion>& llamaCppConversions() {
+  // conversion/<file>.py at 0c1e57098: the class @ModelBase.register names and its model_arch.
+  static const std::vector<LlamaCppConversion> t = {
+      {"GptOssForCausalLM", "gpt-oss", "conversion/gpt_oss.py:13-16 (GptOssModel, MODEL_ARCH.GPT_OSS); writes sliding_window alone (line 130), so llama.cpp's own pattern of 2 applies"},
+  };
+  return t;
+}
+
+Result<ModelDescription> llamaCppModelOfConfig(const ModelDescription& config) {
+  ModelDescription m = config;
+  for (const auto& row : llamaCppConversions())
+    if (std::find(config.architectures.begin(), config.architectures.end(), row.hfArchitecture) != config.architectures.end()) {
+      m.architecture = std::string(row.ggufArch);
+      m.attention.layerTypes.clear(), m.attention.slidingWindowPattern = -1;  // the conversion writes no pattern
+      return m;
+    }
+  const auto& a = config.attention;
+  const bool sliding = a.slidingWindow > 0 || std::find(a.layerTypes.begin(), a.layerTypes.end(), "sliding_attention") != a.layerTypes.end();
+  const char* why = sliding ? "sliding-window layers" : !a.compressRatios.empty() ? "compressed attention" : a.indexTopk > 0 ? "an attention indexer"
+                    : a.kvSharedLayers > 0 ? "layers sharing a cache" : !config.mtpLayers.empty() ? "MTP layers" : nullptr;
+  if (why)
+    return Error{ErrorCode::Usage,
+                 std::string("a config.json with ") + why + ": how llama.cpp keeps them depends on what convert_hf_to_gguf.py writes for " +
+                     (config.architectures.empty() ? config.architecture : config.architectures.front()) + ", not read here - hold the log to the GGUF",
+                 {}, std::nullopt, {}};
+  return m;  // full attention (or MLA) on every layer: the cache does not depend on the name
+}
+
 bool llamaCppIndexerKeys(const ModelDescription& m) {
   // llama-model.cpp create_memory: LLM_ARCH_DEEPSEEK32 and LLM_ARCH_GLM_DSA build
   // llama_kv_cache_dsa, its indexer cache on the layers filter_lid admits.

@@ -55,6 +55,18 @@ struct LlamaCppLayerKv {
   uint64_t kWidth = 0, vWidth = 0;
   uint64_t kHead = 0, vHead = 0;  // n_embd_head_k / _v: a quantized cache type's block must divide them
 };
+// How llama.cpp would see a model known only by its config.json (a log held to a folder with no
+// GGUF): the architecture convert_hf_to_gguf.py names it (llamaCppConversions), with what the
+// conversion writes of the sliding pattern. A usage error where that is not read here: a sliding,
+// compressed, indexed, cache-sharing or MTP model of an architecture not in the table.
+struct LlamaCppConversion {
+  std::string_view hfArchitecture;  // config.json's architectures entry
+  std::string_view ggufArch;        // general.architecture of the conversion
+  std::string_view source;          // llama.cpp 0c1e57098 conversion/*.py, and what it writes of the pattern
+};
+const std::vector<LlamaCppConversion>& llamaCppConversions();
+Result<ModelDescription> llamaCppModelOfConfig(const ModelDescription& config);
+
 // Does llama.cpp keep lightning-indexer keys in a cache of their own (a GGUF of deepseek32 or
 // glm-dsa)?
 bool llamaCppIndexerKeys(const ModelDescription& m);
