@@ -266,6 +266,37 @@ class TstKvCache : public QObject {
     QCOMPARE(kvOf(m, o).slidingBytesPerSeq, uint64_t(520 + 1) * 16 * 2048 * 18);
   }
 
+  // gpt-oss under SGLang 0.5.23: a hybrid-SWA architecture (model_config.py is_hybrid_swa_model,
+  // SWA_SINK_ARCHS), so a full pool of N tokens and a sliding pool of 0.8 x N: N = budget //
+  // (18 x 2048 + 0.8 x 18 x 2048) = budget // 66,355.2, no window a sequence. Named otherwise, the
+  // same config is one pool of every layer at 2048 B.
+  void gptOssInSglang() {
+    ModelDescription m = config(kGptOss120b);
+    m.architectures = {"GptOssForCausalLM"};
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    o.sglang = true;
+    o.blockSize = 1;  // SGLang's page
+    const plan::KvCache kv = kvOf(m, o);
+    QCOMPARE(kv.layers.full, 18);
+    QCOMPARE(kv.layers.sliding, 18);
+    QCOMPARE(kv.bytesPerToken, uint64_t(36'864));
+    QCOMPARE(kv.poolBytesPerToken, 36'864 + 0.8 * 36'864);
+    QCOMPARE(kv.slidingBytesPerSeq, uint64_t(0));
+    const plan::KvFit f = plan::fitKvCache(kv, int64_t(10) << 30, 1);
+    QCOMPARE(f.tokensFit, uint64_t(161'817));  // 10,737,418,240 // 66,355.2 = 161,817 (Python)
+    QCOMPARE(f.maxConcurrency, 161'817.0 / 32'768);
+    QCOMPARE(plan::fitKvCache(kv, int64_t(10) << 30, 64).tokensFit, uint64_t(161'792));  // whole pages of 64
+    m.architectures = {"SomeSlidingForCausalLM"};
+    const plan::KvCache one = kvOf(m, o);
+    QCOMPARE(one.bytesPerToken, uint64_t(2 * 36'864));  // the sliding layers at a full layer's cost
+    QCOMPARE(one.poolBytesPerToken, 0.0);
+    QCOMPARE(one.slidingBytesPerSeq, uint64_t(0));
+    m.architectures.clear();
+    m.attention.hybridSwaFlag = true;  // a config's own is_hybrid_swa opts in
+    QCOMPARE(kvOf(m, o).poolBytesPerToken, 36'864 * 1.8);
+  }
+
   // Qwen3-Next: every 4th layer is full attention, the rest Gated DeltaNet with a fixed state.
   void qwen3NextHybrid() {
     const ModelDescription m = config(kQwen3Next);

@@ -171,10 +171,15 @@ void printKv(const plan::PlanOptions& opt, const plan::PlanResult& res, const Kv
   std::printf("KV cache (%s, %lld tokens a request): %s per token per rank over ", c.dtype.c_str(), (long long)c.maxModelLen, formatBytes(c.bytesPerToken).c_str());
   if (c.compressedLayers) std::printf("%d compressed layers", c.compressedLayers);  // DeepSeek-V4 has no full or MLA layer
   else std::printf("%d full + %d MLA layers", c.layers.full, c.layers.mla);
-  if (c.layers.sliding) std::printf("; %d sliding layers (window %lld): %s per sequence", c.layers.sliding, (long long)c.window, formatBytes(c.slidingBytesPerSeq).c_str());
+  if (c.layers.sliding) {
+    std::printf("; %d sliding layers (window %lld)", c.layers.sliding, (long long)c.window);
+    if (c.slidingBytesPerSeq) std::printf(": %s per sequence", formatBytes(c.slidingBytesPerSeq).c_str());
+  }
   if (c.layers.linear) std::printf("; %d linear-attention layers: %s state per sequence", c.layers.linear, formatBytes(c.stateBytesPerSeq).c_str());
-  if (c.poolBytesPerToken > 0)
+  if (c.poolBytesPerToken > 0 && c.compressedLayers)
     std::printf(" (%.2f B a token as SGLang charges it, 256-token pages) and %s charged once", c.poolBytesPerToken, formatBytes(c.poolFixedBytes).c_str());
+  else if (c.poolBytesPerToken > 0)
+    std::printf(" (%.2f B a token of SGLang's full pool with its sliding pool's share)", c.poolBytesPerToken);
   else if (c.compressedLayers)
     std::printf("; %d compressed layers: %s per sequence, compressor states %s per sequence", c.compressedLayers, formatBytes(c.compressedBytesPerSeq).c_str(),
                 formatBytes(c.stateBytesPerSeq).c_str());

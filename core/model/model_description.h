@@ -102,6 +102,7 @@ struct AttentionConfig {
   // Kimi's KDA linear attention (linear_attn_config.kda_layers, or linear_attention layers with
   // linear_num_heads and linear_head_dim: SGLang 0.5.23 model_config.py uses_kda_attention).
   bool kdaAttention = false;
+  bool hybridSwaFlag = false;  // config.json's is_hybrid_swa: SGLang's opt-in to its two sliding-window pools
   // Linear attention (Qwen3-Next Gated DeltaNet): a fixed state per sequence.
   int64_t linearKeyHeads = -1, linearValueHeads = -1, linearKeyHeadDim = -1, linearValueHeadDim = -1, linearConvKernel = -1;
   std::string dtype;                             // the model's own dtype ("bfloat16"): the KV cache's "auto"

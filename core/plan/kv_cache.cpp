@@ -2,10 +2,12 @@
 
 #include "core/plan/llama_cpp_cache.h"
 #include "core/plan/sglang_dsv4_pool.h"
+#include "core/plan/sglang_swa_pool.h"
 #include "core/util/format_bytes.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 namespace ws::plan {
@@ -134,6 +136,27 @@ void deepseekV4Sglang(const ModelDescription& m, const KvOptions& o, KvCache& kv
   kv.formulas = p.formulas;
 }
 
+// SGLang's sliding layers (sglang_swa_pool.h): a pool of their own sized at 0.8 x the full pool's
+// tokens for a hybrid-SWA architecture, else the full cache in the one pool.
+void sglangSlidingLayers(const ModelDescription& m, uint64_t perLayer, KvCache& kv) {
+  kv.window = m.attention.slidingWindow;
+  const uint64_t perToken = perLayer * uint64_t(kv.layers.sliding);
+  const std::string n = std::to_string(kv.layers.sliding);
+  if (!sglangHybridSwa(m)) {
+    kv.bytesPerToken += perToken;
+    kv.formulas.push_back("SGLang: not a hybrid-SWA architecture (model_config.py is_hybrid_swa_model), so its " + n +
+                          " sliding layers keep a full cache in the one pool: " + std::to_string(perToken) + " B per token more");
+    return;
+  }
+  if (kv.layers.mla) fail(ErrorCode::Usage, "SGLang 0.5.23 sizes an MLA model's sliding layers by swa_kv_lora_rank (HybridSWAPoolConfigurator), not modelled here");
+  kv.slidingBytesPerToken = perToken;
+  kv.poolBytesPerToken = double(kv.bytesPerToken) + kSglangSwaFullTokensRatio * double(perToken);
+  char pool[64];
+  std::snprintf(pool, sizeof pool, "%.1f", kv.poolBytesPerToken);
+  kv.formulas.push_back("SGLang hybrid SWA (pool_configurator.py HybridSWAPoolConfigurator): the full pool's token " + std::to_string(kv.bytesPerToken) + " B + 0.8 x the " + n +
+                        " sliding layers' " + std::to_string(perToken) + " B = " + pool + " B, the sliding pool holding 0.8 x the full pool's tokens");
+}
+
 }  // namespace
 
 Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
@@ -246,7 +269,9 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
       kv.formulas.push_back("indexer keys: " + std::to_string(d) + " FP8 + " + std::to_string(d / 128) + " x 4 B scale = " + std::to_string(perLayer) +
                             " B per token per MLA layer, not split by TP; blocks of 64 tokens (FlashMLASparse)");
     }
-    if (kv.layers.sliding && o.llamaCpp) {
+    if (kv.layers.sliding && o.sglang && !o.llamaCpp) {
+      sglangSlidingLayers(m, sliding, kv);
+    } else if (kv.layers.sliding && o.llamaCpp) {
       // llama.cpp's sliding cache for one sequence (its own stream): PAD(min(n_ctx_seq, n_swa +
       // n_ubatch), 256) cells, n_ctx_seq = PAD(n_ctx, 256) (llama-kv-cache-iswa.cpp at 0c1e57098).
       kv.window = a.slidingWindow > 0 ? a.slidingWindow : m.architecture == "gemma2" ? 4096 : need(a.slidingWindow, "sliding_window", "sliding-window layers");
@@ -339,8 +364,10 @@ KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_
   f.freeBytes = freeBytes;
   if (freeBytes <= 0) return f;
   const uint64_t free = uint64_t(freeBytes);
-  if (kv.poolBytesPerToken > 0) {  // SGLang's DeepSeek-V4: its sizer's float arithmetic on the whole pool
-    f.tokensFit = uint64_t(sglangDsv4Sizes(kv.poolBytesPerToken, kv.poolFixedBytes, double(free)).full);
+  if (kv.poolBytesPerToken > 0) {  // SGLang's pools sized as a whole, with its sizers' float arithmetic
+    const uint64_t page = uint64_t(std::max<int64_t>(1, blockSize));
+    f.tokensFit = kv.compressedLayers ? uint64_t(sglangDsv4Sizes(kv.poolBytesPerToken, kv.poolFixedBytes, double(free)).full)
+                                      : uint64_t(std::floor(double(free) / kv.poolBytesPerToken)) / page * page;  // hybrid SWA
     f.maxConcurrency = kv.maxModelLen > 0 ? double(f.tokensFit) / double(kv.maxModelLen) : 0;
     f.servedConcurrency = maxNumSeqs > 0 ? std::min(f.maxConcurrency, double(maxNumSeqs)) : f.maxConcurrency;
     return f;

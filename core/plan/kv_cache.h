@@ -47,8 +47,10 @@ struct KvCache {
   // bytesPerToken too, which is what tokens-fit divides by).
   int compressedLayers = 0;
   uint64_t compressedBytesPerSeq = 0, compressedBytesPerToken = 0;
-  // SGLang's DeepSeek-V4 (sglang_dsv4_pool.h): pools sized as a whole - a fractional charge a
-  // token (bytesPerToken holds it rounded up) and the ratio-128 compressor states charged once.
+  // SGLang's pools sized as a whole - a fractional charge a token of the full pool and what is
+  // charged once: DeepSeek-V4's (sglang_dsv4_pool.h; bytesPerToken holds the charge rounded up, the
+  // ratio-128 compressor states are fixed) and a hybrid-SWA model's (sglang_swa_pool.h: full layers'
+  // bytes + 0.8 x the sliding layers').
   double poolBytesPerToken = 0;
   uint64_t poolFixedBytes = 0;
   int64_t blockSize = 16;             // tokens a cache block: --block-size, or what the engine forces
