@@ -312,6 +312,34 @@ class TstKvCache : public QObject {
     QCOMPARE(kvOf(m, o).stateBytesPerSeq, uint64_t((12'288 + 262'144) * 2 * 36));
   }
 
+  // Qwen3-Next under SGLang 0.5.23: a state pool of slots first, then the 12 full layers' tokens.
+  // A slot at TP 1: conv (2 x 16 x 128 + 32 x 128) x 3 x 2 B = 49,152 and SSM 32 x 128 x 128 x 4 B
+  // (FP32) = 2,097,152, over 36 layers = 77,266,944 B. With 40 GiB: 40 x 0.9 / 1.9 GiB holds 263.3
+  // slots, so 262 and the padding one; the rest, 22,628,466,688 B, is 920,754 tokens of 24,576 B;
+  // 5 slots a running request: 52 requests at most.
+  void qwen3NextInSglang() {
+    ModelDescription m = config(kQwen3Next);
+    m.architectures = {"Qwen3NextForCausalLM"};
+    plan::KvOptions o;
+    o.sglang = true;
+    o.blockSize = 1;
+    const plan::KvCache kv = kvOf(m, o);
+    QCOMPARE(kv.stateSlotBytes, uint64_t(77'266'944));
+    QCOMPARE(kv.bytesPerToken, uint64_t(24'576));
+    const plan::KvFit f = plan::fitKvCache(kv, int64_t(40) << 30, 1);
+    QCOMPARE(f.stateSlots, int64_t(262));
+    QCOMPARE(f.tokensFit, uint64_t(920'754));
+    QCOMPARE(f.maxRunning, int64_t(52));
+    QCOMPARE(f.maxConcurrency, 920'754.0 / 262'144);  // the config's 262,144 tokens a request: fewer than 52
+    o.tp = 2;  // both states split: half a slot, 525 of them
+    const plan::KvCache kv2 = kvOf(m, o);
+    QCOMPARE(kv2.stateSlotBytes, uint64_t(38'633'472));
+    QCOMPARE(plan::fitKvCache(kv2, int64_t(40) << 30, 1).stateSlots, int64_t(525));
+    m.architectures = {"SomeLinearForCausalLM"};  // another linear-attention architecture: not read
+    QVERIFY(!plan::kvCachePerRank(m, o));
+    QCOMPARE(plan::fitKvCache(kv, int64_t(1) << 20, 1).tokensFit, uint64_t(0));  // not one slot: SGLang refuses
+  }
+
   // llama.cpp: n_ctx x n_layer x (n_embd_k_gqa + n_embd_v_gqa), f16 unless told, from the GGUF keys.
   void ggufLlamaCpp() {
     auto c = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));

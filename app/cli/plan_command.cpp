@@ -76,6 +76,7 @@ nlohmann::json kvJson(const KvPlan& kv, const plan::PlanOptions& opt, const plan
     j["tokens_fit"] = f.tokensFit;
     j["max_concurrency"] = f.maxConcurrency;
     j["served_concurrency"] = f.servedConcurrency;
+    if (f.stateSlots >= 0) j["state_slots"] = f.stateSlots, j["max_running_requests"] = f.maxRunning;  // SGLang's state pool
   } else {
     j["free_bytes"] = j["tokens_fit"] = j["max_concurrency"] = j["served_concurrency"] = nullptr;
   }
@@ -199,6 +200,7 @@ void printKv(const plan::PlanOptions& opt, const plan::PlanResult& res, const Kv
     std::printf("%-5d %14s %14s %16.2f", rp.rank, f.freeBytes < 0 ? ("-" + formatBytes(uint64_t(-f.freeBytes))).c_str() : formatBytes(uint64_t(f.freeBytes)).c_str(),
                 formatCount(f.tokensFit).c_str(), f.maxConcurrency);
     if (capped) std::printf("   %8.2f", f.servedConcurrency);
+    if (f.stateSlots >= 0) std::printf("   (SGLang: %lld state slots, at most %lld running requests)", (long long)f.stateSlots, (long long)f.maxRunning);
     std::printf("\n");
   }
 }
@@ -636,7 +638,9 @@ class PlanCommand : public Command {
     plan::KvOptions o;
     o.maxModelLen = a.getInt("max-model-len", -1);
     o.dtype = a.get("kv-cache-dtype", "auto");
-    o.blockSize = a.getInt("block-size", 16);
+    // SGLang's page: 1 on CUDA (arg_groups/overrides.py _page_size_default) unless its attention
+    // backend forces another (FA4 128, FlashMLA and TRT-LLM backends theirs: not modelled); vLLM's block 16.
+    o.blockSize = a.getInt("block-size", a.get("runtime") == "sglang" ? 1 : 16);
     o.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", 8192);
     o.maxNumSeqs = a.getInt("max-num-seqs", -1);
     if (a.has("max-num-seqs") && o.maxNumSeqs < 1) throw std::invalid_argument("--max-num-seqs must be at least 1");

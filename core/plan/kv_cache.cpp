@@ -157,6 +157,30 @@ void sglangSlidingLayers(const ModelDescription& m, uint64_t perLayer, KvCache& 
                         " sliding layers' " + std::to_string(perToken) + " B = " + pool + " B, the sliding pool holding 0.8 x the full pool's tokens");
 }
 
+// SGLang 0.5.23's state pool for Qwen3-Next's Gated DeltaNet layers, per slot: a conv state of
+// (2 x key heads x key dim + value heads x value dim) / TP x (kernel - 1) in BF16
+// (SGLANG_MAMBA_CONV_DTYPE) and an SSM state of value heads / TP x key dim x value dim in FP32 (its
+// Qwen3NextConfig sets no mamba_ssm_dtype), over every linear layer (configs/mamba_utils.py
+// mamba_cache_per_req, configs/qwen3_next.py). A running request holds 5 slots: 3, and 2 tracking
+// slots of the extra_buffer radix strategy the overlap scheduler resolves for it (kv_cache_configurator.py
+// _calculate_mamba_ratio, arg_groups/overrides.py _mamba_radix_cache_resolution).
+void sglangLinearState(const ModelDescription& m, int tp, KvCache& kv) {
+  const auto& a = m.attention;
+  if (std::find(m.architectures.begin(), m.architectures.end(), "Qwen3NextForCausalLM") == m.architectures.end())
+    fail(ErrorCode::Usage, "SGLang 0.5.23 sizes a linear-attention model's state pool by its architecture's state shapes and radix strategy, read here for "
+                           "Qwen3NextForCausalLM only");
+  const uint64_t conv = uint64_t(2 * a.linearKeyHeads * a.linearKeyHeadDim + a.linearValueHeads * a.linearValueHeadDim) / uint64_t(tp) *
+                        uint64_t(a.linearConvKernel - 1) * 2;
+  const uint64_t ssm = uint64_t(a.linearValueHeads / tp) * uint64_t(a.linearKeyHeadDim) * uint64_t(a.linearValueHeadDim) * 4;
+  kv.stateSlotBytes = (conv + ssm) * uint64_t(kv.layers.linear);
+  kv.slotsPerRequest = 5;
+  kv.stateBytesPerSeq = kv.stateSlotBytes;
+  kv.formulas.push_back("SGLang state pool: (conv " + std::to_string(conv) + " B BF16 + SSM " + std::to_string(ssm) + " B FP32) x " + std::to_string(kv.layers.linear) +
+                        " layers = " + std::to_string(kv.stateSlotBytes) +
+                        " B a slot; 0.9 / 1.9 of the budget in whole slots (one for padding), 5 a running request; the full-attention tokens take the rest "
+                        "(kv_cache_configurator.py _handle_max_mamba_cache)");
+}
+
 }  // namespace
 
 Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
@@ -306,6 +330,7 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
       kv.formulas.push_back("linear attention: ((" + std::to_string(kernel) + " - 1) x (2 x " + std::to_string(kh * kd) + " + " + std::to_string(vh * vd) +
                             ") + " + std::to_string(vh) + " x " + std::to_string(kd) + " x " + std::to_string(vd) + ") / TP x " + std::to_string(elem) + " B x " +
                             std::to_string(kv.layers.linear) + " layers per sequence");
+      if (o.sglang && !o.llamaCpp) sglangLinearState(m, tp, kv);
     }
     if (o.llamaCpp)
       kv.formulas.push_back("llama.cpp: n_ctx x n_layer x (n_embd_k_gqa + n_embd_v_gqa) x " + ct.name + ", one copy (no tensor parallelism); layers slide as " +
@@ -369,6 +394,23 @@ KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_
     f.tokensFit = kv.compressedLayers ? uint64_t(sglangDsv4Sizes(kv.poolBytesPerToken, kv.poolFixedBytes, double(free)).full)
                                       : uint64_t(std::floor(double(free) / kv.poolBytesPerToken)) / page * page;  // hybrid SWA
     f.maxConcurrency = kv.maxModelLen > 0 ? double(f.tokensFit) / double(kv.maxModelLen) : 0;
+    f.servedConcurrency = maxNumSeqs > 0 ? std::min(f.maxConcurrency, double(maxNumSeqs)) : f.maxConcurrency;
+    return f;
+  }
+  if (kv.stateSlotBytes && kv.bytesPerToken) {
+    // SGLang's state pool first (kv_cache_configurator.py _handle_max_mamba_cache, in GiB as there):
+    // K = (budget x 0.9 / 1.9 - one slot) // slot, the K + 1 slots charged, the rest to the tokens.
+    const double gib = double(1ull << 30), slot = double(kv.stateSlotBytes), rest = double(free) / gib;
+    const double slots = std::floor((rest * 0.9 / (1 + 0.9) * gib - slot) / slot);
+    if (slots <= 0) return f;  // SGLang refuses to start: not enough memory for the state cache
+    f.stateSlots = int64_t(slots);
+    const double left = (rest - (slots + 1) * slot / gib) * gib;
+    const uint64_t page = uint64_t(std::max<int64_t>(1, blockSize));
+    f.tokensFit = left > 0 ? uint64_t(left) / kv.bytesPerToken / page * page : 0;
+    // resolve_max_num_reqs: min(clamp(tokens / context x 512, 2048, 4096), tokens / 2, slots / 5).
+    const int64_t tokens = int64_t(f.tokensFit), estimated = std::max<int64_t>(std::min<int64_t>(int64_t(double(tokens) / double(kv.maxModelLen) * 512), 4096), 2048);
+    f.maxRunning = std::min({estimated, tokens / 2, f.stateSlots / kv.slotsPerRequest});
+    f.maxConcurrency = std::min(double(f.tokensFit) / double(kv.maxModelLen), double(f.maxRunning));
     f.servedConcurrency = maxNumSeqs > 0 ? std::min(f.maxConcurrency, double(maxNumSeqs)) : f.maxConcurrency;
     return f;
   }

@@ -53,6 +53,11 @@ struct KvCache {
   // bytes + 0.8 x the sliding layers').
   double poolBytesPerToken = 0;
   uint64_t poolFixedBytes = 0;
+  // SGLang's linear-attention state pool (Qwen3-Next): one slot's conv and SSM states over every
+  // linear layer, and the slots a running request holds; the pool takes 0.9 / 1.9 of the budget
+  // in whole slots, the full-attention layers' tokens the rest (kv_cache.cpp sglangLinearState).
+  uint64_t stateSlotBytes = 0;
+  int slotsPerRequest = 0;
   int64_t blockSize = 16;             // tokens a cache block: --block-size, or what the engine forces
   int64_t maxModelLen = 0;
   std::vector<std::string> formulas;  // how each figure was computed, in words and numbers
@@ -76,6 +81,8 @@ struct KvFit {
   uint64_t tokensFit = 0;       // free / bytesPerToken, rounded down to whole blocks
   double maxConcurrency = 0;    // free / (maxModelLen x bytesPerToken + sliding, compressed and state per sequence)
   double servedConcurrency = 0; // the same, capped at --max-num-seqs: what one engine actually runs
+  int64_t stateSlots = -1;      // SGLang's max_mamba_cache_size (a state pool); -1: none
+  int64_t maxRunning = -1;      // SGLang's max_running_requests as its state pool caps it; -1: not capped
 };
 KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_t maxNumSeqs = -1);
 

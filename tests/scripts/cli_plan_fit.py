@@ -148,6 +148,20 @@ for chunk in (None, 2048):
           f"SGLang headroom (chunk {c}): {reserves}, by hand {want} B at mem_fraction_static {share:.3f}: {r.stderr[:300]}")
     kv = rank.get("kv_cache") or {}
     check(kv.get("free_bytes") == free_before - want - rank["bytes"]["total"] - rank["derived"], f"SGLang free for KV: {kv.get('free_bytes')}")
+# Qwen3-Next under SGLang (tests/data/qwen3_next: 2 linear layers, 2 full): a state slot of conv
+# (2 x 2 x 16 + 4 x 16) x 3 x 2 B and SSM 4 x 16 x 16 x 4 B (FP32) a layer; 0.9 / 1.9 of the free
+# memory in whole slots less the padding one, the rest in tokens of 2 x 2 x (16 + 16) x 2 B, and
+# at most a fifth of the slots running.
+QWEN3_NEXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "qwen3_next")
+r = subprocess.run([WS, "plan", QWEN3_NEXT, "--ep", "1", "--runtime", "sglang", "--gpu-mem", "H100-80GB", "--max-model-len", "4096", "--json"], capture_output=True, text=True)
+kv = ((json.loads(r.stdout)["ranks"][0].get("kv_cache") or {}) if r.returncode in (0, 1) and r.stdout else {})
+slot = ((2 * 2 * 16 + 4 * 16) * 3 * 2 + 4 * 16 * 16 * 4) * 2
+rest = kv.get("free_bytes", 0) / 2**30
+slots = int((rest * 0.9 / 1.9 * 2**30 - slot) // slot)
+tokens = int((rest - (slots + 1) * slot / 2**30) * 2**30) // 256
+running = min(max(min(int(tokens / 4096 * 512), 4096), 2048), tokens // 2, slots // 5)
+check(kv.get("state_slots") == slots and kv.get("tokens_fit") == tokens and kv.get("max_running_requests") == running and slots > 0,
+      f"SGLang's Qwen3-Next state pool: {kv.get('state_slots')} slots, {kv.get('tokens_fit')} tokens, {kv.get('max_running_requests')} running; by hand {slots}, {tokens}, {running}: {r.stderr[:200]}")
 r = subprocess.run([WS, "plan", PATH, "--ep", "2", "--runtime", "sglang", "--gpu-mem", "H100-80GB", "--gpu-memory-utilization", "0.9"], capture_output=True, text=True)
 check(r.returncode == 2 and "--mem-fraction-static" in r.stderr, f"vLLM's share under --runtime sglang: exit {r.returncode}: {r.stderr[:200]}")
 r = subprocess.run([WS, "plan", PATH, "--ep", "2", "--runtime", "sglang", "--emit", "sglang", "--max-num-batched-tokens", "4096", "--mem-fraction-static", "0.8"],
