@@ -312,7 +312,10 @@ void RankMapView::draw() {
   const uint64_t reserves = kv_ ? kv_->reserveBytes() : 0;
   const uint64_t share = (uint64_t(requests_->value()) + ranks.size() - 1) / std::max<size_t>(1, ranks.size());
   const uint64_t kvBytes =
-      kv ? share * (uint64_t(kv_->cache->maxModelLen) * kv_->cache->bytesPerToken + kv_->cache->slidingBytesPerSeq + kv_->cache->stateBytesPerSeq) + kv_->cache->poolFixedBytes : 0;
+      kv ? share * (uint64_t(double(kv_->cache->maxModelLen) * (kv_->cache->poolBytesPerToken > 0 ? kv_->cache->poolBytesPerToken : double(kv_->cache->bytesPerToken))) +
+                    kv_->cache->slidingBytesPerSeq + kv_->cache->stateBytesPerSeq) +
+               kv_->cache->poolFixedBytes
+         : 0;  // SGLang's pools charge a token of the full pool its share of the others
   double largest = 0;
   for (const auto& r : ranks) largest = std::max(largest, double(std::max(r.resident + reserves + kvBytes, r.peak)));
   // The budget line: what a rank may use (capacity less the reserve) = any rank's peak + headroom.

@@ -174,7 +174,7 @@ void sglangLinearState(const ModelDescription& m, int tp, KvCache& kv) {
   const uint64_t ssm = uint64_t(a.linearValueHeads / tp) * uint64_t(a.linearKeyHeadDim) * uint64_t(a.linearValueHeadDim) * 4;
   kv.stateSlotBytes = (conv + ssm) * uint64_t(kv.layers.linear);
   kv.slotsPerRequest = 5;
-  kv.stateBytesPerSeq = kv.stateSlotBytes;
+  kv.stateBytesPerSeq = kv.stateSlotBytes * uint64_t(kv.slotsPerRequest);  // what a running request holds
   kv.formulas.push_back("SGLang state pool: (conv " + std::to_string(conv) + " B BF16 + SSM " + std::to_string(ssm) + " B FP32) x " + std::to_string(kv.layers.linear) +
                         " layers = " + std::to_string(kv.stateSlotBytes) +
                         " B a slot; 0.9 / 1.9 of the budget in whole slots (one for padding), 5 a running request; the full-attention tokens take the rest "
