@@ -331,6 +331,8 @@ class TstKvCache : public QObject {
     QCOMPARE(f.tokensFit, uint64_t(920'754));
     QCOMPARE(f.maxRunning, int64_t(52));
     QCOMPARE(f.maxConcurrency, 920'754.0 / 262'144);  // the config's 262,144 tokens a request: fewer than 52
+    QCOMPARE(plan::fitKvCache(kv, int64_t(40) << 30, 1, 30).maxRunning, int64_t(30));  // --max-running-requests 30 below the cap
+    QCOMPARE(plan::fitKvCache(kv, int64_t(40) << 30, 1, 5000).maxRunning, int64_t(52));  // and above it
     o.tp = 2;  // both states split: half a slot, 525 of them
     const plan::KvCache kv2 = kvOf(m, o);
     QCOMPARE(kv2.stateSlotBytes, uint64_t(38'633'472));

@@ -407,9 +407,11 @@ KvFit fitKvCache(const KvCache& kv, int64_t freeBytes, int64_t blockSize, int64_
     const double left = (rest - (slots + 1) * slot / gib) * gib;
     const uint64_t page = uint64_t(std::max<int64_t>(1, blockSize));
     f.tokensFit = left > 0 ? uint64_t(left) / kv.bytesPerToken / page * page : 0;
-    // resolve_max_num_reqs: min(clamp(tokens / context x 512, 2048, 4096), tokens / 2, slots / 5).
-    const int64_t tokens = int64_t(f.tokensFit), estimated = std::max<int64_t>(std::min<int64_t>(int64_t(double(tokens) / double(kv.maxModelLen) * 512), 4096), 2048);
-    f.maxRunning = std::min({estimated, tokens / 2, f.stateSlots / kv.slotsPerRequest});
+    // resolve_max_num_reqs: min(--max-running-requests, else clamp(tokens / context x 512, 2048,
+    // 4096); tokens / 2; slots / 5).
+    const int64_t tokens = int64_t(f.tokensFit);
+    const int64_t asked = maxNumSeqs > 0 ? maxNumSeqs : std::max<int64_t>(std::min<int64_t>(int64_t(double(tokens) / double(kv.maxModelLen) * 512), 4096), 2048);
+    f.maxRunning = std::min({asked, tokens / 2, f.stateSlots / kv.slotsPerRequest});
     f.maxConcurrency = std::min(double(f.tokensFit) / double(kv.maxModelLen), double(f.maxRunning));
     f.servedConcurrency = maxNumSeqs > 0 ? std::min(f.maxConcurrency, double(maxNumSeqs)) : f.maxConcurrency;
     return f;
