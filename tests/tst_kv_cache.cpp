@@ -337,6 +337,9 @@ class TstKvCache : public QObject {
     const plan::KvCache kv2 = kvOf(m, o);
     QCOMPARE(kv2.stateSlotBytes, uint64_t(38'633'472));
     QCOMPARE(plan::fitKvCache(kv2, int64_t(40) << 30, 1).stateSlots, int64_t(525));
+    // Qwen3.5's text config is Qwen3-Next's; one that says its SSM dtype keeps it: 16 x 128 x 128 x 2 B at TP 2.
+    const ModelDescription q35 = config(std::string(kQwen3Next).insert(1, R"("architectures":["Qwen3_5MoeForCausalLM"],"mamba_ssm_dtype":"bfloat16",)"));
+    QCOMPARE(kvOf(q35, o).stateSlotBytes, uint64_t((24'576 + 524'288) * 36));
     m.architectures = {"SomeLinearForCausalLM"};  // another linear-attention architecture: not read
     QVERIFY(!plan::kvCachePerRank(m, o));
     QCOMPARE(plan::fitKvCache(kv, int64_t(1) << 20, 1).tokensFit, uint64_t(0));  // not one slot: SGLang refuses

@@ -322,6 +322,7 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
   a.linearKeyHeadDim = intKey(t, {"linear_key_head_dim"});
   a.linearValueHeadDim = intKey(t, {"linear_value_head_dim"});
   a.linearConvKernel = intKey(t, {"linear_conv_kernel_dim"});
+  a.mambaSsmDtype = strKey(t, "mamba_ssm_dtype");
   a.hybridSwaFlag = t.contains("is_hybrid_swa") && t["is_hybrid_swa"].is_boolean() && t["is_hybrid_swa"].get<bool>();
   // SGLang 0.5.23 model_config.py uses_kda_attention, on the config and its text config.
   for (const json* c : std::initializer_list<const json*>{&root, &t}) {

@@ -105,6 +105,7 @@ struct AttentionConfig {
   bool hybridSwaFlag = false;  // config.json's is_hybrid_swa: SGLang's opt-in to its two sliding-window pools
   // Linear attention (Qwen3-Next Gated DeltaNet): a fixed state per sequence.
   int64_t linearKeyHeads = -1, linearValueHeads = -1, linearKeyHeadDim = -1, linearValueHeadDim = -1, linearConvKernel = -1;
+  std::string mambaSsmDtype;  // config.json's mamba_ssm_dtype, where it says (SGLang keeps the SSM state in it, else FP32)
   std::string dtype;                             // the model's own dtype ("bfloat16"): the KV cache's "auto"
   int64_t maxPositions = -1;                     // max_position_embeddings / context_length
 

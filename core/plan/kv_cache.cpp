@@ -157,25 +157,32 @@ void sglangSlidingLayers(const ModelDescription& m, uint64_t perLayer, KvCache& 
                         " sliding layers' " + std::to_string(perToken) + " B = " + pool + " B, the sliding pool holding 0.8 x the full pool's tokens");
 }
 
-// SGLang 0.5.23's state pool for Qwen3-Next's Gated DeltaNet layers, per slot: a conv state of
-// (2 x key heads x key dim + value heads x value dim) / TP x (kernel - 1) in BF16
-// (SGLANG_MAMBA_CONV_DTYPE) and an SSM state of value heads / TP x key dim x value dim in FP32 (its
-// Qwen3NextConfig sets no mamba_ssm_dtype), over every linear layer (configs/mamba_utils.py
-// mamba_cache_per_req, configs/qwen3_next.py). A running request holds 5 slots: 3, and 2 tracking
-// slots of the extra_buffer radix strategy the overlap scheduler resolves for it (kv_cache_configurator.py
-// _calculate_mamba_ratio, arg_groups/overrides.py _mamba_radix_cache_resolution).
+// SGLang 0.5.23's state pool for the Gated DeltaNet layers of Qwen3-Next and Qwen3.5 (whose text
+// configs subclass Qwen3NextConfig, configs/qwen3_5.py), per slot: a conv state of (2 x key heads x
+// key dim + value heads x value dim) / TP x (kernel - 1) in BF16 (SGLANG_MAMBA_CONV_DTYPE) and an
+// SSM state of value heads / TP x key dim x value dim in the config's mamba_ssm_dtype, else FP32
+// (mamba2_state_dtype), over every linear layer (configs/mamba_utils.py mamba_cache_per_req,
+// configs/qwen3_next.py mamba2_cache_params). A running request holds 5 slots: 3, and 2 tracking
+// slots of the extra_buffer radix strategy the overlap scheduler resolves for these architectures
+// (kv_cache_configurator.py _calculate_mamba_ratio, arg_groups/overrides.py
+// _mamba_radix_cache_resolution, _MAMBA_EXTRA_BUFFER_ARCHS).
 void sglangLinearState(const ModelDescription& m, int tp, KvCache& kv) {
   const auto& a = m.attention;
-  if (std::find(m.architectures.begin(), m.architectures.end(), "Qwen3NextForCausalLM") == m.architectures.end())
+  static const char* const kGatedDeltaNet[] = {"Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "Qwen3_5ForConditionalGeneration",
+                                               "Qwen3_5MoeForConditionalGeneration"};
+  if (std::none_of(std::begin(kGatedDeltaNet), std::end(kGatedDeltaNet),
+                   [&](const char* arch) { return std::find(m.architectures.begin(), m.architectures.end(), arch) != m.architectures.end(); }))
     fail(ErrorCode::Usage, "SGLang 0.5.23 sizes a linear-attention model's state pool by its architecture's state shapes and radix strategy, read here for "
-                           "Qwen3NextForCausalLM only");
+                           "Qwen3-Next and Qwen3.5 (Gated DeltaNet) only");
   const uint64_t conv = uint64_t(2 * a.linearKeyHeads * a.linearKeyHeadDim + a.linearValueHeads * a.linearValueHeadDim) / uint64_t(tp) *
                         uint64_t(a.linearConvKernel - 1) * 2;
-  const uint64_t ssm = uint64_t(a.linearValueHeads / tp) * uint64_t(a.linearKeyHeadDim) * uint64_t(a.linearValueHeadDim) * 4;
+  const uint64_t ssmElement = a.mambaSsmDtype == "bfloat16" || a.mambaSsmDtype == "float16" ? 2 : 4;
+  const uint64_t ssm = uint64_t(a.linearValueHeads / tp) * uint64_t(a.linearKeyHeadDim) * uint64_t(a.linearValueHeadDim) * ssmElement;
   kv.stateSlotBytes = (conv + ssm) * uint64_t(kv.layers.linear);
   kv.slotsPerRequest = 5;
   kv.stateBytesPerSeq = kv.stateSlotBytes * uint64_t(kv.slotsPerRequest);  // what a running request holds
-  kv.formulas.push_back("SGLang state pool: (conv " + std::to_string(conv) + " B BF16 + SSM " + std::to_string(ssm) + " B FP32) x " + std::to_string(kv.layers.linear) +
+  kv.formulas.push_back("SGLang state pool: (conv " + std::to_string(conv) + " B BF16 + SSM " + std::to_string(ssm) + (ssmElement == 4 ? " B FP32) x " : " B 16-bit) x ") +
+                        std::to_string(kv.layers.linear) +
                         " layers = " + std::to_string(kv.stateSlotBytes) +
                         " B a slot; 0.9 / 1.9 of the budget in whole slots (one for padding), 5 a running request; the full-attention tokens take the rest "
                         "(kv_cache_configurator.py _handle_max_mamba_cache)");
