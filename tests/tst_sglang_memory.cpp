@@ -80,6 +80,21 @@ class TstSglangMemory : public QObject {
     QCOMPARE(s.memFractionStatic, 0.823);  // 33712 / 40960 = 0.82305
   }
 
+  void theOtherTwoTiers() {
+    // 24,564 MiB (an RTX 4090's nvidia-smi total, below 35 GiB): chunked prefill 4096, max_bs 48 at TP 1;
+    // 512 + 6144 + 128 + 96 + 50 prefill graphs x 8 = 7,280.
+    const auto small = shareOf(config(kQwen3), launch(24564));
+    QCOMPARE(small.reservedMiB, 7280.0);
+    QCOMPARE(small.memFractionStatic, 0.704);  // 17284 / 24564 = 0.70363
+    // 183,359 MiB (B200, above 160 GiB): chunked prefill 16384, max_bs 512 whatever the TP;
+    // 512 + 24576 + 128 + 1024 + 74 prefill graphs x 8 = 26,832.
+    const auto big = shareOf(config(kQwen3), launch(183359));
+    QCOMPARE(big.decodeMaxBs, int64_t(512));
+    QCOMPARE(big.prefillGraphs, int64_t(74));
+    QCOMPARE(big.reservedMiB, 26832.0);
+    QCOMPARE(big.memFractionStatic, 0.854);  // 156527 / 183359 = 0.85367
+  }
+
   void floorAbove60GiB() {
     // --chunked-prefill-size 2048 on an H100: 512 + 3072 + 128 + 512 + 42 x 8 = 4,560, raised to 10,240.
     auto l = launch(81559);
