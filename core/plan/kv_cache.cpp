@@ -356,7 +356,7 @@ std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions&
     else if (!free) r.push_back({"sglang_headroom", "(1 - mem_fraction_static) of the free memory before the weights load: give --gpu-mem; " + share.value().formula, 0, 0});
     else
       r.push_back({"sglang_headroom",
-                   "free before the weights load " + formatBytes(free) + " x (1 - mem_fraction_static " + std::to_string(share.value().memFractionStatic).substr(0, 5) +
+                   "free before the weights load " + formatBytes(free) + " x (1 - mem_fraction_static " + sglangShareText(share.value().memFractionStatic) +
                        ") (kv_cache_configurator.py _profile_available_bytes); " + share.value().formula,
                    uint64_t(std::floor(double(free) * (1 - share.value().memFractionStatic))), 0});
     if (cudaGraphs) r.push_back({"cuda_graphs", "given (--reserve-cuda-graphs)", cudaGraphs, 0});

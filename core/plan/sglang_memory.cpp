@@ -39,6 +39,12 @@ constexpr Tier kTiers[] = {
 
 }  // namespace
 
+std::string sglangShareText(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", share);
+  return text;
+}
+
 int64_t sglangPrefillGraphCount(int64_t maxBs) {
   // cuda_graph_hook.py generate_prefill_cuda_graph_batch_sizes: steps of 4 to 32, 16 to 256, 32 to
   // 512, 64 to 1024, 256 to 4096, then 512 from 4608.
@@ -56,7 +62,7 @@ Result<SglangStaticShare> sglangStaticShare(const ModelDescription& m, const Sgl
   if (l.memFractionStatic > 0) {
     if (l.memFractionStatic >= 1) return Error{ErrorCode::Usage, "--mem-fraction-static must be below 1", {}, std::nullopt, {}};
     s.memFractionStatic = l.memFractionStatic, s.given = true;
-    s.formula = "mem_fraction_static " + std::to_string(l.memFractionStatic).substr(0, 5) + " (given)";
+    s.formula = "mem_fraction_static " + sglangShareText(l.memFractionStatic) + " (given)";
     return s;
   }
   if (m.visionTower)
@@ -99,9 +105,9 @@ Result<SglangStaticShare> sglangStaticShare(const ModelDescription& m, const Sgl
   if (!(s.memFractionStatic > 0))
     return Error{ErrorCode::Usage,
                  "SGLang 0.5.23 reserves " + mib(reserved) + " MiB on a GPU of " + mib(gpu) + " MiB (memory_hook.py handle_gpu_memory_settings): its mem_fraction_static would be " +
-                     std::to_string(s.memFractionStatic).substr(0, 6) + " - give --mem-fraction-static",
+                     sglangShareText(s.memFractionStatic) + " - give --mem-fraction-static",
                  {}, std::nullopt, {}};
-  s.formula = "mem_fraction_static = round((" + mib(gpu) + " - " + mib(reserved) + ") / " + mib(gpu) + ", 3) = " + std::to_string(s.memFractionStatic).substr(0, 5) +
+  s.formula = "mem_fraction_static = round((" + mib(gpu) + " - " + mib(reserved) + ") / " + mib(gpu) + ", 3) = " + sglangShareText(s.memFractionStatic) +
               "; reserved MiB = 512 + chunked prefill " + std::to_string(s.chunkedPrefillSize) + " x 1.5 + TP " + std::to_string(l.tpSize) + " / 8 x 1024 + decode graphs " +
               std::to_string(s.decodeMaxBs) + " x 2" + (l.attnDpSize > 1 ? " (+ DP attention " + std::to_string(l.attnDpSize) + " x " + std::to_string(s.decodeMaxBs) + " x 3" +
                                                                                  (s.decodeMaxBs > 300 ? " + x 1.5" : "") + ")"

@@ -49,6 +49,9 @@ struct SglangStaticShare {
 // A usage error naming what SGLang decides by that is not read here (a vision tower, no GPU memory).
 Result<SglangStaticShare> sglangStaticShare(const ModelDescription& m, const SglangLaunch& launch);
 
+// A share as the plan prints it: three decimals, what SGLang rounds its own to.
+std::string sglangShareText(double share);
+
 // The batch sizes SGLang captures prefill graphs at up to max_bs tokens (their count is what the
 // reserve charges, 8 MiB each).
 int64_t sglangPrefillGraphCount(int64_t maxBs);
