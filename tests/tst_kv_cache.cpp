@@ -13,6 +13,7 @@
 #include "core/formats/hf_config.h"
 #include "core/plan/kv_cache.h"
 #include "core/plan/llama_cpp_cache.h"
+#include "core/plan/vllm_profile.h"
 #include "core/plan/sglang_dsv4_pool.h"
 #include "test_support.h"
 
@@ -360,8 +361,8 @@ class TstKvCache : public QObject {
     QCOMPARE(kvOf(c->model, o).bytesPerToken, uint64_t(2 * (64 + 64) * 34 / 32 * 2));
   }
 
-  // A GGUF's reserves are llama.cpp's, not vLLM's profile-run terms: its compute buffers (not
-  // predicted, 0) and its output buffer of n_vocab x n_seq_max FP32 logits in host memory. The
+  // A GGUF's reserves are llama.cpp's, not vLLM's profile-run terms: its compute buffers (a lower
+  // bound, llama_cpp_compute.h) and its output buffer of n_vocab x n_seq_max FP32 logits in host memory. The
   // real gpt-oss conversion has no gpt-oss.vocab_size key: n_vocab is its token list's length, as
   // llama.cpp's load_hparams falls back to - checked here against token_embd.weight's rows.
   void ggufReservesAreLlamaCpps() {
@@ -378,10 +379,51 @@ class TstKvCache : public QObject {
     for (const auto& x : r) by[x.name] = x;
     QCOMPARE(by.size(), size_t(2));
     QVERIFY(by.count("compute_buffers") && by.count("output_buffer"));
-    QCOMPARE(by["compute_buffers"].bytes, uint64_t(0));
+    // The compute buffers by hand at n_ctx = the GGUF's context_length over -np 4 streams, with
+    // flash attention: the F16 KQ mask of pad(pad(n_ctx, 256) / 4, 256) cells x 512 tokens (the
+    // n_ubatch), against 512 outputs of (n_vocab + n_embd) FP32 logits and hidden state.
+    QCOMPARE(c->model.hiddenSize, int64_t(64));
+    const uint64_t nCtx = uint64_t(c->model.attention.maxPositions);
+    const uint64_t cells = ((nCtx + 255) / 256 * 256 / 4 + 255) / 256 * 256;
+    QCOMPARE(by["compute_buffers"].bytes, std::max(cells * 512 * 2, uint64_t(512) * (vocab + 64) * 4));
+    QVERIFY(by["compute_buffers"].formula.find("at least") != std::string::npos);
     QCOMPARE(by["output_buffer"].bytes, uint64_t(0));  // not on the GPU
     QCOMPARE(by["output_buffer"].hostBytes, vocab * 4 * 4);
-    QVERIFY(plan::runtimeReserves(c->model, [] { plan::KvOptions v; return v; }(), 0).front().name == "logits");  // the same model as vLLM would serve it
+    QVERIFY(plan::runtimeReserves(c->model, [] { plan::KvOptions v; return v; }(), 0).front().name == "sampler_logits");  // the same model as vLLM would serve it
+  }
+
+  // vLLM 0.11.0's profile-run lines by hand for a Qwen3-30B-A3B-shaped MoE (vocab 151,936, hidden
+  // 2048, 128 experts of 768, top-8): the dummy sampler's min(tokens, max_num_seqs) rows of 16-bit
+  // logits and their float32 copy; fused_experts_impl's cache13 (M x top-k x max(2 x 768, 2048))
+  // and cache2 (M x top-k x 768) in BF16, M = min(tokens, 32768). And `vllm serve`'s defaults by
+  // device (arg_utils.py): 8192 tokens / 1024 sequences from 70 GiB unless an A100, else 2048 / 256.
+  void vllmProfileReservesByHand() {
+    ModelDescription m;
+    m.vocabSize = 151936, m.hiddenSize = 2048, m.numExperts = 128, m.expertsPerToken = 8, m.expertIntermediateSize = 768;
+    auto lines = [&](int64_t tokens, int64_t seqs, int64_t defaultSeqs) {
+      plan::KvOptions o;
+      o.maxNumBatchedTokens = tokens, o.maxNumSeqs = seqs, o.defaultMaxNumSeqs = defaultSeqs;
+      std::map<std::string, uint64_t> by;
+      for (const auto& r : plan::runtimeReserves(m, o, 0)) by[r.name] = r.bytes;
+      return by;
+    };
+    auto h100 = lines(8192, -1, 1024);
+    QCOMPARE(h100["sampler_logits"], uint64_t(1024) * 151936 * 6);
+    QCOMPARE(h100["moe_intermediate"], uint64_t(8192) * 8 * (2048 + 768) * 2);
+    QCOMPARE(lines(8192, 64, 1024)["sampler_logits"], uint64_t(64) * 151936 * 6);   // --max-num-seqs 64
+    QCOMPARE(lines(100, -1, 1024)["sampler_logits"], uint64_t(100) * 151936 * 6);   // fewer tokens than sequences
+    QCOMPARE(lines(65536, -1, 1024)["moe_intermediate"], uint64_t(32768) * 8 * (2048 + 768) * 2);  // one fused-MoE chunk
+    m.hiddenSize = 1024;  // 2 x 768 above the hidden size: cache13 is w13's output
+    QCOMPARE(lines(2048, -1, 256)["moe_intermediate"], uint64_t(2048) * 8 * (1536 + 768) * 2);
+    const auto d = [](double gib, const char* name) {
+      const plan::VllmServeDefaults v = plan::vllmServeDefaults(uint64_t(gib * double(1ull << 30)), name);
+      return std::pair{v.maxNumBatchedTokens, v.maxNumSeqs};
+    };
+    QCOMPARE(d(79.19, "H100-80GB"), (std::pair<int64_t, int64_t>{8192, 1024}));
+    QCOMPARE(d(70.0, ""), (std::pair<int64_t, int64_t>{8192, 1024}));
+    QCOMPARE(d(69.99, ""), (std::pair<int64_t, int64_t>{2048, 256}));
+    QCOMPARE(d(79.25, "A100-80GB"), (std::pair<int64_t, int64_t>{2048, 256}));
+    QCOMPARE(d(79.25, "NVIDIA A100-SXM4-80GB"), (std::pair<int64_t, int64_t>{2048, 256}));
   }
 
   // llama.cpp's own layout for the real gpt-oss conversion (tests/data/llama_cpp, written by the

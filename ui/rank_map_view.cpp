@@ -19,6 +19,7 @@
 #include <qcustomplot.h>
 
 #include "core/plan/devices.h"
+#include "core/plan/vllm_profile.h"
 #include "core/validate/runtimes.h"
 #include "core/util/format_bytes.h"
 #include "ui/byte_axis.h"
@@ -226,6 +227,8 @@ void RankMapView::replan() {
         const plan::GpuBudget b = plan::budgetFor(budget.toStdString(), 1.0);
         opt.capacity = b.usable();
         kvOpt.sglangLaunch.gpuMemMiB = b.nvidiaSmiMiB, kvOpt.sglangLaunch.preLoadFreeBytes = b.usable();
+        const plan::VllmServeDefaults d = plan::vllmServeDefaults(b.total, b.device);  // vLLM's for the device, as plan's
+        kvOpt.maxNumBatchedTokens = d.maxNumBatchedTokens, kvOpt.defaultMaxNumSeqs = d.maxNumSeqs;
       } catch (const std::exception& e) {
         return failed(QObject::tr("GPU budget '%1': %2").arg(budget, QString::fromStdString(e.what())));
       }

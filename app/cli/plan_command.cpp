@@ -17,6 +17,7 @@
 #include "core/plan/engine_log_check.h"
 #include "core/plan/host_offload.h"
 #include "core/plan/kv_cache.h"
+#include "core/plan/vllm_profile.h"
 #include "core/plan/launch_flags.h"
 #include "core/report/validate_report.h"
 #include "core/util/format_bytes.h"
@@ -37,9 +38,13 @@ std::optional<plan::GpuBudget> budgetOf(const Args& a) {
     auto backend = load::makeBackend(what == "auto" ? "cuda:0" : what);
     if (!backend) throw std::invalid_argument("--gpu-mem " + what + ": " + backend.error().message);
     if (!(utilization > 0) || utilization > 1) throw std::invalid_argument("--gpu-memory-utilization must be in (0, 1]");
-    plan::GpuBudget b{backend.value()->memory().total, backend.value()->name() + ", total as the driver reports it (cudaMemGetInfo)", utilization,
-                      reserve < 0 ? plan::kDefaultContextReserve : uint64_t(reserve)};
+    plan::GpuBudget b;
+    b.total = backend.value()->memory().total;
+    b.source = backend.value()->name() + ", total as the driver reports it (cudaMemGetInfo)";
+    b.utilization = utilization;
+    b.contextReserve = reserve < 0 ? plan::kDefaultContextReserve : uint64_t(reserve);
     b.nvidiaSmiMiB = double(b.total) / double(1 << 20);  // nvidia-smi's may be more (616 MiB on the H200 of the GPU proof)
+    b.device = backend.value()->name();
     return b;
   }
   return plan::budgetFor(what, utilization, reserve);
@@ -354,9 +359,11 @@ class PlanCommand : public Command {
            "  --kv-cache-dtype D      auto (the model's dtype), bf16, fp16, fp32, fp8, fp8_e4m3, fp8_e5m2,\n"
            "                          fp8_ds_mla; GGUF: f16 (default), bf16, f32, q8_0, q4_0\n"
            "  --block-size N          tokens per cache block (default 16)\n"
-           "  --max-num-batched-tokens N   the scheduler's token budget a step (default 8192)\n"
-           "  --max-num-seqs N        requests an engine runs at once (vLLM's flag; default: no cap):\n"
-           "                          caps the served concurrency --fit counts\n"
+           "  --max-num-batched-tokens N   the scheduler's token budget a step (default: vLLM's for the\n"
+           "                          --gpu-mem device, 8192 at 70 GiB or more unless an A100, else 2048)\n"
+           "  --max-num-seqs N        requests an engine runs at once (vLLM's flag; default: no cap on the\n"
+           "                          served concurrency --fit counts; the profile run's sampler takes vLLM's\n"
+           "                          1024 or 256 as above)\n"
            "  --mem-fraction-static F --runtime sglang: SGLang's share for weights and KV cache (default: worked\n"
            "                          out as SGLang does from the GPU, TP and chunked prefill; the rest is its\n"
            "                          headroom, a reserve line). --max-num-batched-tokens is its\n"
@@ -641,8 +648,12 @@ class PlanCommand : public Command {
     // SGLang's page: 1 on CUDA (arg_groups/overrides.py _page_size_default) unless its attention
     // backend forces another (FA4 128, FlashMLA and TRT-LLM backends theirs: not modelled); vLLM's block 16.
     o.blockSize = a.getInt("block-size", a.get("runtime") == "sglang" ? 1 : 16);
-    o.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", 8192);
+    // vLLM's own defaults for the device (vllm_profile.h): without --gpu-mem, a GPU of 70 GiB or more.
+    const auto budget = budgetOf(a);
+    const plan::VllmServeDefaults d = budget ? plan::vllmServeDefaults(budget->total, budget->device) : plan::VllmServeDefaults{};
+    o.maxNumBatchedTokens = a.getInt("max-num-batched-tokens", d.maxNumBatchedTokens);
     o.maxNumSeqs = a.getInt("max-num-seqs", -1);
+    o.defaultMaxNumSeqs = std::min(d.maxNumSeqs, o.maxNumBatchedTokens);
     if (a.has("max-num-seqs") && o.maxNumSeqs < 1) throw std::invalid_argument("--max-num-seqs must be at least 1");
     o.tp = tp;
     const std::string attention = a.get("attention", "tp");

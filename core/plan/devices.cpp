@@ -17,9 +17,12 @@ const std::vector<DeviceSpec>& deviceTable() {
       {"H100-80GB", 81'559, 0, false, "nvidia-smi on H100 80GB HBM3 (modal-labs/modal-client PR #2797)", 90},
       {"H200-141GB", 143'155, 143'771, false, "cudaMemGetInfo on an H200, driver 580.159.04 (weightscope GPU proof, docs/gpu-proof/2026-12-04; nvidia-smi shows 143,771)", 90},
       {"B200-180GB", 183'359, 0, false, "nvidia-smi on B200 (NVIDIA/TensorRT-LLM issue #10278)", 100},
-      {"A100-80GB", 81'920, 0, false, "nvidia-smi on A100-SXM4-80GB (modal-labs/modal-client PR #2797)", 80},
+      // 79.25 GiB: torch's "total capacity" of an A100 80GB (levihsu/OOTDiffusion#235), which two vLLM
+      // logs of one A100 80GB at utilizations 0.5 and 0.25 pin to 79.28 +- 0.04 GiB (their available
+      // memory differs by 0.25 x the total: tests/data/engine_logs/vllm-Qwen2-7B-Instruct-1/-2.log).
+      {"A100-80GB", 81'152, 81'920, false, "torch's total capacity 79.25 GiB on an A100 80GB (levihsu/OOTDiffusion#235; nvidia-smi shows 81,920, modal-labs/modal-client PR #2797)", 80},
       {"A100-40GB", 40'960, 0, false, "nvidia-smi on A100-SXM4-40GB (modal-labs/modal-client PR #2797)", 80},
-      {"L40S-48GB", 46'068, 0, false, "nvidia-smi on L40S (modal-labs/modal-client PR #2797)", 89},
+      {"L40S-48GB", 45'486, 46'068, false, "cudaMemGetInfo's total 44.42 GiB as vLLM 0.10.2 printed it on an L40S (\"Free memory on device (43.93/44.42 GiB)\", tests/data/engine_logs/vllm-Qwen3-235B-A22B-Instruct-2507-FP8-1.log; nvidia-smi shows 46,068, modal-labs/modal-client PR #2797)", 89},
       // Unified LPDDR5x: nvidia-smi reports no device total; the nominal 128 GB (= 122,070 MiB) is
       // shared with the CPU, so give --gpu-mem a size for what the OS leaves the GPU.
       {"GB10", 122'070, 0, true, "nominal 128 GB of unified memory (DGX Spark); the driver reports no device total", 121},
@@ -64,6 +67,7 @@ GpuBudget budgetFor(const std::string& gpuMem, double utilization, int64_t conte
   b.utilization = utilization;
   if (const DeviceSpec* d = findDevice(gpuMem)) {
     b.total = d->totalMiB << 20;
+    b.device = std::string(d->name);
     b.source = std::string(d->name) + ": " + std::to_string(d->totalMiB) + " MiB, " + std::string(d->source);
     b.contextReserve = contextReserve >= 0 ? uint64_t(contextReserve) : kDefaultContextReserve;
     // GB10: nvidia-smi reports no total, and SGLang falls back to torch.cuda.mem_get_info's.

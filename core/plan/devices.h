@@ -43,6 +43,7 @@ struct GpuBudget {
   double utilization = 1.0;      // --gpu-memory-utilization: the share of the device the engine takes
   uint64_t contextReserve = 0;   // CUDA context and driver
   double nvidiaSmiMiB = 0;       // nvidia-smi's memory.total, what SGLang sizes its defaults by (get_device_memory_capacity)
+  std::string device;            // the table's name ("A100-80GB"); empty for a size: what vLLM picks its defaults by
   uint64_t usable() const;       // what the weights, the KV cache and the reserves share; 0 if the reserve exceeds the share
 };
 

@@ -92,6 +92,7 @@ void readSettings(const std::string& l, EngineLog& log) {
   integer("pp_size", log.pp);
   integer("block_size", log.blockSize);
   integer("max_num_batched_tokens", log.maxNumBatchedTokens);
+  integer("max_num_seqs", log.maxNumSeqs);
   integer("page_size", log.blockSize);
   for (const char* key : {"gpu_memory_utilization", "mem_fraction_static"})
     if (const auto v = settingOf(l, key); !v.empty() && v != "None") log.gpuMemoryUtilization = std::stod(v);
@@ -121,7 +122,7 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
   // and compute buffer sizes), src/llama-kv-cache.cpp ("llama_kv_cache: size = ...", "llama_kv_cache_unified" before the rename),
   // src/llama-kv-cache-iswa.cpp ("using full-size SWA cache"), src/llama-model.cpp
   // load_tensors ("%s model buffer size = %8.2f MiB").
-  static const std::regex llamaSetting(R"(llama_context: (n_ctx|n_seq_max|n_ubatch|kv_unified|n_rs_seq) += (\w+))"),
+  static const std::regex llamaSetting(R"(llama_context: (n_ctx|n_seq_max|n_batch|n_ubatch|kv_unified|n_rs_seq|flash_attn) += (\w+))"),
       llamaKv(R"(llama_kv_cache(?:_unified)?: size = .*K \((\w+)\):.*V \((\w+)\):.*MiB)"),
       llamaBuffer(R"((model|compute|output) buffer size = +([0-9.]+) MiB)");
   bool vllm = false, sglang = false, llama = false;
@@ -158,10 +159,18 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
       llama = true;
       const std::string key = m[1].str(), v = m[2].str();
       if (key == "kv_unified") log.kvUnified = v == "true";
+      else if (key == "flash_attn") log.flashAttn = v == "1" || v == "enabled" ? 1 : v == "0" || v == "disabled" ? 0 : -1;
+      else if (key == "n_batch" && std::all_of(v.begin(), v.end(), ::isdigit)) log.nBatch = std::stoll(v);
       else if (std::all_of(v.begin(), v.end(), ::isdigit))
         (key == "n_ctx" ? log.maxModelLen : key == "n_ubatch" ? log.nUbatch : key == "n_rs_seq" ? log.nRsSeq : log.nSeqMax) = std::stoll(v);
     }
     if (l.find("using full-size SWA cache") != std::string::npos) log.swaFull = true;
+    // -fa auto resolved: "Flash Attention was auto, set to enabled" (older releases), 0c1e57098's
+    // resolve_fused_ops "Flash Attention enabled" / "Flash Attention not supported, set to disabled".
+    if (l.find("Flash Attention") != std::string::npos)
+      if (const bool on = l.find("set to enabled") != std::string::npos || l.find("Flash Attention enabled") != std::string::npos;
+          on || l.find("set to disabled") != std::string::npos)
+        log.flashAttn = on;
     if (std::regex_search(l, m, llamaKv)) {
       llama = true;
       log.typeK = m[1].str(), log.typeV = m[2].str();

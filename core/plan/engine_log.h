@@ -29,6 +29,7 @@ struct EngineLog {
   int tp = -1, pp = -1;
   int64_t blockSize = -1;  // vLLM --block-size; SGLang page_size
   int64_t maxNumBatchedTokens = -1;  // vLLM's scheduler budget ("Chunked prefill is enabled with ...")
+  int64_t maxNumSeqs = -1;           // vLLM's max_num_seqs where its arguments print it
   std::string kvCacheDtype;
   double gpuMemoryUtilization = -1;  // vLLM gpu_memory_utilization; SGLang mem_fraction_static
   // vLLM: "Model loading took X GiB"; SGLang: "Load weight end. ... mem usage=X GB" (GiB).
@@ -46,6 +47,8 @@ struct EngineLog {
   int64_t nSeqMax = -1;
   int64_t nRsSeq = -1;  // llama.cpp's n_rs_seq (DeepSeek-V4's compressor state planes)
   int64_t nUbatch = -1;
+  int64_t nBatch = -1;
+  int flashAttn = -1;  // 1 on, 0 off, -1 not printed or left at auto
   int kvUnified = -1;  // -1: not printed
   bool swaFull = false;
   std::string typeK, typeV;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/plan/llama_cpp_cache.h"
+#include "core/plan/llama_cpp_compute.h"
 #include "core/util/format_bytes.h"
 
 namespace ws::plan {
@@ -227,6 +228,33 @@ void llamaCppOutputRows(const EngineLog& log, const LogCheckInputs& in, std::vec
   }
 }
 
+// llama.cpp's compute buffers against the lower bound of what its worst-case graph holds at once
+// (llama_cpp_compute.h) at the log's settings: the largest buffer it printed must reach it. With
+// -fa left at auto and not resolved in the log, the bound takes flash attention's, the smaller.
+void llamaCppComputeRow(const EngineLog& log, const ModelDescription& m, const LlamaCppCacheOptions& cache, std::vector<LogRow>& rows) {
+  if (log.computeBufferMib.empty()) return;
+  const LoggedFigure* largest = &log.computeBufferMib.front();
+  for (const auto& f : log.computeBufferMib)
+    if (f.value > largest->value) largest = &f;
+  LogRow r{"compute buffer (largest)", largest->worker, "", fixed(largest->value, largest->decimals) + " MiB", "", LogVerdict::NotPredicted, ""};
+  LlamaCppComputeOptions o;
+  o.cache = cache;
+  if (log.nBatch > 0) o.nBatch = log.nBatch;
+  o.flashAttn = log.flashAttn != 0;
+  const auto bound = llamaCppComputeBound(m, o);
+  if (!bound) {
+    r.explanation = bound.error().message;
+  } else {
+    const double mib = double(bound.value().bytes) / double(1 << 20);
+    r.predicted = "at least " + fixed(mib, largest->decimals) + " MiB";
+    r.difference = fixed(largest->value - mib, largest->decimals);
+    r.verdict = largest->value + 0.5 * std::pow(10.0, -largest->decimals) >= mib ? LogVerdict::AboveBound : LogVerdict::Differs;
+    r.explanation = bound.value().formula + (log.flashAttn < 0 ? ", flash attention taken (-fa auto, not resolved in the log)" : "") +
+                    "; above it: the graph's other live tensors (FFN / MoE intermediates, inputs), not modelled";
+  }
+  rows.push_back(std::move(r));
+}
+
 // llama.cpp: each cache it printed held line for line to llamaCppCache at the log's own
 // llama_context settings (n_ctx, n_seq_max, n_ubatch, kv_unified, --swa-full, -ctk/-ctv).
 void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogCheckInputs& in, std::vector<LogRow>& rows) {
@@ -269,14 +297,7 @@ void llamaCppRows(const EngineLog& log, const ModelDescription& m, const LogChec
                         (o.unified ? " --kv-unified" : "") + (o.swaFull ? " --swa-full" : "") + " -ctk " + o.typeK + " -ctv " + o.typeV +
                         (o.nRsSeq ? " n_rs_seq " + std::to_string(o.nRsSeq) : "")});
   }
-  auto sum = [](const std::vector<LoggedFigure>& v) {
-    double t = 0;
-    for (const auto& f : v) t += f.value;
-    return t;
-  };
-  if (!log.computeBufferMib.empty())
-    rows.push_back({"compute buffers", "", "", fixed(sum(log.computeBufferMib), 2) + " MiB", "", LogVerdict::NotPredicted,
-                    "llama.cpp sizes them by reserving its worst-case graph (sched_reserve): not modeled"});
+  llamaCppComputeRow(log, converted.value(), o, rows);
 }
 
 }  // namespace
@@ -288,6 +309,7 @@ const char* logVerdictName(LogVerdict v) {
     case LogVerdict::Differs: return "differs";
     case LogVerdict::Residual: return "residual";
     case LogVerdict::NotPredicted: return "not predicted";
+    case LogVerdict::AboveBound: return "above its bound";
   }
   return "?";
 }
@@ -296,6 +318,7 @@ KvOptions kvOptionsOfLog(const EngineLog& log, KvOptions o) {
   if (log.maxModelLen > 0) o.maxModelLen = log.maxModelLen;
   if (log.tp > 0) o.tp = log.tp;
   if (log.maxNumBatchedTokens > 0) o.maxNumBatchedTokens = log.maxNumBatchedTokens;
+  if (log.maxNumSeqs > 0) o.defaultMaxNumSeqs = log.maxNumSeqs;  // the profile run's sampler requests
   if (log.blockSize > 0) o.blockSize = log.blockSize;
   else if (log.engine == "sglang") o.blockSize = 1;  // SGLang's page_size default
   if (!log.kvCacheDtype.empty()) o.dtype = log.kvCacheDtype;

@@ -17,9 +17,10 @@ namespace ws::plan {
 enum class LogVerdict {
   Agrees,          // the engine printed what the prediction prints
   WithinRounding,  // differs only inside the precision the engine printed its input with
-  Differs,         // a KV-cache figure the prediction gets wrong: plan exits 1
+  Differs,         // a KV-cache figure the prediction gets wrong, or one below its bound: plan exits 1
   Residual,        // an estimate (weights, free memory): the difference shown and what it holds
   NotPredicted,    // the inputs are missing (no weights in PATH, no --gpu-mem), said why
+  AboveBound,      // a figure predicted as a lower bound (llama.cpp's compute buffers) that holds
 };
 const char* logVerdictName(LogVerdict v);
 

@@ -1,8 +1,10 @@
 #include "core/plan/kv_cache.h"
 
 #include "core/plan/llama_cpp_cache.h"
+#include "core/plan/llama_cpp_compute.h"
 #include "core/plan/sglang_dsv4_pool.h"
 #include "core/plan/sglang_swa_pool.h"
+#include "core/plan/vllm_profile.h"
 #include "core/util/format_bytes.h"
 
 #include <algorithm>
@@ -364,10 +366,18 @@ std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions&
   }
   if (o.llamaCpp) {
     // llama.cpp sizes its compute buffers by reserving the worst-case graph of n_ubatch tokens
-    // (llama_context's sched_reserve): not modelled here. Its output buffer - n_vocab FP32 logits
-    // for each of n_seq_max outputs at llama-server's defaults (llama_context::output_reserve) - is
-    // allocated in the output device's host buffer type (CUDA_Host), not on the GPU.
-    r.push_back({"compute_buffers", "not predicted: llama.cpp sizes them by reserving its worst-case graph of n_ubatch tokens (sched_reserve); add what yours prints (CUDA0 compute buffer size) with --reserve", 0, 0});
+    // (llama_context's sched_reserve): what that graph must hold at once is a lower bound
+    // (llama_cpp_compute.h), at llama-server's defaults. Its output buffer - n_vocab FP32 logits
+    // for each of n_seq_max outputs (llama_context::output_reserve) - is allocated in the output
+    // device's host buffer type (CUDA_Host), not on the GPU.
+    LlamaCppComputeOptions co;
+    co.cache.nCtx = o.maxModelLen > 0 ? o.maxModelLen : m.attention.maxPositions;
+    co.cache.nSeq = o.maxNumSeqs > 0 ? int(o.maxNumSeqs) : 1;
+    const auto bound = llamaCppComputeBound(m, co);
+    if (bound)
+      r.push_back({"compute_buffers", bound.value().formula + ", with flash attention (llama-server's -fa auto where the device runs it); the rest of the graph is not modelled: add it with --reserve", bound.value().bytes, 0});
+    else
+      r.push_back({"compute_buffers", "not predicted: " + bound.error().message + "; add what yours prints (CUDA0 compute buffer size) with --reserve", 0, 0});
     if (m.vocabSize > 0) {
       const uint64_t seqs = uint64_t(std::max<int64_t>(1, o.maxNumSeqs));
       r.push_back({"output_buffer", "n_vocab " + std::to_string(m.vocabSize) + " x n_seq_max " + std::to_string(seqs) +
@@ -377,15 +387,7 @@ std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions&
     if (cudaGraphs) r.push_back({"cuda_graphs", "given (--reserve-cuda-graphs)", cudaGraphs, 0});
     return r;
   }
-  const uint64_t tokens = uint64_t(std::max<int64_t>(0, o.maxNumBatchedTokens));
-  if (m.vocabSize > 0)
-    r.push_back({"logits", "max-num-batched-tokens " + std::to_string(tokens) + " x vocab " + std::to_string(m.vocabSize) + " x 4 B",
-                 tokens * uint64_t(m.vocabSize) * 4});
-  if (m.numExperts > 0 && m.expertsPerToken > 0 && m.expertIntermediateSize > 0)
-    r.push_back({"moe_intermediate",
-                 "max-num-batched-tokens " + std::to_string(tokens) + " x top-k " + std::to_string(m.expertsPerToken) + " x 2 x expert intermediate " +
-                     std::to_string(m.expertIntermediateSize) + " x 2 B (gate and up activations, BF16)",
-                 tokens * uint64_t(m.expertsPerToken) * 2 * uint64_t(m.expertIntermediateSize) * 2});
+  r = vllmProfileReserves(m, o);
   r.push_back({"cuda_graphs", cudaGraphs ? "given (--reserve-cuda-graphs)" : "0: vLLM measures it at start-up; give what yours prints with --reserve-cuda-graphs",
                cudaGraphs});
   return r;

@@ -23,6 +23,7 @@ struct KvOptions {
   int speculative = 0;             // draft (MTP) layers run per token: their cache counts too
   bool llamaCpp = false;           // a GGUF model: llama.cpp's cache (n_ctx x n_layer x (k + v)), no TP
   int64_t maxNumSeqs = -1;         // vLLM --max-num-seqs: the scheduler runs at most this many at once; -1: no cap
+  int64_t defaultMaxNumSeqs = 1024;  // what vLLM takes without --max-num-seqs (vllm_profile.h vllmServeDefaults)
   bool sglang = false;             // --runtime sglang: SGLang's own pools where it sizes them apart (DeepSeek-V4),
                                    // and its headroom instead of vLLM's reserves
   SglangLaunch sglangLaunch;       // what SGLang's static share is worked out from (sglang_memory.h)

@@ -94,6 +94,30 @@ def plan(path, log, *flags):
     return r.returncode, (json.loads(r.stdout) if r.stdout.strip().startswith("{") else None), r.stderr
 
 
+def compute_bound(text, n_vocab, n_embd, n_head, compressed=False):
+    """llama.cpp's compute-buffer lower bound (core/plan/llama_cpp_compute.h) by hand from a log's own
+    lines: the larger of n_outputs x (n_vocab + n_embd) x 4 B and the largest cache's cells x
+    n_tokens x (2 B of F16 mask with flash attention, else 4 B of mask + 4 B x n_head of KQ);
+    n_tokens = min(n_ctx, n_ubatch) rounded up to a multiple of n_seq_max, n_outputs = min(n_tokens,
+    n_batch). DeepSeek-V4's compressed caches are masked otherwise: the output alone."""
+    def setting(key, default):
+        m = re.search(rf"llama_context: {key} += (\d+)", text)
+        return int(m.group(1)) if m else default
+    ubatch, batch, seqs, n_ctx = setting("n_ubatch", 512), setting("n_batch", 2048), setting("n_seq_max", 1), setting("n_ctx", 4096)
+    fa = re.search(r"llama_context: flash_attn += (\w+)", text).group(1) not in ("0", "disabled") and "set to disabled" not in text
+    tokens = -(-min(n_ctx, ubatch) // seqs) * seqs
+    output = min(tokens, batch) * (n_vocab + n_embd) * 4
+    cells = [int(c) for c in re.findall(r"llama_kv_cache(?:_unified)?: size = .*?\( *(\d+) cells", text)]
+    attention = 0 if compressed or not cells else max(cells) * tokens * (2 if fa else 4 + 4 * n_head)
+    return max(output, attention)
+
+
+def check_compute(label, doc, bound):
+    rows = [r for r in (doc or {}).get("rows", []) if r["quantity"] == "compute buffer (largest)"]
+    want = f"at least {bound / 2**20:.2f} MiB"
+    check(len(rows) == 1 and rows[0]["verdict"] == "above its bound" and rows[0]["predicted"] == want, f"{label}: compute buffer {rows}, by hand {want}")
+
+
 table = []  # docs/plan.md's rows: log, config, settings, each KV figure predicted / logged / verdict
 # Logs whose source could not be pinned (README.md's UNRESOLVED rows): exercised, never cited in the table.
 UNRESOLVED = set(re.findall(r"^\| (\S+\.log) \| UNRESOLVED", open(os.path.join(LOGS, "README.md")).read(), re.M))
@@ -107,7 +131,7 @@ def table_rows(log, repo, doc):
     short = lambda line: ("{} ({} cells)".format(*size.search(line).groups()) if size.search(line) else
                           "{1} ({0} F32)".format(*state.search(line).groups()) if state.search(line) else line)
     for r in doc["rows"]:
-        if r["quantity"].startswith(KV_ROWS + ("llama_kv_cache", "output buffer")):
+        if r["quantity"].startswith(KV_ROWS + ("llama_kv_cache", "output buffer", "compute buffer")):
             table.append(f"| `{log}` | `{repo}` | {doc['settings']} | {r['quantity']} | {short(r['predicted']) or '-'} | {short(r['logged'])} | {r['difference'] or '-'} | {r['verdict']} |")
 
 
@@ -160,14 +184,24 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = [r for r in (doc or {}).get("rows", []) if r["quantity"] == "KV cache #tokens"]
     check(len(rows) == 1 and rows[0]["verdict"] == "not predicted" and "Load weight begin" in rows[0]["explanation"], f"SGLang #tokens without its memory lines: {rows}")
 
-    # The available-memory residual by hand: A100-80GB (80 GiB) x the log's utilization 0.5, less
-    # the logged weights (14.2488 GiB) and the logits reserve at the log's 2,048 batched tokens
-    # (2,048 x vocab 152,064 x 4 B).
+    # The available-memory residual by hand: A100-80GB (81,152 MiB, torch's 79.25 GiB) x the log's
+    # utilization 0.5, less the logged weights (14.2488 GiB) and the profile run's sampler: min(2,048
+    # batched tokens, the 256 sequences vLLM defaults to on an A100) x vocab 152,064 x (2 + 4) B.
     rc, doc, err = plan(write_config(tmp, "Qwen/Qwen2-7B-Instruct"), "vllm-Qwen2-7B-Instruct-1.log", "--gpu-mem", "A100-80GB")
     avail = [r for r in (doc or {}).get("rows", []) if r["quantity"] == "Available KV cache memory"]
-    want = (80 * GIB * 0.5 - 14.2488 * GIB - 2048 * 152064 * 4) / GIB
+    want = (81152 * 2**20 * 0.5 - 14.2488 * GIB - 256 * 152064 * 6) / GIB
     check(rc == 0 and len(avail) == 1 and avail[0]["verdict"] == "residual" and avail[0]["predicted"] == f"{want:.2f} GiB",
           f"available memory: {avail}, by hand {want:.2f} GiB")
+    # The same A100 at utilizations 0.5 and 0.25 (dennislee22's logs -1 and -2, the same model and
+    # batch): what the profile run measured beyond the reserves is the same in both, so the two
+    # residuals agree only when the device total is right (80 GiB would part them by 0.19 GiB), and
+    # both are negative: the reserves are lower bounds, the forward pass and non-torch memory the rest.
+    residuals = []
+    for log in ("vllm-Qwen2-7B-Instruct-1.log", "vllm-Qwen2-7B-Instruct-2.log"):
+        rc, doc, err = plan(write_config(tmp, "Qwen/Qwen2-7B-Instruct"), log, "--gpu-mem", "A100-80GB")
+        residuals += [float(r["difference"].split()[0]) for r in (doc or {}).get("rows", []) if r["quantity"] == "Available KV cache memory"]
+    check(len(residuals) == 2 and abs(residuals[0] - residuals[1]) <= 0.03 and max(residuals) < 0,
+          f"the A100's residuals at utilizations 0.5 and 0.25: {residuals}")
 
     # llama.cpp's own logs of the real conversions: every cache line it printed, predicted to the
     # character at the log's settings, and as many caches (kv_logs.json holds the same lines).
@@ -195,6 +229,9 @@ with tempfile.TemporaryDirectory() as tmp:
         n_vocab = int(re.search(r"n_vocab\s*=\s*(\d+)", open(path).read()).group(1))
         want_out = f"{n_vocab * int(n_seq) * 4 / 2**20:.2f} MiB"
         check(len(out) == 1 and out[0]["verdict"] == "agrees" and out[0]["predicted"] == want_out, f"{path}: output buffer {out}, by hand {want_out}")
+        text = open(path).read()
+        info = lambda key: int(re.search(rf"print_info: {key}\s*=\s*(\d+)", text).group(1))
+        check_compute(path, doc, compute_bound(text, n_vocab, info("n_embd"), info("n_head"), compressed=stem.startswith("deepseek-v4")))
     # Before llama.cpp renamed its cache class the same line read "llama_kv_cache_unified: size = ...":
     # such a log is held to its GGUF the same way (one of the real logs, renamed).
     renamed = os.path.join(tmp, "renamed.log")
@@ -230,8 +267,17 @@ with tempfile.TemporaryDirectory() as tmp:
         check(kv and all(r["verdict"] == "agrees" for r in kv), f"{log}: caches {[(r['predicted'], r['logged'], r['verdict']) for r in kv]}")
         if doc is not None:
             table_rows(log, repo, doc)
+        check_compute(log, doc, compute_bound(open(os.path.join(LOGS, log)).read(), vocab, CONFIGS[repo]["hidden_size"], CONFIGS[repo]["num_attention_heads"]))
         rc, doc, err = plan(write_config(tmp, repo, vocab_size=vocab * 2), log)  # another vocabulary: flagged
         check(rc == 1 and any(r["quantity"] == "output buffer" and r["verdict"] == "differs" for r in (doc or {}).get("rows", [])), f"{log} with twice the vocabulary: exit {rc}")
+
+    # Compute buffers printed below the bound (Llama-3.1-70B's 588.01 MiB as 500.00: less than its
+    # 520 MiB of KQ and mask without flash attention) are flagged, and plan exits 1.
+    lowered = os.path.join(tmp, "llamacpp-lowered-compute.log")
+    open(lowered, "w").write(open(os.path.join(LOGS, "llamacpp-Llama-3.1-70B-1.log")).read().replace("compute buffer size =   588.01 MiB", "compute buffer size =   500.00 MiB"))
+    rc, doc, err = plan(write_config(tmp, "meta-llama/Llama-3.1-70B"), lowered)
+    rows = [r for r in (doc or {}).get("rows", []) if r["quantity"] == "compute buffer (largest)"]
+    check(rc == 1 and len(rows) == 1 and rows[0]["verdict"] == "differs" and rows[0]["logged"] == "500.00 MiB", f"compute buffers below the bound: exit {rc}, {rows}")
 
     # Text output and the refusals.
     r = subprocess.run([WS, "plan", write_config(tmp, "Qwen/Qwen2-7B-Instruct"), "--engine-log", os.path.join(LOGS, "vllm-Qwen2-7B-Instruct-3.log")],

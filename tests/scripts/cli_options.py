@@ -213,8 +213,14 @@ for bs in (16, 32):
     want = k["free_bytes"] // (bs * k["bytes_per_token"]) * bs
     check(k["tokens_fit"] == want, f"plan --block-size {bs}: tokens {k['tokens_fit']}, whole blocks give {want}")
 vocab = json.load(open(os.path.join(QWEN, "config.json")))["vocab_size"]
-r = kv("--ep", "1", "--max-num-batched-tokens", "1024")
-check(r["reserves"]["logits"]["bytes"] == 1024 * vocab * 4, f"plan --max-num-batched-tokens 1024: logits {r['reserves']['logits']['bytes']}")
+# vLLM's profile-run sampler: min(batched tokens, max_num_seqs) rows of 16-bit logits and their
+# float32 copy; on this 1 GiB device vLLM 0.11.0 defaults to 256 sequences (arg_utils.py).
+r = kv("--ep", "1", "--max-num-batched-tokens", "100")
+check(r["reserves"]["sampler_logits"]["bytes"] == 100 * vocab * 6, f"plan --max-num-batched-tokens 100: sampler_logits {r['reserves']['sampler_logits']['bytes']}")
+r = kv("--ep", "1")
+check(r["reserves"]["sampler_logits"]["bytes"] == 256 * vocab * 6, f"plan's default on a device under 70 GiB: sampler_logits {r['reserves']['sampler_logits']['bytes']}")
+r = kv("--ep", "1", "--max-num-seqs", "8")
+check(r["reserves"]["sampler_logits"]["bytes"] == 8 * vocab * 6, f"plan --max-num-seqs 8: sampler_logits {r['reserves']['sampler_logits']['bytes']}")
 tp_heads = kv("--ep", "1", "--tp", "2")["kv_cache"]["bytes_per_token"]
 dp_heads = kv("--ep", "1", "--tp", "2", "--attention", "dp")["kv_cache"]["bytes_per_token"]
 check(dp_heads == 2 * tp_heads, f"plan --attention dp keeps the KV heads whole: {dp_heads} vs {tp_heads} per token")

@@ -645,6 +645,8 @@ class TstMainWindow : public QObject {
     plan::KvOptions ko;
     ko.maxModelLen = 4096;
     ko.dtype = "fp8";
+    // vLLM's own defaults for a 160 MiB device, as plan takes them: 2048 batched tokens, 256 sequences.
+    ko.maxNumBatchedTokens = 2048, ko.defaultMaxNumSeqs = 256;
     const plan::KvBudget want = plan::kvBudgetFor(w.checkpoint()->model, ko, 0);
     QVERIFY(want.cache);
     QCOMPARE(v->kvBudget()->cache->maxModelLen, int64_t(4096));
