@@ -13,6 +13,7 @@
 #include "core/formats/hf_config.h"
 #include "core/plan/kv_cache.h"
 #include "core/plan/llama_cpp_cache.h"
+#include "core/plan/llama_cpp_compute.h"
 #include "core/plan/vllm_profile.h"
 #include "core/plan/sglang_dsv4_pool.h"
 #include "test_support.h"
@@ -389,32 +390,74 @@ class TstKvCache : public QObject {
     QVERIFY(by["compute_buffers"].formula.find("at least") != std::string::npos);
     QCOMPARE(by["output_buffer"].bytes, uint64_t(0));  // not on the GPU
     QCOMPARE(by["output_buffer"].hostBytes, vocab * 4 * 4);
-    QVERIFY(plan::runtimeReserves(c->model, [] { plan::KvOptions v; return v; }(), 0).front().name == "sampler_logits");  // the same model as vLLM would serve it
+    QVERIFY(plan::runtimeReserves(c->model, [] { plan::KvOptions v; return v; }(), 0).front().name == "profile_run");  // the same model as vLLM would serve it
   }
 
-  // vLLM 0.11.0's profile-run lines by hand for a Qwen3-30B-A3B-shaped MoE (vocab 151,936, hidden
-  // 2048, 128 experts of 768, top-8): the dummy sampler's min(tokens, max_num_seqs) rows of 16-bit
-  // logits and their float32 copy; fused_experts_impl's cache13 (M x top-k x max(2 x 768, 2048))
-  // and cache2 (M x top-k x 768) in BF16, M = min(tokens, 32768). And `vllm serve`'s defaults by
+  // llama.cpp's compute bound (llama_cpp_compute.h) where the reserve's tokens are not n_ubatch, by
+  // hand on the real gpt-oss conversion (n_vocab 1000, n_embd 64, 4 heads): -c 256 caps them at
+  // n_ctx (256 cells x 256 tokens x (4 B of F32 mask + 4 heads x 4 B of KQ) without flash
+  // attention, above 256 outputs x 1064 x 4 B); -np 3 rounds 512 up to 513, a multiple of the
+  // sequences (513 outputs x 1064 x 4 B, above the F16 mask of pad(4096 / 3, 256) = 1536 cells).
+  void llamaCppComputeTokensByHand() {
+    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/gpt-oss-bf16.gguf");
+    QCOMPARE(c->model.attention.numHeads, int64_t(4));
+    QCOMPARE(c->model.hiddenSize, int64_t(64));
+    plan::LlamaCppComputeOptions o;
+    o.cache.nCtx = 256, o.flashAttn = false;
+    auto capped = plan::llamaCppComputeBound(c->model, o);
+    QVERIFY2(capped, capped ? "" : capped.error().message.c_str());
+    QCOMPARE(capped.value().attentionBytes, uint64_t(256) * 256 * (4 + 4 * 4));
+    QCOMPARE(capped.value().outputBytes, uint64_t(256) * (1000 + 64) * 4);
+    QCOMPARE(capped.value().bytes, capped.value().attentionBytes);
+    o.cache.nCtx = 4096, o.cache.nSeq = 3, o.flashAttn = true;
+    auto rounded = plan::llamaCppComputeBound(c->model, o);
+    QVERIFY(rounded);
+    QCOMPARE(rounded.value().outputBytes, uint64_t(513) * (1000 + 64) * 4);
+    QCOMPARE(rounded.value().attentionBytes, uint64_t(1536) * 513 * 2);
+    QCOMPARE(rounded.value().bytes, rounded.value().outputBytes);
+    ModelDescription unsized = c->model;
+    unsized.vocabSize = -1;
+    QVERIFY(!plan::llamaCppComputeBound(unsized, o));  // no vocabulary: not bounded, said why
+  }
+
+  // vLLM 0.11.0's profile-run moments by hand for a Qwen3-30B-A3B-shaped MoE (vocab 151,936,
+  // hidden 2048, 128 experts of 768, top-8): the dummy sampler's min(tokens, max_num_seqs) rows of
+  // 16-bit logits and their float32 copy; fused_experts_impl's cache13 (M x top-k x max(2 x 768,
+  // 2048)) and cache2 (M x top-k x 768) in BF16, M = min(tokens, 32768); for a dense model
+  // (Qwen2-7B's intermediate 18,944) the gate-up output and SiluAndMul's, 3 x intermediate / TP a
+  // token. The reserve is the largest moment, not their sum. And `vllm serve`'s defaults by
   // device (arg_utils.py): 8192 tokens / 1024 sequences from 70 GiB unless an A100, else 2048 / 256.
   void vllmProfileReservesByHand() {
     ModelDescription m;
-    m.vocabSize = 151936, m.hiddenSize = 2048, m.numExperts = 128, m.expertsPerToken = 8, m.expertIntermediateSize = 768;
-    auto lines = [&](int64_t tokens, int64_t seqs, int64_t defaultSeqs) {
+    m.vocabSize = 151936, m.hiddenSize = 2048, m.numExperts = 128, m.expertsPerToken = 8, m.expertIntermediateSize = 768, m.intermediateSize = 6144;
+    auto moments = [&](int64_t tokens, int64_t seqs, int64_t defaultSeqs, int tp = 1) {
       plan::KvOptions o;
-      o.maxNumBatchedTokens = tokens, o.maxNumSeqs = seqs, o.defaultMaxNumSeqs = defaultSeqs;
+      o.maxNumBatchedTokens = tokens, o.maxNumSeqs = seqs, o.defaultMaxNumSeqs = defaultSeqs, o.tp = tp;
       std::map<std::string, uint64_t> by;
-      for (const auto& r : plan::runtimeReserves(m, o, 0)) by[r.name] = r.bytes;
+      for (const auto& x : plan::vllmProfileMoments(m, o)) by[x.name] = x.bytes;
+      const auto lines = plan::runtimeReserves(m, o, 0);
+      by["reserve"] = lines.front().name == "profile_run" ? lines.front().bytes : 0;
       return by;
     };
-    auto h100 = lines(8192, -1, 1024);
-    QCOMPARE(h100["sampler_logits"], uint64_t(1024) * 151936 * 6);
-    QCOMPARE(h100["moe_intermediate"], uint64_t(8192) * 8 * (2048 + 768) * 2);
-    QCOMPARE(lines(8192, 64, 1024)["sampler_logits"], uint64_t(64) * 151936 * 6);   // --max-num-seqs 64
-    QCOMPARE(lines(100, -1, 1024)["sampler_logits"], uint64_t(100) * 151936 * 6);   // fewer tokens than sequences
-    QCOMPARE(lines(65536, -1, 1024)["moe_intermediate"], uint64_t(32768) * 8 * (2048 + 768) * 2);  // one fused-MoE chunk
+    auto h100 = moments(8192, -1, 1024);
+    QCOMPARE(h100.size(), size_t(3));  // sampler, fused MoE, the reserve: a MoE model's intermediate_size is no dense MLP
+    QCOMPARE(h100["sampler"], uint64_t(1024) * 151936 * 6);
+    QCOMPARE(h100["fused MoE"], uint64_t(8192) * 8 * (2048 + 768) * 2);
+    QCOMPARE(h100["reserve"], std::max(h100["sampler"], h100["fused MoE"]));
+    QCOMPARE(h100["reserve"], h100["sampler"]);  // 890 MiB of logits against the caches' 352
+    auto few = moments(2048, 64, 1024);  // --max-num-seqs 64 and 2048 tokens: the sampler is the smaller
+    QCOMPARE(few["sampler"], uint64_t(64) * 151936 * 6);
+    QCOMPARE(few["reserve"], uint64_t(2048) * 8 * (2048 + 768) * 2);
+    QCOMPARE(moments(100, -1, 1024)["sampler"], uint64_t(100) * 151936 * 6);   // fewer tokens than sequences
+    QCOMPARE(moments(65536, -1, 1024)["fused MoE"], uint64_t(32768) * 8 * (2048 + 768) * 2);  // one fused-MoE chunk
     m.hiddenSize = 1024;  // 2 x 768 above the hidden size: cache13 is w13's output
-    QCOMPARE(lines(2048, -1, 256)["moe_intermediate"], uint64_t(2048) * 8 * (1536 + 768) * 2);
+    QCOMPARE(moments(2048, -1, 256)["fused MoE"], uint64_t(2048) * 8 * (1536 + 768) * 2);
+    m.numExperts = 0, m.intermediateSize = 18944, m.vocabSize = 152064;  // dense, Qwen2-7B's MLP
+    auto dense = moments(2048, -1, 256);
+    QCOMPARE(dense["dense MLP"], uint64_t(2048) * 3 * 18944 * 2);
+    QCOMPARE(dense["sampler"], uint64_t(256) * 152064 * 6);
+    QCOMPARE(dense["reserve"], dense["sampler"]);  // 222.75 MiB against the MLP's 222.0
+    QCOMPARE(moments(2048, -1, 256, 2)["dense MLP"], uint64_t(2048) * 3 * (18944 / 2) * 2);  // TP 2 shards the MLP
     const auto d = [](double gib, const char* name) {
       const plan::VllmServeDefaults v = plan::vllmServeDefaults(uint64_t(gib * double(1ull << 30)), name);
       return std::pair{v.maxNumBatchedTokens, v.maxNumSeqs};

@@ -118,8 +118,8 @@ void vllmRows(const EngineLog& log, const KvCache& kv, const LogCheckInputs& in,
                       fixed(a.value - p / kGiB, a.decimals) + " GiB", LogVerdict::Residual,
                       "requested " + fixed(double(*in.requested) / kGiB, 2) + " GiB - logged weights " + fixed(w / kGiB, 2) + " GiB - weightscope's reserves (" +
                           (names.empty() ? "none" : names) +
-                          "); the difference is the profile run's activation peak and non-torch memory (CUDA context, NCCL) as vLLM measured them, "
-                          "less those reserves: not itemized by the log"});
+                          "); the difference is what vLLM measured beyond those lower bounds - the rest of its profile run's "
+                          "activations and the non-torch memory (cuBLAS workspaces, NCCL) - not itemized by the log"});
     }
   } else if (!log.availableKvGib.empty()) {
     rows.push_back({"Available KV cache memory", "", "", fixed(log.availableKvGib.front().value, log.availableKvGib.front().decimals) + " GiB", "",

@@ -24,9 +24,18 @@ struct VllmServeDefaults {
 };
 VllmServeDefaults vllmServeDefaults(uint64_t deviceTotalBytes, std::string_view deviceName);
 
-// The profile run's lines: `sampler_logits` (the dummy sampler's logits, gpu_model_runner.py
-// _dummy_sampler_run) and, for a MoE model, `moe_intermediate` (fused_moe.py fused_experts_impl's
-// caches).
+// Moments of the profile run, each with the tensors certainly live then: the dummy sampler's
+// logits (gpu_model_runner.py _dummy_sampler_run), a dense model's MLP (activation.py SiluAndMul),
+// a MoE model's fused experts (fused_moe.py fused_experts_impl). They come one after another, the
+// forward's freed before the sampler runs, so the run's peak is at least the largest - not their sum.
+struct VllmProfileMoment {
+  std::string name, formula;
+  uint64_t bytes = 0;
+};
+std::vector<VllmProfileMoment> vllmProfileMoments(const ModelDescription& m, const KvOptions& o);
+
+// The reserve line `profile_run`: the largest moment, every moment named in its formula; none
+// when the model says too little for any (no vocabulary size).
 std::vector<Reserve> vllmProfileReserves(const ModelDescription& m, const KvOptions& o);
 
 }  // namespace ws::plan

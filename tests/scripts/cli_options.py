@@ -213,14 +213,18 @@ for bs in (16, 32):
     want = k["free_bytes"] // (bs * k["bytes_per_token"]) * bs
     check(k["tokens_fit"] == want, f"plan --block-size {bs}: tokens {k['tokens_fit']}, whole blocks give {want}")
 vocab = json.load(open(os.path.join(QWEN, "config.json")))["vocab_size"]
-# vLLM's profile-run sampler: min(batched tokens, max_num_seqs) rows of 16-bit logits and their
-# float32 copy; on this 1 GiB device vLLM 0.11.0 defaults to 256 sequences (arg_utils.py).
-r = kv("--ep", "1", "--max-num-batched-tokens", "100")
-check(r["reserves"]["sampler_logits"]["bytes"] == 100 * vocab * 6, f"plan --max-num-batched-tokens 100: sampler_logits {r['reserves']['sampler_logits']['bytes']}")
-r = kv("--ep", "1")
-check(r["reserves"]["sampler_logits"]["bytes"] == 256 * vocab * 6, f"plan's default on a device under 70 GiB: sampler_logits {r['reserves']['sampler_logits']['bytes']}")
-r = kv("--ep", "1", "--max-num-seqs", "8")
-check(r["reserves"]["sampler_logits"]["bytes"] == 8 * vocab * 6, f"plan --max-num-seqs 8: sampler_logits {r['reserves']['sampler_logits']['bytes']}")
+# vLLM's profile run, its largest moment by hand (core/plan/vllm_profile.h): the dummy sampler's
+# min(batched tokens, max_num_seqs) rows of 16-bit logits and their float32 copy, or the fused MoE's
+# min(tokens, 32768) x top-k x (max(2 x moe_intermediate, hidden) + moe_intermediate) x 2 B of caches;
+# on this 1 GiB device vLLM 0.11.0 defaults to 2048 tokens and 256 sequences (arg_utils.py).
+cfg = json.load(open(os.path.join(QWEN, "config.json")))
+def profile_by_hand(tokens, seqs):
+    i, h, k = cfg["moe_intermediate_size"], cfg["hidden_size"], cfg["num_experts_per_tok"]
+    return max(min(tokens, seqs) * vocab * 6, min(tokens, 32768) * k * (max(2 * i, h) + i) * 2)
+for flags, tokens, seqs in ((("--max-num-batched-tokens", "100"), 100, 256), ((), 2048, 256), (("--max-num-seqs", "8"), 2048, 8)):
+    got = kv("--ep", "1", *flags)["reserves"]["profile_run"]["bytes"]
+    check(got == profile_by_hand(tokens, seqs), f"plan {' '.join(flags)}: profile_run {got}, by hand {profile_by_hand(tokens, seqs)}")
+check(profile_by_hand(100, 256) == 100 * vocab * 6 and profile_by_hand(2048, 256) > 256 * vocab * 6, "both moments decide one case each")
 tp_heads = kv("--ep", "1", "--tp", "2")["kv_cache"]["bytes_per_token"]
 dp_heads = kv("--ep", "1", "--tp", "2", "--attention", "dp")["kv_cache"]["bytes_per_token"]
 check(dp_heads == 2 * tp_heads, f"plan --attention dp keeps the KV heads whole: {dp_heads} vs {tp_heads} per token")
