@@ -347,6 +347,41 @@ class TstKvCache : public QObject {
     QCOMPARE(plan::fitKvCache(kv, int64_t(1) << 20, 1).tokensFit, uint64_t(0));  // not one slot: SGLang refuses
   }
 
+  // Kimi Linear (SGLang 0.5.23 configs/kimi_linear.py): linear_attn_config.kda_layers are 1-based
+  // (is_kda_layer: layer_idx + 1 in them); those keep a KDA state, the rest MLA's latent. Worked
+  // by hand on a config of its shape - 27 layers, KDA on all but 4, 8, ..., 24, 27; 32 heads of
+  // 128; conv kernel 4: 7 MLA layers x (512 + 64) x 2 B a token. A state slot in SGLang
+  // (KimiLinearStateShape: conv over q, k, v of 32 x 128 each, 3 steps, BF16; recurrent 32 x 128 x
+  // 128 FP32, mamba2_state_dtype(None) whatever the config says) x 20 layers; vLLM's formula
+  // keeps both in BF16 a sequence.
+  void kimiLinearKdaLayers() {
+    const std::string kimi = R"({"architectures":["KimiLinearForCausalLM"],"model_type":"kimi_linear","num_hidden_layers":27,"hidden_size":2304,
+      "num_attention_heads":32,"kv_lora_rank":512,"qk_rope_head_dim":64,"max_position_embeddings":1048576,"torch_dtype":"bfloat16","mamba_ssm_dtype":"bfloat16",
+      "linear_attn_config":{"full_attn_layers":[4,8,12,16,20,24,27],"kda_layers":[1,2,3,5,6,7,9,10,11,13,14,15,17,18,19,21,22,23,25,26],
+      "num_heads":32,"head_dim":128,"short_conv_kernel_size":4}})";
+    const ModelDescription m = config(kimi);
+    QVERIFY(m.attention.kdaAttention);
+    QCOMPARE(m.attention.layerTypes.size(), size_t(27));
+    QCOMPARE(m.attention.layerTypes[0], std::string("linear_attention"));  // kda_layers' 1
+    QCOMPARE(m.attention.layerTypes[3], std::string("full_attention"));    // full_attn_layers' 4
+    QCOMPARE(m.attention.layerTypes[26], std::string("full_attention"));   // 27
+    plan::KvOptions o;
+    o.maxModelLen = 32768;
+    const plan::KvCache vllm = kvOf(m, o);
+    QCOMPARE(vllm.layers.mla, 7);
+    QCOMPARE(vllm.layers.linear, 20);
+    QCOMPARE(vllm.bytesPerToken, uint64_t(7 * (512 + 64) * 2));
+    QCOMPARE(vllm.stateBytesPerSeq, uint64_t((3 * 3 * 32 * 128 + 32 * 128 * 128) * 2 * 20));
+    o.sglang = true, o.blockSize = 1;
+    const plan::KvCache sgl = kvOf(m, o);
+    QCOMPARE(sgl.stateSlotBytes, uint64_t((3 * 3 * 32 * 128 * 2 + 32 * 128 * 128 * 4) * 20));
+    QCOMPARE(sgl.slotsPerRequest, 5);  // KimiLinearForCausalLM is on _MAMBA_EXTRA_BUFFER_ARCHS
+    const double budget = double(int64_t(40) << 30), slot = double(sgl.stateSlotBytes);
+    QCOMPARE(plan::fitKvCache(sgl, int64_t(40) << 30, 1).stateSlots, int64_t(std::floor((budget * 0.9 / 1.9 - slot) / slot)));
+    o.tp = 2;  // heads split: half a slot
+    QCOMPARE(kvOf(m, o).stateSlotBytes, sgl.stateSlotBytes / 2);
+  }
+
   // llama.cpp: n_ctx x n_layer x (n_embd_k_gqa + n_embd_v_gqa), f16 unless told, from the GGUF keys.
   void ggufLlamaCpp() {
     auto c = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));

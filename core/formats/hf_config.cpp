@@ -332,6 +332,22 @@ ModelDescription parseHfConfigText(const std::string& text, const std::string& p
     a.kdaAttention |= types != c->end() && types->is_array() && std::find(types->begin(), types->end(), json("linear_attention")) != types->end() &&
                       c->contains("linear_num_heads") && !(*c)["linear_num_heads"].is_null() && c->contains("linear_head_dim") && !(*c)["linear_head_dim"].is_null();
   }
+  // Kimi Linear's KDA layers (linear_attn_config.kda_layers, 1-based: SGLang 0.5.23
+  // configs/kimi_linear.py is_kda_layer tests layer_idx + 1) keep a state, not a cache; the rest
+  // are its MLA layers. A KDA layer's conv runs over q, k and v of num_heads x head_dim each, and
+  // its recurrent state is num_heads x head_dim x head_dim (KimiLinearStateShape.create): the same
+  // shapes as Gated DeltaNet's with key and value heads alike.
+  if (const auto lac = t.find("linear_attn_config"); lac != t.end() && lac->is_object() && a.layerTypes.empty() && m.numLayers > 0) {
+    if (const auto kda = lac->find("kda_layers"); kda != lac->end() && kda->is_array() && !kda->empty()) {
+      a.layerTypes.assign(size_t(m.numLayers), "full_attention");
+      for (const auto& id : *kda)
+        if (id.is_number_integer() && id.get<int64_t>() >= 1 && id.get<int64_t>() <= m.numLayers) a.layerTypes[size_t(id.get<int64_t>() - 1)] = "linear_attention";
+      const int64_t heads = intKey(*lac, {"num_heads"}), dim = intKey(*lac, {"head_dim"});
+      if (a.linearKeyHeads <= 0) a.linearKeyHeads = a.linearValueHeads = heads;
+      if (a.linearKeyHeadDim <= 0) a.linearKeyHeadDim = a.linearValueHeadDim = dim;
+      if (a.linearConvKernel <= 0) a.linearConvKernel = intKey(*lac, {"short_conv_kernel_size"});
+    }
+  }
   a.dtype = strKey(t, "torch_dtype");
   if (a.dtype.empty()) a.dtype = strKey(t, "dtype");
   if (a.dtype.empty()) a.dtype = strKey(root, "torch_dtype");

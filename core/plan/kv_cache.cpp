@@ -170,15 +170,19 @@ void sglangSlidingLayers(const ModelDescription& m, uint64_t perLayer, KvCache& 
 // _mamba_radix_cache_resolution, _MAMBA_EXTRA_BUFFER_ARCHS).
 void sglangLinearState(const ModelDescription& m, int tp, KvCache& kv) {
   const auto& a = m.attention;
+  // Every one of these is on overrides.py's _MAMBA_RADIX_CACHE_ARCHS and _MAMBA_EXTRA_BUFFER_ARCHS
+  // (the same pool split and extra_buffer strategy below).
   static const char* const kGatedDeltaNet[] = {"Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "Qwen3_5ForConditionalGeneration",
                                                "Qwen3_5MoeForConditionalGeneration"};
-  if (std::none_of(std::begin(kGatedDeltaNet), std::end(kGatedDeltaNet),
-                   [&](const char* arch) { return std::find(m.architectures.begin(), m.architectures.end(), arch) != m.architectures.end(); }))
+  const bool kimiLinear = declaresArchitecture(m, "KimiLinearForCausalLM");
+  if (!kimiLinear && std::none_of(std::begin(kGatedDeltaNet), std::end(kGatedDeltaNet), [&](const char* arch) { return declaresArchitecture(m, arch); }))
     fail(ErrorCode::Usage, "SGLang 0.5.23 sizes a linear-attention model's state pool by its architecture's state shapes and radix strategy, read here for "
-                           "Qwen3-Next and Qwen3.5 (Gated DeltaNet) only");
+                           "Qwen3-Next and Qwen3.5 (Gated DeltaNet) and Kimi Linear (KDA) only");
   const uint64_t conv = uint64_t(2 * a.linearKeyHeads * a.linearKeyHeadDim + a.linearValueHeads * a.linearValueHeadDim) / uint64_t(tp) *
                         uint64_t(a.linearConvKernel - 1) * 2;
-  const uint64_t ssmElement = a.mambaSsmDtype == "bfloat16" || a.mambaSsmDtype == "float16" ? 2 : 4;
+  // The SSM state's dtype: the config's mamba_ssm_dtype for Gated DeltaNet (mamba2_state_dtype(config));
+  // Kimi Linear's KimiLinearCacheParams takes mamba2_state_dtype(None), FP32 whatever the config says.
+  const uint64_t ssmElement = !kimiLinear && (a.mambaSsmDtype == "bfloat16" || a.mambaSsmDtype == "float16") ? 2 : 4;
   const uint64_t ssm = uint64_t(a.linearValueHeads / tp) * uint64_t(a.linearKeyHeadDim) * uint64_t(a.linearValueHeadDim) * ssmElement;
   kv.stateSlotBytes = (conv + ssm) * uint64_t(kv.layers.linear);
   kv.slotsPerRequest = 5;
