@@ -380,6 +380,12 @@ class TstKvCache : public QObject {
     QCOMPARE(plan::fitKvCache(sgl, int64_t(40) << 30, 1).stateSlots, int64_t(std::floor((budget * 0.9 / 1.9 - slot) / slot)));
     o.tp = 2;  // heads split: half a slot
     QCOMPARE(kvOf(m, o).stateSlotBytes, sgl.stateSlotBytes / 2);
+    // Kimi K3 wraps the same KimiLinearConfig as its text_config (configs/kimi_k3.py): the same pool.
+    std::string k3 = kimi;
+    k3.replace(k3.find(R"("architectures":["KimiLinearForCausalLM"],)"), std::string(R"("architectures":["KimiLinearForCausalLM"],)").size(), "");
+    k3 = R"({"architectures":["KimiK3ForConditionalGeneration"],"model_type":"kimi_k3","text_config":)" + k3 + "}";
+    o.tp = 1;
+    QCOMPARE(kvOf(config(k3), o).stateSlotBytes, sgl.stateSlotBytes);
   }
 
   // llama.cpp: n_ctx x n_layer x (n_embd_k_gqa + n_embd_v_gqa), f16 unless told, from the GGUF keys.

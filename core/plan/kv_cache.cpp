@@ -174,10 +174,11 @@ void sglangLinearState(const ModelDescription& m, int tp, KvCache& kv) {
   // (the same pool split and extra_buffer strategy below).
   static const char* const kGatedDeltaNet[] = {"Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "Qwen3_5ForConditionalGeneration",
                                                "Qwen3_5MoeForConditionalGeneration"};
-  const bool kimiLinear = declaresArchitecture(m, "KimiLinearForCausalLM");
+  // Kimi K3's text config is a KimiLinearConfig (configs/kimi_k3.py; hybrid_arch.py kimi_linear_config).
+  const bool kimiLinear = declaresArchitecture(m, "KimiLinearForCausalLM") || declaresArchitecture(m, "KimiK3ForConditionalGeneration");
   if (!kimiLinear && std::none_of(std::begin(kGatedDeltaNet), std::end(kGatedDeltaNet), [&](const char* arch) { return declaresArchitecture(m, arch); }))
     fail(ErrorCode::Usage, "SGLang 0.5.23 sizes a linear-attention model's state pool by its architecture's state shapes and radix strategy, read here for "
-                           "Qwen3-Next and Qwen3.5 (Gated DeltaNet) and Kimi Linear (KDA) only");
+                           "Qwen3-Next and Qwen3.5 (Gated DeltaNet) and Kimi Linear and K3 (KDA) only");
   const uint64_t conv = uint64_t(2 * a.linearKeyHeads * a.linearKeyHeadDim + a.linearValueHeads * a.linearValueHeadDim) / uint64_t(tp) *
                         uint64_t(a.linearConvKernel - 1) * 2;
   // The SSM state's dtype: the config's mamba_ssm_dtype for Gated DeltaNet (mamba2_state_dtype(config));
