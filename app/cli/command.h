@@ -52,6 +52,12 @@ class Args {
   }
   long long getInt(const std::string& key, long long fallback) const;
   const std::vector<std::string>& positional() const { return positional_; }
+  // A copy with `key` set to `value` (plan --fit over several --gpu-mem devices, one at a time).
+  Args with(const std::string& key, const std::string& value) const {
+    Args copy = *this;
+    copy.values_[key] = value;
+    return copy;
+  }
 
  private:
   std::map<std::string, std::string> values_;

@@ -310,7 +310,7 @@ class PlanCommand : public Command {
     std::string devices;
     for (const auto& d : plan::deviceTable()) devices += " " + std::string(d.name);
     return "usage: weightscope plan PATH --ep N [options]\n"
-           "       weightscope plan PATH --fit N --gpu-mem DEVICE --max-model-len L [options]\n"
+           "       weightscope plan PATH --fit N --gpu-mem DEVICE[,DEVICE...] --max-model-len L [options]\n"
            "  --placement linear|round-robin|MAP.json|trivial:P   (default linear)\n"
            "  --remainder first|last|strict   who takes E mod N experts: vLLM's first ranks, the last\n"
            "                                  rank (older vLLM, the seed runtime), or refuse (SGLang)\n"
@@ -372,7 +372,8 @@ class PlanCommand : public Command {
            "  --speculative N         N draft (MTP) layers run per token\n"
            "  --reserve-cuda-graphs SIZE   what the engine's CUDA graphs take (default 0)\n"
            "  --fit N                 instead of --ep: the fewest GPUs (EP, then TP within it) on which N\n"
-           "                          requests of --max-model-len fit with --gpu-mem each (exit 1: none)\n"
+           "                          requests of --max-model-len fit with --gpu-mem each (exit 1: none);\n"
+           "                          --gpu-mem A,B,... answers for each device side by side\n"
            "  --engine-log FILE       instead of the table: a vLLM, SGLang or llama.cpp start-up log held to the\n"
            "                          prediction at its own settings, figure by figure (exit 1: a KV\n"
            "                          figure differs). PATH may be a folder with config.json alone\n"
@@ -743,38 +744,64 @@ class PlanCommand : public Command {
 
   // --fit N: the fewest GPUs (EP size, then attention TP within it, as vLLM's EP = TP x DP) whose
   // every rank holds its weights and N concurrent requests of --max-model-len tokens; the smaller
-  // layouts that fall short are listed with how far.
-  static int runFit(const Args& a, const Checkpoint& c) {
+  // layouts that fall short are listed with how far. --gpu-mem A,B,...: the same for each device,
+  // side by side - which GPU, and how many of it.
+  struct FitOutcome {
+    plan::GpuBudget budget;
+    plan::FitResult fit;
+  };
+  static std::optional<FitOutcome> fitOf(const Args& a, const Checkpoint& c, double target) {
     const std::optional<plan::GpuBudget> budget = budgetOf(a);
     if (!budget || !a.has("max-model-len")) throw std::invalid_argument("--fit N needs --gpu-mem and --max-model-len");
-    const double target = std::stod(a.get("fit"));
-    if (!(target > 0)) throw std::invalid_argument("--fit takes the number of concurrent requests, more than 0");
     auto planned = planFor(a, c, 1, 1, budget);  // the base options; the search replaces placement and TP
-    if (!planned) return kExitCannotRun;
+    if (!planned) return std::nullopt;
     const KvPlan base = kvPlanOf(a, c, 1);
     const uint64_t graphs = a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0;
     auto fit = plan::fitDeployment(c, planned->first, placementSpecOf(a, residencyRulesOf(a)), base.options, graphs, target);
     if (!fit) {
       std::cerr << "weightscope plan: " << fit.error().describe() << "\n";
-      return kExitCannotRun;
+      return std::nullopt;
     }
-    auto rowJson = [](const plan::FitRow& r) {
-      return nlohmann::json{{"ep", r.ep}, {"tp", r.tp}, {"weights_fit", r.weightsFit}, {"min_rank_concurrency", r.minRankConcurrency},
-                            {"concurrency", r.concurrency}, {"fits", r.fits}};
-    };
+    return FitOutcome{*budget, fit.value()};
+  }
+
+  static nlohmann::json fitRowJson(const plan::FitRow& r) {
+    return nlohmann::json{{"ep", r.ep}, {"tp", r.tp}, {"weights_fit", r.weightsFit}, {"min_rank_concurrency", r.minRankConcurrency},
+                          {"concurrency", r.concurrency}, {"fits", r.fits}};
+  }
+
+  static std::vector<std::string> deviceList(const std::string& s) {
+    std::vector<std::string> out;
+    size_t at = 0;
+    while (at <= s.size()) {
+      const size_t comma = std::min(s.find(',', at), s.size());
+      if (comma == at) throw std::invalid_argument("--gpu-mem '" + s + "': an empty device in the list");
+      out.push_back(s.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return out;
+  }
+
+  static int runFit(const Args& a, const Checkpoint& c) {
+    const double target = std::stod(a.get("fit"));
+    if (!(target > 0)) throw std::invalid_argument("--fit takes the number of concurrent requests, more than 0");
+    if (a.get("gpu-mem").find(',') != std::string::npos) return runFitDevices(a, c, target);
+    const auto outcome = fitOf(a, c, target);
+    if (!outcome) return kExitCannotRun;
+    const plan::FitResult& fit = outcome->fit;
     nlohmann::json tried = nlohmann::json::array(), answer = nullptr;
-    for (const auto& r : fit.value().tried) tried.push_back(rowJson(r));
-    if (fit.value().answer) answer = rowJson(*fit.value().answer);
-    const int lastEp = fit.value().tried.empty() ? 1 : fit.value().tried.back().ep;
+    for (const auto& r : fit.tried) tried.push_back(fitRowJson(r));
+    if (fit.answer) answer = fitRowJson(*fit.answer);
+    const int lastEp = fit.tried.empty() ? 1 : fit.tried.back().ep;
     if (a.has("json")) {
       std::cout << nlohmann::json{{"schema", "weightscope.plan-fit/1"}, {"path", c.root}, {"target_concurrency", target},
-                                  {"max_model_len", a.getInt("max-model-len", -1)}, {"budget", budgetJson(budget, reserveOf(a))},
+                                  {"max_model_len", a.getInt("max-model-len", -1)}, {"budget", budgetJson(outcome->budget, reserveOf(a))},
                                   {"answer", answer}, {"tried", tried}}
                        .dump(1)
                 << "\n";
     } else {
       std::printf("fit %g requests of %lld tokens, %s usable per GPU (%s)\n", target, (long long)a.getInt("max-model-len", -1),
-                  formatBytes(budget->usable()).c_str(), budget->source.c_str());
+                  formatBytes(outcome->budget.usable()).c_str(), outcome->budget.source.c_str());
       for (const auto& r : tried)
         std::printf("  EP %-3d TP %-2d  %-18s  %10.2f concurrent requests (worst rank %.2f x %d groups)%s\n", r["ep"].get<int>(), r["tp"].get<int>(),
                     r["weights_fit"].get<bool>() ? "weights fit" : "weights do not fit", r["concurrency"].get<double>(), r["min_rank_concurrency"].get<double>(),
@@ -782,6 +809,48 @@ class PlanCommand : public Command {
       if (answer.is_null()) std::printf("nothing up to EP %d fits\n", lastEp);
     }
     return answer.is_null() ? kExitFindings : kExitOk;
+  }
+
+  // --fit N over several devices: each one's fewest GPUs, as --fit N --gpu-mem DEVICE alone finds
+  // them (its own vLLM defaults and SGLang share), and the device needing the fewest. Exit 0 when
+  // one fits, 1 when none does.
+  static int runFitDevices(const Args& a, const Checkpoint& c, double target) {
+    nlohmann::json devices = nlohmann::json::array();
+    std::vector<std::pair<std::string, std::optional<FitOutcome>>> outcomes;
+    for (const std::string& d : deviceList(a.get("gpu-mem"))) {
+      auto outcome = fitOf(a.with("gpu-mem", d), c, target);
+      if (!outcome) return kExitCannotRun;
+      nlohmann::json tried = nlohmann::json::array();
+      for (const auto& r : outcome->fit.tried) tried.push_back(fitRowJson(r));
+      devices.push_back({{"gpu_mem", d}, {"budget", budgetJson(outcome->budget, reserveOf(a))},
+                         {"answer", outcome->fit.answer ? fitRowJson(*outcome->fit.answer) : nlohmann::json(nullptr)}, {"tried", tried}});
+      outcomes.emplace_back(d, std::move(outcome));
+    }
+    // The fewest GPUs; between equals, the first listed.
+    const std::pair<std::string, std::optional<FitOutcome>>* best = nullptr;
+    for (const auto& o : outcomes)
+      if (o.second->fit.answer && (!best || o.second->fit.answer->ep < best->second->fit.answer->ep)) best = &o;
+    if (a.has("json")) {
+      std::cout << nlohmann::json{{"schema", "weightscope.plan-fit-devices/1"}, {"path", c.root}, {"target_concurrency", target},
+                                  {"max_model_len", a.getInt("max-model-len", -1)}, {"devices", devices},
+                                  {"fewest", best ? nlohmann::json(best->first) : nlohmann::json(nullptr)}}
+                       .dump(1)
+                << "\n";
+    } else {
+      std::printf("fit %g requests of %lld tokens, the fewest GPUs of each device\n", target, (long long)a.getInt("max-model-len", -1));
+      std::printf("  %-18s %12s  %-14s %6s  %s\n", "device", "usable/GPU", "layout", "GPUs", "concurrent requests");
+      for (const auto& [d, o] : outcomes) {
+        const auto& ans = o->fit.answer;
+        const std::string layout = ans ? "EP " + std::to_string(ans->ep) + " TP " + std::to_string(ans->tp) : "-";
+        if (ans)
+          std::printf("  %-18s %12s  %-14s %6d  %.2f%s\n", d.c_str(), formatBytes(o->budget.usable()).c_str(), layout.c_str(), ans->ep, ans->concurrency,
+                      best && best->first == d ? "  <- the fewest GPUs" : "");
+        else
+          std::printf("  %-18s %12s  %-14s %6s  nothing up to EP %d fits\n", d.c_str(), formatBytes(o->budget.usable()).c_str(), layout.c_str(), "-",
+                      o->fit.tried.empty() ? 1 : o->fit.tried.back().ep);
+      }
+    }
+    return best ? kExitOk : kExitFindings;
   }
 };
 

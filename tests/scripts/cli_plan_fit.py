@@ -42,6 +42,32 @@ for row in doc.get("tried", []):
     check(abs(row["concurrency"] - by_hand[(row["ep"], row["tp"])]) <= 1e-9 * by_hand[(row["ep"], row["tp"])],
           f"EP {row['ep']} TP {row['tp']}: {row['concurrency']} against {by_hand[(row['ep'], row['tp'])]} by hand")
 
+# --gpu-mem A,B,C: each device's answer is what --fit finds with that device alone, and the device
+# needing the fewest GPUs is named (the first listed between equals). Three budgets here: 200 MiB
+# (EP 4 TP 1 by hand above), 50 MiB and 1 GiB, the smallest of them fitting nothing.
+def fit_json(gpu_mem):
+    r = subprocess.run([WS, "plan", PATH, "--fit", str(target), "--gpu-mem", gpu_mem, "--max-model-len", str(L), "--json"], capture_output=True, text=True)
+    return r.returncode, json.loads(r.stdout) if r.stdout.strip().startswith("{") else {}
+singles = {d: fit_json(d) for d in ("1MiB", BUDGET, "1GiB")}
+rc, doc = fit_json(f"1MiB,{BUDGET},1GiB")
+check(rc == 0 and doc.get("schema") == "weightscope.plan-fit-devices/1" and [d["gpu_mem"] for d in doc.get("devices", [])] == ["1MiB", BUDGET, "1GiB"],
+      f"--fit over three devices: exit {rc}, {doc.get('schema')}")
+for d in doc.get("devices", []):
+    rc1, one = singles[d["gpu_mem"]]
+    check(d["answer"] == one.get("answer") and d["tried"] == one.get("tried") and d["budget"] == one.get("budget"),
+          f"{d['gpu_mem']} among three: {d['answer']}, alone: {one.get('answer')} (exit {rc1})")
+check(singles["1MiB"][0] == 1 and singles["1MiB"][1]["answer"] is None, "1 MiB alone fits nothing (exit 1)")
+fewest = min((d for d in doc.get("devices", []) if d["answer"]), key=lambda d: d["answer"]["ep"], default=None)
+check(fewest is not None and doc.get("fewest") == fewest["gpu_mem"] == "1GiB" and (singles[BUDGET][1]["answer"]["ep"], singles[BUDGET][1]["answer"]["tp"]) == want,
+      f"the fewest GPUs: {doc.get('fewest')}, by hand {fewest and fewest['gpu_mem']}")
+rc, doc = fit_json("1MiB,2MiB")
+check(rc == 1 and doc.get("fewest") is None and all(d["answer"] is None for d in doc.get("devices", [])), f"no device fits: exit {rc}")
+for bad, says in ((f"{BUDGET},,1GiB", "empty device"), (f"{BUDGET},H300-999GB", "H300-999GB")):
+    r = subprocess.run([WS, "plan", PATH, "--fit", "1", "--gpu-mem", bad, "--max-model-len", str(L)], capture_output=True, text=True)
+    check(r.returncode == 2 and says in r.stderr, f"--gpu-mem {bad}: exit {r.returncode}, {r.stderr.strip()[:200]}")
+r = subprocess.run([WS, "plan", PATH, "--fit", str(target), "--gpu-mem", f"{BUDGET},1GiB", "--max-model-len", str(L)], capture_output=True, text=True)
+check(r.returncode == 0 and "<- the fewest GPUs" in r.stdout and r.stdout.count("\n") == 4, f"the text table: {r.stdout}")
+
 # --max-num-seqs caps what one engine serves: with 2 a rank, EP 4 TP 1 (four groups) serves at most 8
 # however much cache is free, so a target of 8 needs at least four groups (EP 4 TP 1, or more).
 capped = {lt: min(by_hand[lt] / (lt[0] // lt[1]), 2) * (lt[0] // lt[1]) for lt in layouts}
