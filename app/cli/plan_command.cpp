@@ -373,7 +373,8 @@ class PlanCommand : public Command {
            "  --reserve-cuda-graphs SIZE   what the engine's CUDA graphs take (default 0)\n"
            "  --fit N                 instead of --ep: the fewest GPUs (EP, then TP within it) on which N\n"
            "                          requests of --max-model-len fit with --gpu-mem each (exit 1: none);\n"
-           "                          --gpu-mem A,B,... answers for each device side by side\n"
+           "                          --gpu-mem A,B,... and / or --runtime vllm,sglang answer for each pair\n"
+           "                          side by side, with the engine's verdict on its layout\n"
            "  --engine-log FILE       instead of the table: a vLLM, SGLang or llama.cpp start-up log held to the\n"
            "                          prediction at its own settings, figure by figure (exit 1: a KV\n"
            "                          figure differs). PATH may be a folder with config.json alone\n"
@@ -750,7 +751,8 @@ class PlanCommand : public Command {
     plan::GpuBudget budget;
     plan::FitResult fit;
   };
-  static std::optional<FitOutcome> fitOf(const Args& a, const Checkpoint& c, double target) {
+  // The search's error goes to stderr, or into *why where the caller reports it (a matrix cell).
+  static std::optional<FitOutcome> fitOf(const Args& a, const Checkpoint& c, double target, std::string* why = nullptr) {
     const std::optional<plan::GpuBudget> budget = budgetOf(a);
     if (!budget || !a.has("max-model-len")) throw std::invalid_argument("--fit N needs --gpu-mem and --max-model-len");
     auto planned = planFor(a, c, 1, 1, budget);  // the base options; the search replaces placement and TP
@@ -759,7 +761,8 @@ class PlanCommand : public Command {
     const uint64_t graphs = a.has("reserve-cuda-graphs") ? plan::parseSize(a.get("reserve-cuda-graphs")) : 0;
     auto fit = plan::fitDeployment(c, planned->first, placementSpecOf(a, residencyRulesOf(a)), base.options, graphs, target);
     if (!fit) {
-      std::cerr << "weightscope plan: " << fit.error().describe() << "\n";
+      if (why) *why = fit.error().describe();
+      else std::cerr << "weightscope plan: " << fit.error().describe() << "\n";
       return std::nullopt;
     }
     return FitOutcome{*budget, fit.value()};
@@ -770,12 +773,13 @@ class PlanCommand : public Command {
                           {"concurrency", r.concurrency}, {"fits", r.fits}};
   }
 
-  static std::vector<std::string> deviceList(const std::string& s) {
+  // "A,B,C" -> its entries; an empty one is a usage error naming the flag.
+  static std::vector<std::string> listOf(const std::string& flag, const std::string& s) {
     std::vector<std::string> out;
     size_t at = 0;
     while (at <= s.size()) {
       const size_t comma = std::min(s.find(',', at), s.size());
-      if (comma == at) throw std::invalid_argument("--gpu-mem '" + s + "': an empty device in the list");
+      if (comma == at) throw std::invalid_argument("--" + flag + " '" + s + "': an empty entry in the list");
       out.push_back(s.substr(at, comma - at));
       at = comma + 1;
     }
@@ -785,7 +789,7 @@ class PlanCommand : public Command {
   static int runFit(const Args& a, const Checkpoint& c) {
     const double target = std::stod(a.get("fit"));
     if (!(target > 0)) throw std::invalid_argument("--fit takes the number of concurrent requests, more than 0");
-    if (a.get("gpu-mem").find(',') != std::string::npos) return runFitDevices(a, c, target);
+    if (a.get("gpu-mem").find(',') != std::string::npos || a.get("runtime").find(',') != std::string::npos) return runFitMatrix(a, c, target);
     const auto outcome = fitOf(a, c, target);
     if (!outcome) return kExitCannotRun;
     const plan::FitResult& fit = outcome->fit;
@@ -811,44 +815,85 @@ class PlanCommand : public Command {
     return answer.is_null() ? kExitFindings : kExitOk;
   }
 
-  // --fit N over several devices: each one's fewest GPUs, as --fit N --gpu-mem DEVICE alone finds
-  // them (its own vLLM defaults and SGLang share), and the device needing the fewest. Exit 0 when
-  // one fits, 1 when none does.
-  static int runFitDevices(const Args& a, const Checkpoint& c, double target) {
-    nlohmann::json devices = nlohmann::json::array();
-    std::vector<std::pair<std::string, std::optional<FitOutcome>>> outcomes;
-    for (const std::string& d : deviceList(a.get("gpu-mem"))) {
-      auto outcome = fitOf(a.with("gpu-mem", d), c, target);
-      if (!outcome) return kExitCannotRun;
-      nlohmann::json tried = nlohmann::json::array();
-      for (const auto& r : outcome->fit.tried) tried.push_back(fitRowJson(r));
-      devices.push_back({{"gpu_mem", d}, {"budget", budgetJson(outcome->budget, reserveOf(a))},
-                         {"answer", outcome->fit.answer ? fitRowJson(*outcome->fit.answer) : nlohmann::json(nullptr)}, {"tried", tried}});
-      outcomes.emplace_back(d, std::move(outcome));
-    }
-    // The fewest GPUs; between equals, the first listed.
-    const std::pair<std::string, std::optional<FitOutcome>>* best = nullptr;
-    for (const auto& o : outcomes)
-      if (o.second->fit.answer && (!best || o.second->fit.answer->ep < best->second->fit.answer->ep)) best = &o;
+  // --fit N over several devices and / or runtimes (--gpu-mem A,B --runtime vllm,sglang): each
+  // pair's fewest GPUs as --fit N with that device and runtime alone finds them (its budget,
+  // residency rules, vLLM's defaults or SGLang's share), with what the engine says of that
+  // layout (validate's engine rules); the pair needing the fewest GPUs that its engine does not
+  // refuse is named. Exit 0 when one fits, 1 when none does.
+  static int runFitMatrix(const Args& a, const Checkpoint& c, double target) {
+    struct Cell {
+      std::string device, runtime;
+      FitOutcome outcome;
+      std::string error;  // the search could not be made for this pair (an engine that cannot budget this GPU), said why
+      std::optional<val::engines::EngineCheck> engine;
+      std::string engineProblem;  // the layout the engine cannot be asked about, said why
+      bool refused() const { return (engine && engine->refuses()) || !engineProblem.empty(); }
+    };
+    std::vector<Cell> cells;
+    for (const std::string& d : listOf("gpu-mem", a.get("gpu-mem")))
+      for (const std::string& rt : listOf("runtime", a.get("runtime", "vllm"))) {
+        const Args one = a.with("gpu-mem", d).with("runtime", rt);
+        Cell cell{d, rt, {}, "", std::nullopt, ""};
+        auto outcome = fitOf(one, c, target, &cell.error);
+        if (!outcome && cell.error.empty()) return kExitCannotRun;  // the placement itself: no pair can be planned
+        if (outcome) cell.outcome = std::move(*outcome);
+        if (const auto& ans = cell.outcome.fit.answer) {
+          try {
+            cell.engine = engineCheckOf(one, c, ans->ep, ans->tp);
+          } catch (const std::invalid_argument& e) {
+            cell.engineProblem = e.what();
+          }
+        }
+        cells.push_back(std::move(cell));
+      }
+    // The fewest GPUs its engine takes; between equals, the first listed.
+    const Cell* best = nullptr;
+    for (const auto& cell : cells)
+      if (cell.outcome.fit.answer && !cell.refused() && (!best || cell.outcome.fit.answer->ep < best->outcome.fit.answer->ep)) best = &cell;
+    auto engineText = [](const Cell& cell) {
+      return !cell.engineProblem.empty() ? cell.engineProblem : cell.engine ? cell.engine->verdict : std::string();
+    };
     if (a.has("json")) {
-      std::cout << nlohmann::json{{"schema", "weightscope.plan-fit-devices/1"}, {"path", c.root}, {"target_concurrency", target},
-                                  {"max_model_len", a.getInt("max-model-len", -1)}, {"devices", devices},
-                                  {"fewest", best ? nlohmann::json(best->first) : nlohmann::json(nullptr)}}
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& cell : cells) {
+        nlohmann::json tried = nlohmann::json::array(), findings = nlohmann::json::array();
+        for (const auto& r : cell.outcome.fit.tried) tried.push_back(fitRowJson(r));
+        if (cell.engine)
+          for (const auto& f : cell.engine->findings) findings.push_back({{"code", f.code}, {"severity", val::severityName(f.severity)}, {"message", f.message}});
+        if (!cell.error.empty()) {
+          out.push_back({{"gpu_mem", cell.device}, {"runtime", cell.runtime}, {"error", cell.error}, {"answer", nullptr}, {"engine", nullptr}});
+          continue;
+        }
+        out.push_back({{"gpu_mem", cell.device}, {"runtime", cell.runtime}, {"budget", budgetJson(cell.outcome.budget, reserveOf(a))},
+                       {"answer", cell.outcome.fit.answer ? fitRowJson(*cell.outcome.fit.answer) : nlohmann::json(nullptr)}, {"tried", tried},
+                       {"engine", cell.outcome.fit.answer ? nlohmann::json{{"verdict", engineText(cell)}, {"refuses", cell.refused()}, {"findings", findings}}
+                                                          : nlohmann::json(nullptr)}});
+      }
+      std::cout << nlohmann::json{{"schema", "weightscope.plan-fit-matrix/1"}, {"path", c.root}, {"target_concurrency", target},
+                                  {"max_model_len", a.getInt("max-model-len", -1)}, {"cells", out},
+                                  {"fewest", best ? nlohmann::json{{"gpu_mem", best->device}, {"runtime", best->runtime}} : nlohmann::json(nullptr)}}
                        .dump(1)
                 << "\n";
     } else {
-      std::printf("fit %g requests of %lld tokens, the fewest GPUs of each device\n", target, (long long)a.getInt("max-model-len", -1));
-      std::printf("  %-18s %12s  %-14s %6s  %s\n", "device", "usable/GPU", "layout", "GPUs", "concurrent requests");
-      for (const auto& [d, o] : outcomes) {
-        const auto& ans = o->fit.answer;
-        const std::string layout = ans ? "EP " + std::to_string(ans->ep) + " TP " + std::to_string(ans->tp) : "-";
-        if (ans)
-          std::printf("  %-18s %12s  %-14s %6d  %.2f%s\n", d.c_str(), formatBytes(o->budget.usable()).c_str(), layout.c_str(), ans->ep, ans->concurrency,
-                      best && best->first == d ? "  <- the fewest GPUs" : "");
-        else
-          std::printf("  %-18s %12s  %-14s %6s  nothing up to EP %d fits\n", d.c_str(), formatBytes(o->budget.usable()).c_str(), layout.c_str(), "-",
-                      o->fit.tried.empty() ? 1 : o->fit.tried.back().ep);
+      std::printf("fit %g requests of %lld tokens, the fewest GPUs of each device and runtime\n", target, (long long)a.getInt("max-model-len", -1));
+      std::printf("  %-18s %-8s %12s  %-12s %5s  %-20s %s\n", "device", "runtime", "usable/GPU", "layout", "GPUs", "concurrent requests", "engine");
+      for (const auto& cell : cells) {
+        const auto& ans = cell.outcome.fit.answer;
+        const std::string usable = formatBytes(cell.outcome.budget.usable());
+        if (!cell.error.empty()) {
+          std::printf("  %-18s %-8s %12s  %s\n", cell.device.c_str(), cell.runtime.c_str(), "-", cell.error.c_str());
+          continue;
+        }
+        if (!ans) {
+          std::printf("  %-18s %-8s %12s  %-12s %5s  nothing up to EP %d fits\n", cell.device.c_str(), cell.runtime.c_str(), usable.c_str(), "-", "-",
+                      cell.outcome.fit.tried.empty() ? 1 : cell.outcome.fit.tried.back().ep);
+          continue;
+        }
+        const std::string layout = "EP " + std::to_string(ans->ep) + " TP " + std::to_string(ans->tp);
+        std::printf("  %-18s %-8s %12s  %-12s %5d  %-20.2f %s%s\n", cell.device.c_str(), cell.runtime.c_str(), usable.c_str(), layout.c_str(), ans->ep, ans->concurrency,
+                    engineText(cell).empty() ? "-" : engineText(cell).c_str(), &cell == best ? "  <- the fewest GPUs" : "");
       }
+      if (!best) std::printf("none fits that its engine takes\n");
     }
     return best ? kExitOk : kExitFindings;
   }

@@ -42,29 +42,49 @@ for row in doc.get("tried", []):
     check(abs(row["concurrency"] - by_hand[(row["ep"], row["tp"])]) <= 1e-9 * by_hand[(row["ep"], row["tp"])],
           f"EP {row['ep']} TP {row['tp']}: {row['concurrency']} against {by_hand[(row['ep'], row['tp'])]} by hand")
 
-# --gpu-mem A,B,C: each device's answer is what --fit finds with that device alone, and the device
-# needing the fewest GPUs is named (the first listed between equals). Three budgets here: 200 MiB
-# (EP 4 TP 1 by hand above), 50 MiB and 1 GiB, the smallest of them fitting nothing.
-def fit_json(gpu_mem):
-    r = subprocess.run([WS, "plan", PATH, "--fit", str(target), "--gpu-mem", gpu_mem, "--max-model-len", str(L), "--json"], capture_output=True, text=True)
+# --gpu-mem A,B,C and --runtime vllm,sglang: each pair's answer is what --fit finds with that device
+# and runtime alone, with the engine's verdict on that layout, and the pair needing the fewest GPUs
+# that its engine takes is named (the first listed between equals). Three budgets here: 200 MiB
+# (EP 4 TP 1 by hand above), 1 MiB and 1 GiB, the smallest of them fitting nothing.
+def fit_json(gpu_mem, *flags):
+    r = subprocess.run([WS, "plan", PATH, "--fit", str(target), "--gpu-mem", gpu_mem, "--max-model-len", str(L), "--json", *flags], capture_output=True, text=True)
     return r.returncode, json.loads(r.stdout) if r.stdout.strip().startswith("{") else {}
-singles = {d: fit_json(d) for d in ("1MiB", BUDGET, "1GiB")}
-rc, doc = fit_json(f"1MiB,{BUDGET},1GiB")
-check(rc == 0 and doc.get("schema") == "weightscope.plan-fit-devices/1" and [d["gpu_mem"] for d in doc.get("devices", [])] == ["1MiB", BUDGET, "1GiB"],
-      f"--fit over three devices: exit {rc}, {doc.get('schema')}")
-for d in doc.get("devices", []):
-    rc1, one = singles[d["gpu_mem"]]
-    check(d["answer"] == one.get("answer") and d["tried"] == one.get("tried") and d["budget"] == one.get("budget"),
-          f"{d['gpu_mem']} among three: {d['answer']}, alone: {one.get('answer')} (exit {rc1})")
-check(singles["1MiB"][0] == 1 and singles["1MiB"][1]["answer"] is None, "1 MiB alone fits nothing (exit 1)")
-fewest = min((d for d in doc.get("devices", []) if d["answer"]), key=lambda d: d["answer"]["ep"], default=None)
-check(fewest is not None and doc.get("fewest") == fewest["gpu_mem"] == "1GiB" and (singles[BUDGET][1]["answer"]["ep"], singles[BUDGET][1]["answer"]["tp"]) == want,
-      f"the fewest GPUs: {doc.get('fewest')}, by hand {fewest and fewest['gpu_mem']}")
+singles = {(d, rt): fit_json(d, "--runtime", rt) for d in ("1MiB", BUDGET, "1GiB") for rt in ("vllm", "sglang")}
+rc, doc = fit_json(f"1MiB,{BUDGET},1GiB", "--runtime", "vllm,sglang")
+cells = doc.get("cells", [])
+check(rc == 0 and doc.get("schema") == "weightscope.plan-fit-matrix/1" and [(x["gpu_mem"], x["runtime"]) for x in cells] == list(singles),
+      f"--fit over three devices and two runtimes: exit {rc}, {doc.get('schema')}, {[(x['gpu_mem'], x['runtime']) for x in cells]}")
+for x in cells:
+    rc1, one = singles[(x["gpu_mem"], x["runtime"])]
+    if rc1 == 2:  # the pair cannot be budgeted alone (SGLang's reserve on a 1 MiB GPU): said in its cell
+        check("error" in x and x["answer"] is None and "mem_fraction_static" in x["error"], f"{x['gpu_mem']} {x['runtime']}: {x}")
+        continue
+    check(x["answer"] == one.get("answer") and x["tried"] == one.get("tried") and x["budget"] == one.get("budget"),
+          f"{x['gpu_mem']} {x['runtime']} among six: {x['answer']}, alone: {one.get('answer')} (exit {rc1})")
+    check((x["engine"] is None) == (x["answer"] is None) and (x["engine"] is None or x["engine"]["verdict"].startswith(("vLLM", "SGLang"))),
+          f"{x['gpu_mem']} {x['runtime']}: the engine's verdict {x['engine']}")
+check(singles[("1MiB", "vllm")][0] == 1 and singles[("1MiB", "vllm")][1]["answer"] is None, "1 MiB alone fits nothing (exit 1)")
+taken = [x for x in cells if x["answer"] and not x["engine"]["refuses"]]
+fewest = min(taken, key=lambda x: x["answer"]["ep"], default=None)
+check(fewest is not None and doc.get("fewest") == {"gpu_mem": fewest["gpu_mem"], "runtime": fewest["runtime"]} and fewest["gpu_mem"] == "1GiB"
+      and (singles[(BUDGET, "vllm")][1]["answer"]["ep"], singles[(BUDGET, "vllm")][1]["answer"]["tp"]) == want,
+      f"the fewest GPUs: {doc.get('fewest')}, by hand {fewest and (fewest['gpu_mem'], fewest['runtime'])}")
+# With SGLang's share given, its cells are searched too: each its own --fit --runtime sglang, and a
+# pair whose engine refuses (or loads broken) its layout is never the one named.
+rc, doc = fit_json(f"1GiB,{BUDGET}", "--runtime", "sglang,vllm", "--mem-fraction-static", "0.8")
+for x in doc.get("cells", []):
+    rc1, one = fit_json(x["gpu_mem"], "--runtime", x["runtime"], "--mem-fraction-static", "0.8")
+    check(x["answer"] == one.get("answer") and x["answer"] is not None and x["engine"]["verdict"].startswith("SGLang" if x["runtime"] == "sglang" else "vLLM"),
+          f"{x['gpu_mem']} {x['runtime']} at mem_fraction_static 0.8: {x['answer']}, alone {one.get('answer')}")
+named = [x for x in doc.get("cells", []) if doc.get("fewest") == {"gpu_mem": x["gpu_mem"], "runtime": x["runtime"]}]
+check(rc == 0 and len(doc.get("cells", [])) == 4 and len(named) == 1 and not named[0]["engine"]["refuses"]
+      and named[0]["answer"]["ep"] == min(x["answer"]["ep"] for x in doc["cells"] if not x["engine"]["refuses"]), f"the pair named: {named}")
 rc, doc = fit_json("1MiB,2MiB")
-check(rc == 1 and doc.get("fewest") is None and all(d["answer"] is None for d in doc.get("devices", [])), f"no device fits: exit {rc}")
-for bad, says in ((f"{BUDGET},,1GiB", "empty device"), (f"{BUDGET},H300-999GB", "H300-999GB")):
-    r = subprocess.run([WS, "plan", PATH, "--fit", "1", "--gpu-mem", bad, "--max-model-len", str(L)], capture_output=True, text=True)
-    check(r.returncode == 2 and says in r.stderr, f"--gpu-mem {bad}: exit {r.returncode}, {r.stderr.strip()[:200]}")
+check(rc == 1 and doc.get("fewest") is None and all(x["answer"] is None and x["runtime"] == "vllm" for x in doc.get("cells", [])), f"no device fits: exit {rc}")
+for flags, says in ((("--gpu-mem", f"{BUDGET},,1GiB"), "empty entry"), (("--gpu-mem", f"{BUDGET},H300-999GB"), "H300-999GB"),
+                    (("--gpu-mem", BUDGET, "--runtime", "vllm,tensorrt"), "tensorrt")):
+    r = subprocess.run([WS, "plan", PATH, "--fit", "1", "--max-model-len", str(L), *flags], capture_output=True, text=True)
+    check(r.returncode == 2 and says in r.stderr, f"{' '.join(flags)}: exit {r.returncode}, {r.stderr.strip()[:200]}")
 r = subprocess.run([WS, "plan", PATH, "--fit", str(target), "--gpu-mem", f"{BUDGET},1GiB", "--max-model-len", str(L)], capture_output=True, text=True)
 check(r.returncode == 0 and "<- the fewest GPUs" in r.stdout and r.stdout.count("\n") == 4, f"the text table: {r.stdout}")
 
