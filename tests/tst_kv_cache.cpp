@@ -465,8 +465,8 @@ class TstKvCache : public QObject {
   // hidden 2048, 128 experts of 768, top-8): the dummy sampler's min(tokens, max_num_seqs) rows of
   // 16-bit logits and their float32 copy; fused_experts_impl's cache13 (M x top-k x max(2 x 768,
   // 2048)) and cache2 (M x top-k x 768) in BF16, M = min(tokens, 32768); for a dense model
-  // (Qwen2-7B's intermediate 18,944) the gate-up output and SiluAndMul's, 3 x intermediate / TP a
-  // token. The reserve is the largest moment, not their sum. And `vllm serve`'s defaults by
+  // (Qwen2-7B's intermediate 18,944) 2 x intermediate / TP a token (an ungated MLP's two tensors;
+  // a gated one holds more). The reserve is the largest moment, not their sum. And `vllm serve`'s defaults by
   // device (arg_utils.py): 8192 tokens / 1024 sequences from 70 GiB unless an A100, else 2048 / 256.
   void vllmProfileReservesByHand() {
     ModelDescription m;
@@ -495,10 +495,12 @@ class TstKvCache : public QObject {
     QCOMPARE(moments(2048, -1, 256)["fused MoE"], uint64_t(2048) * 8 * (1536 + 768) * 2);
     m.numExperts = 0, m.intermediateSize = 18944, m.vocabSize = 152064;  // dense, Qwen2-7B's MLP
     auto dense = moments(2048, -1, 256);
-    QCOMPARE(dense["dense MLP"], uint64_t(2048) * 3 * 18944 * 2);
+    QCOMPARE(dense["dense MLP"], uint64_t(2048) * 2 * 18944 * 2);
     QCOMPARE(dense["sampler"], uint64_t(256) * 152064 * 6);
-    QCOMPARE(dense["reserve"], dense["sampler"]);  // 222.75 MiB against the MLP's 222.0
-    QCOMPARE(moments(2048, -1, 256, 2)["dense MLP"], uint64_t(2048) * 3 * (18944 / 2) * 2);  // TP 2 shards the MLP
+    QCOMPARE(dense["reserve"], dense["sampler"]);  // 222.75 MiB against the MLP's 148.0
+    QCOMPARE(moments(2048, -1, 256, 2)["dense MLP"], uint64_t(2048) * 2 * (18944 / 2) * 2);  // TP 2 shards the MLP
+    m.intermediateSize = 200000;  // an MLP wider than the sampler's logits: it decides
+    QCOMPARE(moments(2048, -1, 256)["reserve"], uint64_t(2048) * 2 * 200000 * 2);
     const auto d = [](double gib, const char* name) {
       const plan::VllmServeDefaults v = plan::vllmServeDefaults(uint64_t(gib * double(1ull << 30)), name);
       return std::pair{v.maxNumBatchedTokens, v.maxNumSeqs};

@@ -23,7 +23,7 @@ Result<LlamaCppComputeBound> llamaCppComputeBound(const ModelDescription& m, con
   if (!llamaCppCompressedCaches(m)) {
     const uint64_t heads = m.attention.numHeads > 0 ? uint64_t(m.attention.numHeads) : 0;
     for (const LlamaCppCachePart& p : parts.value()) {
-      if (p.state || p.name == "indexer" || (!p.name.empty() && p.name != "non-SWA" && p.name != "SWA")) continue;
+      if (p.state || (!p.name.empty() && p.name != "non-SWA" && p.name != "SWA")) continue;
       const uint64_t mask = p.cells * tokens * (o.flashAttn ? 2 : 4);
       const uint64_t kq = o.flashAttn ? 0 : p.cells * tokens * heads * 4;
       if (mask + kq <= b.attentionBytes) continue;

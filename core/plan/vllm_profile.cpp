@@ -30,14 +30,16 @@ std::vector<VllmProfileMoment> vllmProfileMoments(const ModelDescription& m, con
                  rows * uint64_t(m.vocabSize) * 6});
   }
   if (m.numExperts <= 0 && m.intermediateSize > 0) {
-    // A dense MLP (qwen2.py / llama.py MLP.forward): the merged gate-up projection's output of
-    // 2 x intermediate / TP a token is SiluAndMul's input while it allocates its output of half
-    // that (activation.py forward_cuda), both in the activations' 16-bit dtype.
+    // A dense MLP: a gated one (qwen2.py / llama.py MLP.forward) holds the merged gate-up
+    // projection's output of 2 x intermediate / TP a token while SiluAndMul allocates its output of
+    // half that (activation.py forward_cuda); an ungated one its first projection's output of
+    // intermediate / TP while the activation allocates its own. The config does not say which, so
+    // the bound is the ungated one's: 2 x intermediate / TP a token, in the activations' 16-bit dtype.
     const uint64_t tp = uint64_t(std::max(1, o.tp)), i = uint64_t(m.intermediateSize) / tp;
     r.push_back({"dense MLP",
-                 "max-num-batched-tokens " + std::to_string(tokens) + " x (2 + 1) x intermediate / TP " + std::to_string(i) +
-                     " x 2 B: the gate-up projection's output and SiluAndMul's (model_executor/layers/activation.py)",
-                 tokens * 3 * i * 2});
+                 "max-num-batched-tokens " + std::to_string(tokens) + " x 2 x intermediate / TP " + std::to_string(i) +
+                     " x 2 B: the up (or gate-up) projection's output and the activation's (model_executor/layers/activation.py)",
+                 tokens * 2 * i * 2});
   }
   if (m.numExperts > 0 && m.expertsPerToken > 0 && m.expertIntermediateSize > 0 && m.hiddenSize > 0) {
     // fused_experts_impl sizes its caches for M = min(tokens, VLLM_FUSED_MOE_CHUNK_SIZE 32768)
