@@ -117,7 +117,8 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
       maxLen(R"(Using max model len (\d+))"), sglangKv(R"(KV Cache is allocated\..*#tokens: (\d+), K size: ([0-9.]+) GB, V size: ([0-9.]+) GB)"),
       sglangWeights(R"(Load weight end\..*mem usage=([0-9.]+) GB)"), sglangArgs(R"(server_args=ServerArgs\()"),
       sglangFreeBefore(R"(Load weight begin\. avail mem=([0-9.]+) GB)"), sglangFreeAfter(R"(Load weight end\..*avail mem=([0-9.]+) GB)"),
-      sglangLen(R"(max_total_num_tokens=\d+.*context_len=(\d+))");
+      sglangLen(R"(max_total_num_tokens=\d+.*context_len=(\d+))"),
+      vllmItemized(R"(Free memory on device \([0-9.]+/([0-9.]+) GiB\) on startup\. Desired GPU memory utilization is \(([0-9.]+), ([0-9.]+) GiB\)\. Actual usage is [0-9.]+ GiB for weight, ([0-9.]+) GiB for peak activation, ([0-9.]+) GiB for non-torch memory, and ([0-9.]+) GiB for CUDAGraph memory)");
   // llama.cpp 0c1e57098: src/llama-context.cpp (the "llama_context: n_ctx = %u" block, the output
   // and compute buffer sizes), src/llama-kv-cache.cpp ("llama_kv_cache: size = ...", "llama_kv_cache_unified" before the rename),
   // src/llama-kv-cache-iswa.cpp ("using full-size SWA cache"), src/llama-model.cpp
@@ -140,6 +141,15 @@ EngineLog parseEngineLog(const std::string& text, const std::string& path) {
     if (std::regex_search(l, m, loading)) vllm = true, log.weightsGib.push_back(figureOf(m[1], worker, line));
     if (std::regex_search(l, m, available)) vllm = true, log.availableKvGib.push_back(figureOf(m[1], worker, line));
     if (std::regex_search(l, m, tokens)) vllm = true, log.kvTokens.push_back(figureOf(m[1], worker, line));
+    if (std::regex_search(l, m, vllmItemized)) {
+      vllm = true;
+      log.deviceTotalGib.push_back(figureOf(m[1], worker, line));
+      if (log.gpuMemoryUtilization < 0) log.gpuMemoryUtilization = std::stod(m[2].str());
+      log.requestedGib.push_back(figureOf(m[3], worker, line));
+      log.peakActivationGib.push_back(figureOf(m[4], worker, line));
+      log.nonTorchGib.push_back(figureOf(m[5], worker, line));
+      log.cudaGraphGib.push_back(figureOf(m[6], worker, line));
+    }
     if (std::regex_search(l, m, concurrency)) {
       vllm = true;
       log.concurrencyLen = int64_t(figureOf(m[1], worker, line).value);

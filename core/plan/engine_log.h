@@ -35,6 +35,10 @@ struct EngineLog {
   // vLLM: "Model loading took X GiB"; SGLang: "Load weight end. ... mem usage=X GB" (GiB).
   std::vector<LoggedFigure> weightsGib;
   std::vector<LoggedFigure> availableKvGib;  // vLLM "Available KV cache memory: X GiB", one per worker
+  // vLLM's itemized memory line (gpu_worker.py, INFO in 0.10.x, DEBUG in 0.11.0): "Free memory on
+  // device (F/T GiB) on startup. Desired GPU memory utilization is (u, R GiB). Actual usage is W GiB
+  // for weight, A GiB for peak activation, N GiB for non-torch memory, and G GiB for CUDAGraph memory."
+  std::vector<LoggedFigure> deviceTotalGib, requestedGib, peakActivationGib, nonTorchGib, cudaGraphGib;
   std::vector<LoggedFigure> kvTokens;        // vLLM "GPU KV cache size: N tokens"; SGLang "#tokens: N"
   std::vector<LoggedFigure> maxConcurrency;  // vLLM "Maximum concurrency for L tokens per request: Xx"
   int64_t concurrencyLen = -1;               // its L

@@ -6,6 +6,7 @@
 
 #include "core/plan/llama_cpp_cache.h"
 #include "core/plan/llama_cpp_compute.h"
+#include "core/plan/vllm_profile.h"
 #include "core/util/format_bytes.h"
 
 namespace ws::plan {
@@ -119,12 +120,39 @@ void vllmRows(const EngineLog& log, const KvCache& kv, const LogCheckInputs& in,
                       "requested " + fixed(double(*in.requested) / kGiB, 2) + " GiB - logged weights " + fixed(w / kGiB, 2) + " GiB - weightscope's reserves (" +
                           (names.empty() ? "none" : names) +
                           "); the difference is what vLLM measured beyond those lower bounds - the rest of its profile run's "
-                          "activations and the non-torch memory (cuBLAS workspaces, NCCL) - not itemized by the log"});
+                          "activations and the non-torch memory (cuBLAS workspaces, NCCL) - " +
+                          (log.peakActivationGib.empty() ? std::string("not itemized by the log")
+                                                         : "itemized below where the log prints it (peak activation " + fixed(log.peakActivationGib.front().value, 2) +
+                                                               " GiB, non-torch " + fixed(log.nonTorchGib.front().value, 2) + " GiB on " +
+                                                               (log.peakActivationGib.front().worker.empty() ? "its worker" : log.peakActivationGib.front().worker) + ")")});
     }
   } else if (!log.availableKvGib.empty()) {
     rows.push_back({"Available KV cache memory", "", "", fixed(log.availableKvGib.front().value, log.availableKvGib.front().decimals) + " GiB", "",
                     LogVerdict::NotPredicted, "give --gpu-mem (and --gpu-memory-utilization when the log does not state it) to predict it"});
   }
+  // What the profile run measured, where vLLM itemizes it: its activation peak against the
+  // profile_run line's lower bound (vllm_profile.h); non-torch and CUDA-graph memory measured only.
+  const Reserve* profile = nullptr;
+  for (const auto& x : in.reserves)
+    if (x.name == "profile_run") profile = &x;
+  for (const auto& a : log.peakActivationGib) {
+    LogRow r{"peak activation (profile run)", a.worker, "", fixed(a.value, a.decimals) + " GiB", "", LogVerdict::NotPredicted, "the model says too little for a bound"};
+    if (profile) {
+      // vLLM prints round(x / GiB, 2): "1.4" is 1.40 +- 0.005.
+      const double p = double(profile->bytes) / kGiB;
+      r.predicted = "at least " + fixed(p, 2) + " GiB";
+      r.difference = fixed(a.value - p, 2);
+      r.verdict = a.value + 0.005 >= p ? LogVerdict::AboveBound : LogVerdict::Differs;
+      r.explanation = "vLLM's measure of its profile run's peak (gpu_worker.py) against " + profile->formula;
+    }
+    rows.push_back(std::move(r));
+  }
+  for (const auto& n : log.nonTorchGib)
+    rows.push_back({"non-torch memory", n.worker, "", fixed(n.value, n.decimals) + " GiB", "", LogVerdict::NotPredicted,
+                    "cuBLAS workspaces, NCCL buffers and what else the CUDA driver holds beside PyTorch's allocator: vLLM measures it, weightscope does not predict it"});
+  for (const auto& g : log.cudaGraphGib)
+    rows.push_back({"CUDA graph memory", g.worker, "", fixed(g.value, g.decimals) + " GiB", "", LogVerdict::NotPredicted,
+                    "captured after the KV cache is sized (capture_model), so outside vLLM's budget: give it to plan with --reserve-cuda-graphs"});
 }
 
 // The figure of `worker` among `figures` (the same worker, else the first).
@@ -334,7 +362,13 @@ LogCheckInputs logCheckInputs(const ModelDescription& m, const EngineLog& log, c
   if (r.deviceTotal) {
     const double u = r.utilization > 0 ? r.utilization : log.gpuMemoryUtilization > 0 ? log.gpuMemoryUtilization : 0.9;
     in.requested = uint64_t(double(*r.deviceTotal) * u);
+  } else if (!log.requestedGib.empty() && r.utilization <= 0) {
+    in.requested = uint64_t(log.requestedGib.front().value * kGiB);  // vLLM printed it ("Desired GPU memory utilization is (u, R GiB)")
   }
+  // No --gpu-mem but the log printed its device's total: vLLM's default sequences for it (its name
+  // is not printed, so the A100 exception cannot be told).
+  if (!r.deviceTotal && !log.deviceTotalGib.empty() && log.maxNumSeqs <= 0)
+    in.kv.defaultMaxNumSeqs = std::min(vllmServeDefaults(uint64_t(log.deviceTotalGib.front().value * kGiB), "").maxNumSeqs, in.kv.maxNumBatchedTokens);
   in.reserves = runtimeReserves(m, in.kv, r.cudaGraphs);
   return in;
 }

@@ -271,6 +271,32 @@ with tempfile.TemporaryDirectory() as tmp:
         rc, doc, err = plan(write_config(tmp, repo, vocab_size=vocab * 2), log)  # another vocabulary: flagged
         check(rc == 1 and any(r["quantity"] == "output buffer" and r["verdict"] == "differs" for r in (doc or {}).get("rows", [])), f"{log} with twice the vocabulary: exit {rc}")
 
+    # vLLM 0.10.2 itemizes its profile run at INFO ("Actual usage is W GiB for weight, A GiB for peak
+    # activation, N GiB for non-torch memory, and G GiB for CUDAGraph memory"): the L40S log's peak
+    # activation is held to the profile_run bound, worked out here - the sampler's min(2,048 tokens,
+    # the 256 sequences vLLM takes on its 44.42 GiB device) x 151,936 x 6 B against the fused MoE's
+    # 2,048 x top-8 x (max(2 x 1,536, 4,096) + 1,536) x 2 B - and the requested memory is the one it
+    # printed (39.98 GiB), so the available-memory residual needs no --gpu-mem.
+    l40s = "vllm-Qwen3-235B-A22B-Instruct-2507-FP8-1.log"
+    rc, doc, err = plan(write_config(tmp, "Qwen/Qwen3-235B-A22B"), l40s)
+    rows = (doc or {}).get("rows", [])
+    bound = max(min(2048, 256) * 151936 * 6, 2048 * 8 * (max(2 * 1536, 4096) + 1536) * 2)
+    peak = [r for r in rows if r["quantity"] == "peak activation (profile run)"]
+    check(rc == 0 and len(peak) == 1 and peak[0]["logged"] == "1.4 GiB" and peak[0]["predicted"] == f"at least {bound / GIB:.2f} GiB" and peak[0]["verdict"] == "above its bound",
+          f"{l40s}: peak activation {peak}, by hand at least {bound / GIB:.2f} GiB")
+    measured = {r["quantity"]: r["logged"] for r in rows if r["quantity"] in ("non-torch memory", "CUDA graph memory")}
+    check(measured == {"non-torch memory": "0.18 GiB", "CUDA graph memory": "3.45 GiB"} or measured == {"non-torch memory": "0.21 GiB", "CUDA graph memory": "3.45 GiB"},
+          f"{l40s}: measured only {measured}")
+    avail = [r for r in rows if r["quantity"] == "Available KV cache memory" and "Worker_TP2_EP2" in r["worker"]]
+    want = (39.98 * GIB - 27.7183 * GIB - bound) / GIB
+    check(len(avail) == 1 and avail[0]["predicted"] == f"{want:.2f} GiB" and abs(float(avail[0]["difference"].split()[0]) + (1.4 + 0.21 - bound / GIB)) <= 0.02,
+          f"{l40s}: available memory {avail}, by hand {want:.2f} GiB, less the log's own 1.4 + 0.21 GiB beyond the bound")
+    low = os.path.join(tmp, "vllm-lowered-activation.log")
+    open(low, "w").write(open(os.path.join(LOGS, l40s)).read().replace("1.4 GiB for peak activation", "0.1 GiB for peak activation"))
+    rc, doc, err = plan(write_config(tmp, "Qwen/Qwen3-235B-A22B"), low)
+    peak = [r for r in (doc or {}).get("rows", []) if r["quantity"] == "peak activation (profile run)"]
+    check(rc == 1 and len(peak) == 1 and peak[0]["verdict"] == "differs", f"a peak activation below the bound: exit {rc}, {peak}")
+
     # Compute buffers printed below the bound (Llama-3.1-70B's 588.01 MiB as 500.00: less than its
     # 520 MiB of KQ and mask without flash attention) are flagged, and plan exits 1.
     lowered = os.path.join(tmp, "llamacpp-lowered-compute.log")
