@@ -626,7 +626,7 @@ class PlanCommand : public Command {
   // flags (--tp-size N --attn-dp-size N/t), the device's memory, and the flags it shares with vLLM's
   // names (--max-num-batched-tokens is its --chunked-prefill-size, --max-num-seqs its
   // --max-running-requests).
-  static plan::SglangLaunch sglangLaunchOf(const Args& a, int tp) {
+  static plan::SglangLaunch sglangLaunchOf(const Args& a, int tp, const std::optional<plan::GpuBudget>& budget) {
     if (a.has("gpu-memory-utilization"))
       throw std::invalid_argument("--gpu-memory-utilization is vLLM's share of the device; SGLang's is --mem-fraction-static (weights and KV cache)");
     plan::SglangLaunch l;
@@ -639,7 +639,7 @@ class PlanCommand : public Command {
       if (!(l.memFractionStatic > 0) || l.memFractionStatic >= 1) throw std::invalid_argument("--mem-fraction-static must be in (0, 1)");
     }
     l.modelPath = a.positional().empty() ? std::string() : a.positional()[0];
-    if (const auto b = budgetOf(a)) l.gpuMemMiB = b->nvidiaSmiMiB, l.preLoadFreeBytes = b->usable();
+    if (budget) l.gpuMemMiB = budget->nvidiaSmiMiB, l.preLoadFreeBytes = budget->usable();
     return l;
   }
 
@@ -664,7 +664,7 @@ class PlanCommand : public Command {
     o.speculative = int(a.getInt("speculative", 0));
     o.llamaCpp = format == "gguf";
     o.sglang = a.get("runtime") == "sglang";
-    if (o.sglang) o.sglangLaunch = sglangLaunchOf(a, tp);
+    if (o.sglang) o.sglangLaunch = sglangLaunchOf(a, tp, budget);
     if (o.blockSize < 1 || o.maxNumBatchedTokens < 1 || o.speculative < 0)
       throw std::invalid_argument("--block-size and --max-num-batched-tokens must be positive, --speculative not negative");
     return o;
@@ -768,6 +768,9 @@ class PlanCommand : public Command {
     return FitOutcome{*budget, fit.value()};
   }
 
+  // The largest EP the search tried (1 when it tried none): "nothing up to EP N fits".
+  static int lastEpTried(const plan::FitResult& fit) { return fit.tried.empty() ? 1 : fit.tried.back().ep; }
+
   static nlohmann::json fitRowJson(const plan::FitRow& r) {
     return nlohmann::json{{"ep", r.ep}, {"tp", r.tp}, {"weights_fit", r.weightsFit}, {"min_rank_concurrency", r.minRankConcurrency},
                           {"concurrency", r.concurrency}, {"fits", r.fits}};
@@ -796,7 +799,7 @@ class PlanCommand : public Command {
     nlohmann::json tried = nlohmann::json::array(), answer = nullptr;
     for (const auto& r : fit.tried) tried.push_back(fitRowJson(r));
     if (fit.answer) answer = fitRowJson(*fit.answer);
-    const int lastEp = fit.tried.empty() ? 1 : fit.tried.back().ep;
+    const int lastEp = lastEpTried(fit);
     if (a.has("json")) {
       std::cout << nlohmann::json{{"schema", "weightscope.plan-fit/1"}, {"path", c.root}, {"target_concurrency", target},
                                   {"max_model_len", a.getInt("max-model-len", -1)}, {"budget", budgetJson(outcome->budget, reserveOf(a))},
@@ -856,14 +859,14 @@ class PlanCommand : public Command {
     if (a.has("json")) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto& cell : cells) {
-        nlohmann::json tried = nlohmann::json::array(), findings = nlohmann::json::array();
-        for (const auto& r : cell.outcome.fit.tried) tried.push_back(fitRowJson(r));
-        if (cell.engine)
-          for (const auto& f : cell.engine->findings) findings.push_back({{"code", f.code}, {"severity", val::severityName(f.severity)}, {"message", f.message}});
         if (!cell.error.empty()) {
           out.push_back({{"gpu_mem", cell.device}, {"runtime", cell.runtime}, {"error", cell.error}, {"answer", nullptr}, {"engine", nullptr}});
           continue;
         }
+        nlohmann::json tried = nlohmann::json::array(), findings = nlohmann::json::array();
+        for (const auto& r : cell.outcome.fit.tried) tried.push_back(fitRowJson(r));
+        if (cell.engine)
+          for (const auto& f : cell.engine->findings) findings.push_back({{"code", f.code}, {"severity", val::severityName(f.severity)}, {"message", f.message}});
         out.push_back({{"gpu_mem", cell.device}, {"runtime", cell.runtime}, {"budget", budgetJson(cell.outcome.budget, reserveOf(a))},
                        {"answer", cell.outcome.fit.answer ? fitRowJson(*cell.outcome.fit.answer) : nlohmann::json(nullptr)}, {"tried", tried},
                        {"engine", cell.outcome.fit.answer ? nlohmann::json{{"verdict", engineText(cell)}, {"refuses", cell.refused()}, {"findings", findings}}
@@ -886,7 +889,7 @@ class PlanCommand : public Command {
         }
         if (!ans) {
           std::printf("  %-18s %-8s %12s  %-12s %5s  nothing up to EP %d fits\n", cell.device.c_str(), cell.runtime.c_str(), usable.c_str(), "-", "-",
-                      cell.outcome.fit.tried.empty() ? 1 : cell.outcome.fit.tried.back().ep);
+                      lastEpTried(cell.outcome.fit));
           continue;
         }
         const std::string layout = "EP " + std::to_string(ans->ep) + " TP " + std::to_string(ans->tp);

@@ -18,6 +18,9 @@ namespace {
 
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Tokens a request: --max-model-len, else the model's max_position_embeddings (<= 0: unknown).
+int64_t maxModelLenOf(const ModelDescription& m, const KvOptions& o) { return o.maxModelLen > 0 ? o.maxModelLen : m.attention.maxPositions; }
+
 // Bytes a cache element takes, times 32 (llama.cpp's q8_0/q4_0 store 32 values in 34/18 bytes).
 struct CacheType {
   std::string name;
@@ -203,7 +206,7 @@ Result<KvCache> kvCachePerRank(const ModelDescription& m, const KvOptions& o) {
     KvCache kv;
     const CacheType ct = cacheType(m, o);
     kv.dtype = ct.name;
-    kv.maxModelLen = o.maxModelLen > 0 ? o.maxModelLen : a.maxPositions;
+    kv.maxModelLen = maxModelLenOf(m, o);
     if (kv.maxModelLen <= 0) fail(ErrorCode::Usage, "give --max-model-len: the config has no max_position_embeddings");
     if (!a.compressRatios.empty() || (o.llamaCpp && llamaCppCompressedCaches(m))) {
       if (o.llamaCpp) {
@@ -376,7 +379,7 @@ std::vector<Reserve> runtimeReserves(const ModelDescription& m, const KvOptions&
     // for each of n_seq_max outputs (llama_context::output_reserve) - is allocated in the output
     // device's host buffer type (CUDA_Host), not on the GPU.
     LlamaCppComputeOptions co;
-    co.cache.nCtx = o.maxModelLen > 0 ? o.maxModelLen : m.attention.maxPositions;
+    co.cache.nCtx = maxModelLenOf(m, o);
     co.cache.nSeq = o.maxNumSeqs > 0 ? int(o.maxNumSeqs) : 1;
     const auto bound = llamaCppComputeBound(m, co);
     if (bound)

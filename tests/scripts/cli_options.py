@@ -221,10 +221,11 @@ cfg = json.load(open(os.path.join(QWEN, "config.json")))
 def profile_by_hand(tokens, seqs):
     i, h, k = cfg["moe_intermediate_size"], cfg["hidden_size"], cfg["num_experts_per_tok"]
     return max(min(tokens, seqs) * vocab * 6, min(tokens, 32768) * k * (max(2 * i, h) + i) * 2)
-for flags, tokens, seqs in ((("--max-num-batched-tokens", "100"), 100, 256), ((), 2048, 256), (("--max-num-seqs", "8"), 2048, 8)):
-    got = kv("--ep", "1", *flags)["reserves"]["profile_run"]["bytes"]
-    check(got == profile_by_hand(tokens, seqs), f"plan {' '.join(flags)}: profile_run {got}, by hand {profile_by_hand(tokens, seqs)}")
-check(profile_by_hand(100, 256) == 100 * vocab * 6 and profile_by_hand(2048, 256) > 256 * vocab * 6, "both moments decide one case each")
+for flags, tokens, seqs, peak in ((("--max-num-batched-tokens", "100"), 100, 256, "sampler"), ((), 2048, 256, "fused MoE"), (("--max-num-seqs", "8"), 2048, 8, "fused MoE")):
+    line = kv("--ep", "1", *flags)["reserves"]["profile_run"]
+    check(line["bytes"] == profile_by_hand(tokens, seqs), f"plan {' '.join(flags)}: profile_run {line['bytes']}, by hand {profile_by_hand(tokens, seqs)}")
+    # each moment decides one case: the line names the one it charged
+    check(f"profile run (gpu_model_runner.py profile_run), {peak}:" in line["formula"], f"plan {' '.join(flags)}: the largest moment named, by hand {peak}: {line['formula'][:160]}")
 tp_heads = kv("--ep", "1", "--tp", "2")["kv_cache"]["bytes_per_token"]
 dp_heads = kv("--ep", "1", "--tp", "2", "--attention", "dp")["kv_cache"]["bytes_per_token"]
 check(dp_heads == 2 * tp_heads, f"plan --attention dp keeps the KV heads whole: {dp_heads} vs {tp_heads} per token")
