@@ -90,6 +90,9 @@ rehearsal --step tests --step bench --step sass --step scan
 # The kernels' machine code as the device ran it (cuobjdump from the test venv): the table fails the
 # stage above when a 16-values-a-thread body regains a stack frame or loses its 16-byte stores.
 cat "$root/out/gpu-rehearsal/sass-table.md"
+# What a device call would send, packed from the rehearsal's build (its programs, the shared
+# fixtures tst_gpu names, nlohmann): over 48 MiB fails here rather than on a lent device.
+WEIGHTSCOPE_FIXTURES="$fixtures" bash scripts/gpu-proof.sh --pack
 
 [ "${SKIP_SANITIZE:-0}" = 1 ] && exit 0
 begin_stage "sanitizer build"

@@ -12,7 +12,8 @@ namespace wstest {
 // ../shared/fixtures as configured (WEIGHTSCOPE_FIXTURES at configure time); the environment's
 // WEIGHTSCOPE_FIXTURES takes precedence where the tests read it (fixtures()).
 const char* configuredFixtures();
-// The source tree's root, for tests that read its docs and checked-in data.
+// The source tree's root, for tests that read its docs and checked-in data. WEIGHTSCOPE_SOURCE_DIR in the
+// environment takes precedence (a test program run in another copy of the tree).
 std::string sourceDir();
 
 }  // namespace wstest

@@ -23,6 +23,7 @@
 #include "core/numerics/kernel_threads.h"
 #include "core/synth/synth.h"
 #include "corpus_support.h"
+#include "device_corpus.h"
 #include "test_paths.h"
 #include "test_support.h"
 
@@ -136,6 +137,25 @@ std::vector<uint8_t> floats(std::vector<float> v) {
   return b;
 }
 
+// The device corpus's rows (tests/device_corpus.h) by the writer that made them: each group has
+// checks of its own below, and restOfTheDeviceCorpus takes the rows of none.
+constexpr std::string_view kIquants = "llama_cpp/iquants/", kLlmCompressor = "compressed_tensors/", kIkLlama = "ik_llama/", kLibraryQuant = "library_quant/";
+
+bool inAGroup(std::string_view path) {
+  for (std::string_view g : {kIquants, kLlmCompressor, kIkLlama, kLibraryQuant})
+    if (path.substr(0, g.size()) == g) return true;
+  return false;
+}
+
+// The tracked rows whose path starts with the group's, as a "path" column.
+void deviceCorpusRows(std::string_view group) {
+  QTest::addColumn<QString>("path");
+  for (const auto& row : wstest::kDeviceCorpus)
+    if (!row.carried && row.path.substr(0, group.size()) == group) QTest::newRow(std::string(row.path).c_str()) << QString::fromUtf8(row.path.data(), qsizetype(row.path.size()));
+}
+
+std::string trackedData(const QString& path) { return wstest::sourceDir() + "/tests/data/" + path.toStdString(); }
+
 }  // namespace
 
 class TstDecodeDesc : public QObject {
@@ -248,13 +268,10 @@ class TstDecodeDesc : public QObject {
   // The I-quants llama.cpp's llama-quantize wrote (tests/data/llama_cpp/iquants, one file per type):
   // the block kernel's body over its grid equals the CPU decoder, which reference_dequant.py part G
   // holds to ggml's own to_float.
-  void llamaQuantizeIquants_data() {
-    QTest::addColumn<QString>("type");
-    for (const char* t : {"iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s"}) QTest::newRow(t) << QString(t);
-  }
+  void llamaQuantizeIquants_data() { deviceCorpusRows(kIquants); }
   void llamaQuantizeIquants() {
-    QFETCH(QString, type);
-    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/llama_cpp/iquants/mixtral-" + type.toStdString() + ".gguf");
+    QFETCH(QString, path);
+    auto c = wstest::openOrFail(trackedData(path));
     QVERIFY(compareAll(*c) > 0);
     QVERIFY(compareGrids(*c) > 0);
   }
@@ -263,13 +280,11 @@ class TstDecodeDesc : public QObject {
   // are held to compressed-tensors' own decompressor there by reference_compressed_tensors): the
   // device formulas and bodies over their grids equal the CPU decoders - NVFP4 whose global scale
   // divides, int4 with and without zero points, int8, FP8 block and channel, MXFP4.
-  void llmCompressorSchemes_data() {
-    QTest::addColumn<QString>("scheme");
-    for (const char* s : {"w4a16", "w4a16-asym", "w4a16-g32-experts", "w8a16", "fp8-block", "fp8-dynamic", "nvfp4a16", "mxfp4a16"}) QTest::newRow(s) << QString(s);
-  }
+  void llmCompressorSchemes_data() { deviceCorpusRows(kLlmCompressor); }
   void llmCompressorSchemes() {
-    QFETCH(QString, scheme);
-    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/compressed_tensors/" + scheme.toStdString());
+    QFETCH(QString, path);
+    const QString scheme = path.section('/', -1);
+    auto c = wstest::openOrFail(trackedData(path));
     QVERIFY(compareAll(*c) > 0);
     bodiesChecked.clear();
     QVERIFY(compareGrids(*c) > 0);
@@ -282,8 +297,10 @@ class TstDecodeDesc : public QObject {
   // each begin with a float or f16 scale (IQ2_KS, IQ3_KS, IQ4_KS, IQ4_KSS, IQ5_KS, IQ2_KL, IQ1_KT ..
   // IQ4_KT), the ternary IQ1_BN / IQ2_BN, and the row-interleaved _R4 / _R8 / _R16 types - the
   // device formula finds each block's row meta, and each row's group and place in it.
+  void ikLlamaTypes_data() { deviceCorpusRows(kIkLlama); }
   void ikLlamaTypes() {
-    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/ik_llama/ik-types.gguf");
+    QFETCH(QString, path);
+    auto c = wstest::openOrFail(trackedData(path));
     QCOMPARE(compareAll(*c), uint64_t(26 * 16 * 512 + 22 * 2 * 8 * 512));  // all 48 tensors, every value
     QVERIFY(compareGrids(*c) > 0);
   }
@@ -293,18 +310,30 @@ class TstDecodeDesc : public QObject {
   // reference_library_quant): the device formulas and bodies over their grids equal the CPU
   // decoders - GPTQ 2/3/4/8-bit, v1 and v2 zeros, act-order; AWQ GEMM and GEMV; NF4 and FP4 with and
   // without nested absmax, rounded to bf16 or f16; int8 rows.
-  void libraryQuantSchemes_data() {
-    QTest::addColumn<QString>("folder");
-    for (const char* f : {"gptq-2bit", "gptq-3bit", "gptq-4bit", "gptq-4bit-actorder", "gptq-4bit-v2", "gptq-8bit", "awq-gemm", "awq-gemv",
-                          "bnb-nf4", "bnb-nf4-nested", "bnb-fp4-nested-f16", "bnb-int8"})
-      QTest::newRow(f) << QString(f);
-  }
+  void libraryQuantSchemes_data() { deviceCorpusRows(kLibraryQuant); }
   void libraryQuantSchemes() {
-    QFETCH(QString, folder);
-    auto c = wstest::openOrFail(wstest::sourceDir() + "/tests/data/library_quant/" + folder.toStdString());
+    QFETCH(QString, path);
+    auto c = wstest::openOrFail(trackedData(path));
     uint64_t quantized = 0;
     for (const auto& l : c->logical) quantized += schemeInfo(l.scheme).quantized;
     QCOMPARE(quantized, uint64_t(6));  // every expert projection: the scheme was recognised
+    QVERIFY(compareAll(*c) > 0);
+    QVERIFY(compareGrids(*c) > 0);
+  }
+
+  // The device corpus's other rows - transformers' BF16 and FP8 block, ggml's K-quants and Q8_0,
+  // MXFP4 experts in a GGUF, DeepSeek-V4's FP4 experts: the device formulas and bodies over their
+  // grids equal the CPU decoders there too.
+  void restOfTheDeviceCorpus_data() {
+    QTest::addColumn<QString>("path");
+    for (const auto& row : wstest::kDeviceCorpus)
+      if (!inAGroup(row.path))
+        QTest::newRow(std::string(row.path).c_str()) << (row.carried ? QString::fromStdString(wstest::fixture(std::string(row.path)))
+                                                                     : QString::fromStdString(trackedData(QString::fromUtf8(row.path.data(), qsizetype(row.path.size())))));
+  }
+  void restOfTheDeviceCorpus() {
+    QFETCH(QString, path);
+    auto c = wstest::openOrFail(path.toStdString());
     QVERIFY(compareAll(*c) > 0);
     QVERIFY(compareGrids(*c) > 0);
   }

@@ -20,9 +20,13 @@
 #include "core/plan/derived_buffers.h"
 #include "core/synth/synth.h"
 #include "corpus_support.h"
+#include "derived_reference.h"
+#include "device_corpus.h"
 #include "test_support.h"
 
 using namespace ws;
+using wstest::expectedCopy;
+using wstest::fileBytes;
 
 namespace {
 
@@ -35,8 +39,6 @@ load::LoadOptions options(const Checkpoint& c, int ep, int rank) {
   o.stagingBytes = 64 << 10;  // small, so tensors span several chunks and readers interleave
   return o;
 }
-
-const uint8_t* fileBytes(const Checkpoint& c, const TensorRecord& t) { return c.files[t.file].map->bytes().data() + t.offset; }
 
 // A host "device" that flips one bit of the upload that covers a chosen byte of its first
 // allocation (the tensors' arena): what --verify exists to catch (a bad copy, a wrong offset).
@@ -68,21 +70,6 @@ class PaddingBackend : public load::HostBackend {
   PaddingBackend() : HostBackend(UINT64_MAX / 2, 4, uint64_t(2) << 20) {}
   uint64_t granularity() const override { return 256; }
 };
-
-// The bytes of tensor t the rank's copy holds, from the file: the whole tensor, or the slices of
-// the rank's experts - worked out here from the placement, not by the loader.
-std::vector<uint8_t> expectedCopy(const Checkpoint& c, const TensorRecord& t, const load::LoadOptions& o) {
-  const uint8_t* f = c.files[t.file].map->bytes().data() + t.offset;
-  const uint64_t E = uint64_t(std::max<int64_t>(0, c.model.numExperts));
-  const bool whole = o.plan.rules->fusedWholeOnEveryRank;  // the seed: no index in the name, no slicing
-  if (!whole && E && t.role == Role::RoutedExpert && t.expert < 0 && !t.shape.empty() && t.shape[0] == E && t.layout != Layout::None) {
-    std::vector<uint8_t> out;
-    const uint64_t per = t.bytes / E;
-    for (int64_t e : o.plan.placement.logicalOf(o.epRank, plan::mapRowOf(c.model, o.plan.placement, t.layer))) out.insert(out.end(), f + uint64_t(e) * per, f + uint64_t(e + 1) * per);
-    return out;
-  }
-  return {f, f + t.bytes};
-}
 
 }  // namespace
 
@@ -426,6 +413,12 @@ class TstLoad : public QObject {
     QTest::addColumn<QString>("runtime");
     for (const char* p : {"hf/qwen3_moe", "hf/qwen3_moe_fp8", "hf/deepseek_v3", "hf/mixtral", "hf/qwen3_vl_moe", "gguf/tiny-qwen3moe-kquants.gguf"})
       QTest::newRow(p) << QString(p) << QString() << QString() << QString("vllm");
+    // The checked-in rows of the device corpus that tst_gpu loads (tests/device_corpus.h): their
+    // references hold on the host stand-in before a device is asked.
+    for (const auto& row : wstest::kDeviceCorpus)
+      if (row.load && !row.carried)
+        QTest::newRow(std::string(row.path).c_str()) << QString::fromStdString(wstest::sourceDir() + "/tests/data/" + std::string(row.path)) << QString() << QString()
+                                                     << QString("vllm");
     for (auto [like, scheme] : {std::pair{"qwen3-moe", "kt-int8"}, std::pair{"deepseek-v3", "gguf-q4_k"}, std::pair{"gpt-oss", "mxfp4"}, std::pair{"qwen3-vl-moe", "bf16"},
                                 std::pair{"mixtral", "fp8-block"}, std::pair{"glm-4.5", "nvfp4"}, std::pair{"kimi-k2", "int4-ct"}})
       QTest::newRow((std::string(like) + " " + scheme).c_str()) << QString() << QString(like) << QString(scheme) << QString("vllm");
@@ -441,7 +434,7 @@ class TstLoad : public QObject {
     QFETCH(QString, scheme);
     QFETCH(QString, runtime);
     wstest::TempDir d;
-    std::string where = path.isEmpty() ? d.file("c") : wstest::fixture(path.toStdString());
+    std::string where = path.isEmpty() ? d.file("c") : path.startsWith('/') ? path.toStdString() : wstest::fixture(path.toStdString());
     if (path.isEmpty()) {
       synth::Options so;
       so.like = like.toStdString();
@@ -465,52 +458,13 @@ class TstLoad : public QObject {
       uint64_t referenceBytes = 0;  // the derived buffers' bytes as this test's own references make them
       for (const auto& t : r.value().store->tensors()) QCOMPARE(t.buffer.bytes, uint64_t(expectedCopy(*c, *c->find(t.name), o).size()));
       std::set<std::string> names;
-      const auto experts = o.plan.placement.logicalOf(rank, 0);
       for (const auto& db : r.value().store->derived()) {
         QVERIFY2(names.insert(db.name).second, db.name.c_str());
-        const TensorRecord* src = c->find(db.sources[0]);
-        QVERIFY(src);
         const auto* got = static_cast<const uint8_t*>(db.buffer.ptr);
-        std::vector<uint8_t> want;
-        if (db.kind == "fused-gate-up") {
-          const TensorRecord* up = c->find(db.sources[1]);
-          QVERIFY(src->projection == Projection::Gate && up->projection == Projection::Up && src->layer == up->layer && src->expert == up->expert && src->numaNode == up->numaNode);
-          if (src->expert >= 0) {  // per-expert tensors: both whole
-            want.assign(fileBytes(*c, *src), fileBytes(*c, *src) + src->bytes);
-            want.insert(want.end(), fileBytes(*c, *up), fileBytes(*c, *up) + up->bytes);
-          } else {  // stacked: the expert the name ends in, from both
-            const uint64_t e = std::stoull(db.name.substr(db.name.rfind('.') + 1)), E = uint64_t(c->model.numExperts);
-            QVERIFY(std::find(experts.begin(), experts.end(), int64_t(e)) != experts.end());
-            for (const TensorRecord* t : {src, up}) want.insert(want.end(), fileBytes(*c, *t) + e * (t->bytes / E), fileBytes(*c, *t) + (e + 1) * (t->bytes / E));
-          }
-          checked[0]++;
-        } else if (db.kind == "transpose") {
-          const auto copy = expectedCopy(*c, *src, o);
-          const uint64_t R = src->shape[src->shape.size() - 2], C = src->shape.back(), esz = src->dtype->blockBytes, mats = copy.size() / (R * C * esz);
-          want.resize(copy.size());
-          for (uint64_t m = 0; m < mats; ++m)
-            for (uint64_t i = 0; i < R; ++i)
-              for (uint64_t j = 0; j < C; ++j) std::memcpy(&want[(m * R * C + j * R + i) * esz], &copy[(m * R * C + i * C + j) * esz], esz);
-          checked[1]++;
-        } else {
-          QCOMPARE(db.kind, std::string("bf16"));
-          const bool stacked = src->expert < 0;
-          std::vector<int64_t> which = stacked ? o.plan.placement.logicalOf(rank, plan::mapRowOf(c->model, o.plan.placement, src->layer)) : std::vector<int64_t>{-1};
-          std::sort(which.begin(), which.end());
-          for (int64_t e : which) {
-            num::DequantRequest req;
-            req.logical = src->logical;
-            req.expert = e;
-            auto ref = num::dequantize(*c, req);
-            QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().describe().c_str());
-            for (float v : ref.value().values) {
-              const uint16_t h = num::toBf16Rne(v);
-              want.push_back(uint8_t(h & 0xFF));
-              want.push_back(uint8_t(h >> 8));
-            }
-          }
-          checked[2]++;
-        }
+        const wstest::DerivedReference ref = wstest::derivedReference(*c, db, o);
+        QVERIFY2(ref.problem.empty(), ref.problem.c_str());
+        const std::vector<uint8_t>& want = ref.bytes;
+        checked[db.kind == "fused-gate-up" ? 0 : db.kind == "transpose" ? 1 : 2]++;
         QCOMPARE(db.buffer.bytes, uint64_t(want.size()));
         QVERIFY2(std::memcmp(got, want.data(), want.size()) == 0, db.name.c_str());
         referenceBytes += want.size();

@@ -108,17 +108,18 @@ class HostBackend : public DeviceBackend {
   std::map<uint64_t, DeviceBuffer> buffers_;
 };
 
-// Wraps a backend and fails the k-th allocation (1-based), or every allocation from then on.
-class FaultyBackend : public DeviceBackend {
+// Passes every call to another backend: the base of the wrappers that change one behaviour of a
+// real backend (FaultyBackend here; the GPU test's allocator that takes more than it is asked for).
+class ForwardingBackend : public DeviceBackend {
  public:
-  FaultyBackend(DeviceBackend& inner, uint64_t failAllocation) : inner_(inner), failAt_(failAllocation) {}
+  explicit ForwardingBackend(DeviceBackend& inner) : inner_(inner) {}
   std::string name() const override { return inner_.name(); }
   bool isHost() const override { return inner_.isHost(); }
   DeviceMemory memory() const override { return inner_.memory(); }
   uint64_t granularity() const override { return inner_.granularity(); }
   uint64_t residencyTolerance() const override { return inner_.residencyTolerance(); }
   int streams() const override { return inner_.streams(); }
-  Result<DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) override;
+  Result<DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) override { return inner_.allocate(bytes, tag); }
   void free(const DeviceBuffer& b) override { inner_.free(b); }
   Result<bool> upload(const DeviceBuffer& b, uint64_t o, const void* s, uint64_t n, int st) override { return inner_.upload(b, o, s, n, st); }
   Result<bool> copy(const DeviceBuffer& d, uint64_t a, const DeviceBuffer& s, uint64_t b, uint64_t n) override { return inner_.copy(d, a, s, b, n); }
@@ -131,8 +132,17 @@ class FaultyBackend : public DeviceBackend {
   uint64_t liveAllocations() const override { return inner_.liveAllocations(); }
   uint64_t liveBytes() const override { return inner_.liveBytes(); }
 
- private:
+ protected:
   DeviceBackend& inner_;
+};
+
+// Wraps a backend and fails the k-th allocation (1-based), or every allocation from then on.
+class FaultyBackend : public ForwardingBackend {
+ public:
+  FaultyBackend(DeviceBackend& inner, uint64_t failAllocation) : ForwardingBackend(inner), failAt_(failAllocation) {}
+  Result<DeviceBuffer> allocate(uint64_t bytes, const std::string& tag) override;
+
+ private:
   uint64_t failAt_;
   std::atomic<uint64_t> count_{0};
 };
