@@ -245,7 +245,6 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     // Readers pread into their staging ring and upload; a buffer is reused only after its
     // stream has finished with it, so reading overlaps the copies. What they read is counted
     // from pread's own returns, by category: the resident bytes the report gives.
-    const auto tRead = Clock::now();
     const Files files(c);
     std::atomic<size_t> next{0};
     std::atomic<uint64_t> done{0};
@@ -260,16 +259,30 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     rep.readers = readers;
     rep.stagingBytes = stagingBytes;
     for (const Chunk& ch : chunks) rep.reads += ch.bytes > 0;
+    // Every reader's ring, allocated (pinned, on CUDA: page-locking is slow, comparable to the
+    // copies) before the reads start, as a phase of its own, so read+upload times only the reads
+    // and copies; freed when every copy from it has finished.
+    const unsigned depth = std::max(1u, opt.buffersPerReader);
+    const auto tStage = Clock::now();
+    std::vector<void*> ring(size_t(readers) * depth, nullptr);
+    struct RingRelease {
+      DeviceBackend& dev;
+      std::vector<void*>& ring;
+      ~RingRelease() {
+        for (void* s : ring)
+          if (s) dev.freeStaging(s);
+      }
+    } ringRelease{dev, ring};
+    for (auto& s : ring)
+      if (!(s = dev.allocateStaging(stagingBytes))) fail(ErrorCode::Io, "cannot allocate " + std::to_string(stagingBytes) + " bytes of staging memory on " + dev.name());
+    rep.phases.push_back({"stage", since(tStage), uint64_t(ring.size()) * stagingBytes});
+    const auto tRead = Clock::now();
     auto reader = [&](unsigned r) {
-      const unsigned depth = std::max(1u, opt.buffersPerReader);
-      std::vector<void*> staging(depth, nullptr);
+      void* const* staging = ring.data() + size_t(r) * depth;
       std::vector<bool> inFlight(depth, false);
       auto streamOf = [&](unsigned j) { return int((r * depth + j) % unsigned(std::max(1, dev.streams()))); };
       unsigned k = 0;
       try {
-        for (auto& s : staging)
-          if (!(s = dev.allocateStaging(stagingBytes)))
-            fail(ErrorCode::Io, "cannot allocate " + std::to_string(stagingBytes) + " bytes of staging memory on " + dev.name());
         for (size_t i; (i = next.fetch_add(1)) < chunks.size();) {
           if (cancelled() || failed) break;
           const Chunk& ch = chunks[i];
@@ -292,7 +305,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
         if (!firstError) firstError = e.error();
         failed = true;
       }
-      // Every copy from this reader's staging is finished (or failed) before the staging is freed,
+      // Every copy from this reader's staging is finished (or failed) before the ring is freed,
       // on the error path too; a copy that failed late is an error of the load.
       for (unsigned j = 0; j < depth; ++j)
         if (inFlight[j])
@@ -301,8 +314,6 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
             if (!firstError) firstError = s.error();
             failed = true;
           }
-      for (auto* s : staging)
-        if (s) dev.freeStaging(s);
     };
     std::vector<std::thread> threads;
     for (unsigned r = 0; r < readers; ++r) threads.emplace_back(reader, r);
