@@ -14,6 +14,7 @@
 #include "core/model/quant_scheme.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/element_reader.h"
+#include "core/numerics/row_footprint.h"
 #include "kernels/cuda_backend.h"
 
 namespace ws::kernels {
@@ -137,15 +138,21 @@ class DeviceRegions {
 Result<bool> prepare(num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, DeviceRegions& regions) {
   if (d.kind == num::DescKind::Kt && d.parts > uint32_t(num::kMaxNuma))
     return Error{ErrorCode::Usage, "more than " + std::to_string(num::kMaxNuma) + " NUMA parts", {}, std::nullopt, {}};
-  // The weight: only the selected rows (every layout here is row-major in whole rows).
-  if (d.wWhole) {
-    if (auto r = regions.whole(d.w); !r) return r;
-  } else if (d.kind != num::DescKind::Kt) {
-    const uint64_t rowBytes = d.rows ? d.w.bytes / d.rows : 0;
-    if (auto r = regions.copy(d.w, firstRow * rowBytes, rows * rowBytes); !r) return r;
-  }
-  for (num::Region* r : {&d.s, &d.g, &d.zp, &d.gidx, &d.nestedMap})
-    if (auto x = regions.whole(*r); !x) return x;
+  // Of each region, only the bytes the rows read (the row footprint remote previews fetch by:
+  // the rows' slice of the weight and of row-wise scales, whole groups of interleaved rows), each
+  // span taken from the description as the CPU describes it, before any region is rebased.
+  const num::DecodeDesc described = d;
+  auto stage = [&](num::Region& r, const num::Region& as) {
+    const num::ByteSpan span = num::regionRowSpan(described, as, firstRow, rows);
+    return regions.copy(r, span.from, span.bytes);
+  };
+  if (d.kind != num::DescKind::Kt)  // a KTransformers weight lives in its NUMA parts
+    if (auto r = stage(d.w, described.w); !r) return r;
+  if (auto r = stage(d.s, described.s); !r) return r;
+  if (auto r = stage(d.g, described.g); !r) return r;
+  if (auto r = stage(d.zp, described.zp); !r) return r;
+  if (auto r = stage(d.gidx, described.gidx); !r) return r;
+  if (auto r = stage(d.nestedMap, described.nestedMap); !r) return r;
   for (uint32_t k = 0; k < d.parts && k < uint32_t(num::kMaxNuma); ++k) {
     if (auto x = regions.whole(d.ktW[k]); !x) return x;
     if (auto x = regions.whole(d.ktS[k]); !x) return x;

@@ -21,6 +21,7 @@
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
 #include "core/numerics/kernel_threads.h"
+#include "core/numerics/row_footprint.h"
 #include "core/synth/synth.h"
 #include "corpus_support.h"
 #include "device_corpus.h"
@@ -120,6 +121,35 @@ uint64_t compareGrids(const Checkpoint& c) {
     num::emulateDecode(generic, desc, 0, d.rows(), bf.data(), num::launchGrid(num::workItems(generic, desc, d.rows())));
     for (uint64_t i = 0; i < bf.size(); ++i)
       if (bf[i] != num::toBf16Rne(want[i])) throw std::runtime_error(where("BF16", 0, i));
+    // What the device copies for a row range is all its body reads: every region cut to its
+    // num::regionRowSpan (as kernels/device_numerics.cu stages them) with the rest of it
+    // poisoned, the body bodyFor picks over the range decodes the same bits, F32 and BF16 - over
+    // an interleaved GGUF type's group boundary too (rows 1 .. rows-2).
+    std::vector<std::pair<uint64_t, uint64_t>> staged(std::begin(ranges), std::end(ranges));
+    if (d.rows() >= 3) staged.push_back({1, d.rows() - 2});
+    for (const auto& [first, rows] : staged) {
+      std::vector<std::vector<uint8_t>> copies;
+      copies.reserve(8);  // the regions below point into these: no reallocation
+      num::DecodeDesc cut = desc;
+      auto restrictTo = [&](num::Region& r) {
+        if (!r.data || !r.bytes) return;
+        const num::ByteSpan span = num::regionRowSpan(desc, r, first, rows);
+        copies.emplace_back(r.bytes, uint8_t(0xA5));
+        std::memcpy(copies.back().data() + span.from, r.data + span.from, span.bytes);
+        r.data = copies.back().data();
+      };
+      if (desc.kind != num::DescKind::Kt) restrictTo(cut.w);
+      for (num::Region* r : {&cut.s, &cut.g, &cut.zp, &cut.gidx, &cut.nestedMap}) restrictTo(*r);
+      std::vector<float> got(rows * d.cols(), -12345.0f);
+      std::vector<uint16_t> gotBf(rows * d.cols(), 0xDEAD);
+      num::emulateDecode(cut, first, rows, got.data());
+      num::emulateDecode(cut, first, rows, gotBf.data());
+      for (uint64_t i = 0; i < got.size(); ++i) {
+        if (!num::sameBitsOrNan(got[i], want[first * d.cols() + i])) throw std::runtime_error(where("F32 from the staged spans", first, i));
+        if (gotBf[i] != num::toBf16Rne(want[first * d.cols() + i])) throw std::runtime_error(where("BF16 from the staged spans", first, i));
+      }
+      n += got.size();
+    }
   }
   return n;
 }

@@ -86,6 +86,13 @@ std::vector<Piece> piecesOf(const DecodeDesc& d, uint64_t first, uint64_t n) {
 
 }  // namespace
 
+ByteSpan regionRowSpan(const DecodeDesc& d, const Region& r, uint64_t first, uint64_t n) {
+  if (n)
+    for (const Piece& p : piecesOf(d, first, n))
+      if (r.data && p.data >= r.data && p.data < r.data + r.bytes) return {uint64_t(p.data - r.data), std::min(p.bytes, r.bytes - uint64_t(p.data - r.data))};
+  return {0, r.bytes};
+}
+
 std::vector<StoredSpan> rowFootprint(const Checkpoint& c, const DequantRequest& req) {
   auto layout = makeLayoutDecoder(c, req.logical);
   if (!layout) throw CoreError(layout.error());

@@ -25,4 +25,12 @@ std::vector<StoredSpan> rowFootprint(const Checkpoint& c, const DequantRequest& 
 // The same from the layout decoder of req.logical (makeLayoutDecoder) the caller already holds.
 std::vector<StoredSpan> rowFootprint(const Checkpoint& c, const RowDecoder& layout, const DequantRequest& req);
 
+// The bytes of region r of d (one of its members: w, s, g, zp, gidx, nestedMap, a NUMA part) a
+// decode of rows [first, first + n) reads - its piece of the same footprint, or all of it where
+// the decode does not read it by rows: what the device copies of each region for a row range.
+struct ByteSpan {
+  uint64_t from = 0, bytes = 0;
+};
+ByteSpan regionRowSpan(const DecodeDesc& d, const Region& r, uint64_t first, uint64_t n);
+
 }  // namespace ws::num
