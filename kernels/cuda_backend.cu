@@ -101,10 +101,10 @@ class CudaBackend : public load::DeviceBackend {
     cudaSetDevice(index_);
     return transposeOnDevice(static_cast<const uint8_t*>(src.ptr), static_cast<uint8_t*>(dst.ptr), mats, rows, cols, elemBytes);
   }
-  Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const load::DeviceBuffer& dst, uint64_t dstOffset) override {
+  Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const load::DeviceBuffer& dst, uint64_t dstOffset, bool onDevice) override {
     if (!load::inBuffer(dst, dstOffset, rows * d.cols * 2)) return Error{ErrorCode::Io, "BF16 decode past the end of a buffer", {}, std::nullopt, {}};
     cudaSetDevice(index_);
-    return decodeBf16Into(d, firstRow, rows, reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(dst.ptr) + dstOffset));
+    return decodeBf16Into(d, firstRow, rows, reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(dst.ptr) + dstOffset), onDevice);
   }
   void* allocateStaging(uint64_t bytes) override {
     cudaSetDevice(index_);  // the reader threads' first call: their context on this device, not 0

@@ -36,8 +36,9 @@ Result<std::vector<uint16_t>> dequantizeOnDeviceBf16(const Checkpoint& c, uint32
 // The load's derived buffers, built on the device by the kernel bodies of
 // core/numerics/kernel_threads.h (the host backend runs the same bodies over the same grid):
 // rows [firstRow, firstRow + rows) of a description as BF16 into device memory `out` (the rows'
-// source bytes staged to the device first), and a batch of matrices transposed device to device.
-Result<bool> decodeBf16Into(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out);
+// source bytes staged to the device first, unless onDevice: its regions are device memory
+// already), and a batch of matrices transposed device to device.
+Result<bool> decodeBf16Into(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out, bool onDevice = false);
 Result<bool> transposeOnDevice(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes);
 
 // Statistics and the quarter-octave log2 histogram of the whole logical tensor, on the GPU:

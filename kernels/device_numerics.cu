@@ -341,11 +341,12 @@ Result<std::map<std::string, DeviceStats>> scaleStatsOnDevice(const Checkpoint& 
   return out;
 }
 
-Result<bool> decodeBf16Into(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out) {
+Result<bool> decodeBf16Into(num::DecodeDesc d, uint64_t firstRow, uint64_t rows, uint16_t* out, bool onDevice) {
   if (!rows) return true;  // nothing to decode launches nothing
   if (firstRow + rows > d.rows) return Error{ErrorCode::Usage, "row range past the end of the tensor", {}, std::nullopt, {}};
   DeviceRegions regions;
-  if (auto r = prepare(d, firstRow, rows, regions); !r) return r.error();
+  if (!onDevice)  // else every region already points at the load's uploaded copies
+    if (auto r = prepare(d, firstRow, rows, regions); !r) return r.error();
   launchDecode(d, firstRow, rows, out);
   return finished("BF16 decode");
 }

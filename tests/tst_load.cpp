@@ -473,6 +473,7 @@ class TstLoad : public QObject {
     }
     auto c = wstest::openOrFail(where);
     int checked[3] = {0, 0, 0};
+    uint64_t fromUploaded = 0, staged = 0;
     for (auto [ep, rank] : {std::pair{1, 0}, std::pair{3, 1}}) {
       load::HostBackend host;
       auto o = options(*c, ep, rank);
@@ -501,11 +502,38 @@ class TstLoad : public QObject {
       // from one list, derivedBuffers(): comparing them with each other could not fail).
       QCOMPARE(rep.derivedBytes, referenceBytes);
       QCOMPARE(rep.predicted.derived, referenceBytes);
+      fromUploaded += rep.bf16FromUploaded;
+      staged += rep.bf16Staged;
       r.value().store->release();
       QCOMPARE(host.liveAllocations(), uint64_t(0));
     }
-    qInfo("%d fused, %d transposed, %d BF16 buffers checked", checked[0], checked[1], checked[2]);
+    qInfo("%d fused, %d transposed, %d BF16 buffers checked; BF16 row ranges %llu from the uploaded bytes, %llu staged", checked[0], checked[1], checked[2],
+          (unsigned long long)fromUploaded, (unsigned long long)staged);
+    // Each BF16 twin decodes from the bytes the load uploaded, but from KTransformers' NUMA parts
+    // (staged from the file as before).
+    if (scheme == "kt-int8") QVERIFY(staged > 0 && fromUploaded == 0);
+    else QCOMPARE(staged, uint64_t(0));
+    QCOMPARE(checked[2] > 0, fromUploaded + staged > 0);
     QVERIFY(checked[0] + checked[1] + checked[2] > 0);
+  }
+
+  // A BF16 twin whose scales this rank did not upload (deferred) is decoded with them staged from the
+  // file, not from a device address the load never wrote, and still equals the CPU dequantizer's.
+  void bf16TwinStagesWhatTheLoadDidNotUpload() {
+    auto c = wstest::openOrFail(wstest::fixture("hf/qwen3_moe_fp8"));
+    load::HostBackend host;
+    auto o = options(*c, 1, 0);
+    o.plan.deriveBf16 = true;
+    o.plan.defer = {"*layers.1.*weight_scale_inv"};
+    auto r = load::loadCheckpoint(*c, host, o);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+    const auto& rep = r.value().report;
+    QVERIFY(rep.bf16Staged > 0 && rep.bf16FromUploaded > 0);  // layer 1's twins staged, the others from the uploaded bytes
+    for (const auto& db : r.value().store->derived()) {
+      const wstest::DerivedReference ref = wstest::derivedReference(*c, db, o);
+      QVERIFY2(ref.problem.empty(), ref.problem.c_str());
+      QVERIFY2(db.buffer.bytes == ref.bytes.size() && std::memcmp(db.buffer.ptr, ref.bytes.data(), ref.bytes.size()) == 0, db.name.c_str());
+    }
   }
 
   // The seed's F16 rule: an F16 tensor lands as BF16 (each value through F32, rounded to nearest

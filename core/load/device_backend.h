@@ -58,10 +58,11 @@ class DeviceBackend {
   virtual Result<bool> synchronize(int stream) = 0;
   // Derived buffers, built on the device by the kernel bodies of core/numerics/kernel_threads.h:
   // `mats` row-major [rows, cols] matrices of src transposed into dst; rows [firstRow, firstRow +
-  // rows) of a tensor's description (its regions in host memory, staged as the kernels need them)
-  // as BF16 into dst at dstOffset. Both synchronous, bounds-checked like upload and copy.
+  // rows) of a tensor's description as BF16 into dst at dstOffset - its regions in this backend's
+  // memory already (onDevice: the load's uploaded copies, load::onUploadedBytes), or in host
+  // memory, staged as the kernels need them. Both synchronous, bounds-checked like upload and copy.
   virtual Result<bool> transpose(const DeviceBuffer& dst, const DeviceBuffer& src, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) = 0;
-  virtual Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const DeviceBuffer& dst, uint64_t dstOffset) = 0;
+  virtual Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const DeviceBuffer& dst, uint64_t dstOffset, bool onDevice) = 0;
   // Host memory to stage reads in (pinned on CUDA).
   virtual void* allocateStaging(uint64_t bytes) = 0;
   virtual void freeStaging(void* p) = 0;
@@ -92,7 +93,7 @@ class HostBackend : public DeviceBackend {
   Result<bool> download(const DeviceBuffer& b, uint64_t offset, void* dst, uint64_t bytes) override;
   Result<bool> synchronize(int) override { return true; }
   Result<bool> transpose(const DeviceBuffer& dst, const DeviceBuffer& src, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) override;
-  Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const DeviceBuffer& dst, uint64_t dstOffset) override;
+  Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const DeviceBuffer& dst, uint64_t dstOffset, bool onDevice) override;
   void* allocateStaging(uint64_t bytes) override;
   void freeStaging(void* p) override;
   uint64_t liveAllocations() const override;
@@ -126,7 +127,7 @@ class ForwardingBackend : public DeviceBackend {
   Result<bool> download(const DeviceBuffer& b, uint64_t o, void* d, uint64_t n) override { return inner_.download(b, o, d, n); }
   Result<bool> synchronize(int s) override { return inner_.synchronize(s); }
   Result<bool> transpose(const DeviceBuffer& d, const DeviceBuffer& s, uint64_t m, uint64_t r, uint64_t c, uint32_t e) override { return inner_.transpose(d, s, m, r, c, e); }
-  Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t f, uint64_t r, const DeviceBuffer& b, uint64_t o) override { return inner_.decodeBf16(d, f, r, b, o); }
+  Result<bool> decodeBf16(const num::DecodeDesc& d, uint64_t f, uint64_t r, const DeviceBuffer& b, uint64_t o, bool dev) override { return inner_.decodeBf16(d, f, r, b, o, dev); }
   void* allocateStaging(uint64_t n) override { return inner_.allocateStaging(n); }
   void freeStaging(void* p) override { inner_.freeStaging(p); }
   uint64_t liveAllocations() const override { return inner_.liveAllocations(); }

@@ -88,7 +88,8 @@ Result<bool> HostBackend::transpose(const DeviceBuffer& dst, const DeviceBuffer&
   return true;
 }
 
-Result<bool> HostBackend::decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const DeviceBuffer& dst, uint64_t dstOffset) {
+// The stand-in's memory is host memory: regions there or in the file's mapping read alike.
+Result<bool> HostBackend::decodeBf16(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, const DeviceBuffer& dst, uint64_t dstOffset, bool) {
   if (firstRow > d.rows || rows > d.rows - firstRow) return Error{ErrorCode::Usage, "row range past the end of the tensor", {}, std::nullopt, {}};
   if (!inBuffer(dst, dstOffset, rows * d.cols * 2)) return Error{ErrorCode::Io, "BF16 decode past the end of a buffer", {}, std::nullopt, {}};
   auto* out = reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(dst.ptr) + dstOffset);

@@ -17,6 +17,7 @@
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
 #include "core/load/expert_coverage.h"
+#include "core/load/resident_regions.h"
 #include "core/plan/derived_buffers.h"
 #include "core/util/format_bytes.h"
 #include "core/util/parallel.h"
@@ -351,6 +352,9 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
 
     // Derived buffers, built on the device by its kernels from the planner's list.
     const auto tDerive = Clock::now();
+    UploadedRanges uploaded;  // what landed unchanged, for the BF16 twins
+    for (const Chunk& ch : chunks)
+      if (!ch.f16ToBf16) uploaded.add(ch.file, ch.fileOffset, ch.bytes, static_cast<const uint8_t*>(res.store->tensors()[ch.tensor].buffer.ptr) + ch.bufferOffset);
     auto dviews = res.store->allocate(derivedLayout, [&](uint32_t k) { return derived.buffers[firstIn(derivedLayout, k)].name; });
     if (!dviews) throw CoreError(dviews.error());
     std::map<uint32_t, size_t> residentOf;  // tensor index -> its place in the store
@@ -384,7 +388,15 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
           const num::DecodeDesc desc = dec.value()->describe();
           uint64_t at = 0;
           for (auto [first, rows] : spec.rowRanges) {
-            check(dev.decodeBf16(desc, first, rows, v.buffer, at), spec.name);
+            // From the bytes this load uploaded where it holds every span the rows read as it is
+            // in the file; staged from the file again otherwise.
+            if (const auto onDevice = onUploadedBytes(c, desc, first, rows, uploaded)) {
+              check(dev.decodeBf16(*onDevice, first, rows, v.buffer, at, true), spec.name);
+              ++rep.bf16FromUploaded;
+            } else {
+              check(dev.decodeBf16(desc, first, rows, v.buffer, at, false), spec.name);
+              ++rep.bf16Staged;
+            }
             at += rows * spec.cols * 2;
           }
           break;

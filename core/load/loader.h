@@ -83,6 +83,9 @@ struct LoadReport {
   uint64_t verifiedBytes = 0;        // uploaded bytes read back and found equal to the file (--verify)
   uint64_t convertedBytes = 0;       // F16 uploaded as BF16 (the runtime's rule)
   uint64_t kvCacheScales = 0;        // *.k_scale / *.v_scale tensors held
+  // BF16 twins' row ranges decoded from the bytes the load had uploaded, and those staged from the
+  // file again (a member not held as it is in the file: converted at load, KTransformers' parts).
+  uint64_t bf16FromUploaded = 0, bf16Staged = 0;
   plan::RankPlan predicted;          // the planner's numbers for this rank
   int64_t residentDifference = 0;    // bytes read - predicted resident
   // How the reads ran: reader threads, bytes per staging buffer, and pread calls (each tensor's

@@ -49,6 +49,7 @@ nlohmann::json loadJson(const Checkpoint& c, const load::LoadResult& r) {
       {"reads", {{"readers", rep.readers}, {"staging_bytes", rep.stagingBytes}, {"calls", rep.reads}}},
       {"resident", {{"bytes", rep.resident}, {"by_category", categories(rep.bytes)}, {"scales", rep.scaleBytes}, {"tensors", r.store->tensors().size()}}},
       {"derived_bytes", rep.derivedBytes},
+      {"bf16_row_ranges", {{"from_uploaded", rep.bf16FromUploaded}, {"staged", rep.bf16Staged}}},
       {"verified_bytes", rep.verifiedBytes},
       {"runtime", rep.runtime},
       {"converted_f16_bytes", rep.convertedBytes},
