@@ -76,8 +76,17 @@ void launchDecode(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, Ou
     case num::Body::Q4kRuns: decodeKernel<num::Body::Q4kRuns><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
   }
 }
-__global__ void transposeKernel(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) {
-  num::transposeThread(src, dst, mats, rows, cols, elemBytes, here());
+// The tiled transpose (core/numerics/kernel_threads.h): each block moves a tile through shared
+// memory, load phase and store phase either side of a barrier, then strides to its next tile.
+template <class T>
+__global__ void transposeKernel(const T* src, T* dst, num::TransposeShape s) {
+  __shared__ T tile[num::kTransposeTile][num::kTransposeTile + 1];
+  for (uint64_t index = blockIdx.x; index < s.tiles(); index += gridDim.x) {  // the same count for every thread of the block
+    num::transposeTilePhase(src, dst, tile, s, index, threadIdx.x, false);
+    __syncthreads();
+    num::transposeTilePhase(src, dst, tile, s, index, threadIdx.x, true);
+    __syncthreads();  // the tile is free for the next one
+  }
 }
 
 __global__ void toBf16Kernel(const float* v, uint64_t n, uint16_t* out) { num::toBf16Thread(v, n, out, here()); }
@@ -352,9 +361,16 @@ Result<bool> decodeBf16Into(num::DecodeDesc d, uint64_t firstRow, uint64_t rows,
 }
 
 Result<bool> transposeOnDevice(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) {
-  const num::LaunchGrid g = num::launchGrid(mats * rows * cols);
+  const num::TransposeShape s{mats, rows, cols};
+  const num::LaunchGrid g = num::transposeGrid(s);
   if (!g.blocks) return true;
-  transposeKernel<<<g.blocks, g.threads>>>(src, dst, mats, rows, cols, elemBytes);
+  switch (elemBytes) {
+    case 1: transposeKernel<<<g.blocks, g.threads>>>(src, dst, s); break;
+    case 2: transposeKernel<<<g.blocks, g.threads>>>(reinterpret_cast<const uint16_t*>(src), reinterpret_cast<uint16_t*>(dst), s); break;
+    case 4: transposeKernel<<<g.blocks, g.threads>>>(reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), s); break;
+    case 8: transposeKernel<<<g.blocks, g.threads>>>(reinterpret_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst), s); break;
+    default: return Error{ErrorCode::Usage, "transpose of " + std::to_string(elemBytes) + "-byte elements", {}, std::nullopt, {}};
+  }
   return finished("transpose");
 }
 
@@ -442,7 +458,8 @@ Result<uint64_t> reserveKernelLocalMemory(int device) {
                            (const void*)decodeKernel<B::Fp4Runs, float>,  (const void*)decodeKernel<B::Fp4Runs, uint16_t>,
                            (const void*)decodeKernel<B::IntRuns, float>,  (const void*)decodeKernel<B::IntRuns, uint16_t>,
                            (const void*)decodeKernel<B::Q4kRuns, float>,  (const void*)decodeKernel<B::Q4kRuns, uint16_t>,
-                           (const void*)transposeKernel, (const void*)toBf16Kernel, (const void*)ggufScalesKernel,
+                           (const void*)transposeKernel<uint8_t>, (const void*)transposeKernel<uint16_t>,
+                           (const void*)transposeKernel<uint32_t>, (const void*)transposeKernel<uint64_t>, (const void*)toBf16Kernel, (const void*)ggufScalesKernel,
                            (const void*)statsKernel,     (const void*)deviationKernel};
   size_t deepest = 0;
   for (const void* k : kernels) {

@@ -16,6 +16,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "core/numerics/decode_element.h"
 #include "core/numerics/dequant.h"
@@ -349,6 +350,31 @@ class TstDecodeDesc : public QObject {
     QCOMPARE(quantized, uint64_t(6));  // every expert projection: the scheme was recognised
     QVERIFY(compareAll(*c) > 0);
     QVERIFY(compareGrids(*c) > 0);
+  }
+
+  // The tiled transpose (32 x 32 tiles through shared memory, load and store phases) over its own
+  // grid and over grids of 1 and 3 blocks that stride over many tiles, for every element size and
+  // for shapes with partial edge tiles, equals the plain definition dst[m][c][r] = src[m][r][c].
+  void tiledTransposeEqualsTheDefinition() {
+    for (auto [mats, rows, cols] : {std::tuple{3, 37, 70}, std::tuple{1, 1, 1}, std::tuple{2, 32, 64}, std::tuple{1, 100, 33}, std::tuple{5, 7, 129}})
+      for (uint32_t esz : {1u, 2u, 4u, 8u}) {
+        const num::TransposeShape shape{uint64_t(mats), uint64_t(rows), uint64_t(cols)};
+        const auto src = randomBytes(size_t(mats) * rows * cols * esz, uint32_t(rows * 131 + cols + esz));
+        std::vector<uint8_t> want(src.size());
+        for (int m = 0; m < mats; ++m)
+          for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c)
+              std::memcpy(&want[((size_t(m) * cols + c) * rows + r) * esz], &src[((size_t(m) * rows + r) * cols + c) * esz], esz);
+        for (num::LaunchGrid g : {num::transposeGrid(shape), num::LaunchGrid{1, num::kTransposeThreads}, num::LaunchGrid{3, num::kTransposeThreads}}) {
+          std::vector<uint8_t> got(src.size(), 0xCD);
+          QVERIFY(num::emulateTranspose(src.data(), got.data(), shape, esz, g));
+          QVERIFY2(got == want, (std::to_string(mats) + " x " + std::to_string(rows) + " x " + std::to_string(cols) + ", " + std::to_string(esz) + "-byte elements, " +
+                                 std::to_string(g.blocks) + " blocks")
+                                    .c_str());
+        }
+      }
+    std::vector<uint8_t> three(3 * 4 * 4), out(three.size());
+    QVERIFY(!num::emulateTranspose(three.data(), out.data(), num::TransposeShape{1, 4, 4}, 3, num::LaunchGrid{1, num::kTransposeThreads}));
   }
 
   // The device corpus's other rows - transformers' BF16 and FP8 block, ggml's K-quants and Q8_0,

@@ -82,9 +82,9 @@ Result<bool> HostBackend::download(const DeviceBuffer& b, uint64_t offset, void*
 Result<bool> HostBackend::transpose(const DeviceBuffer& dst, const DeviceBuffer& src, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes) {
   const uint64_t bytes = mats * rows * cols * elemBytes;
   if (!inBuffer(dst, 0, bytes) || !inBuffer(src, 0, bytes)) return Error{ErrorCode::Io, "transpose past the end of a buffer", {}, std::nullopt, {}};
-  const auto* from = static_cast<const uint8_t*>(src.ptr);
-  auto* to = static_cast<uint8_t*>(dst.ptr);
-  num::emulateGrid(num::launchGrid(mats * rows * cols), [&](num::ThreadIndex t) { num::transposeThread(from, to, mats, rows, cols, elemBytes, t); });
+  const num::TransposeShape shape{mats, rows, cols};
+  if (!num::emulateTranspose(static_cast<const uint8_t*>(src.ptr), static_cast<uint8_t*>(dst.ptr), shape, elemBytes, num::transposeGrid(shape)))
+    return Error{ErrorCode::Usage, "transpose of " + std::to_string(elemBytes) + "-byte elements", {}, std::nullopt, {}};
   return true;
 }
 

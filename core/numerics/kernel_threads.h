@@ -273,16 +273,63 @@ WS_HD void decodeThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, O
   }
 }
 
-// The transposed twin: `mats` row-major [rows, cols] matrices of `elemBytes`-byte elements, each
-// written as [cols, rows]. One thread per destination element, so the stores are coalesced.
-WS_HD void transposeThread(const uint8_t* src, uint8_t* dst, uint64_t mats, uint64_t rows, uint64_t cols, uint32_t elemBytes, ThreadIndex t) {
-  const uint64_t per = rows * cols, n = mats * per;
-  for (uint64_t i = t.first(); i < n; i += t.stride()) {
-    const uint64_t m = i / per, k = i % per;
-    const uint64_t c = k / rows, r = k % rows;  // destination [c, r] of matrix m
-    const uint8_t* from = src + (m * per + r * cols + c) * elemBytes;
-    uint8_t* to = dst + i * elemBytes;
-    for (uint32_t b = 0; b < elemBytes; ++b) to[b] = from[b];
+// The transposed twin: `mats` row-major [rows, cols] matrices of T, each written as [cols, rows],
+// a 32 x 32 tile at a time through shared memory so that both the loads and the stores are
+// coalesced (a warp reads 32 consecutive elements of a source row, and writes 32 consecutive
+// elements of a destination row); the tile has 33 columns so that a warp reading one of its
+// columns touches 32 different banks. A block of 256 threads (8 rows of 32 lanes, 4 passes) moves
+// one tile, then strides over the rest; the edge tiles of a matrix whose sides are not multiples
+// of 32 move only what exists. Two phases with a barrier between them: load, then store.
+constexpr uint32_t kTransposeTile = 32, kTransposeThreads = 256;
+
+struct TransposeShape {
+  uint64_t mats, rows, cols;
+  WS_HD_FN uint64_t tilesDown() const { return (rows + kTransposeTile - 1) / kTransposeTile; }
+  WS_HD_FN uint64_t tilesAcross() const { return (cols + kTransposeTile - 1) / kTransposeTile; }
+  WS_HD_FN uint64_t tiles() const { return mats * tilesDown() * tilesAcross(); }
+};
+
+WS_HD LaunchGrid transposeGrid(const TransposeShape& s) {
+  const uint64_t tiles = s.tiles();
+  return LaunchGrid{uint32_t(tiles < 65535 ? tiles : 65535), kTransposeThreads};
+}
+
+// Phase `store` false: tile `index`'s source elements into `tile`; true: the tile's elements to
+// their transposed places. `lane` is the thread's index in its block.
+template <class T>
+WS_HD void transposeTilePhase(const T* src, T* dst, T (*tile)[kTransposeTile + 1], const TransposeShape& s, uint64_t index, uint32_t lane, bool store) {
+  const uint64_t perMat = s.tilesDown() * s.tilesAcross(), m = index / perMat, k = index % perMat;
+  const uint64_t rowBase = (k / s.tilesAcross()) * kTransposeTile, colBase = (k % s.tilesAcross()) * kTransposeTile, per = s.rows * s.cols;
+  const uint32_t x = lane % kTransposeTile, y = lane / kTransposeTile;
+  for (uint32_t i = y; i < kTransposeTile; i += kTransposeThreads / kTransposeTile) {
+    if (!store) {  // source row rowBase + i, column colBase + x
+      if (rowBase + i < s.rows && colBase + x < s.cols) tile[i][x] = src[m * per + (rowBase + i) * s.cols + colBase + x];
+    } else {  // destination row colBase + i (a source column), column rowBase + x (a source row)
+      if (colBase + i < s.cols && rowBase + x < s.rows) dst[m * per + (colBase + i) * s.rows + rowBase + x] = tile[x][i];
+    }
+  }
+}
+
+// The whole transpose on the CPU as the device runs it: every block's tiles, all its threads'
+// loads, then all their stores (the barrier), for elements of 1, 2, 4 or 8 bytes; false for any
+// other size.
+template <class T>
+void emulateTransposeAs(const uint8_t* src, uint8_t* dst, const TransposeShape& s, LaunchGrid g) {
+  T tile[kTransposeTile][kTransposeTile + 1];
+  for (uint64_t b = 0; b < g.blocks; ++b)
+    for (uint64_t index = b; index < s.tiles(); index += g.blocks)
+      for (bool store : {false, true})
+        for (uint32_t lane = 0; lane < g.threads; ++lane)
+          transposeTilePhase(reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), tile, s, index, lane, store);
+}
+
+inline bool emulateTranspose(const uint8_t* src, uint8_t* dst, const TransposeShape& s, uint32_t elemBytes, LaunchGrid g) {
+  switch (elemBytes) {
+    case 1: emulateTransposeAs<uint8_t>(src, dst, s, g); return true;
+    case 2: emulateTransposeAs<uint16_t>(src, dst, s, g); return true;
+    case 4: emulateTransposeAs<uint32_t>(src, dst, s, g); return true;
+    case 8: emulateTransposeAs<uint64_t>(src, dst, s, g); return true;
+    default: return false;
   }
 }
 
