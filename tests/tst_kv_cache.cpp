@@ -645,7 +645,10 @@ class TstKvCache : public QObject {
     QVERIFY(!plan::llamaCppCache(gguf->model, lo));
     ModelDescription unsaid = gguf->model;                              // a deepseek4 GGUF without compress_ratios:
     unsaid.attention.compressRatios.clear();                            // llama.cpp refuses it, and so does the plan
-    auto refused = plan::kvCachePerRank(unsaid, plan::KvOptions{.maxModelLen = 4096, .llamaCpp = true});
+    plan::KvOptions llamaCpp;
+    llamaCpp.maxModelLen = 4096;
+    llamaCpp.llamaCpp = true;
+    auto refused = plan::kvCachePerRank(unsaid, llamaCpp);
     QVERIFY(!refused);
     QVERIFY2(refused.error().message.find("compress_ratios has 0 entries for 5 blocks") != std::string::npos, refused.error().message.c_str());
     // plan's per-sequence figures are those caches at -c max-model-len, the growth a token
@@ -710,7 +713,9 @@ class TstKvCache : public QObject {
     QCOMPARE(f.maxConcurrency, double(full) / 131072);
     // Without --runtime sglang nothing is guessed; the layout's 584-byte token refuses other widths
     // (the transformers-written tiny V4 of tests/data: head_dim 64), and so does a BF16 cache.
-    QVERIFY(!plan::kvCachePerRank(m, plan::KvOptions{.maxModelLen = 4096}));
+    plan::KvOptions plain;
+    plain.maxModelLen = 4096;
+    QVERIFY(!plan::kvCachePerRank(m, plain));
     auto tiny = wstest::openOrFail(wstest::sourceDir() + "/tests/data/deepseek_v4");
     auto refused = plan::kvCachePerRank(tiny->model, o);
     QVERIFY(!refused);

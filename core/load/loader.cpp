@@ -262,7 +262,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     for (const Chunk& ch : chunks) rep.reads += ch.bytes > 0;
     // Every reader's ring, allocated (pinned, on CUDA: page-locking is slow, comparable to the
     // copies) before the reads start, as a phase of its own, so read+upload times only the reads
-    // and copies; freed when every copy from it has finished.
+    // and copies; freed when the readers have finished (ringRelease: on an error before that).
     const unsigned depth = std::max(1u, opt.buffersPerReader);
     const auto tStage = Clock::now();
     std::vector<void*> ring(size_t(readers) * depth, nullptr);
@@ -319,6 +319,10 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
     std::vector<std::thread> threads;
     for (unsigned r = 0; r < readers; ++r) threads.emplace_back(reader, r);
     for (auto& t : threads) t.join();
+    for (void*& s : ring) {  // every copy from it has finished: the pinned memory goes back now, not after the derive
+      dev.freeStaging(s);
+      s = nullptr;
+    }
     if (firstError) throw CoreError(*firstError);
     if (cancelled()) fail(ErrorCode::Usage, "cancelled");
     rep.phases.push_back({"read+upload", since(tRead), total});
