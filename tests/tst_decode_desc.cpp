@@ -128,7 +128,8 @@ uint64_t compareGrids(const Checkpoint& c) {
     // an interleaved GGUF type's group boundary too (rows 1 .. rows-2).
     std::vector<std::pair<uint64_t, uint64_t>> staged(std::begin(ranges), std::end(ranges));
     if (d.rows() >= 3) staged.push_back({1, d.rows() - 2});
-    for (const auto& [first, rows] : staged) {
+    for (const auto& range : staged) {
+      const uint64_t first = range.first, rows = range.second;  // named copies: the lambda below captures them
       std::vector<std::vector<uint8_t>> copies;
       copies.reserve(8);  // the regions below point into these: no reallocation
       num::DecodeDesc cut = desc;

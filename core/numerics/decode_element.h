@@ -185,8 +185,10 @@ WS_HD_FN float decodeElement(const DecodeDesc& d, uint64_t r, uint64_t j) {
   }
 }
 
-// GGUF block `index` of the tensor into y (blockElems floats).
-WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, float* y) {
+// GGUF block `index` of the tensor into y: blockElems floats, or any output the block formulas can
+// write through (Bf16Out: rounded to BF16 as each value is made, with no block-sized array).
+template <class Y>
+WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, Y y) {
   if (d.rowInterleave > 1) {  // row k of its group of R: the group's meta, then merged blocks of R
     const uint64_t perRow = d.cols / d.blockElems, row = index / perRow, R = d.rowInterleave;
     const uint8_t* group = d.w.data + (row / R) * R * (d.rowMeta + perRow * d.blockBytes);

@@ -16,7 +16,8 @@ WS_HD float f16(const uint8_t* p) { return hdHalfToFloat(u16(p)); }
 
 constexpr int QK = 256;
 
-WS_HD void q4_0(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q4_0(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   for (int j = 0; j < 16; ++j) {
@@ -27,7 +28,8 @@ WS_HD void q4_0(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void q4_1(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q4_1(const uint8_t* __restrict b, Y y) {
   const float d = f16(b), m = f16(b + 2);
   const uint8_t* qs = b + 4;
   for (int j = 0; j < 16; ++j) {
@@ -36,7 +38,8 @@ WS_HD void q4_1(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void q5_0(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q5_0(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint32_t qh = uint32_t(b[2]) | (uint32_t(b[3]) << 8) | (uint32_t(b[4]) << 16) | (uint32_t(b[5]) << 24);
   const uint8_t* qs = b + 6;
@@ -50,7 +53,8 @@ WS_HD void q5_0(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void q5_1(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q5_1(const uint8_t* __restrict b, Y y) {
   const float d = f16(b), m = f16(b + 2);
   const uint32_t qh = uint32_t(b[4]) | (uint32_t(b[5]) << 8) | (uint32_t(b[6]) << 16) | (uint32_t(b[7]) << 24);
   const uint8_t* qs = b + 8;
@@ -64,19 +68,22 @@ WS_HD void q5_1(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void q8_0(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q8_0(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const int8_t* qs = reinterpret_cast<const int8_t*>(b + 2);
   for (int j = 0; j < 32; ++j) y[j] = float(qs[j]) * d;
 }
 
-WS_HD void q8_1(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q8_1(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const int8_t* qs = reinterpret_cast<const int8_t*>(b + 4);
   for (int j = 0; j < 32; ++j) y[j] = float(qs[j]) * d;
 }
 
-WS_HD void q2_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q2_k(const uint8_t* __restrict b, Y y) {
   const uint8_t* scales = b;
   const uint8_t* q = b + 16;
   const float d = f16(b + 80), dmin = f16(b + 82);
@@ -97,7 +104,8 @@ WS_HD void q2_k(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void q3_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q3_k(const uint8_t* __restrict b, Y y) {
   const uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
   const uint8_t* hm = b;
   const uint8_t* q = b + 32;
@@ -152,7 +160,8 @@ WS_HD void q4kSubScale(const uint8_t* b, int sub, float& scale, float& min) {
   min = f16(b + 2) * float(m);
 }
 
-WS_HD void q4_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q4_k(const uint8_t* __restrict b, Y y) {
   const uint8_t* q = b + 16;
   for (int sub = 0; sub < 8; sub += 2) {
     float d1, m1, d2, m2;
@@ -164,7 +173,8 @@ WS_HD void q4_k(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void q5_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q5_k(const uint8_t* __restrict b, Y y) {
   const float d = f16(b), min = f16(b + 2);
   const uint8_t* scales = b + 4;
   const uint8_t* qh = b + 16;
@@ -185,7 +195,8 @@ WS_HD void q5_k(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void q6_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q6_k(const uint8_t* __restrict b, Y y) {
   const uint8_t* ql = b;
   const uint8_t* qh = b + 128;
   const int8_t* sc = reinterpret_cast<const int8_t*>(b + 192);
@@ -214,13 +225,15 @@ WS_HD void q6_k(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void q8_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q8_k(const uint8_t* __restrict b, Y y) {
   const float d = hdBitsToFloat(uint32_t(b[0]) | (uint32_t(b[1]) << 8) | (uint32_t(b[2]) << 16) | (uint32_t(b[3]) << 24));
   const int8_t* qs = reinterpret_cast<const int8_t*>(b + 4);
   for (int j = 0; j < QK; ++j) y[j] = d * float(qs[j]);
 }
 
-WS_HD void iq4_nl(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_nl(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   for (int j = 0; j < 16; ++j) {
@@ -229,7 +242,8 @@ WS_HD void iq4_nl(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void iq4_xs(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_xs(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint16_t scalesH = u16(b + 2);
   const uint8_t* scalesL = b + 4;
@@ -249,7 +263,8 @@ WS_HD void iq4_xs(const uint8_t* __restrict b, float* __restrict y) {
 // ik_llama.cpp's types (iqk/iqk_quantize.cpp dequantize_row_* at 8337e4c), operation for operation.
 // IQ2_K: d (f16), `extra` (one bit per 16 values: the shifted half of iq2nl_values), 8 scale bytes of
 // two 4-bit scales (minus 8), then 2-bit codes, each 128 values taking 32 bytes in four bit planes.
-WS_HD void iq2_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_k(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   uint32_t extra = u16(b + 2);
   const uint8_t* scales = b + 4;
@@ -272,7 +287,8 @@ WS_HD void iq2_k(const uint8_t* __restrict b, float* __restrict y) {
 
 // IQ4_K: d (f16), `extra` (the shifted half of iq4k_values per 16 values), 6-bit scales (4 low bits
 // in scales_l, 2 high in scales_h) minus 32, then 4-bit codes.
-WS_HD void iq4_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_k(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   uint32_t extra = u16(b + 2);
   const uint8_t* scalesH = b + 4;
@@ -295,7 +311,8 @@ WS_HD void iq4_k(const uint8_t* __restrict b, float* __restrict y) {
 
 // IQ4_KS: the row's float scale d sits before its blocks (`meta`); each of 8 scale bytes gives
 // (bits 1-7) - 127 times d, and bit 0 the shifted half of iq4k_values; then 4-bit codes.
-WS_HD void iq4_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = hdLoad<float>(meta, 0);
   const uint8_t* scales = b;
   const uint8_t* qs = b + QK / 32;
@@ -313,7 +330,8 @@ WS_HD void iq4_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 
 // Q6_0 (ggml-quants.c dequantize_row_q6_0): d (f16), qh[8] holding the 5th and 6th bits of two
 // values each, qs[16]; codes minus 32.
-WS_HD void q6_0(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void q6_0(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint8_t* qh = b + 2;
   const uint8_t* qs = b + 10;
@@ -328,7 +346,8 @@ WS_HD void q6_0(const uint8_t* __restrict b, float* __restrict y) {
 
 // IQ3_K: d (f16), `extra` (shifted iq3nl_values half per 16), scales_h (a sign per 16), 4-bit
 // scales (2s + 1), 2 low bits of each code in four planes of qs, the third bit in qh.
-WS_HD void iq3_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq3_k(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   uint32_t extra = u16(b + 2), sh = u16(b + 4);
   const uint8_t* scalesL = b + 6;
@@ -352,7 +371,8 @@ WS_HD void iq3_k(const uint8_t* __restrict b, float* __restrict y) {
 
 // IQ5_K: d (f16), `extra` (shifted iq5nl_values half per 16), 6-bit scales minus 32, 4 low bits of
 // each code in qs, the fifth in qh.
-WS_HD void iq5_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq5_k(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   uint32_t extra = u16(b + 2);
   const uint8_t* sh = b + 4;
@@ -382,7 +402,8 @@ WS_HD void iq5_k(const uint8_t* __restrict b, float* __restrict y) {
 
 // IQ5_KS: the row's float scale d first (`meta`); scale bytes as IQ4_KS's, iq5nl_values, the fifth
 // bit of each code in qh.
-WS_HD void iq5_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq5_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = hdLoad<float>(meta, 0);
   const uint8_t* scales = b;
   const uint8_t* qs = b + 8;
@@ -410,7 +431,8 @@ WS_HD void iq5_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 // dequantize_row_iq6_k at 8337e4c), and the unfused result differs in the last bit for about one
 // value in two. The fused steps are written out, so this matches those builds on every machine.
 WS_HD float iq6Curve(float q, float shift) { return fmaf(q, fmaf(q, fmaf(q, 0.0011972f, -0.11218f), 6.2568f), -127.f) + shift; }
-WS_HD void iq6_k(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq6_k(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   uint32_t extra = u16(b + 2);
   const uint8_t* sl = b + 4;
@@ -444,7 +466,8 @@ WS_HD void iq6_k(const uint8_t* __restrict b, float* __restrict y) {
 // IQ2_KS: the row's f16 scale d first (`meta`); `extra` holds the shifted half of iq2nl_values per
 // 32 values (bits 0-7) and the fifth bit of each 4-bit scale (bits 8-15); scales minus 16; 2-bit
 // codes, each 128 values in 32 bytes of four bit planes.
-WS_HD void iq2_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = f16(meta);
   uint32_t extra = u16(b);
   const uint8_t* scales = b + 2;
@@ -468,7 +491,8 @@ WS_HD void iq2_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 // IQ4_KSS: the row's float scale d first (`meta`); each 32 values are 8 uint16 words whose bit 0,
 // over the 8 words, is IQ4_KS's scale byte, and whose other 15 bits, bit 0 cleared and x ^ (x >> 1)
 // undone, are four 4-bit iq4k_values codes.
-WS_HD void iq4_kss(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_kss(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = hdLoad<float>(meta, 0);
   for (int ib = 0; ib < QK / 32; ++ib) {
     const uint8_t* q = b + 16 * ib;
@@ -495,7 +519,8 @@ WS_HD void iq4_kss(const uint8_t* __restrict meta, const uint8_t* __restrict b, 
 // IQ3_KS: the row's f16 scale d first (`meta`); `extra` holds each scale's fifth bit (bits 0-7) and
 // the shifted half of iq3nl_values per 32 values (bits 8-15); 4-bit scales minus 16; the low 2
 // bits of each code in four planes of qs, the third in qh.
-WS_HD void iq3_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq3_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = f16(meta);
   const uint32_t extra = u16(b);
   const uint8_t* scales = b + 2;
@@ -520,7 +545,8 @@ WS_HD void iq3_ks(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 // IQ2_KL: the row's f16 scale d first (`meta`); 6-bit scales (4 low bits in scales_l, 2 high in
 // scales_h) minus 32; each 5-bit code (4 bits in qs, the fifth in qh) picks a pair of values of
 // iq2kl_values, written to two neighbouring outputs.
-WS_HD void iq2_kl(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_kl(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = f16(meta);
   const uint32_t scalesH = u16(b);
   const uint8_t* scalesL = b + 2;
@@ -547,7 +573,8 @@ WS_HD void iq2_kl(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 // 8337e4c): x = 0xCBAC1FED * x (mod 2^32) per value, starting from index + offset; the value is the
 // sum of x's four bytes, each masked to 6 bits, minus 126 (its magnitude for IQ3_KT), times the
 // block scale. kScale is 1 for the integer trellis.
-WS_HD void ktGroup(uint32_t index, uint32_t offset, bool magnitude, float scale, int n, float* __restrict y) {
+template <class Y>
+WS_HD void ktGroup(uint32_t index, uint32_t offset, bool magnitude, float scale, int n, Y y) {
   uint32_t x = index + offset;
   for (int k = 0; k < n; ++k) {
     x = 0xCBAC1FEDu * x;
@@ -559,7 +586,8 @@ WS_HD void ktGroup(uint32_t index, uint32_t offset, bool magnitude, float scale,
 
 // IQ1_KT: the row's float scale first (`meta`); per 32 values a 4-bit iq4k_values scale (low bits of
 // sh) and 4 groups of 8 whose 13-bit index is 8 bits of ql, 4 of qh and one of sh's high bits.
-WS_HD void iq1_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq1_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = hdLoad<float>(meta, 0);
   const uint8_t* sh = b;
   const uint8_t* ql = b + 8;
@@ -577,12 +605,13 @@ WS_HD void iq1_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 
 // IQ2_KT: the row's float scale first (`meta`); 4 scale bytes, two iq4k_values scales each (low
 // nibble for the first half of the block, high for the second); one 16-bit index per group of 8.
-WS_HD void iq2_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = hdLoad<float>(meta, 0);
   const uint8_t* ql = b + 4;
   const uint8_t* qh = ql + 32;
-  float* yl = y;
-  float* yh = y + QK / 2;
+  Y yl = y;
+  Y yh = y + QK / 2;
   for (int ib = 0; ib < 4; ++ib) {
     const float sl = d * float(hdIq4k(b[ib] & 0xF));
     const float sh = d * float(hdIq4k(b[ib] >> 4));
@@ -597,12 +626,13 @@ WS_HD void iq2_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 
 // IQ3_KT: as IQ2_KT with plain 4-bit scales, magnitudes from the trellis, and a sign bit per value
 // in qh (bit ib for the first half, ib + 4 for the second).
-WS_HD void iq3_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq3_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = hdLoad<float>(meta, 0);
   const uint8_t* ql = b + 4;
   const uint8_t* qh = b + 68;
-  float* yl = y;
-  float* yh = y + QK / 2;
+  Y yl = y;
+  Y yh = y + QK / 2;
   for (int ib = 0; ib < 4; ++ib) {
     const float sl = d * float(b[ib] & 0xF);
     const float sh = d * float(b[ib] >> 4);
@@ -623,7 +653,8 @@ WS_HD void iq3_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 // IQ4_KT: the row's float scale first (`meta`); per 32 values a uint32 whose bits 1-7 are the scale
 // (minus 64), bit 0 the trellis offset (4096 or 32768 + 4096) and bits 8-31 three high bits of each
 // group's 15-bit index; groups of 4 values.
-WS_HD void iq4_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_kt(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = hdLoad<float>(meta, 0);
   const uint8_t* ql = b + 32;
   const uint8_t* qh = b + 96;
@@ -672,7 +703,8 @@ WS_HD void r4AddFifthBits(const uint8_t* qhAll, int ib, int k, uint8_t* codes) {
 WS_HD int r4Scale6(const uint8_t* sl, const uint8_t* sh, int is) { return ((sl[is % 32] >> 4 * (is / 32)) & 0xF) | (((sh[is % 16] >> 2 * (is / 16)) & 3) << 4); }
 
 // IQ4_K_R4: d[4] (f16), extra[8], scales_h[16], scales_l[32], qs[512].
-WS_HD void iq4_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k);
   const uint8_t *extra = b + 8, *sh = b + 16, *sl = b + 32, *qs = b + 64;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -688,7 +720,8 @@ WS_HD void iq4_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int 
 }
 
 // IQ4_KS_R4: the 4 rows' float scales first (`meta`); scales[32] (IQ4_KS's bytes), qs[512].
-WS_HD void iq4_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
   const float d = hdLoad<float>(meta, uint64_t(k));
   const uint8_t *scales = b, *qs = b + 32;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -704,7 +737,8 @@ WS_HD void iq4_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b
 }
 
 // IQ5_K_R4: d[4] (f16), extra[8], scales_h[16], scales_l[32], qs[512], qh[128].
-WS_HD void iq5_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq5_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k);
   const uint8_t *extra = b + 8, *sh = b + 16, *sl = b + 32, *qs = b + 64, *qh = b + 576;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -721,7 +755,8 @@ WS_HD void iq5_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int 
 }
 
 // IQ5_KS_R4: the 4 rows' float scales first (`meta`); scales[32], qs[512], qh[128].
-WS_HD void iq5_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq5_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
   const float d = hdLoad<float>(meta, uint64_t(k));
   const uint8_t *scales = b, *qs = b + 32, *qh = b + 544;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -739,7 +774,8 @@ WS_HD void iq5_ks_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b
 
 // IQ2_K_R4: d[4] (f16), extra[8], scales[32] (4-bit, minus 8), qs[256]: value j = i + 4s (+16 for
 // the second half) of block ib is bits 2s..2s+1 of qs[32 ib + 4k + i (+16)].
-WS_HD void iq2_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k);
   const uint8_t *extra = b + 8, *scales = b + 16, *qs = b + 48;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -756,7 +792,8 @@ WS_HD void iq2_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int 
 
 // IQ3_K_R4: d[4] (f16), extra[8], scales_h[8] (signs), scales_l[32] (2s + 1), qs[256] as
 // IQ2_K_R4's, qh[128]: the third bit of value j = i + 4s (+16) is bit s (+4) of qh[16 ib + 4k + i].
-WS_HD void iq3_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq3_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k);
   const uint8_t *extra = b + 8, *sh = b + 16, *sl = b + 24, *qs = b + 56, *qhAll = b + 312;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -782,7 +819,8 @@ WS_HD void iq3_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int 
 // Q4_K_R4: d[4] and dmin[4] (f16), scales_h[16], scales_l[32] (6-bit scale and min of each 32),
 // qs[512]. GCC fuses ik_llama.cpp's dl * q - ml where FMA exists, which changes nothing here: dl is
 // an f16 times a 6-bit scale and q 4 bits, so the product is exact (at most 21 significant bits).
-WS_HD void q4_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q4_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k), m = f16(b + 8 + 2 * k);
   const uint8_t *sh = b + 16, *sl = b + 32, *qs = b + 64;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -800,7 +838,8 @@ WS_HD void q4_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k
 // Q6_K_R4: d[4] (f16), scales[64] (int8), qh[256], ql[512]: value j = i + 4m takes ql's nibble as
 // r4Nibbles reads them (64 bytes a block), and two high bits, field (m >> 1 & 1) + 2 (m & 1), of
 // qh[32 ib + 4k + i + 16 (m >> 2)]; minus 32.
-WS_HD void q6_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q6_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k);
   const uint8_t *scales = b + 8, *qhAll = b + 72, *ql = b + 328;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -821,7 +860,8 @@ WS_HD void q6_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k
 }
 
 // Q8_0_R8: d[8] (f16), qs[256] (int8): value j of row k is qs[128 (j >> 4) + 32 ((j >> 2) & 3) + 4k + (j & 3)].
-WS_HD void q8_0_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q8_0_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float scale = f16(b + 2 * k);
   const uint8_t* qs = b + 16 + 4 * k;
   for (int l = 0; l < 4; ++l)
@@ -833,7 +873,8 @@ WS_HD void q8_0_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k
 
 // IQ4_XS_R8: d[8] (f16), scales_h[16], scales_l[32], qs[1024]: value j = 8l + i (+4 for the high
 // nibble) of block ib is a nibble of qs[128 ib + 4k + i + 32 l], through iq4nl.
-WS_HD void iq4_xs_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_xs_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k);
   const uint8_t *sh = b + 16, *sl = b + 32, *qs = b + 64;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -848,7 +889,8 @@ WS_HD void iq4_xs_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int
   }
 }
 
-WS_HD void tq1_0(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void tq1_0(const uint8_t* __restrict b, Y y) {
   // block_tq1_0: qs[48] (5 trits a byte), qh[4] (4 trits a byte), d
   static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};
   const uint8_t* qs = b;
@@ -865,7 +907,8 @@ WS_HD void tq1_0(const uint8_t* __restrict b, float* __restrict y) {
     for (int j = 0; j < 4; ++j) *y++ = trit(uint8_t(qh[j] * pow3[n])) * d;
 }
 
-WS_HD void tq2_0(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void tq2_0(const uint8_t* __restrict b, Y y) {
   const uint8_t* qs = b;
   const float d = f16(b + 64);
   for (int j = 0; j < 64; j += 32)
@@ -873,7 +916,8 @@ WS_HD void tq2_0(const uint8_t* __restrict b, float* __restrict y) {
       for (int m = 0; m < 32; ++m) *y++ = float(int8_t((qs[j + m] >> (l * 2)) & 3) - 1) * d;
 }
 
-WS_HD void mxfp4(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void mxfp4(const uint8_t* __restrict b, Y y) {
   const float d = hdGgmlE8m0Half(b[0]);
   const uint8_t* qs = b + 1;
   for (int j = 0; j < 16; ++j) {
@@ -882,7 +926,8 @@ WS_HD void mxfp4(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void nvfp4(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void nvfp4(const uint8_t* __restrict b, Y y) {
   const uint8_t* qs = b + 4;
   for (int s = 0; s < 4; ++s) {
     const float d = hdGgmlUe4m3Half(b[s]);
@@ -893,13 +938,15 @@ WS_HD void nvfp4(const uint8_t* __restrict b, float* __restrict y) {
   }
 }
 
-WS_HD void q1_0(const uint8_t* __restrict b, float* __restrict y) {  // sign bits, LSB first: 1 -> +d, 0 -> -d
+template <class Y>
+WS_HD void q1_0(const uint8_t* __restrict b, Y y) {  // sign bits, LSB first: 1 -> +d, 0 -> -d
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   for (int j = 0; j < 128; ++j) y[j] = float(int((qs[j >> 3] >> (j & 7)) & 1) * 2 - 1) * d;
 }
 
-WS_HD void q2_0(const uint8_t* __restrict b, float* __restrict y) {  // 2-bit codes c, LSB first: (c - 1) * d
+template <class Y>
+WS_HD void q2_0(const uint8_t* __restrict b, Y y) {  // 2-bit codes c, LSB first: (c - 1) * d
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   for (int j = 0; j < 64; ++j) y[j] = float(int((qs[j >> 2] >> ((j & 3) * 2)) & 3) - 1) * d;
@@ -923,7 +970,8 @@ WS_HD uint32_t ksigns(uint32_t i) {
 WS_HD float signOf(uint32_t signs, int j) { return (signs >> j) & 1 ? -1.f : 1.f; }
 constexpr float kIq1sDelta = 0.125f;  // IQ1S_DELTA, IQ1M_DELTA
 // IQ3: 8 values from two 4-coordinate grid points, signed by the 8 bits of `signs`.
-WS_HD void iq3Octet(float* y, float db, uint32_t grid1, uint32_t grid2, uint32_t signs) {
+template <class Y>
+WS_HD void iq3Octet(Y y, float db, uint32_t grid1, uint32_t grid2, uint32_t signs) {
   for (int j = 0; j < 4; ++j) {
     y[j + 0] = db * float(gridByte(grid1, j)) * signOf(signs, j + 0);
     y[j + 4] = db * float(gridByte(grid2, j)) * signOf(signs, j + 4);
@@ -937,7 +985,8 @@ WS_HD float iq1mD(const uint8_t* b) {
 
 // block_iq2_xxs: d, qs[32] u16 - per 32 values two words: 4 grid indices, then 4 x 7 sign bits
 // and a 4-bit scale
-WS_HD void iq2_xxs(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_xxs(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   for (int ib32 = 0; ib32 < QK / 32; ++ib32) {
     const uint8_t* q = b + 2 + 8 * ib32;
@@ -953,7 +1002,8 @@ WS_HD void iq2_xxs(const uint8_t* __restrict b, float* __restrict y) {
 }
 
 // block_iq2_xs: d, qs[32] u16 (9-bit grid index, 7 sign bits), scales[8] (two 4-bit scales)
-WS_HD void iq2_xs(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_xs(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint8_t* scales = b + 66;
   for (int ib32 = 0; ib32 < QK / 32; ++ib32) {
@@ -971,7 +1021,8 @@ WS_HD void iq2_xs(const uint8_t* __restrict b, float* __restrict y) {
 }
 
 // block_iq2_s: d, qs[64] (32 low index bytes, then 32 sign bytes), qh[8], scales[8]
-WS_HD void iq2_s(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_s(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   const uint8_t* signs = b + 2 + 32;
@@ -993,7 +1044,8 @@ WS_HD void iq2_s(const uint8_t* __restrict b, float* __restrict y) {
 
 // block_iq3_xxs: d, qs[96] (64 grid index bytes, then per 32 values a word of 4 x 7 sign bits
 // and a 4-bit scale)
-WS_HD void iq3_xxs(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq3_xxs(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   const uint8_t* scalesAndSigns = b + 2 + 64;
@@ -1010,7 +1062,8 @@ WS_HD void iq3_xxs(const uint8_t* __restrict b, float* __restrict y) {
 }
 
 // block_iq3_s: d, qs[64], qh[8] (ninth index bits), signs[32], scales[4] (two 4-bit scales)
-WS_HD void iq3_s(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq3_s(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   const uint8_t* qh = b + 66;
@@ -1036,7 +1089,8 @@ WS_HD void iq3_s(const uint8_t* __restrict b, float* __restrict y) {
 
 // block_iq1_s: d, qs[32] (low index bytes), qh[8] u16 (3 index bits x 4, a 3-bit scale, the
 // delta's sign); grid coordinates are -1, 0, 1
-WS_HD void iq1_s(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq1_s(const uint8_t* __restrict b, Y y) {
   const float d = f16(b);
   const uint8_t* qs = b + 2;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -1054,7 +1108,8 @@ WS_HD void iq1_s(const uint8_t* __restrict b, float* __restrict y) {
 
 // block_iq1_m: qs[32], qh[16] (3 index bits and a delta sign per 8 values), scales[8] (four u16:
 // 3-bit sub-block scales, and the fp16 block scale in their top nibbles)
-WS_HD void iq1_m(const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq1_m(const uint8_t* __restrict b, Y y) {
   const uint8_t* qs = b;
   const uint8_t* qh = b + 32;
   uint32_t sc[4];
@@ -1091,7 +1146,8 @@ WS_HD int bnTrit(uint8_t q, uint32_t mult) {
   const uint32_t v = uint8_t(q * mult);
   return int((v + (v >> 1)) >> 7);
 }
-WS_HD void iq1_bn(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq1_bn(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = f16(meta);
   const uint8_t* ql = b;
   const uint8_t extra = b[12];
@@ -1104,7 +1160,8 @@ WS_HD void iq1_bn(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 }
 
 // IQ2_BN: qs[16], value j + 16 s in bits 2s of qs[j].
-WS_HD void iq2_bn(const uint8_t* __restrict meta, const uint8_t* __restrict b, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_bn(const uint8_t* __restrict meta, const uint8_t* __restrict b, Y y) {
   const float d = hdLoad<float>(meta, 0);
   for (int s = 0; s < 4; ++s)
     for (int j = 0; j < 16; ++j) y[16 * s + j] = d * float(int((b[j] >> (2 * s)) & 3) - 1);
@@ -1112,7 +1169,8 @@ WS_HD void iq2_bn(const uint8_t* __restrict meta, const uint8_t* __restrict b, f
 
 // IQ2_BN_R4 (dequantize_row_iq2_bn_r4): the 4 rows' f32 scales first; row k's value 16 l + i + 4 s
 // in bits 2s of qs[4k + i + 16 l]. Its CPU to_float applies the scales.
-WS_HD void iq2_bn_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_bn_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
   const float d = hdLoad<float>(meta, uint64_t(k));
   for (int l = 0; l < 4; ++l)
     for (int i = 0; i < 4; ++i) {
@@ -1123,7 +1181,8 @@ WS_HD void iq2_bn_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b
 
 // Q4_0_R8 (dequantize_row_q4_0_r8): d[8] (f16), qs[128]: value 4l + i (+16 the high nibble) of row
 // k is a nibble of qs[32 l + 4k + i], minus 8.
-WS_HD void q4_0_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q4_0_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float scale = f16(b + 2 * k);
   const uint8_t* qs = b + 16 + 4 * k;
   for (int l = 0; l < 4; ++l)
@@ -1135,7 +1194,8 @@ WS_HD void q4_0_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k
 
 // IQ4_NL_R4 (dequantize_row_iq4_nl_r4): d[4] (f16), qs[64] in the _R4 nibble order, through iq4nl
 // (ik's iq4k_values, whose first half it is).
-WS_HD void iq4_nl_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq4_nl_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float scale = f16(b + 2 * k);
   const uint8_t* qs = b + 8 + 4 * k;
   for (int h = 0; h < 4; ++h)  // qs quarter h holds values 16 (h & 1) + 4 (h >> 1) + i, +8 the high nibble
@@ -1150,7 +1210,8 @@ WS_HD void iq4_nl_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int
 // ll + i (+8 the high nibble), ll = 16 (l % 2) + 4 (l / 2), is the nibble of qs[4k + i + 16 l]
 // with its high bits from qh; d * code + (-16 d or -32 d), each product exact (an 11-bit scale
 // times a 6-bit code), so fused or not the one rounding is the same.
-WS_HD void q5_0_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q5_0_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k), m = -16 * d;
   const uint8_t *qh = b + 8, *qs = b + 24;
   for (int l = 0; l < 4; ++l) {
@@ -1162,7 +1223,8 @@ WS_HD void q5_0_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k
     }
   }
 }
-WS_HD void q6_0_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q6_0_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k), m = -32 * d;
   const uint8_t *qh = b + 8, *qs = b + 40;
   for (int l = 0; l < 4; ++l) {
@@ -1177,7 +1239,8 @@ WS_HD void q6_0_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k
 
 // MXFP4_R8 (dequantize_row_mxfp4_r8): e[8] (E8M0), qs[128]: value 4j + i (+16 the high nibble) of
 // row k is a nibble of qs[32 j + 4k + i], through the doubled E2M1 table times half the exponent.
-WS_HD void mxfp4_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void mxfp4_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = hdGgmlE8m0Half(b[k]);
   const uint8_t* qs = b + 8 + 4 * k;
   uint8_t c[16];
@@ -1191,7 +1254,8 @@ WS_HD void mxfp4_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int 
 
 // Q8_K_R8 (dequantize_row_q8_k_r8): d[8] (f16), qs[2048] (int8): value 4 ib + i of row k is
 // qs[32 ib + 4k + i].
-WS_HD void q8_k_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q8_k_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k);
   const uint8_t* qs = b + 16 + 4 * k;
   for (int ib = 0; ib < QK / 4; ++ib)
@@ -1200,7 +1264,8 @@ WS_HD void q8_k_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int k
 
 // Q8_K_R16 (dequantize_row_q8_k_r16): d[16] (f16), qs[4096] read unsigned: value 4 ib + i of row k
 // is d * qs[64 ib + 4k + i] - 128 d (the product exact, as Q5_0_R4's).
-WS_HD void q8_k_r16(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q8_k_r16(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k), m = -128.f * d;
   const uint8_t* qs = b + 32 + 4 * k;
   for (int ib = 0; ib < QK / 4; ++ib)
@@ -1211,14 +1276,16 @@ WS_HD void q8_k_r16(const uint8_t* __restrict, const uint8_t* __restrict b, int 
 // values in pairs, value 2p + j of row k at bf16 [32 p + 2 k + j]. ik's block is one value of 2
 // bytes, so block i's address in the group's merged blocks, group + 32 i, is its pair's start for
 // an even i and 32 bytes past it for an odd one.
-WS_HD void bf16_r16(const uint8_t* __restrict group, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void bf16_r16(const uint8_t* __restrict group, const uint8_t* __restrict b, int k, Y y) {
   const bool odd = ((b - group) / 32) % 2;
   y[0] = hdBf16ToFloat(hdLoad<uint16_t>(b - (odd ? 30 : 0) + 4 * k, 0));
 }
 
 // Q8_KV_R8 (dequantize_row_q8_KV_r8): the 8 rows' f32 scales first; per 16 columns 128 bytes, value
 // 16 h + 4 l + i of row k at qs[128 h + 32 l + 4k + i] (int8). A 32-column block is two of them.
-WS_HD void q8_kv_r8(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q8_kv_r8(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
   const float d = hdLoad<float>(meta, uint64_t(k));
   for (int h = 0; h < 2; ++h)
     for (int l = 0; l < 4; ++l)
@@ -1230,7 +1297,8 @@ WS_HD void q8_kv_r8(const uint8_t* __restrict meta, const uint8_t* __restrict b,
 // most 5 bits is at most 22 significant bits).
 // Q2_K_R4: d[4] and m[4] (f16), scales[64] (4-bit scale, 4-bit min), qs[256]: value i + 4s
 // (+16) of block ib is bits 2s of qs[32 ib + 4k + i] (+16).
-WS_HD void q2_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q2_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k), m = f16(b + 8 + 2 * k);
   const uint8_t *scales = b + 16, *qs = b + 80;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -1248,7 +1316,8 @@ WS_HD void q2_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k
 // Q3_K_R4: d[4] (f16), scales_h[16], scales_l[32] (6-bit scales minus 32), qh[128], qs[256]: value
 // i + 4s (+16) of block ib is bits 2s of qs[32 ib + 4k + i] (+16) with bit s (+4) of
 // qh[16 ib + 4k + i] above them, minus 4.
-WS_HD void q3_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q3_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k);
   const uint8_t *sh = b + 8, *sl = b + 24, *qhAll = b + 56, *qs = b + 184;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -1268,7 +1337,8 @@ WS_HD void q3_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k
 
 // Q5_K_R4: Q4_K_R4's d, dmin, scales and nibbles (qs[1024] after qh[128]), each code's fifth bit in
 // qh[16 ib + 4k + i]: bits 0 1 2 3 4 5 6 7 for values i + 0, 8, 4, 12, 16, 24, 20, 28 (not IQ5_K_R4's order).
-WS_HD void q5_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void q5_k_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k), m = f16(b + 8 + 2 * k);
   const uint8_t *sh = b + 16, *sl = b + 32, *qhAll = b + 64, *qs = b + 192;
   const int bitOf[8] = {0, 2, 1, 3, 4, 6, 5, 7};  // value i + 4 s's bit, s = 0..7
@@ -1299,8 +1369,8 @@ WS_HD uint32_t r4SasSigns(uint32_t w) {
 }
 // kPoint values a grid point: 8 for IQ2_XXS_R4 (iq2xxs_grid, d x 1/8), 4 for IQ3_XXS_R4
 // (iq3xxs_grid, d x 1/4); 32 / kPoint indices a row and block, at qs[4 n ib + n k + i].
-template <int kPoint>
-WS_HD void sasR4(const uint8_t* __restrict b, int k, float* __restrict y) {
+template <int kPoint, class Y>
+WS_HD void sasR4(const uint8_t* __restrict b, int k, Y y) {
   constexpr int n = 32 / kPoint;
   const float d = (kPoint == 8 ? 0.125f : 0.25f) * f16(b + 2 * k);
   const uint8_t *sas = b + 8, *qs = b + 136;
@@ -1315,12 +1385,15 @@ WS_HD void sasR4(const uint8_t* __restrict b, int k, float* __restrict y) {
     y += 32;
   }
 }
-WS_HD void iq2_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) { sasR4<8>(b, k, y); }
-WS_HD void iq3_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) { sasR4<4>(b, k, y); }
+template <class Y>
+WS_HD void iq2_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) { sasR4<8>(b, k, y); }
+template <class Y>
+WS_HD void iq3_xxs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) { sasR4<4>(b, k, y); }
 
 // IQ2_XS_R4: d[4] (f16), qs[128] (u16: a 9-bit index, 7 sign bits s decoded as s ^ s << 1),
 // scales[32] (two 4-bit scales, 2s + 1).
-WS_HD void iq2_xs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_xs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = 0.125f * f16(b + 2 * k);
   const uint8_t *qs = b + 8, *scales = b + 264;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -1336,7 +1409,8 @@ WS_HD void iq2_xs_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int
 }
 
 // IQ2_S_R4: d[4] (f16), qs[128], qh[32] (2 more index bits each), signs[128], scales[32].
-WS_HD void iq2_s_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq2_s_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = 0.125f * f16(b + 2 * k);
   const uint8_t *qs = b + 8, *qh = b + 136, *signs = b + 168, *scales = b + 296;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -1354,7 +1428,8 @@ WS_HD void iq2_s_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int 
 // IQ3_S_R4: d[4] (f16), qs[256], qh[32] (a ninth index bit each), signs[128], scales[16]
 // (4-bit, 2s + 1): values 4i + j and 16 + 4i + j from two grid points, their signs bits i and
 // i + 4 of signs[16 ib + 4k + j].
-WS_HD void iq3_s_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq3_s_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(b + 2 * k);
   const uint8_t *qs = b + 8, *qh = b + 264, *signs = b + 296, *scales = b + 424;
   for (int ib = 0; ib < QK / 32; ++ib) {
@@ -1376,7 +1451,8 @@ WS_HD void iq3_s_r4(const uint8_t* __restrict, const uint8_t* __restrict b, int 
 
 // IQ1_S_R4 / IQ1_M_R4: the 4 rows' f16 scales first (`meta`); blocks of 32.
 // IQ1_S_R4: qs[16], qh[4] (u16: 3 index bits per 8 values, a 3-bit scale 2s + 1, the delta's sign).
-WS_HD void iq1_s_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq1_s_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
   const uint32_t qh = u16(b + 16 + 2 * k);
   const float shift = qh & 0x8000 ? -kIq1sDelta : kIq1sDelta;
   const float dl = f16(meta + 2 * k) * float(2 * ((qh >> 12) & 7) + 1);
@@ -1387,7 +1463,8 @@ WS_HD void iq1_s_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b,
 }
 // IQ1_M_R4: qs[16], qh[8] (3 index bits and a delta sign per 8 values), scales[4] (two 4-bit
 // scales, taken as they are - not 2s + 1 as IQ1_M's).
-WS_HD void iq1_m_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, float* __restrict y) {
+template <class Y>
+WS_HD void iq1_m_r4(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
   const float d = f16(meta + 2 * k);
   const uint8_t *qs = b, *qh = b + 16;
   const uint8_t sc = b[24 + k];

@@ -18,6 +18,13 @@
 #define WS_HD static inline __attribute__((always_inline))
 #define WS_HD_FN inline
 #endif
+// Member functions of the small types the formulas write through (always inlined too; `static`
+// cannot apply to them).
+#if defined(__CUDACC__)
+#define WS_HD_MEMBER __host__ __device__ __forceinline__
+#else
+#define WS_HD_MEMBER inline __attribute__((always_inline))
+#endif
 
 namespace ws::num {
 
@@ -335,5 +342,27 @@ WS_HD uint16_t hdToF16Rne(float f) {
 }
 WS_HD float hdRoundToHalf(float f) { return hdHalfToFloat(hdToF16Rne(f)); }
 WS_HD float hdRoundToBf16(float f) { return hdBf16ToFloat(hdToBf16Rne(f)); }
+
+// Where a GGUF block formula writes, for BF16 output: y[k] = v, *y++ = v, y += n, y + n and y[k]
+// read back as on a float*, each value rounded to nearest even as it is stored - so a BF16 block decode needs no
+// float array of the block (a 1 KiB per-thread stack frame on the device).
+struct Bf16Out {
+  uint16_t* p;
+  struct Slot {
+    uint16_t* p;
+    WS_HD_MEMBER void operator=(float v) const { *p = hdToBf16Rne(v); }
+    // Read back (IQ3_KT negates stored values): -round(v) rounds to itself and equals round(-v),
+    // so the BF16 stored is the one the float path's value rounds to.
+    WS_HD_MEMBER operator float() const { return hdBf16ToFloat(*p); }
+  };
+  WS_HD_MEMBER Slot operator[](int64_t k) const { return {p + k}; }
+  WS_HD_MEMBER Slot operator*() const { return {p}; }
+  WS_HD_MEMBER Bf16Out operator++(int) { return {p++}; }
+  WS_HD_MEMBER Bf16Out& operator+=(int64_t n) {
+    p += n;
+    return *this;
+  }
+  WS_HD_MEMBER Bf16Out operator+(int64_t n) const { return {p + n}; }
+};
 
 }  // namespace ws::num

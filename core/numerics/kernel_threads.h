@@ -54,11 +54,7 @@ WS_HD void elementsBf16Thread(const DecodeDesc& d, uint64_t firstRow, uint64_t r
 }
 
 WS_HD void blocksBf16Thread(const DecodeDesc& d, uint64_t firstBlock, uint64_t nblocks, uint16_t* out, ThreadIndex t) {
-  float y[256];
-  for (uint64_t i = t.first(); i < nblocks; i += t.stride()) {
-    decodeGgufBlock(d, firstBlock + i, y);
-    for (uint32_t k = 0; k < d.blockElems; ++k) out[i * d.blockElems + k] = hdToBf16Rne(y[k]);
-  }
+  for (uint64_t i = t.first(); i < nblocks; i += t.stride()) decodeGgufBlock(d, firstBlock + i, Bf16Out{out + i * d.blockElems});
 }
 
 // FP8 with a block scale grid (DeepSeek-V3, Kimi-K2 and kin), written for bandwidth: a thread takes
