@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace wstest {
 
@@ -15,5 +16,7 @@ const char* configuredFixtures();
 // The source tree's root, for tests that read its docs and checked-in data. WEIGHTSCOPE_SOURCE_DIR in the
 // environment takes precedence (a test program run in another copy of the tree).
 std::string sourceDir();
+// A checked-in file or folder under tests/data (the real writers' outputs the tests read).
+inline std::string trackedData(std::string_view rel) { return sourceDir() + "/tests/data/" + std::string(rel); }
 
 }  // namespace wstest

@@ -186,7 +186,7 @@ void deviceCorpusRows(std::string_view group) {
     if (!row.carried && row.path.substr(0, group.size()) == group) QTest::newRow(std::string(row.path).c_str()) << QString::fromUtf8(row.path.data(), qsizetype(row.path.size()));
 }
 
-std::string trackedData(const QString& path) { return wstest::sourceDir() + "/tests/data/" + path.toStdString(); }
+std::string trackedData(const QString& path) { return wstest::trackedData(path.toStdString()); }
 
 }  // namespace
 
@@ -386,7 +386,7 @@ class TstDecodeDesc : public QObject {
     for (const auto& row : wstest::kDeviceCorpus)
       if (!inAGroup(row.path))
         QTest::newRow(std::string(row.path).c_str()) << (row.carried ? QString::fromStdString(wstest::fixture(std::string(row.path)))
-                                                                     : QString::fromStdString(trackedData(QString::fromUtf8(row.path.data(), qsizetype(row.path.size())))));
+                                                                     : QString::fromStdString(wstest::trackedData(row.path)));
   }
   void restOfTheDeviceCorpus() {
     QFETCH(QString, path);

@@ -445,7 +445,7 @@ class TstLoad : public QObject {
     // references hold on the host stand-in before a device is asked.
     for (const auto& row : wstest::kDeviceCorpus)
       if (row.load && !row.carried)
-        QTest::newRow(std::string(row.path).c_str()) << QString::fromStdString(wstest::sourceDir() + "/tests/data/" + std::string(row.path)) << QString() << QString()
+        QTest::newRow(std::string(row.path).c_str()) << QString::fromStdString(wstest::trackedData(row.path)) << QString() << QString()
                                                      << QString("vllm");
     for (auto [like, scheme] : {std::pair{"qwen3-moe", "kt-int8"}, std::pair{"deepseek-v3", "gguf-q4_k"}, std::pair{"gpt-oss", "mxfp4"}, std::pair{"qwen3-vl-moe", "bf16"},
                                 std::pair{"mixtral", "fp8-block"}, std::pair{"glm-4.5", "nvfp4"}, std::pair{"kimi-k2", "int4-ct"}})

@@ -1121,7 +1121,7 @@ class TstValidateCorpus : public QObject {
   void fixturesValidateClean() {
     QFETCH(QString, rel);
     QFETCH(QStringList, infos);
-    const std::string path = rel.startsWith("data:") ? wstest::sourceDir() + "/tests/data/" + rel.mid(5).toStdString() : wstest::fixture(rel.toStdString());
+    const std::string path = rel.startsWith("data:") ? wstest::trackedData(rel.mid(5).toStdString()) : wstest::fixture(rel.toStdString());
     auto r = val::validatePath(path, {});
     QVERIFY(r.ok());
     QSet<QString> got;

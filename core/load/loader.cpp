@@ -356,9 +356,17 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
 
     // Derived buffers, built on the device by its kernels from the planner's list.
     const auto tDerive = Clock::now();
-    UploadedRanges uploaded;  // what landed unchanged, for the BF16 twins
-    for (const Chunk& ch : chunks)
-      if (!ch.f16ToBf16) uploaded.add(ch.file, ch.fileOffset, ch.bytes, static_cast<const uint8_t*>(res.store->tensors()[ch.tensor].buffer.ptr) + ch.bufferOffset);
+    // What landed unchanged, for the BF16 twins (only a load that builds them looks).
+    std::optional<UploadedRanges> uploaded;
+    auto uploadedRanges = [&]() -> const UploadedRanges& {
+      if (!uploaded) {
+        std::vector<UploadedRanges::Piece> pieces;
+        for (const Chunk& ch : chunks)
+          if (!ch.f16ToBf16) pieces.push_back({ch.file, ch.fileOffset, ch.bytes, static_cast<const uint8_t*>(res.store->tensors()[ch.tensor].buffer.ptr) + ch.bufferOffset});
+        uploaded.emplace(std::move(pieces));
+      }
+      return *uploaded;
+    };
     auto dviews = res.store->allocate(derivedLayout, [&](uint32_t k) { return derived.buffers[firstIn(derivedLayout, k)].name; });
     if (!dviews) throw CoreError(dviews.error());
     std::map<uint32_t, size_t> residentOf;  // tensor index -> its place in the store
@@ -394,7 +402,7 @@ Result<LoadResult> loadCheckpoint(const Checkpoint& c, DeviceBackend& dev, const
           for (auto [first, rows] : spec.rowRanges) {
             // From the bytes this load uploaded where it holds every span the rows read as it is
             // in the file; staged from the file again otherwise.
-            if (const auto onDevice = onUploadedBytes(c, desc, first, rows, uploaded)) {
+            if (const auto onDevice = onUploadedBytes(c, spec.logical, desc, first, rows, uploadedRanges())) {
               check(dev.decodeBf16(*onDevice, first, rows, v.buffer, at, true), spec.name);
               ++rep.bf16FromUploaded;
             } else {

@@ -278,13 +278,12 @@ int main(int argc, char** argv) {
   const std::string fx = std::getenv("WEIGHTSCOPE_FIXTURES") ? std::getenv("WEIGHTSCOPE_FIXTURES") : wstest::configuredFixtures();
   kernels::registerCuda();  // also registers the device dequantizer diff uses
   deviceTableMatchesTheDriver();
-  auto tracked = [](std::string_view rel) { return wstest::sourceDir() + "/tests/data/" + std::string(rel); };
   for (const auto& pair : wstest::kDeviceDiffPairs) {
-    auto a = open(tracked(pair[0])), b = open(tracked(pair[1]));
+    auto a = open(wstest::trackedData(pair[0])), b = open(wstest::trackedData(pair[1]));
     if (a && b) diffOnDeviceEqualsCpu(*a, *b, std::string(pair[0]) + " vs " + std::string(pair[1]));
   }
   for (const auto& row : wstest::kDeviceCorpus)
-    if (auto c = open(row.carried ? fx + "/" + std::string(row.path) : tracked(row.path))) {
+    if (auto c = open(row.carried ? fx + "/" + std::string(row.path) : wstest::trackedData(row.path))) {
       kernelsEqualReference(*c, std::string(row.path));
       if (row.load) loads(*c, std::string(row.path));
     }
