@@ -74,6 +74,7 @@ void launchDecode(const num::DecodeDesc& d, uint64_t firstRow, uint64_t rows, Ou
     case num::Body::Fp4Runs: decodeKernel<num::Body::Fp4Runs><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
     case num::Body::IntRuns: decodeKernel<num::Body::IntRuns><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
     case num::Body::Q4kRuns: decodeKernel<num::Body::Q4kRuns><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
+    case num::Body::GgufRuns: decodeKernel<num::Body::GgufRuns><<<g.blocks, g.threads>>>(d, firstRow, rows, out); break;
   }
 }
 // The tiled transpose (core/numerics/kernel_threads.h): each block moves a tile through shared
@@ -458,6 +459,7 @@ Result<uint64_t> reserveKernelLocalMemory(int device) {
                            (const void*)decodeKernel<B::Fp4Runs, float>,  (const void*)decodeKernel<B::Fp4Runs, uint16_t>,
                            (const void*)decodeKernel<B::IntRuns, float>,  (const void*)decodeKernel<B::IntRuns, uint16_t>,
                            (const void*)decodeKernel<B::Q4kRuns, float>,  (const void*)decodeKernel<B::Q4kRuns, uint16_t>,
+                           (const void*)decodeKernel<B::GgufRuns, float>, (const void*)decodeKernel<B::GgufRuns, uint16_t>,
                            (const void*)transposeKernel<uint8_t>, (const void*)transposeKernel<uint16_t>,
                            (const void*)transposeKernel<uint32_t>, (const void*)transposeKernel<uint64_t>, (const void*)toBf16Kernel, (const void*)ggufScalesKernel,
                            (const void*)statsKernel,     (const void*)deviationKernel};

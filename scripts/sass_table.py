@@ -12,8 +12,8 @@ import re
 import sys
 
 # Body numbers of kernel_threads.h's enum class Body, as they appear in the mangled names.
-BODIES = ["Elements", "Blocks", "Fp8Runs", "Fp4Runs", "IntRuns", "Q4kRuns"]
-RUN_BODIES = {"Fp8Runs", "Fp4Runs", "IntRuns", "Q4kRuns"}
+BODIES = ["Elements", "Blocks", "Fp8Runs", "Fp4Runs", "IntRuns", "Q4kRuns", "GgufRuns"]
+RUN_BODIES = {"Fp8Runs", "Fp4Runs", "IntRuns", "Q4kRuns", "GgufRuns"}
 ACCESS = re.compile(r"\b(LDG|STG|LDL|STL|LDS|STS)((?:\.[A-Z0-9_]+)*)\s")
 WIDTH = {"128": 16, "64": 8, "U8": 1, "S8": 1, "U16": 2, "S16": 2}
 # transposeKernel<T>'s element type as the mangling spells it: unsigned char, short, int, long.

@@ -21,6 +21,7 @@
 #include "core/numerics/decode_element.h"
 #include "core/numerics/dequant.h"
 #include "core/numerics/float_formats.h"
+#include "core/numerics/gguf_blocks.h"
 #include "core/numerics/kernel_threads.h"
 #include "core/numerics/row_footprint.h"
 #include "core/synth/synth.h"
@@ -257,12 +258,14 @@ class TstDecodeDesc : public QObject {
     QCOMPARE(num::launchGrid(uint64_t(1) << 40).blocks, 65535u);
   }
 
-  // The GGUF block kernel's body over its grid against what ggml itself wrote when it
+  // The GGUF block kernel's body over its grid, and the 16-values-a-thread body the device takes
+  // for the type (Q4_K's, or the runs of the others), against what ggml itself wrote when it
   // dequantized each tensor of the fixture (tiny-qwen3moe-kquants.expected.gguf, F32).
   void ggufGridEqualsGgmlsOutput() {
     auto quant = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.gguf"));
     auto expected = wstest::openOrFail(wstest::fixture("gguf/tiny-qwen3moe-kquants.expected.gguf"));
     int checked = 0;
+    std::map<num::Body, int> bodies;  // tensors each body decoded
     for (const TensorRecord& t : quant->tensors) {
       auto dec = num::makeDecoder(*quant, t.logical);
       QVERIFY(dec.ok());
@@ -275,11 +278,18 @@ class TstDecodeDesc : public QObject {
       num::emulateGrid(num::launchGrid(blocks), [&](num::ThreadIndex th) { num::blocksThread(desc, 0, blocks, got.data(), th); });
       const uint8_t* want = expected->files[e->file].map->bytes().data() + e->offset;
       QVERIFY2(std::memcmp(got.data(), want, e->bytes) == 0, t.name.c_str());
+      const num::Body body = num::bodyFor(desc);
+      std::vector<float> runs(got.size(), -12345.0f);
+      num::emulateDecode(desc, 0, runs.size() / desc.cols, runs.data());
+      QVERIFY2(std::memcmp(runs.data(), want, e->bytes) == 0, (t.name + ": the 16-values-a-thread body").c_str());
+      ++bodies[body];
       ++checked;
     }
     int quantized = 0;  // Q2_K..Q6_K, Q4_0..Q8_0 and MXFP4 tensors in the catalog
     for (const auto& t : quant->tensors) quantized += t.dtype->name[0] == 'Q' || t.dtype->name == std::string("MXFP4");
     QCOMPARE(checked, quantized);
+    QCOMPARE(bodies.size(), size_t(2));  // every type takes a 16-values-a-thread body: Q4_K its own
+    QVERIFY(bodies[num::Body::Q4kRuns] > 0 && bodies[num::Body::GgufRuns] > 0);
   }
 
   void fixtures_data() {
@@ -294,7 +304,7 @@ class TstDecodeDesc : public QObject {
     QVERIFY(compareGrids(*c) > 0);
     // Each 16-a-thread body meets a fixture written by its real writer.
     if (rel == "hf/qwen3_moe_fp8") QVERIFY(bodiesChecked[num::Body::Fp8Runs] > 0);
-    if (rel == "gguf/tiny-qwen3moe-kquants.gguf") QVERIFY(bodiesChecked[num::Body::Q4kRuns] > 0);
+    if (rel == "gguf/tiny-qwen3moe-kquants.gguf") QVERIFY(bodiesChecked[num::Body::Q4kRuns] > 0 && bodiesChecked[num::Body::GgufRuns] > 0);
   }
 
   // The I-quants llama.cpp's llama-quantize wrote (tests/data/llama_cpp/iquants, one file per type):
@@ -444,6 +454,54 @@ class TstDecodeDesc : public QObject {
     const std::map<QString, num::Body> fast = {{"fp8-block", num::Body::Fp8Runs}, {"nvfp4", num::Body::Fp4Runs}, {"mxfp4", num::Body::Fp4Runs},
                                                {"int4-ct", num::Body::IntRuns}, {"gguf-q4_k", num::Body::Q4kRuns}};
     if (fast.count(scheme)) QVERIFY2(bodiesChecked[fast.at(scheme)] > 0, "the scheme's 16-a-thread body was not taken");
+  }
+
+  // Every type written as runs of 16 (gguf_run_formulas.h) on random blocks - every scale byte,
+  // fp16 field and code, NaN and infinity among them, and types no fixture holds (Q8_1, Q8_K, GGUF
+  // NVFP4): the device's 16-values-a-thread body over its grid and a tiny one, any row range, F32
+  // and BF16, and the block kernel that builds blocks from the runs, equal the CPU reference's
+  // block formulas (ggml's loops) bit for bit, NaN payloads aside.
+  void everyRunTypeOnRandomBlocks() {
+    int types = 0;
+#define WS_TYPE_ID(id, fn, elems, bytes) id,
+    for (int id : {WS_GGUF_RUN_TYPES(WS_TYPE_ID)}) {
+#undef WS_TYPE_ID
+      const DType* t = dtypeFromGgml(id);
+      QVERIFY2(t, std::to_string(id).c_str());
+      const uint64_t rows = 5, perRow = 3, nblocks = rows * perRow;
+      const std::vector<uint8_t> bytes = randomBytes(nblocks * t->blockBytes, uint32_t(id));
+      std::vector<float> want(nblocks * t->blockElems);
+      num::dequantizeGgufBlocks(*t, bytes.data(), nblocks, want.data());
+      num::DecodeDesc d;
+      d.kind = num::DescKind::GgufBlocks;
+      d.rows = rows;
+      d.cols = perRow * t->blockElems;
+      d.w.data = bytes.data();
+      d.w.bytes = bytes.size();
+      d.ggmlId = id;
+      d.blockElems = t->blockElems;
+      d.blockBytes = t->blockBytes;
+      QVERIFY2(num::bodyFor(d) == num::Body::GgufRuns, std::string(t->name).c_str());
+      const std::pair<uint64_t, uint64_t> ranges[] = {{0, rows}, {2, 2}, {rows - 1, 1}};
+      for (const auto& [first, n] : ranges) {
+        for (num::Body body : {num::Body::GgufRuns, num::Body::Blocks}) {
+          for (num::LaunchGrid g : {num::launchGrid(num::workItems(body, d, n)), num::LaunchGrid{3, 32}}) {
+            std::vector<float> got(n * d.cols, -12345.0f);
+            std::vector<uint16_t> gotBf(n * d.cols, 0xDEAD);
+            num::emulateDecode(body, d, first, n, got.data(), g);
+            num::emulateDecode(body, d, first, n, gotBf.data(), g);
+            for (uint64_t i = 0; i < got.size(); ++i) {
+              const float w = want[first * d.cols + i];
+              const std::string where = std::string(t->name) + (body == num::Body::Blocks ? " block body" : " runs body") + ", rows from " + std::to_string(first) + ", element " + std::to_string(i);
+              QVERIFY2(num::sameBitsOrNan(got[i], w), where.c_str());
+              QVERIFY2(gotBf[i] == num::toBf16Rne(w), (where + " (BF16)").c_str());
+            }
+          }
+        }
+      }
+      ++types;
+    }
+    QCOMPARE(types, 15);
   }
 
   void handBuiltSchemes() {

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "core/numerics/decode_desc.h"
-#include "core/numerics/gguf_block_formulas.h"
+#include "core/numerics/gguf_run_formulas.h"
 
 namespace ws::num {
 
@@ -251,32 +251,20 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, Y y) {
     return;
   }
   const uint8_t* b = d.w.data + index * d.blockBytes;
+  // The types written as runs of 16 come from their runs, as the device's 16-values-a-thread body
+  // makes them (and the block kernel keeps no Q3_K code array on its stack).
+  if (blocks::blockFromRuns(d.ggmlId, b, y)) return;
   switch (d.ggmlId) {
-    case 2: blocks::q4_0(b, y); break;
-    case 3: blocks::q4_1(b, y); break;
-    case 6: blocks::q5_0(b, y); break;
-    case 7: blocks::q5_1(b, y); break;
-    case 8: blocks::q8_0(b, y); break;
-    case 9: blocks::q8_1(b, y); break;
-    case 10: blocks::q2_k(b, y); break;
-    case 11: blocks::q3_k(b, y); break;
     case 12: blocks::q4_k(b, y); break;
-    case 13: blocks::q5_k(b, y); break;
-    case 14: blocks::q6_k(b, y); break;
-    case 15: blocks::q8_k(b, y); break;
     case 16: blocks::iq2_xxs(b, y); break;
     case 17: blocks::iq2_xs(b, y); break;
     case 18: blocks::iq3_xxs(b, y); break;
     case 19: blocks::iq1_s(b, y); break;
-    case 20: blocks::iq4_nl(b, y); break;
     case 21: blocks::iq3_s(b, y); break;
     case 22: blocks::iq2_s(b, y); break;
-    case 23: blocks::iq4_xs(b, y); break;
     case 29: blocks::iq1_m(b, y); break;
     case 34: blocks::tq1_0(b, y); break;
     case 35: blocks::tq2_0(b, y); break;
-    case 39: blocks::mxfp4(b, y); break;
-    case 40: blocks::nvfp4(b, y); break;
     case 41: blocks::q1_0(b, y); break;
     case 42: blocks::q2_0(b, y); break;
     case 133: blocks::q6_0(b, y); break;

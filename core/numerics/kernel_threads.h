@@ -67,14 +67,6 @@ WS_HD bool fp8BlockVectorizable(const DecodeDesc& d) {
          (d.w.kind == ElemKind::E4M3 || d.w.kind == ElemKind::E5M2 || d.w.kind == ElemKind::E4M3Fnuz || d.w.kind == ElemKind::E5M2Fnuz);
 }
 
-// Unrolled on the device, so the 16 codes and outputs stay in registers (an indexed array would
-// live in local memory); the CPU compiler unrolls as it likes - the arithmetic is the same.
-#if defined(__CUDACC__)
-#define WS_UNROLL _Pragma("unroll")
-#else
-#define WS_UNROLL
-#endif
-
 WS_HD float hdFp8Code(ElemKind k, uint32_t x) {
   switch (k) {
     case ElemKind::E4M3: return hdE4m3ToFloat(uint8_t(x));
@@ -226,13 +218,52 @@ WS_HD void q4kRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, 
   }
 }
 
+// The other plain GGUF block types (no row meta, no interleaved rows) 16 values a thread the same
+// way: run k of a block by the type's run formula (gguf_run_formulas.h) into registers, out as
+// 16-byte stores - no block-sized array, no per-thread stack.
+WS_HD bool ggufRunsApply(const DecodeDesc& d) {
+  if (d.kind != DescKind::GgufBlocks || d.rowMeta || d.rowInterleave != 1) return false;
+  switch (d.ggmlId) {
+#define WS_GGUF_RUN_CASE(id, fn, elems, bytes) \
+  case id: return d.blockElems == (elems) && d.blockBytes == (bytes);
+    WS_GGUF_RUN_TYPES(WS_GGUF_RUN_CASE)
+#undef WS_GGUF_RUN_CASE
+    default: return false;
+  }
+}
+
+template <class T, class Out>
+WS_HD void ggufRuns(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+  const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow, firstRun = firstRow * runsPerRow;
+  for (uint64_t i = t.first(); i < n; i += t.stride()) {
+    const uint64_t run = firstRun + i;
+    float v[16];
+    T::run(d.w.data + (run / T::kRuns) * T::kBytes, int(run % T::kRuns), v);
+    storeRun(v, out + i * 16);
+  }
+}
+
+// The type chosen once, outside the loop: each type's formula compiled on its own.
+template <class Out>
+WS_HD void ggufRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+  switch (d.ggmlId) {
+#define WS_GGUF_RUN_CALL(id, fn, elems, bytes) \
+  case id: ggufRuns<blocks::fn##_runs>(d, firstRow, rows, out, t); break;
+    WS_GGUF_RUN_TYPES(WS_GGUF_RUN_CALL)
+#undef WS_GGUF_RUN_CALL
+    default: break;
+  }
+}
+
 // Which body decodes a tensor - the one table of it, read by the device launches, the host
 // stand-in and the tests: a 16-values-a-thread body where the layout allows one, else a thread per
 // element or per GGUF block.
-enum class Body : uint8_t { Elements, Blocks, Fp8Runs, Fp4Runs, IntRuns, Q4kRuns };
+// (Numbered in the kernels' mangled names, which scripts/sass_table.py reads: append only.)
+enum class Body : uint8_t { Elements, Blocks, Fp8Runs, Fp4Runs, IntRuns, Q4kRuns, GgufRuns };
 
 WS_HD Body bodyFor(const DecodeDesc& d) {
   if (q4kRunsApply(d)) return Body::Q4kRuns;
+  if (ggufRunsApply(d)) return Body::GgufRuns;
   if (d.kind == DescKind::GgufBlocks) return Body::Blocks;
   if (fp8BlockVectorizable(d)) return Body::Fp8Runs;
   if (nibbleRunsApply(d)) return d.kind == DescKind::PackedInt ? Body::IntRuns : Body::Fp4Runs;
@@ -264,8 +295,10 @@ WS_HD void decodeThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, O
     else nibbleRunsThread<DescKind::MxfpBlocks>(d, firstRow, rows, out, t);
   } else if constexpr (B == Body::IntRuns) {
     nibbleRunsThread<DescKind::PackedInt>(d, firstRow, rows, out, t);
-  } else {
+  } else if constexpr (B == Body::Q4kRuns) {
     q4kRunsThread(d, firstRow, rows, out, t);
+  } else {
+    ggufRunsThread(d, firstRow, rows, out, t);
   }
 }
 
@@ -348,6 +381,7 @@ void emulateDecode(Body b, const DecodeDesc& d, uint64_t firstRow, uint64_t rows
     case Body::Fp4Runs: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::Fp4Runs>(d, firstRow, rows, out, t); }); break;
     case Body::IntRuns: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::IntRuns>(d, firstRow, rows, out, t); }); break;
     case Body::Q4kRuns: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::Q4kRuns>(d, firstRow, rows, out, t); }); break;
+    case Body::GgufRuns: emulateGrid(g, [&](ThreadIndex t) { decodeThread<Body::GgufRuns>(d, firstRow, rows, out, t); }); break;
   }
 }
 
