@@ -250,31 +250,10 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, Y y) {
     }
     return;
   }
-  const uint8_t* b = d.w.data + index * d.blockBytes;
-  // The types written as runs of 16 come from their runs, as the device's 16-values-a-thread body
-  // makes them (and the block kernel keeps no Q3_K code array on its stack).
-  if (blocks::blockFromRuns(d.ggmlId, b, y)) return;
-  switch (d.ggmlId) {
-    case 12: blocks::q4_k(b, y); break;
-    case 16: blocks::iq2_xxs(b, y); break;
-    case 17: blocks::iq2_xs(b, y); break;
-    case 18: blocks::iq3_xxs(b, y); break;
-    case 19: blocks::iq1_s(b, y); break;
-    case 21: blocks::iq3_s(b, y); break;
-    case 22: blocks::iq2_s(b, y); break;
-    case 29: blocks::iq1_m(b, y); break;
-    case 34: blocks::tq1_0(b, y); break;
-    case 35: blocks::tq2_0(b, y); break;
-    case 41: blocks::q1_0(b, y); break;
-    case 42: blocks::q2_0(b, y); break;
-    case 133: blocks::q6_0(b, y); break;
-    case 137: blocks::iq2_k(b, y); break;
-    case 138: blocks::iq3_k(b, y); break;
-    case 139: blocks::iq4_k(b, y); break;
-    case 140: blocks::iq5_k(b, y); break;
-    case 141: blocks::iq6_k(b, y); break;
-    default: break;
-  }
+  // Every plain type is written as runs of 16 (gguf_run_formulas.h): its blocks are made from
+  // them, as the device's 16-values-a-thread bodies make them (so the block kernel keeps no
+  // block-sized array, such as Q3_K's staged codes, on its stack).
+  blocks::blockFromRuns(d.ggmlId, d.w.data + index * d.blockBytes, y);
 }
 
 }  // namespace ws::num

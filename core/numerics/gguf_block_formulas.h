@@ -889,6 +889,10 @@ WS_HD void iq4_xs_r8(const uint8_t* __restrict, const uint8_t* __restrict b, int
   }
 }
 
+// TQ1_0's trit: the top of 3 x the byte's fraction of 256 (the byte was multiplied by a power of 3
+// first), minus 1.
+WS_HD float tq1Trit(uint8_t q) { return float(int16_t((uint16_t(q) * 3) >> 8) - 1); }
+
 template <class Y>
 WS_HD void tq1_0(const uint8_t* __restrict b, Y y) {
   // block_tq1_0: qs[48] (5 trits a byte), qh[4] (4 trits a byte), d
@@ -896,7 +900,7 @@ WS_HD void tq1_0(const uint8_t* __restrict b, Y y) {
   const uint8_t* qs = b;
   const uint8_t* qh = b + 48;
   const float d = f16(b + 52);
-  auto trit = [](uint8_t q) { return float(int16_t((uint16_t(q) * 3) >> 8) - 1); };
+  auto trit = tq1Trit;
   for (int j = 0; j < 32; j += 32)
     for (int n = 0; n < 5; ++n)
       for (int m = 0; m < 32; ++m) *y++ = trit(uint8_t(qs[j + m] * pow3[n])) * d;

@@ -95,6 +95,18 @@ WS_HD void q3_k_run(const uint8_t* __restrict b, int k, Y y) {
 
 // Run k: sub-block k / 2 (its scale and min, and qh bit k / 2), code bytes 32 (k / 4) + 16 (k % 2)
 // .. +15, low nibbles for an even sub-block and high for an odd one.
+// Q4_K: run k is half of sub-block k / 2 (q4kSubScale), code bytes 32 (k / 4) + 16 (k % 2) .. +15.
+// The device decodes Q4_K by its own body (kernel_threads.h, 16-byte code loads); the block kernel
+// and the CPU's emulation use this.
+template <class Y>
+WS_HD void q4_k_run(const uint8_t* __restrict b, int k, Y y) {
+  float scale, min;
+  q4kSubScale(b, k / 2, scale, min);
+  const uint8_t* q = b + 16 + 32 * (k / 4) + 16 * (k % 2);
+  const int shift = 4 * ((k / 2) % 2);
+  WS_UNROLL for (int l = 0; l < 16; ++l) y[l] = scale * float((q[l] >> shift) & 0xF) - min;
+}
+
 template <class Y>
 WS_HD void q5_k_run(const uint8_t* __restrict b, int k, Y y) {
   const int sub = k / 2;
@@ -160,13 +172,234 @@ WS_HD void nvfp4_run(const uint8_t* __restrict b, int k, Y y) {
   WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = float(hdMxfp4Doubled((qs[j % 8] >> (4 * (j / 8))) & 0x0F)) * d;
 }
 
+// Q6_0: run k is the low (k 0) or high (k 1) nibbles, their 5th and 6th bits from qh.
+template <class Y>
+WS_HD void q6_0_run(const uint8_t* __restrict b, int k, Y y) {
+  const float d = f16(b);
+  const uint8_t* qh = b + 2;
+  const uint8_t* qs = b + 10;
+  WS_UNROLL for (int j = 0; j < 16; ++j) {
+    const uint8_t h = uint8_t(qh[j % 8] >> 4 * (j / 8));
+    y[j] = float(int(((qs[j] >> (4 * k)) & 0x0F) | ((h << (4 - 2 * k)) & 0x30)) - 32) * d;
+  }
+}
+
+// TQ1_0: 160 values of five trits a byte over qs[0..31] (run k < 10: power k / 2, bytes 16 (k % 2)
+// .. +15), 80 over qs[32..47] (runs 10-14: power k - 10), 16 over qh[0..3] (run 15: power l / 4).
+template <class Y>
+WS_HD void tq1_0_run(const uint8_t* __restrict b, int k, Y y) {
+  static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};
+  const float d = f16(b + 52);
+  if (k < 10) {
+    const uint8_t* qs = b + 16 * (k % 2);
+    WS_UNROLL for (int l = 0; l < 16; ++l) y[l] = tq1Trit(uint8_t(qs[l] * pow3[k / 2])) * d;
+  } else if (k < 15) {
+    WS_UNROLL for (int l = 0; l < 16; ++l) y[l] = tq1Trit(uint8_t(b[32 + l] * pow3[k - 10])) * d;
+  } else {
+    WS_UNROLL for (int l = 0; l < 16; ++l) y[l] = tq1Trit(uint8_t(b[48 + l % 4] * pow3[l / 4])) * d;
+  }
+}
+
+// TQ2_0: run k is half k / 8 (32 bytes each), plane (k % 8) / 2, bytes 16 (k % 2) .. +15.
+template <class Y>
+WS_HD void tq2_0_run(const uint8_t* __restrict b, int k, Y y) {
+  const uint8_t* qs = b + 32 * (k / 8) + 16 * (k % 2);
+  const int shift = 2 * ((k % 8) / 2);
+  const float d = f16(b + 64);
+  WS_UNROLL for (int m = 0; m < 16; ++m) y[m] = float(int8_t((qs[m] >> shift) & 3) - 1) * d;
+}
+
+template <class Y>
+WS_HD void q1_0_run(const uint8_t* __restrict b, int k, Y y) {  // sign bits 16k .. 16k + 15
+  const float d = f16(b);
+  const uint8_t* qs = b + 2 + 2 * k;
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = float(int((qs[j >> 3] >> (j & 7)) & 1) * 2 - 1) * d;
+}
+
+template <class Y>
+WS_HD void q2_0_run(const uint8_t* __restrict b, int k, Y y) {  // 2-bit codes 16k .. 16k + 15
+  const float d = f16(b);
+  const uint8_t* qs = b + 2 + 4 * k;
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = float(int((qs[j >> 2] >> ((j & 3) * 2)) & 3) - 1) * d;
+}
+
+// The I-quant codebook types: ggml makes each 32 values (sub-block k / 2) from four grid points of
+// 8; run k is points 2 (k % 2) and 2 (k % 2) + 1 of it, by the same operations.
+template <class Y>
+WS_HD void iq2_xxs_run(const uint8_t* __restrict b, int k, Y y) {
+  const uint8_t* q = b + 2 + 8 * (k / 2);
+  const uint32_t aux1 = u32(q + 4);
+  const float db = f16(b) * (0.5f + float(aux1 >> 28)) * 0.25f;
+  WS_UNROLL for (int p = 0; p < 2; ++p) {
+    const int l = 2 * (k % 2) + p;
+    const uint64_t grid = grids::hdIq2xxsGrid(q[l]);
+    const uint32_t signs = ksigns((aux1 >> 7 * l) & 127);
+    WS_UNROLL for (int j = 0; j < 8; ++j) y[8 * p + j] = db * float(gridByte(grid, j)) * signOf(signs, j);
+  }
+}
+
+// IQ2_XS: points 0-1 of a sub-block take the low scale nibble, 2-3 the high.
+template <class Y>
+WS_HD void iq2_xs_run(const uint8_t* __restrict b, int k, Y y) {
+  const int ib32 = k / 2;
+  const float dl = f16(b) * (0.5f + float((b[66 + ib32] >> (4 * (k % 2))) & 0xf)) * 0.25f;
+  WS_UNROLL for (int p = 0; p < 2; ++p) {
+    const uint32_t q = u16(b + 2 + 2 * (4 * ib32 + 2 * (k % 2) + p));
+    const uint64_t grid = grids::hdIq2xsGrid(q & 511);
+    const uint32_t signs = ksigns(q >> 9);
+    WS_UNROLL for (int j = 0; j < 8; ++j) y[8 * p + j] = dl * float(gridByte(grid, j)) * signOf(signs, j);
+  }
+}
+
+template <class Y>
+WS_HD void iq2_s_run(const uint8_t* __restrict b, int k, Y y) {
+  const int ib32 = k / 2;
+  const uint8_t* qs = b + 2 + 4 * ib32;
+  const uint8_t* signs = b + 34 + 4 * ib32;
+  const uint32_t qh = b[66 + ib32];
+  const float dl = f16(b) * (0.5f + float((b[74 + ib32] >> (4 * (k % 2))) & 0xf)) * 0.25f;
+  WS_UNROLL for (int p = 0; p < 2; ++p) {
+    const int l = 2 * (k % 2) + p;
+    const uint64_t grid = grids::hdIq2sGrid(qs[l] | ((qh << (8 - 2 * l)) & 0x300));
+    WS_UNROLL for (int j = 0; j < 8; ++j) y[8 * p + j] = dl * float(gridByte(grid, j)) * signOf(signs[l], j);
+  }
+}
+
+template <class Y>
+WS_HD void iq3_xxs_run(const uint8_t* __restrict b, int k, Y y) {
+  const int ib32 = k / 2;
+  const uint8_t* qs = b + 2 + 8 * ib32;
+  const uint32_t aux = u32(b + 66 + 4 * ib32);
+  const float db = f16(b) * (0.5f + float(aux >> 28)) * 0.5f;
+  WS_UNROLL for (int p = 0; p < 2; ++p) {
+    const int l = 2 * (k % 2) + p;
+    iq3Octet(y + 8 * p, db, grids::hdIq3xxsGrid(qs[2 * l + 0]), grids::hdIq3xxsGrid(qs[2 * l + 1]), ksigns((aux >> 7 * l) & 127));
+  }
+}
+
+// IQ3_S walks sub-blocks in pairs (a scale byte, two qh bytes, 16 index and 8 sign bytes a pair):
+// sub-block k / 2 is pair k / 4, half (k / 2) % 2.
+template <class Y>
+WS_HD void iq3_s_run(const uint8_t* __restrict b, int k, Y y) {
+  const int pair = k / 4, half = (k / 2) % 2;
+  const uint8_t* qs = b + 2 + 16 * pair + 8 * half;
+  const uint32_t qh = b[66 + 2 * pair + half];
+  const uint8_t* signs = b + 74 + 8 * pair + 4 * half;
+  const float db = f16(b) * float(1 + 2 * ((b[106 + pair] >> (4 * half)) & 0xf));
+  WS_UNROLL for (int p = 0; p < 2; ++p) {
+    const int l = 2 * (k % 2) + p;
+    const uint32_t grid1 = grids::hdIq3sGrid(qs[2 * l + 0] | ((qh << (8 - 2 * l)) & 256));
+    const uint32_t grid2 = grids::hdIq3sGrid(qs[2 * l + 1] | ((qh << (7 - 2 * l)) & 256));
+    iq3Octet(y + 8 * p, db, grid1, grid2, signs[l]);
+  }
+}
+
+template <class Y>
+WS_HD void iq1_s_run(const uint8_t* __restrict b, int k, Y y) {
+  const int ib = k / 2;
+  const uint8_t* qs = b + 2 + 4 * ib;
+  const uint32_t qh = u16(b + 34 + 2 * ib);
+  const float dl = f16(b) * float(2 * ((qh >> 12) & 7) + 1);
+  const float delta = qh & 0x8000 ? -kIq1sDelta : kIq1sDelta;
+  WS_UNROLL for (int p = 0; p < 2; ++p) {
+    const int l = 2 * (k % 2) + p;
+    const uint64_t grid = grids::hdIq1sGrid(qs[l] | (((qh >> 3 * l) & 7) << 8));
+    WS_UNROLL for (int j = 0; j < 8; ++j) y[8 * p + j] = dl * (float(int8_t(gridByte(grid, j))) + delta);
+  }
+}
+
+// IQ1_M: points 0-1 of a sub-block take its first 3-bit scale and qh byte, 2-3 the second; each
+// point's index bits and delta sign are a nibble of its qh byte (low for even points, high for odd).
+template <class Y>
+WS_HD void iq1_m_run(const uint8_t* __restrict b, int k, Y y) {
+  const int ib = k / 2, h = k % 2;
+  const uint8_t* qs = b + 4 * ib + 2 * h;
+  const uint32_t qh = b[32 + 2 * ib + h];
+  const uint32_t sc = u16(b + 48 + 2 * (ib / 2));
+  const float dl = iq1mD(b) * float(2 * ((sc >> (6 * (ib % 2) + 3 * h)) & 0x7) + 1);
+  WS_UNROLL for (int p = 0; p < 2; ++p) {
+    const uint64_t grid = grids::hdIq1sGrid(qs[p] | ((qh << (8 - 4 * p)) & 0x700));
+    const float delta = qh & (p ? 0x80 : 0x08) ? -kIq1sDelta : kIq1sDelta;
+    WS_UNROLL for (int j = 0; j < 8; ++j) y[8 * p + j] = dl * (float(int8_t(gridByte(grid, j))) + delta);
+  }
+}
+
+// ik_llama.cpp's IQ2_K .. IQ6_K (iqk/iqk_quantize.cpp dequantize_row_* at 8337e4c): run k's scale,
+// and its bit of `extra` (the shifted half of the type's value table; each 16 values has one, in
+// order), are the 16 values' own.
+template <class Y>
+WS_HD void iq2_k_run(const uint8_t* __restrict b, int k, Y y) {
+  const int ib32 = k / 2, h = k % 2;
+  const float dl = f16(b) * float(int((b[4 + ib32] >> (4 * h)) & 0xF) - 8);
+  const uint32_t v = (u16(b + 2) >> k) & 1 ? 4 : 0;
+  const uint8_t* qs = b + 12 + 32 * (ib32 / 4) + 16 * h;
+  const int shift = 2 * (ib32 % 4);
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq2nl(v + ((qs[j] >> shift) & 3)));
+}
+
+// IQ3_K: the scale's sign is bit k of scales_h; 2 low code bits in plane ib32 % 4 of 32 bytes a
+// 128 values, the third in bit ib32 of qh.
+template <class Y>
+WS_HD void iq3_k_run(const uint8_t* __restrict b, int k, Y y) {
+  const int ib32 = k / 2, h = k % 2;
+  const float dl = f16(b) * float((2 * ((b[6 + ib32] >> (4 * h)) & 0xF) + 1) * ((u16(b + 4) >> k) & 1 ? -1 : 1));
+  const uint32_t v = (u16(b + 2) >> k) & 1 ? 8 : 0;
+  const uint8_t* qs = b + 14 + 32 * (ib32 / 4) + 16 * h;
+  const uint8_t* qh = b + 78 + 16 * h;
+  const int shiftL = 2 * (ib32 % 4), shiftH = ib32 % 8;
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq3nl(v + (((qs[j] >> shiftL) & 3) | (((qh[j] >> shiftH) & 1) << 2))));
+}
+
+// IQ4_K: 6-bit scale k (low 4 bits a nibble of scales_l, high 2 from scales_h), codes 16 bytes a 32
+// values, low nibbles for even k.
+template <class Y>
+WS_HD void iq4_k_run(const uint8_t* __restrict b, int k, Y y) {
+  const int ib = k / 2, h = k % 2;
+  const uint8_t sh = uint8_t(b[4 + ib / 2] >> 4 * (ib % 2));
+  const float dl = f16(b) * float(int(((b[8 + ib] >> (4 * h)) & 0xF) | ((sh << (4 - 2 * h)) & 0x30)) - 32);
+  const uint32_t v = (u16(b + 2) >> k) & 1 ? 16 : 0;
+  const uint8_t* qs = b + 16 + 16 * ib;
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq4k(v + ((qs[j] >> (4 * h)) & 0xF)));
+}
+
+// IQ5_K makes 64 values at a time as four runs: run q = k % 4 of 64-value group k / 4 reads code
+// bytes 16 (q % 2) .. +15 of the group's 32, their low (q < 2) or high nibble, the fifth bit from qh
+// bit 2 (group % 4) + q / 2; scale q from sl byte 2 x group + q / 2 and sh byte `group`.
+template <class Y>
+WS_HD void iq5_k_run(const uint8_t* __restrict b, int k, Y y) {
+  const int group = k / 4, q = k % 4, nib = q / 2;
+  const uint32_t sl = b[8 + 2 * group + nib], sh = b[4 + group];
+  const float dl = f16(b) * float(int(((sl >> (4 * (q % 2))) & 0xF) | (((sh << 4) >> (2 * q)) & 0x30)) - 32);
+  const uint32_t v = ((u16(b + 2) >> k) & 1) << 5;
+  const uint8_t* qs = b + 16 + 32 * group + 16 * (q % 2);
+  const uint8_t* qh = b + 144 + 16 * (q % 2);
+  const int shift = 2 * (group % 4) + nib;
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq5nl(v + (((qs[j] >> (4 * nib)) & 0xF) | (((qh[j] >> shift) & 1) << 4))));
+}
+
+// IQ6_K as IQ5_K, with an int8 scale k, two high bits a code (qh: 32 bytes per two groups), and
+// ik_llama.cpp's fused cubic (iq6Curve).
+template <class Y>
+WS_HD void iq6_k_run(const uint8_t* __restrict b, int k, Y y) {
+  const int group = k / 4, q = k % 4, nib = q / 2;
+  const float dl = f16(b) * float(int8_t(b[4 + k]));
+  const float m = (u16(b + 2) >> k) & 1 ? 1.f : 0.f;
+  const uint8_t* qs = b + 20 + 32 * group + 16 * (q % 2);
+  const uint8_t* qh = b + 148 + 32 * (group / 2) + 16 * (q % 2);
+  const int shift = 4 * (group % 2) + 2 * nib;
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * iq6Curve(float(((qs[j] >> (4 * nib)) & 0xF) | (((qh[j] >> shift) & 3) << 4)), m);
+}
+
 // The types written as runs, one row each: ggml type id, formula, values and bytes a block
-// (ggml-common.h's block_* sizes). Q4_K has a body of its own (kernel_threads.h, 16-byte loads).
-#define WS_GGUF_RUN_TYPES(X)                                                                     \
-  X(2, q4_0, 32, 18) X(3, q4_1, 32, 20) X(6, q5_0, 32, 22) X(7, q5_1, 32, 24) X(8, q8_0, 32, 34) \
-  X(9, q8_1, 32, 36) X(10, q2_k, 256, 84) X(11, q3_k, 256, 110) X(13, q5_k, 256, 176)            \
-  X(14, q6_k, 256, 210) X(15, q8_k, 256, 292) X(20, iq4_nl, 32, 18) X(23, iq4_xs, 256, 136)      \
-  X(39, mxfp4, 32, 17) X(40, nvfp4, 64, 36)
+// (ggml-common.h's block_* sizes).
+#define WS_GGUF_RUN_TYPES(X)                                                                                           \
+  X(2, q4_0, 32, 18) X(3, q4_1, 32, 20) X(6, q5_0, 32, 22) X(7, q5_1, 32, 24) X(8, q8_0, 32, 34)                       \
+  X(9, q8_1, 32, 36) X(10, q2_k, 256, 84) X(11, q3_k, 256, 110) X(12, q4_k, 256, 144) X(13, q5_k, 256, 176)            \
+  X(14, q6_k, 256, 210) X(15, q8_k, 256, 292) X(20, iq4_nl, 32, 18) X(23, iq4_xs, 256, 136) X(39, mxfp4, 32, 17)       \
+  X(40, nvfp4, 64, 36) X(41, q1_0, 128, 18) X(42, q2_0, 64, 18) X(34, tq1_0, 256, 54) X(35, tq2_0, 256, 66)            \
+  X(16, iq2_xxs, 256, 66) X(17, iq2_xs, 256, 74) X(22, iq2_s, 256, 82) X(18, iq3_xxs, 256, 98) X(21, iq3_s, 256, 110)  \
+  X(19, iq1_s, 256, 50) X(29, iq1_m, 256, 56) X(133, q6_0, 32, 26) X(137, iq2_k, 256, 76) X(138, iq3_k, 256, 110)      \
+  X(139, iq4_k, 256, 144) X(140, iq5_k, 256, 176) X(141, iq6_k, 256, 212)
 
 // Each row as a type the kernel body is compiled for, so that runs a block and block bytes are
 // constants (a run's block is then a shift or a multiply, never a 64-bit division).

@@ -218,8 +218,8 @@ WS_HD void q4kRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, 
   }
 }
 
-// The other plain GGUF block types (no row meta, no interleaved rows) 16 values a thread the same
-// way: run k of a block by the type's run formula (gguf_run_formulas.h) into registers, out as
+// The other plain GGUF block types (no row meta, no interleaved rows; Q4_K takes the body above)
+// 16 values a thread the same way: run k of a block by the type's run formula (gguf_run_formulas.h) into registers, out as
 // 16-byte stores - no block-sized array, no per-thread stack.
 WS_HD bool ggufRunsApply(const DecodeDesc& d) {
   if (d.kind != DescKind::GgufBlocks || d.rowMeta || d.rowInterleave != 1) return false;
