@@ -459,34 +459,40 @@ class TstDecodeDesc : public QObject {
   // Every type written as runs of 16 (gguf_run_formulas.h) on random blocks - every scale byte,
   // fp16 field and code, NaN and infinity among them, and the types no GGUF fixture here holds
   // (Q8_1, Q8_K, IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, Q1_0, Q2_0, GGUF NVFP4; reference_dequant.py part C
-  // holds their CPU decoders to gguf-py): the device's 16-values-a-thread body over its grid and a
+  // holds their CPU decoders to gguf-py), and ik_llama.cpp's types whose rows begin with a scale
+  // (random row scales too): the device's 16-values-a-thread body over its grid and a
   // tiny one, any row range, F32 and BF16, and the block kernel that builds blocks from the runs,
   // equal the CPU reference's block formulas (ggml's loops) bit for bit, NaN payloads aside.
   void everyRunTypeOnRandomBlocks() {
     struct Row {
       int id;
-      uint32_t elems, bytes;
+      uint32_t elems, bytes, meta;
     };
-#define WS_TYPE_ROW(id, fn, elems, bytes) Row{id, elems, bytes},
-    for (const Row& row : {WS_GGUF_RUN_TYPES(WS_TYPE_ROW)}) {
+#define WS_TYPE_ROW(id, fn, elems, bytes) Row{id, elems, bytes, 0},
+#define WS_ROW_TYPE_ROW(id, fn, elems, bytes, meta) Row{id, elems, bytes, meta},
+    for (const Row& row : {WS_GGUF_RUN_TYPES(WS_TYPE_ROW) WS_GGUF_ROW_RUN_TYPES(WS_ROW_TYPE_ROW)}) {
 #undef WS_TYPE_ROW
-      // The table's geometry is the type registry's (dtype.cpp, from ggml's block_* sizes).
+#undef WS_ROW_TYPE_ROW
+      // The tables' geometry is the type registry's (dtype.cpp, from ggml's block_* sizes and
+      // ik_llama.cpp's row meta sizes).
       const int id = row.id;
       const DType* t = dtypeFromGgml(id);
-      QVERIFY2(t && t->blockElems == row.elems && t->blockBytes == row.bytes, std::to_string(id).c_str());
-      const uint64_t rows = 5, perRow = 3, nblocks = rows * perRow;
-      const std::vector<uint8_t> bytes = randomBytes(nblocks * t->blockBytes, uint32_t(id));
+      QVERIFY2(t && t->blockElems == row.elems && t->blockBytes == row.bytes && t->rowMetaBytes == row.meta, std::to_string(id).c_str());
+      const uint64_t rows = 5, perRow = 3, nblocks = rows * perRow, cols = perRow * t->blockElems;
+      const std::vector<uint8_t> bytes = randomBytes(rows * (row.meta + perRow * t->blockBytes), uint32_t(id));
       std::vector<float> want(nblocks * t->blockElems);
-      num::dequantizeGgufBlocks(*t, bytes.data(), nblocks, want.data());
+      if (row.meta) num::dequantizeGgufRows(*t, bytes.data(), rows, cols, want.data());
+      else num::dequantizeGgufBlocks(*t, bytes.data(), nblocks, want.data());
       num::DecodeDesc d;
       d.kind = num::DescKind::GgufBlocks;
       d.rows = rows;
-      d.cols = perRow * t->blockElems;
+      d.cols = cols;
       d.w.data = bytes.data();
       d.w.bytes = bytes.size();
       d.ggmlId = id;
       d.blockElems = t->blockElems;
       d.blockBytes = t->blockBytes;
+      d.rowMeta = row.meta;
       const num::Body fast = num::bodyFor(d);  // Q4_K has a body of its own
       QVERIFY2(fast == (id == 12 ? num::Body::Q4kRuns : num::Body::GgufRuns), std::string(t->name).c_str());
       const std::pair<uint64_t, uint64_t> ranges[] = {{0, rows}, {2, 2}, {rows - 1, 1}};

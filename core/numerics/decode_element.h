@@ -233,17 +233,8 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, Y y) {
     const uint64_t perRow = d.cols / d.blockElems, row = index / perRow;
     const uint8_t* meta = d.w.data + row * (d.rowMeta + perRow * d.blockBytes);
     const uint8_t* b = meta + d.rowMeta + (index % perRow) * d.blockBytes;
+    if (blocks::rowBlockFromRuns(d.ggmlId, meta, b, y)) return;
     switch (d.ggmlId) {
-      case 144: blocks::iq4_ks(meta, b, y); break;
-      case 152: blocks::iq5_ks(meta, b, y); break;
-      case 145: blocks::iq2_ks(meta, b, y); break;
-      case 146: blocks::iq4_kss(meta, b, y); break;
-      case 156: blocks::iq3_ks(meta, b, y); break;
-      case 157: blocks::iq2_kl(meta, b, y); break;
-      case 153: blocks::iq2_kt(meta, b, y); break;
-      case 154: blocks::iq3_kt(meta, b, y); break;
-      case 155: blocks::iq4_kt(meta, b, y); break;
-      case 158: blocks::iq1_kt(meta, b, y); break;
       case 134: blocks::iq1_bn(meta, b, y); break;
       case 135: blocks::iq2_bn(meta, b, y); break;
       default: break;

@@ -390,6 +390,180 @@ WS_HD void iq6_k_run(const uint8_t* __restrict b, int k, Y y) {
   WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * iq6Curve(float(((qs[j] >> (4 * nib)) & 0xF) | (((qh[j] >> shift) & 3) << 4)), m);
 }
 
+// ---- ik_llama.cpp's types whose rows begin with a scale (`meta`: a float, or an f16), as runs of
+// 16 of a block of that row.
+
+// IQ4_KS: scale byte k / 2 ((bits 1-7) - 127, bit 0 the table half), codes 16 bytes a 32 values.
+template <class Y>
+WS_HD void iq4_ks_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const int ib = k / 2;
+  const float dl = hdLoad<float>(meta, 0) * float(int(b[ib] & 254) - 127);
+  const uint32_t v = uint32_t(b[ib] & 1) << 4;
+  const uint8_t* qs = b + 8 + 16 * ib;
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq4k(v + ((qs[j] >> (4 * (k % 2))) & 0xF)));
+}
+
+// IQ5_KS makes 64 values at a time from 32 code bytes, low nibbles then high: run k is group k / 4,
+// nibble (k % 4) / 2, bytes 16 (k % 2) .. +15; scale byte and qh bit k / 2.
+template <class Y>
+WS_HD void iq5_ks_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const int s = k / 2, nib = (k % 4) / 2;
+  const float dl = hdLoad<float>(meta, 0) * float(int(b[s] & 254) - 127);
+  const uint32_t v = uint32_t(b[s] & 1) << 5;
+  const uint8_t* qs = b + 8 + 32 * (k / 4) + 16 * (k % 2);
+  const uint8_t* qh = b + 136 + 16 * (k % 2);
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq5nl(v + (((qs[j] >> (4 * nib)) & 0xF) | (((qh[j] >> s) & 1) << 4))));
+}
+
+// IQ2_KS: as IQ5_KS's walk over 2-bit planes (two planes a group, 32 bytes per two groups); the
+// scale's fifth bit is bit k / 2 + 8 of `extra`, the table half bit k / 2.
+template <class Y>
+WS_HD void iq2_ks_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const int group = k / 4, nib = (k % 4) / 2, s = k / 2;
+  const uint32_t extra = u16(b);
+  const float dl = f16(meta) * float(int(((b[2 + group] >> (4 * nib)) & 0xF) | ((extra >> (s + 4)) & 0x10)) - 16);
+  const uint32_t v = (extra >> s) & 1 ? 4 : 0;
+  const uint8_t* qs = b + 6 + 32 * (group / 2) + 16 * (k % 2);
+  const int shift = 4 * (group % 2) + 2 * nib;
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq2nl(v + ((qs[j] >> shift) & 3)));
+}
+
+// IQ3_KS: sub-block s = k / 2's scale (a nibble of scale byte s % 4, the fifth bit bit s of
+// `extra`), table half bit 8 + s, plane s % 4 of 32 bytes a 128 values, the third bit qh bit s.
+template <class Y>
+WS_HD void iq3_ks_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const int s = k / 2;
+  const uint32_t extra = u16(b);
+  const float dl = f16(meta) * float(int(((b[2 + s % 4] >> (4 * (s / 4))) & 0xF) | (((extra >> s) & 1) << 4)) - 16);
+  const uint32_t v = ((extra >> (8 + s)) & 1) << 3;
+  const uint8_t* qs = b + 6 + 32 * (s / 4) + 16 * (k % 2);
+  const uint8_t* qh = b + 70 + 16 * (k % 2);
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = dl * float(hdIq3nl(v + (((qs[j] >> (2 * (s % 4))) & 3) | (((qh[j] >> s) & 1) << 2))));
+}
+
+// IQ4_KSS: a sub-block's scale byte is bit 0 of its 8 words; run k decodes words 8 (k % 2) / 2 ..
+// of sub-block k / 2 (x ^ (x >> 1) undone), low nibbles for even k.
+template <class Y>
+WS_HD void iq4_kss_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const uint8_t* q = b + 16 * (k / 2);
+  int ls = 0;
+  WS_UNROLL for (int w = 0; w < 8; ++w) ls |= (u16(q + 2 * w) & 1) << w;
+  const uint32_t v = uint32_t(ls & 1) << 4;
+  const float dl = hdLoad<float>(meta, 0) * float((ls & 254) - 127);
+  WS_UNROLL for (int j = 0; j < 16; ++j) {
+    uint16_t aux = uint16_t(u16(q + 2 * (j / 2)) & 0xFFFE);
+    aux = uint16_t(aux ^ (aux >> 1));
+    const uint8_t code = uint8_t(j % 2 ? aux >> 8 : aux & 0xFF);
+    y[j] = dl * float(hdIq4k(v + ((code >> (4 * (k % 2))) & 0xF)));
+  }
+}
+
+// IQ2_KL: a code makes two neighbouring values; run k is group k / 4, nibble (k % 4) / 2 (scale
+// 2 x group + nibble), code bytes 8 (k % 2) .. +7 of the group's 16.
+template <class Y>
+WS_HD void iq2_kl_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const int group = k / 4, nib = (k % 4) / 2;
+  const float dl = f16(meta) * float(int(((b[2 + (2 * group + nib) % 4] >> 4 * (group / 2)) & 0xF) | (((u16(b) >> (4 * group + 2 * nib)) & 3) << 4)) - 32);
+  const uint8_t* qs = b + 6 + 16 * group + 8 * (k % 2);
+  const uint8_t* qh = b + 70 + 8 * (k % 2);
+  WS_UNROLL for (int p = 0; p < 8; ++p) {
+    const uint32_t c = ((qs[p] >> (4 * nib)) & 0xF) | (((qh[p] >> (2 * group + nib)) & 1) << 4);
+    y[2 * p + 0] = dl * float(hdIq2kl(c, 0));
+    y[2 * p + 1] = dl * float(hdIq2kl(c, 1));
+  }
+}
+
+// The KT types: run k is two of a sub-block's trellis groups of 8 (four of 4 for IQ4_KT).
+template <class Y>
+WS_HD void iq1_kt_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const int ib = k / 2;
+  const uint8_t* sh = b;
+  const uint8_t* ql = b + 8;
+  const uint8_t* qh = b + 40;
+  const float sl = hdLoad<float>(meta, 0) * float(hdIq4k(sh[ib] & 0xF));
+  WS_UNROLL for (int p = 0; p < 2; ++p) {
+    const int ig = 2 * (k % 2) + p;
+    uint32_t idx = ql[ib * 4 + ig] | ((uint32_t(qh[(ib % 4) * 4 + ig]) << (8 - 4 * (ib / 4))) & 0xF00);
+    idx |= (uint32_t(sh[ib]) << (8 - ig)) & 0x1000;
+    ktGroup(idx, 4096, false, sl, 8, y + 8 * p);
+  }
+}
+
+// IQ2_KT: runs 0-7 are the block's first half (indices in ql, the scale bytes' low nibbles), 8-15
+// its second (qh, high nibbles); scale byte (k % 8) / 2.
+template <class Y>
+WS_HD void iq2_kt_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const int half = k / 8, ib = (k % 8) / 2;
+  const float scale = hdLoad<float>(meta, 0) * float(hdIq4k((b[ib] >> (4 * half)) & 0xF));
+  const uint8_t* q = b + 4 + 32 * half;
+  WS_UNROLL for (int p = 0; p < 2; ++p) ktGroup(u16(q + 2 * (4 * ib + 2 * (k % 2) + p)), 4096, false, scale, 8, y + 8 * p);
+}
+
+// IQ3_KT: as IQ2_KT, magnitudes, a sign per value in qh bit ib + 4 x half.
+template <class Y>
+WS_HD void iq3_kt_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const int half = k / 8, ib = (k % 8) / 2;
+  const float scale = hdLoad<float>(meta, 0) * float((b[ib] >> (4 * half)) & 0xF);
+  const uint8_t* ql = b + 4 + 32 * half;
+  const uint8_t* qh = b + 68;
+  const uint8_t mask = uint8_t(1 << (ib + 4 * half));
+  WS_UNROLL for (int p = 0; p < 2; ++p) {
+    const int ig = 2 * (k % 2) + p;
+    ktGroup(u16(ql + 2 * (4 * ib + ig)), 4096, true, scale, 8, y + 8 * p);
+    WS_UNROLL for (int j = 0; j < 8; ++j)
+      if (qh[ig * 8 + j] & mask) y[8 * p + j] = -y[8 * p + j];
+  }
+}
+
+template <class Y>
+WS_HD void iq4_kt_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const int ib = k / 2;
+  const uint8_t* ql = b + 32;
+  const uint8_t* qh = b + 96;
+  const uint32_t shb = hdLoad<uint32_t>(b, ib);
+  const uint32_t offset = (shb & 1) ? 32768 + 4096 : 4096;
+  const float sl = hdLoad<float>(meta, 0) * float(int((shb & 0xFF) >> 1) - 64);
+  WS_UNROLL for (int p = 0; p < 4; ++p) {
+    const int ig = 4 * (k % 2) + p, jj = ib * 8 + ig;
+    const uint32_t idx = ql[jj] | ((uint32_t(qh[jj % 32]) << (8 - 4 * (jj / 32))) & 0xF00) | (((shb >> (8 + 3 * ig)) & 7) << 12);
+    ktGroup(idx, offset, false, sl, 4, y + 4 * p);
+  }
+}
+
+// The types with row meta written as runs: ggml (ik_llama.cpp) type id, formula, values, bytes a
+// block, and meta bytes a row (ik_llama.cpp's row_meta_size).
+#define WS_GGUF_ROW_RUN_TYPES(X)                                                                                 \
+  X(144, iq4_ks, 256, 136, 4) X(152, iq5_ks, 256, 168, 4) X(145, iq2_ks, 256, 70, 2) X(156, iq3_ks, 256, 102, 2) \
+  X(146, iq4_kss, 256, 128, 4) X(157, iq2_kl, 256, 86, 2) X(158, iq1_kt, 256, 56, 4) X(153, iq2_kt, 256, 68, 4)  \
+  X(154, iq3_kt, 256, 100, 4) X(155, iq4_kt, 256, 128, 4)
+
+#define WS_GGUF_ROW_RUN_TYPE(id, fn, elems, bytes, meta)                     \
+  struct fn##_runs {                                                         \
+    static constexpr uint32_t kRuns = (elems) / 16, kBytes = (bytes);         \
+    static constexpr uint32_t kMeta = (meta);                                 \
+    template <class Y>                                                       \
+    WS_HD_MEMBER static void run(const uint8_t* m, const uint8_t* b, int k, Y y) { \
+      fn##_run(m, b, k, y);                                                  \
+    }                                                                        \
+  };
+WS_GGUF_ROW_RUN_TYPES(WS_GGUF_ROW_RUN_TYPE)
+#undef WS_GGUF_ROW_RUN_TYPE
+
+// Type `id`'s block at b of the row whose meta is at `meta` into y from its runs; false when the
+// type is not written as runs.
+template <class Y>
+WS_HD_FN bool rowBlockFromRuns(int id, const uint8_t* meta, const uint8_t* b, Y y) {
+  switch (id) {
+#define WS_GGUF_ROW_RUN_BLOCK(id, fn, elems, bytes, metaBytes)                                 \
+  case id:                                                                                     \
+    for (int k = 0; k < int(fn##_runs::kRuns); ++k) fn##_runs::run(meta, b, k, y + 16 * k); \
+    return true;
+    WS_GGUF_ROW_RUN_TYPES(WS_GGUF_ROW_RUN_BLOCK)
+#undef WS_GGUF_ROW_RUN_BLOCK
+    default: return false;
+  }
+}
+
 // The types written as runs, one row each: ggml type id, formula, values and bytes a block
 // (ggml-common.h's block_* sizes).
 #define WS_GGUF_RUN_TYPES(X)                                                                                           \

@@ -218,16 +218,20 @@ WS_HD void q4kRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, 
   }
 }
 
-// The other plain GGUF block types (no row meta, no interleaved rows; Q4_K takes the body above)
-// 16 values a thread the same way: run k of a block by the type's run formula (gguf_run_formulas.h) into registers, out as
+// The other GGUF block types that are not row-interleaved (Q4_K takes the body above; rows may
+// begin with meta bytes) 16 values a thread the same way: run k of a block by the type's run formula (gguf_run_formulas.h) into registers, out as
 // 16-byte stores - no block-sized array, no per-thread stack.
 WS_HD bool ggufRunsApply(const DecodeDesc& d) {
-  if (d.kind != DescKind::GgufBlocks || d.rowMeta || d.rowInterleave != 1) return false;
+  if (d.kind != DescKind::GgufBlocks || d.rowInterleave != 1) return false;
   switch (d.ggmlId) {
 #define WS_GGUF_RUN_CASE(id, fn, elems, bytes) \
-  case id: return d.blockElems == (elems) && d.blockBytes == (bytes);
+  case id: return !d.rowMeta && d.blockElems == (elems) && d.blockBytes == (bytes);
     WS_GGUF_RUN_TYPES(WS_GGUF_RUN_CASE)
 #undef WS_GGUF_RUN_CASE
+#define WS_GGUF_ROW_RUN_CASE(id, fn, elems, bytes, meta) \
+  case id: return d.rowMeta == (meta) && d.blockElems == (elems) && d.blockBytes == (bytes);
+    WS_GGUF_ROW_RUN_TYPES(WS_GGUF_ROW_RUN_CASE)
+#undef WS_GGUF_ROW_RUN_CASE
     default: return false;
   }
 }
@@ -243,6 +247,19 @@ WS_HD void ggufRuns(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* 
   }
 }
 
+// Rows that begin with meta bytes: a run's row is found first, then its block in the row.
+template <class T, class Out>
+WS_HD void ggufRowRuns(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
+  const uint64_t runsPerRow = d.cols / 16, n = rows * runsPerRow, rowBytes = T::kMeta + (runsPerRow / T::kRuns) * T::kBytes;
+  for (uint64_t i = t.first(); i < n; i += t.stride()) {
+    const uint64_t row = firstRow + i / runsPerRow, inRow = i % runsPerRow;
+    const uint8_t* meta = d.w.data + row * rowBytes;
+    float v[16];
+    T::run(meta, meta + T::kMeta + (inRow / T::kRuns) * T::kBytes, int(inRow % T::kRuns), v);
+    storeRun(v, out + i * 16);
+  }
+}
+
 // The type chosen once, outside the loop: each type's formula compiled on its own.
 template <class Out>
 WS_HD void ggufRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows, Out* out, ThreadIndex t) {
@@ -251,6 +268,10 @@ WS_HD void ggufRunsThread(const DecodeDesc& d, uint64_t firstRow, uint64_t rows,
   case id: ggufRuns<blocks::fn##_runs>(d, firstRow, rows, out, t); break;
     WS_GGUF_RUN_TYPES(WS_GGUF_RUN_CALL)
 #undef WS_GGUF_RUN_CALL
+#define WS_GGUF_ROW_RUN_CALL(id, fn, elems, bytes, meta) \
+  case id: ggufRowRuns<blocks::fn##_runs>(d, firstRow, rows, out, t); break;
+    WS_GGUF_ROW_RUN_TYPES(WS_GGUF_ROW_RUN_CALL)
+#undef WS_GGUF_ROW_RUN_CALL
     default: break;
   }
 }
