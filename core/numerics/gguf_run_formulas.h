@@ -7,7 +7,7 @@
 // reference decoders keep the block formulas: there a 16-value loop of byte codes vectorizes at
 // half the width of the formulas' 32-value loops (Q5_K decoded 0.34x as fast through runs, Q8_0
 // 0.33x; bench/run_dequant_bench.py's types, this machine). tst_decode_desc holds every run
-// formula to the block formula on every fixture, and to ggml's own output.
+// formula to the block formula on every fixture and on random blocks, and to ggml's own output.
 #pragma once
 
 #include <cstdint>
@@ -93,8 +93,6 @@ WS_HD void q3_k_run(const uint8_t* __restrict b, int k, Y y) {
   WS_UNROLL for (int l = 0; l < 16; ++l) y[l] = dl * float(int(((q[l] >> (2 * plane)) & 3) - 4 + 4 * ((hm[l] >> hbit) & 1)));
 }
 
-// Run k: sub-block k / 2 (its scale and min, and qh bit k / 2), code bytes 32 (k / 4) + 16 (k % 2)
-// .. +15, low nibbles for an even sub-block and high for an odd one.
 // Q4_K: run k is half of sub-block k / 2 (q4kSubScale), code bytes 32 (k / 4) + 16 (k % 2) .. +15.
 // The device decodes Q4_K by its own body (kernel_threads.h, 16-byte code loads); the block kernel
 // and the CPU's emulation use this.
@@ -107,6 +105,8 @@ WS_HD void q4_k_run(const uint8_t* __restrict b, int k, Y y) {
   WS_UNROLL for (int l = 0; l < 16; ++l) y[l] = scale * float((q[l] >> shift) & 0xF) - min;
 }
 
+// Run k: sub-block k / 2 (its scale and min, and qh bit k / 2), code bytes 32 (k / 4) + 16 (k % 2)
+// .. +15, low nibbles for an even sub-block and high for an odd one.
 template <class Y>
 WS_HD void q5_k_run(const uint8_t* __restrict b, int k, Y y) {
   const int sub = k / 2;
