@@ -233,12 +233,7 @@ WS_HD_FN void decodeGgufBlock(const DecodeDesc& d, uint64_t index, Y y) {
     const uint64_t perRow = d.cols / d.blockElems, row = index / perRow;
     const uint8_t* meta = d.w.data + row * (d.rowMeta + perRow * d.blockBytes);
     const uint8_t* b = meta + d.rowMeta + (index % perRow) * d.blockBytes;
-    if (blocks::rowBlockFromRuns(d.ggmlId, meta, b, y)) return;
-    switch (d.ggmlId) {
-      case 134: blocks::iq1_bn(meta, b, y); break;
-      case 135: blocks::iq2_bn(meta, b, y); break;
-      default: break;
-    }
+    blocks::rowBlockFromRuns(d.ggmlId, meta, b, y);  // every such type is written as runs
     return;
   }
   // Every plain type is written as runs of 16 (gguf_run_formulas.h): its blocks are made from

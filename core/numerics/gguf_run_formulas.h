@@ -530,12 +530,29 @@ WS_HD void iq4_kt_run(const uint8_t* __restrict meta, const uint8_t* __restrict 
   }
 }
 
+// The ternary types: run k of IQ1_BN is its k-th 16 values (three bytes of five trits, and trit k
+// of `extra`); of IQ2_BN, bit pair k of its 16 bytes.
+template <class Y>
+WS_HD void iq1_bn_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  static const uint32_t mult[5] = {81, 27, 9, 3, 1};
+  const float d = f16(meta);
+  WS_UNROLL for (int q = 0; q < 3; ++q)
+    WS_UNROLL for (int j = 0; j < 5; ++j) y[5 * q + j] = d * float(bnTrit(b[3 * k + q], mult[j]) - 1);
+  y[15] = d * float(bnTrit(b[12], mult[k]) - 1);
+}
+
+template <class Y>
+WS_HD void iq2_bn_run(const uint8_t* __restrict meta, const uint8_t* __restrict b, int k, Y y) {
+  const float d = hdLoad<float>(meta, 0);
+  WS_UNROLL for (int j = 0; j < 16; ++j) y[j] = d * float(int((b[j] >> (2 * k)) & 3) - 1);
+}
+
 // The types with row meta written as runs: ggml (ik_llama.cpp) type id, formula, values, bytes a
 // block, and meta bytes a row (ik_llama.cpp's row_meta_size).
-#define WS_GGUF_ROW_RUN_TYPES(X)                                                                                 \
-  X(144, iq4_ks, 256, 136, 4) X(152, iq5_ks, 256, 168, 4) X(145, iq2_ks, 256, 70, 2) X(156, iq3_ks, 256, 102, 2) \
-  X(146, iq4_kss, 256, 128, 4) X(157, iq2_kl, 256, 86, 2) X(158, iq1_kt, 256, 56, 4) X(153, iq2_kt, 256, 68, 4)  \
-  X(154, iq3_kt, 256, 100, 4) X(155, iq4_kt, 256, 128, 4)
+#define WS_GGUF_ROW_RUN_TYPES(X)                                                                                  \
+  X(144, iq4_ks, 256, 136, 4) X(152, iq5_ks, 256, 168, 4) X(145, iq2_ks, 256, 70, 2) X(156, iq3_ks, 256, 102, 2)  \
+  X(146, iq4_kss, 256, 128, 4) X(157, iq2_kl, 256, 86, 2) X(158, iq1_kt, 256, 56, 4) X(153, iq2_kt, 256, 68, 4)   \
+  X(154, iq3_kt, 256, 100, 4) X(155, iq4_kt, 256, 128, 4) X(134, iq1_bn, 64, 13, 2) X(135, iq2_bn, 64, 16, 4)
 
 #define WS_GGUF_ROW_RUN_TYPE(id, fn, elems, bytes, meta)                     \
   struct fn##_runs {                                                         \
