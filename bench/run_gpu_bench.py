@@ -7,7 +7,8 @@
 (b) FP8-block -> BF16 dequantization of a DeepSeek-V3-sized expert stack [256, 2048, 7168], in GB/s
     of bytes moved (codes + scales in, BF16 out), against a device-to-device copy of the same bytes
     and against the same operation in torch eager mode.
-(c) The same for NVFP4, MXFP4, int4 (compressed-tensors) and Q4_K.
+(c) The same for NVFP4, MXFP4, int4 (compressed-tensors), Q4_K and Q8_0 (the body every GGUF
+    type but Q4_K takes, 16 values a thread).
 
 Needs torch with CUDA, safetensors and numpy (the GPU machine has them). Usage:
   run_gpu_bench.py BUILD_DIR OUT_DIR [--load-gib 8.5] [--repeat 10]"""
@@ -25,6 +26,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 E, M, N = 256, 2048, 7168
+Q8_EXPERTS = E // 4
 
 
 def write_st(path, tensors, meta=None):
@@ -89,20 +91,35 @@ def make_dequant_inputs(d, rng):
               open(os.path.join(p, "config.json"), "w"))
     files["int4-ct"] = (p, "x.weight_packed")
     del codes
-    # Q4_K: 144-byte blocks with sane d / dmin
+    # Q4_K (its own body, 16-byte code loads): 144-byte blocks with sane d / dmin
     nb = E * M * N // 256
     blocks = rand_u8(rng, nb * 144).reshape(nb, 144)
     blocks[:, 0:2] = np.abs(rng.normal(0, 0.01, nb)).astype(np.float16).view(np.uint8).reshape(nb, 2)
     blocks[:, 2:4] = np.abs(rng.normal(0, 0.01, nb)).astype(np.float16).view(np.uint8).reshape(nb, 2)
     gp = os.path.join(d, "q4k.gguf")
-    with open(gp, "wb") as f:
+    write_gguf(gp, 12, (N, M, E), blocks)
+    files["gguf-q4_k"] = (gp, "x.weight")
+    del blocks
+    # Q8_0 (the runs body every other GGUF type takes; 34-byte blocks, so byte loads): a quarter of
+    # the experts, 1 GB of blocks
+    nb = Q8_EXPERTS * M * N // 32
+    blocks = rand_u8(rng, nb * 34).reshape(nb, 34)
+    blocks[:, 0:2] = np.abs(rng.normal(0, 0.01, nb)).astype(np.float16).view(np.uint8).reshape(nb, 2)
+    gp = os.path.join(d, "q8_0.gguf")
+    write_gguf(gp, 8, (N, M, Q8_EXPERTS), blocks)
+    files["gguf-q8_0"] = (gp, "x.weight")
+    return files
+
+
+def write_gguf(path, ggml_type, dims, blocks):
+    """A GGUF v3 file of one tensor `x.weight` (dims innermost first), no metadata, 32-byte aligned."""
+    with open(path, "wb") as f:
         name = b"x.weight"
-        hdr = b"GGUF" + struct.pack("<Iqq", 3, 1, 0) + struct.pack("<Q", len(name)) + name + struct.pack("<I", 3) + struct.pack("<qqq", N, M, E) + struct.pack("<iQ", 12, 0)
+        hdr = b"GGUF" + struct.pack("<Iqq", 3, 1, 0) + struct.pack("<Q", len(name)) + name + struct.pack("<I", len(dims))
+        hdr += struct.pack("<" + "q" * len(dims), *dims) + struct.pack("<iQ", ggml_type, 0)
         hdr += b"\0" * ((-len(hdr)) % 32)
         f.write(hdr)
         blocks.tofile(f)
-    files["gguf-q4_k"] = (gp, "x.weight")
-    return files
 
 
 def torch_peers(files, dev):
@@ -150,6 +167,12 @@ def torch_peers(files, dev):
         vals = torch.stack([qs & 0xF, qs >> 4], 2).reshape(-1, 8, 32).float()
         return (vals * scs[:, :, None] - mins[:, :, None]).to(torch.bfloat16)
     peers["gguf-q4_k"] = (q4k, [q])
+    raw = np.fromfile(files["gguf-q8_0"][0], dtype=np.uint8)
+    q8 = torch.from_numpy(raw[len(raw) - Q8_EXPERTS * M * N // 32 * 34:].copy()).to(dev).reshape(-1, 34)
+    def q8_0():
+        d = q8[:, 0:2].contiguous().view(torch.float16).float()
+        return (q8[:, 2:].contiguous().view(torch.int8).float() * d).to(torch.bfloat16)
+    peers["gguf-q8_0"] = (q8_0, [q8])
     return peers
 
 
