@@ -900,15 +900,14 @@ WS_HD void tq1_0(const uint8_t* __restrict b, Y y) {
   const uint8_t* qs = b;
   const uint8_t* qh = b + 48;
   const float d = f16(b + 52);
-  auto trit = tq1Trit;
   for (int j = 0; j < 32; j += 32)
     for (int n = 0; n < 5; ++n)
-      for (int m = 0; m < 32; ++m) *y++ = trit(uint8_t(qs[j + m] * pow3[n])) * d;
+      for (int m = 0; m < 32; ++m) *y++ = tq1Trit(uint8_t(qs[j + m] * pow3[n])) * d;
   for (int j = 32; j < 48; j += 16)
     for (int n = 0; n < 5; ++n)
-      for (int m = 0; m < 16; ++m) *y++ = trit(uint8_t(qs[j + m] * pow3[n])) * d;
+      for (int m = 0; m < 16; ++m) *y++ = tq1Trit(uint8_t(qs[j + m] * pow3[n])) * d;
   for (int n = 0; n < 4; ++n)
-    for (int j = 0; j < 4; ++j) *y++ = trit(uint8_t(qh[j] * pow3[n])) * d;
+    for (int j = 0; j < 4; ++j) *y++ = tq1Trit(uint8_t(qh[j] * pow3[n])) * d;
 }
 
 template <class Y>
